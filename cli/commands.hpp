@@ -1,0 +1,13 @@
+// Declarations of every subcommand's add function (one per file in cli/commands/).
+#pragma once
+
+#include "command.hpp"
+
+namespace upres::cli {
+
+void add_info(CLI::App& app, const Common& common);
+
+extern const CommandEntry kCommands[];
+extern const int kCommandCount;
+
+}  // namespace upres::cli

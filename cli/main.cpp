@@ -1,0 +1,62 @@
+// upres command-line tool. Exit codes: 0 success, 1 usage error (bad flags or arguments),
+// 2 and up: upres::Error codes (see upres::exit_code and docs/cli.md).
+#include <fmt/core.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include <upres/error.hpp>
+#include "commands.hpp"
+
+namespace upres::cli {
+
+Context Common::context() const {
+    Context ctx;
+    ctx.backend = parse_backend(backend);
+    if (threads < 0)
+        throw Error(ErrorCode::InvalidArgument,
+                    "--threads " + std::to_string(threads) + " is negative (0 means all cores)");
+    ctx.threads = threads;
+    return ctx;
+}
+
+}  // namespace upres::cli
+
+int main(int argc, char** argv) {
+    using namespace upres;
+    CLI::App app{
+        "upres: fast, exact image resampling, super-resolution and stereo on GPUs "
+        "and CPUs"};
+    app.set_version_flag("--version", std::string("upres ") + UPRES_VERSION);
+    app.require_subcommand(1);
+    app.fallthrough();
+    cli::Common common;
+    app.add_option("--backend", common.backend, "Backend: auto, reference, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
+        ->capture_default_str();
+    app.add_option("--threads", common.threads, "CPU threads (0: all cores)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_flag("-q,--quiet", common.quiet, "No progress output");
+    for (int i = 0; i < cli::kCommandCount; ++i) cli::kCommands[i].add(app, common);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help / --version exit 0; usage errors print one line and exit 1.
+        if (e.get_exit_code() == 0) return app.exit(e);
+        std::fprintf(stderr, "upres: %s (see 'upres --help')\n", e.what());
+        return 1;
+    } catch (const Error& e) {
+        std::fprintf(stderr, "upres: error: %s\n", e.what());
+        return exit_code(e.code());
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "upres: error: out of host memory\n");
+        return exit_code(ErrorCode::OutOfMemory);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "upres: internal error: %s\n", e.what());
+        return exit_code(ErrorCode::Internal);
+    }
+    return 0;
+}

@@ -1,0 +1,49 @@
+// Execution context: which backend runs an operation, how many CPU threads, which CUDA stream.
+#pragma once
+
+#include <string>
+
+namespace upres {
+
+// Backends. Auto follows where the data lives (host memory -> Cpu, device memory -> Cuda).
+// A forced backend that is not available is an error (ErrorCode::BackendUnavailable), never
+// silently replaced by another.
+enum class Backend { Auto, Reference, Cpu, Cuda };
+
+const char* to_string(Backend b) noexcept;
+// Parses "auto", "reference", "cpu", "cuda"; throws Error(InvalidArgument) naming the allowed
+// values otherwise.
+Backend parse_backend(const std::string& name);
+
+struct Context {
+    Backend backend = Backend::Auto;
+    // CPU threads for the Cpu backend; 0 means OpenMP's default (all cores).
+    int threads = 0;
+    // CUDA stream (a cudaStream_t) for the Cuda backend; nullptr is the default stream.
+    // Operations on the Cuda backend are asynchronous with respect to the host unless they
+    // return host data or the caller synchronizes (synchronize()).
+    void* cuda_stream = nullptr;
+};
+
+// True when the library was built with CUDA and at least one CUDA device is present.
+bool cuda_available() noexcept;
+// Number of CUDA devices (0 without CUDA support or without a device).
+int cuda_device_count() noexcept;
+// Human-readable description of the CUDA devices ("NVIDIA H100 80GB HBM3 (sm_90, 79 GiB)"...),
+// one per line; empty without devices.
+std::string cuda_device_info();
+// Blocks until all work queued on ctx.cuda_stream is done (no-op without CUDA).
+void synchronize(const Context& ctx);
+
+struct BuildInfo {
+    std::string version;
+    bool cuda = false;         // CUDA backends compiled in
+    std::string cuda_archs;    // e.g. "90"
+    std::string cuda_runtime;  // e.g. "13.0"
+    bool openmp = false;
+    int openmp_max_threads = 0;
+    std::string compiler;
+};
+BuildInfo build_info();
+
+}  // namespace upres

@@ -1,0 +1,63 @@
+// Image file I/O (library upres_io, separate from the core library upres).
+//
+// Formats, chosen by file extension (case-insensitive) unless ReadOptions/WriteOptions::format
+// names one:
+//   png  (.png)            8/16-bit gray, gray+alpha, RGB, RGBA            (libpng)
+//   jpeg (.jpg, .jpeg)     8-bit gray and RGB                              (libjpeg-turbo)
+//   tiff (.tif, .tiff)     8/16-bit and 32-bit float, 1-4 channels, when built with libtiff
+//   pfm  (.pfm)            32-bit float gray (Pf) and RGB (PF); also 2-channel flow fields
+//                          are written/read as NPY (PFM has no 2-channel form)
+//   pnm  (.pgm, .ppm, .pnm) binary P5/P6, 8 and 16-bit
+//   npy  (.npy)            float32/uint8/uint16, shape (H, W) or (H, W, C), C-order
+// Pixel values are stored as they are (no scaling): a u8 PNG reads as Image<uint8_t>, a PFM as
+// Image<float>.
+//
+// Errors: every failure throws upres::Error whose message names the file and the problem.
+// Unreadable/missing files -> IoError; truncated or malformed -> CorruptData; unknown
+// extension, unsupported depth or channel count -> UnsupportedFormat; dimensions over
+// kMaxDimension or kMaxPixels -> CorruptData, refused before any pixel allocation.
+// Writing goes to a temporary file in the destination folder that is renamed over the target
+// only when complete: a failure never leaves a half-written or clobbered output.
+#pragma once
+
+#include <upres/image.hpp>
+
+#include <string>
+
+namespace upres {
+
+enum class FileFormat { Auto, Png, Jpeg, Tiff, Pfm, Pnm, Npy };
+
+const char* to_string(FileFormat f) noexcept;
+// Parses "auto", "png", "jpeg"/"jpg", "tiff"/"tif", "pfm", "pnm"/"pgm"/"ppm", "npy".
+FileFormat parse_file_format(const std::string& name);
+// Format implied by a path's extension; throws Error(UnsupportedFormat) if unknown.
+FileFormat format_from_path(const std::string& path);
+// True when this build can read and write the format (TIFF depends on libtiff).
+bool format_supported(FileFormat f) noexcept;
+
+struct ReadOptions {
+    FileFormat format = FileFormat::Auto;
+};
+
+struct WriteOptions {
+    FileFormat format = FileFormat::Auto;
+    int jpeg_quality = 95;    // 1..100
+    int png_compression = 6;  // 0..9
+};
+
+// Reads an image into host memory.
+AnyImage read_image(const std::string& path, const ReadOptions& opts = {});
+
+// Writes a host image. The pixel type must be one the format stores (e.g. PNG: u8/u16; PFM:
+// f32; JPEG: u8); otherwise Error(UnsupportedFormat) says which types are allowed. Convert
+// first with upres::convert.
+void write_image(const std::string& path, ImageView<const std::uint8_t> img,
+                 const WriteOptions& opts = {});
+void write_image(const std::string& path, ImageView<const std::uint16_t> img,
+                 const WriteOptions& opts = {});
+void write_image(const std::string& path, ImageView<const float> img,
+                 const WriteOptions& opts = {});
+void write_image(const std::string& path, const AnyImage& img, const WriteOptions& opts = {});
+
+}  // namespace upres

@@ -1,0 +1,139 @@
+#include <upres/context.hpp>
+
+#include <omp.h>
+
+#include <string>
+
+#include <upres/error.hpp>
+#include "core/dispatch.hpp"
+
+#if UPRES_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "core/cuda_check.hpp"
+#endif
+
+namespace upres {
+
+const char* to_string(Backend b) noexcept {
+    switch (b) {
+        case Backend::Auto:
+            return "auto";
+        case Backend::Reference:
+            return "reference";
+        case Backend::Cpu:
+            return "cpu";
+        case Backend::Cuda:
+            return "cuda";
+    }
+    return "unknown";
+}
+
+Backend parse_backend(const std::string& name) {
+    for (Backend b : {Backend::Auto, Backend::Reference, Backend::Cpu, Backend::Cuda})
+        if (name == to_string(b)) return b;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown backend '" + name + "' (allowed: auto, reference, cpu, cuda)");
+}
+
+int cuda_device_count() noexcept {
+#if UPRES_HAVE_CUDA
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();  // clear the sticky "no device" error
+        return 0;
+    }
+    return n;
+#else
+    return 0;
+#endif
+}
+
+bool cuda_available() noexcept { return cuda_device_count() > 0; }
+
+std::string cuda_device_info() {
+    std::string out;
+#if UPRES_HAVE_CUDA
+    const int n = cuda_device_count();
+    for (int i = 0; i < n; ++i) {
+        cudaDeviceProp p{};
+        UPRES_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+        out += std::to_string(i) + ": " + p.name + " (sm_" + std::to_string(p.major) +
+               std::to_string(p.minor) + ", " + std::to_string(p.multiProcessorCount) + " SMs, " +
+               std::to_string(p.totalGlobalMem >> 20) + " MiB, L2 " +
+               std::to_string(p.l2CacheSize >> 20) + " MiB)\n";
+    }
+#endif
+    return out;
+}
+
+void synchronize(const Context& ctx) {
+#if UPRES_HAVE_CUDA
+    if (cuda_available())
+        UPRES_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.cuda_stream)));
+#else
+    (void)ctx;
+#endif
+}
+
+BuildInfo build_info() {
+    BuildInfo b;
+    b.version = UPRES_VERSION;
+#if UPRES_HAVE_CUDA
+    b.cuda = true;
+#ifdef UPRES_CUDA_ARCHS
+    b.cuda_archs = UPRES_CUDA_ARCHS;
+#endif
+    int rt = 0;
+    if (cudaRuntimeGetVersion(&rt) == cudaSuccess)
+        b.cuda_runtime = std::to_string(rt / 1000) + "." + std::to_string((rt % 1000) / 10);
+#endif
+    b.openmp = true;
+    b.openmp_max_threads = omp_get_max_threads();
+#if defined(__clang__)
+    b.compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+    b.compiler = "gcc " __VERSION__;
+#endif
+    return b;
+}
+
+void require_cuda(const char* op) {
+#if UPRES_HAVE_CUDA
+    if (!cuda_available())
+        throw Error(ErrorCode::BackendUnavailable,
+                    std::string(op) +
+                        ": the cuda backend was requested but no CUDA device was "
+                        "found (use --backend cpu or reference)");
+#else
+    throw Error(ErrorCode::BackendUnavailable,
+                std::string(op) +
+                    ": the cuda backend was requested but upres was built without "
+                    "CUDA (rebuild with -DUPRES_WITH_CUDA=ON, or use cpu/reference)");
+#endif
+}
+
+Backend resolve_backend(const Context& ctx, Location loc, const char* op) {
+    switch (ctx.backend) {
+        case Backend::Auto:
+            if (loc == Location::Device) {
+                require_cuda(op);
+                return Backend::Cuda;
+            }
+            return Backend::Cpu;
+        case Backend::Reference:
+        case Backend::Cpu:
+            if (loc == Location::Device)
+                throw Error(ErrorCode::InvalidArgument,
+                            std::string(op) + ": the " + to_string(ctx.backend) +
+                                " backend needs host memory but the image is in device memory "
+                                "(copy it to the host, or use the cuda backend)");
+            return ctx.backend;
+        case Backend::Cuda:
+            require_cuda(op);
+            return Backend::Cuda;
+    }
+    throw Error(ErrorCode::Internal, std::string(op) + ": unknown backend value");
+}
+
+}  // namespace upres

@@ -1,0 +1,102 @@
+// Shared test helpers: seeded random images, GPU skip, tolerance comparison that reports the
+// worst pixel, its location and how many pixels exceed the tolerance.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include <upres/context.hpp>
+#include <upres/image.hpp>
+
+namespace upres::test {
+
+// Skips the current test visibly when no CUDA device is usable.
+#define UPRES_REQUIRE_GPU()                                                        \
+    do {                                                                           \
+        if (!::upres::cuda_available()) GTEST_SKIP() << "no CUDA device: skipped"; \
+    } while (0)
+
+// Golden files (tests/data) and real images (data/, filled by scripts/fetch_data.sh). The
+// environment variables UPRES_TEST_DATA_DIR and UPRES_DATA_DIR override the build-time paths
+// (used when a build is carried to another machine, e.g. by tools/gpu_check.sh).
+inline std::string env_or(const char* var, const char* fallback) {
+    const char* v = std::getenv(var);
+    return (v && *v) ? v : fallback;
+}
+inline std::string data_path(const std::string& rel) {
+    return env_or("UPRES_TEST_DATA_DIR", UPRES_TEST_DATA_DIR) + "/" + rel;
+}
+// Path of a real image in data/. Tests that need one fail (not skip) when it is missing: the
+// test command fetches data first.
+inline std::string sample_path(const std::string& rel) {
+    return env_or("UPRES_DATA_DIR", UPRES_DATA_DIR) + "/" + rel;
+}
+
+// Random image with values in [lo, hi] (never all zero), fixed seed.
+template <class T>
+Image<T> random_image(int w, int h, int c, std::uint32_t seed, double lo = 0.0,
+                      double hi = PixelTraits<T>::max_value) {
+    Image<T> img(w, h, c);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> dist(lo, hi);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w * c; ++x) {
+            double v = dist(rng);
+            if constexpr (std::is_integral_v<T>)
+                img.view().row(y)[x] = static_cast<T>(std::lround(v));
+            else
+                img.view().row(y)[x] = static_cast<T>(v);
+        }
+    return img;
+}
+
+struct CompareResult {
+    double max_abs = 0.0;
+    int worst_x = -1, worst_y = -1, worst_c = -1;
+    double worst_a = 0.0, worst_b = 0.0;
+    std::int64_t over = 0;
+    std::int64_t nonfinite = 0;
+};
+
+// Compares two host views element-wise: |a - b| <= atol + rtol * |b|.
+template <class A, class B>
+::testing::AssertionResult images_near(const ImageView<A>& a, const ImageView<B>& b, double atol,
+                                       double rtol = 0.0) {
+    if (a.width() != b.width() || a.height() != b.height() || a.channels() != b.channels())
+        return ::testing::AssertionFailure()
+               << "shape " << a.width() << "x" << a.height() << "x" << a.channels() << " vs "
+               << b.width() << "x" << b.height() << "x" << b.channels();
+    CompareResult r;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            for (int c = 0; c < a.channels(); ++c) {
+                const double va = static_cast<double>(a(x, y, c));
+                const double vb = static_cast<double>(b(x, y, c));
+                if (!std::isfinite(va) || !std::isfinite(vb)) {
+                    if (!(std::isnan(va) && std::isnan(vb)) && va != vb) ++r.nonfinite;
+                    continue;
+                }
+                const double d = std::abs(va - vb);
+                if (d > atol + rtol * std::abs(vb)) ++r.over;
+                if (d > r.max_abs) {
+                    r.max_abs = d;
+                    r.worst_x = x, r.worst_y = y, r.worst_c = c, r.worst_a = va, r.worst_b = vb;
+                }
+            }
+    if (r.over == 0 && r.nonfinite == 0)
+        return ::testing::AssertionSuccess() << "max |diff| " << r.max_abs;
+    return ::testing::AssertionFailure()
+           << r.over << " of " << a.pixel_count() * a.channels() << " values exceed atol " << atol
+           << " + rtol " << rtol << " (" << r.nonfinite << " non-finite mismatches); worst |diff| "
+           << r.max_abs << " at (x " << r.worst_x << ", y " << r.worst_y << ", c " << r.worst_c
+           << "): " << r.worst_a << " vs " << r.worst_b;
+}
+
+}  // namespace upres::test
