@@ -1,0 +1,201 @@
+// upres::bspline_prefilter: validation and dispatch (the only #if UPRES_HAVE_CUDA of the op).
+#include <upres/bspline.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "core/dispatch.hpp"
+#include "ops/bspline/bspline_backends.hpp"
+#include "ops/bspline/bspline_math.hpp"
+
+namespace upres {
+
+namespace {
+
+constexpr const char* kOp = "bspline_prefilter";
+
+[[noreturn]] void fail(const std::string& msg) {
+    throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
+}
+
+void check_fir_length(int n, const char* what) {
+    if (n < 3 || n > bspline::kMaxFirLength || n % 2 == 0)
+        throw Error(ErrorCode::InvalidArgument, std::string(what) + ": FIR length " +
+                                                    std::to_string(n) +
+                                                    " is not allowed (odd lengths 3..31)");
+}
+
+const char* variant_name(PrefilterVariant v) {
+    switch (v) {
+        case PrefilterVariant::Auto:
+            return "auto";
+        case PrefilterVariant::Recursive:
+            return "recursive";
+        case PrefilterVariant::IirFused:
+            return "iir-fused";
+        case PrefilterVariant::FirShared:
+            return "fir-shared";
+        case PrefilterVariant::FirFused:
+            return "fir-fused";
+    }
+    return "unknown";
+}
+
+void check_options(const PrefilterOptions& o) {
+    if (o.fir_length != 0) check_fir_length(o.fir_length, kOp);
+    switch (o.border) {
+        case Border::Mirror:
+        case Border::Reflect:
+        case Border::Nearest:
+        case Border::Wrap:
+        case Border::Constant:
+            break;
+        default:
+            fail("unknown border value " + std::to_string(static_cast<int>(o.border)));
+    }
+    const bool iir = o.fir_length == 0;
+    switch (o.variant) {
+        case PrefilterVariant::Auto:
+            return;
+        case PrefilterVariant::Recursive:
+        case PrefilterVariant::IirFused:
+            if (!iir)
+                fail(std::string("variant ") + variant_name(o.variant) +
+                     " computes the exact IIR prefilter (fir_length 0), but fir_length is " +
+                     std::to_string(o.fir_length) + " (use fir-shared or fir-fused)");
+            return;
+        case PrefilterVariant::FirShared:
+        case PrefilterVariant::FirFused:
+            if (iir)
+                fail(std::string("variant ") + variant_name(o.variant) +
+                     " needs an FIR length (odd 3..31); fir_length 0 is the exact IIR (use "
+                     "recursive or iir-fused)");
+            return;
+    }
+    fail("unknown prefilter variant value " + std::to_string(static_cast<int>(o.variant)));
+}
+
+std::string position(std::int64_t idx, int w, int nc) {
+    const std::int64_t per_row = std::int64_t{w} * nc;
+    const std::int64_t y = idx / per_row, r = idx % per_row;
+    return "pixel (x " + std::to_string(r / nc) + ", y " + std::to_string(y) + ", channel " +
+           std::to_string(r % nc) + ")";
+}
+
+void check_finite_host(const ImageView<const float>& v) {
+    const std::ptrdiff_t n = std::ptrdiff_t{v.width()} * v.channels();
+    for (int y = 0; y < v.height(); ++y) {
+        const float* r = v.row(y);
+        for (std::ptrdiff_t i = 0; i < n; ++i)
+            if (!std::isfinite(r[i]))
+                fail(position(std::int64_t{y} * n + i, v.width(), v.channels()) + " is " +
+                     (std::isnan(r[i]) ? "NaN" : "infinite") +
+                     "; the prefilter needs finite values");
+    }
+}
+
+bool overlaps(const ImageView<const float>& a, const ImageView<float>& b) {
+    auto end = [](const auto& v) {
+        return v.data() + std::ptrdiff_t{v.height() - 1} * v.stride() +
+               std::ptrdiff_t{v.width()} * v.channels();
+    };
+    const std::uintptr_t as = reinterpret_cast<std::uintptr_t>(a.data());
+    const std::uintptr_t ae = reinterpret_cast<std::uintptr_t>(end(a));
+    const std::uintptr_t bs = reinterpret_cast<std::uintptr_t>(b.data());
+    const std::uintptr_t be = reinterpret_cast<std::uintptr_t>(end(b));
+    return as < be && bs < ae;
+}
+
+}  // namespace
+
+const char* to_string(PrefilterVariant v) noexcept { return variant_name(v); }
+
+void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
+                       const PrefilterOptions& opts, const Context& ctx) {
+    if (src.empty()) fail("the source image is empty");
+    if (dst.empty()) fail("the destination image is empty");
+    if (src.width() != dst.width() || src.height() != dst.height() ||
+        src.channels() != dst.channels())
+        fail("source " + std::to_string(src.width()) + "x" + std::to_string(src.height()) + "x" +
+             std::to_string(src.channels()) + " and destination " + std::to_string(dst.width()) +
+             "x" + std::to_string(dst.height()) + "x" + std::to_string(dst.channels()) +
+             " differ in size or channels");
+    if (src.channels() < 1 || src.channels() > kMaxChannels)
+        fail(std::to_string(src.channels()) + " channels (1 to 4 allowed)");
+    if (src.location() != dst.location())
+        fail(std::string("source in ") + to_string(src.location()) + " memory but destination in " +
+             to_string(dst.location()) + " memory (both must live in the same place)");
+    const bool same = src.data() == dst.data() && src.stride() == dst.stride();
+    if (!same && overlaps(src, dst))
+        fail("source and destination overlap (only the exact same view, in place, is allowed)");
+    check_options(opts);
+
+    const Backend b = resolve_backend(ctx, src.location(), kOp);
+    if (b == Backend::Reference || b == Backend::Cpu) {
+        check_finite_host(src);
+        if (b == Backend::Reference)
+            ref::bspline_prefilter(span_of(src), span_of(dst), opts);
+        else
+            cpu::bspline_prefilter(span_of(src), span_of(dst), opts, ctx.threads);
+        return;
+    }
+#if UPRES_HAVE_CUDA
+    if (src.on_device()) {
+        const std::int64_t bad = cuda::bspline_find_nonfinite(span_of(src), ctx.cuda_stream);
+        if (bad >= 0)
+            fail(position(bad, src.width(), src.channels()) +
+                 " is not finite (NaN or infinite); the prefilter needs finite values");
+        cuda::bspline_prefilter(span_of(src), span_of(dst), opts, ctx.cuda_stream);
+        return;
+    }
+    // Host data on the CUDA backend: stage through device memory.
+    check_finite_host(src);
+    Image<float> d(src.width(), src.height(), src.channels(), Location::Device);
+    copy(src, d.view(), ctx.cuda_stream);
+    cuda::bspline_prefilter(span_of(ImageView<const float>(d.view())), span_of(d.view()), opts,
+                            ctx.cuda_stream);
+    copy(ImageView<const float>(d.view()), dst, ctx.cuda_stream);
+    synchronize(ctx);
+#else
+    throw Error(ErrorCode::BackendUnavailable, std::string(kOp) + ": built without CUDA");
+#endif
+}
+
+std::vector<double> fir_prefilter_taps(int fir_length) {
+    check_fir_length(fir_length, "fir_prefilter_taps");
+    std::vector<double> t(static_cast<std::size_t>(fir_length));
+    bspline::fir_taps(fir_length, t.data());
+    return t;
+}
+
+double fir_prefilter_error_bound(int fir_length) {
+    check_fir_length(fir_length, "fir_prefilter_error_bound");
+    return bspline::fir_error_bound_2d(fir_length);
+}
+
+PrefilterVariant parse_prefilter_variant(const std::string& name) {
+    for (auto v : {PrefilterVariant::Auto, PrefilterVariant::Recursive, PrefilterVariant::FirShared,
+                   PrefilterVariant::FirFused, PrefilterVariant::IirFused})
+        if (name == variant_name(v)) return v;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown prefilter variant '" + name +
+                    "' (allowed: auto, recursive, fir-shared, fir-fused, iir-fused)");
+}
+
+int fir_length_for_accuracy(double max_abs_error) {
+    if (!(max_abs_error > 0) || !std::isfinite(max_abs_error))
+        throw Error(ErrorCode::InvalidArgument,
+                    "fir_length_for_accuracy: the error bound must be a positive finite number, "
+                    "got " +
+                        std::to_string(max_abs_error));
+    for (int n = 3; n <= bspline::kMaxFirLength; n += 2)
+        if (bspline::fir_error_bound_2d(n) <= max_abs_error) return n;
+    throw Error(ErrorCode::InvalidArgument,
+                "fir_length_for_accuracy: no FIR length up to 31 reaches a maximum error of " +
+                    std::to_string(max_abs_error) + " (the bound for 31 taps is " +
+                    std::to_string(bspline::fir_error_bound_2d(bspline::kMaxFirLength)) +
+                    "; use the exact IIR prefilter, fir_length 0)");
+}
+
+}  // namespace upres

@@ -1,0 +1,48 @@
+// INTERFACE READY
+//
+// Internal backend entry points of the cubic B-spline prefilter (upres::bspline_prefilter).
+// Composite operations (warp, super-resolution) call these directly so data stays where it is
+// and arguments are validated once, by the caller. No validation happens here: the caller
+// guarantees equal sizes/channels (1-4), a non-empty image, finite pixels, fir_length 0 or odd
+// 3..31. src and dst may be the same view (in place); other overlaps are not allowed.
+//
+// Spans: Span2D built with span_of(view) (src/core/span2d.hpp); stride in elements.
+#pragma once
+
+#include <cstdint>
+
+#include <upres/bspline.hpp>
+
+#include "core/span2d.hpp"
+
+namespace upres::ref {
+// Double-precision reference (scalar, slow on purpose): rows, then columns, scipy's start-up.
+void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts);
+// One line of n samples at data[i * step], in place, in double precision. fir_length 0: exact
+// IIR with scipy.ndimage's start-up for `border`; odd 3..31: the renormalised FIR.
+void bspline_prefilter_line(double* data, int n, std::ptrdiff_t step, Border border,
+                            int fir_length);
+}  // namespace upres::ref
+
+namespace upres::cpu {
+// Optimized CPU backend (OpenMP, float). threads: 0 = OpenMP default.
+void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
+                       int threads);
+}  // namespace upres::cpu
+
+namespace upres::cuda {
+// CUDA backend. src and dst are DEVICE spans. Asynchronous on `stream` (a cudaStream_t;
+// nullptr = default stream); may allocate a temporary device buffer (freed before returning,
+// stream-ordered). opts.variant picks the kernel family (Auto: fastest for the filter).
+// Throws upres::Error(CudaError) on launch failure.
+void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
+                       void* stream);
+// Row-major element index (y * width * channels + x * channels + c) of the first non-finite
+// value of a DEVICE span, or -1 if all are finite. Synchronizes `stream`.
+std::int64_t bspline_find_nonfinite(Span2D<const float> src, void* stream);
+// Benchmarks only (paper Table 2): runs just the row pass (pass 0, src -> dst) or just the
+// column pass (pass 1, src -> dst; in place for Recursive) of the Recursive or FirShared
+// variant. Other variants throw Error(InvalidArgument).
+void bspline_prefilter_pass(Span2D<const float> src, Span2D<float> dst,
+                            const PrefilterOptions& opts, int pass, void* stream);
+}  // namespace upres::cuda
