@@ -3,12 +3,18 @@
 // Formats, chosen by file extension (case-insensitive) unless ReadOptions/WriteOptions::format
 // names one:
 //   png  (.png)            8/16-bit gray, gray+alpha, RGB, RGBA            (libpng)
-//   jpeg (.jpg, .jpeg)     8-bit gray and RGB                              (libjpeg-turbo)
+//                          reading expands palette, 1/2/4-bit gray and tRNS to 8-bit
+//   jpeg (.jpg, .jpeg)     8-bit gray and RGB (CMYK refused)               (libjpeg-turbo)
+//                          quality >= 90 writes full-resolution chroma (4:4:4), else 4:2:0
 //   tiff (.tif, .tiff)     8/16-bit and 32-bit float, 1-4 channels, when built with libtiff
-//   pfm  (.pfm)            32-bit float gray (Pf) and RGB (PF); also 2-channel flow fields
-//                          are written/read as NPY (PFM has no 2-channel form)
-//   pnm  (.pgm, .ppm, .pnm) binary P5/P6, 8 and 16-bit
-//   npy  (.npy)            float32/uint8/uint16, shape (H, W) or (H, W, C), C-order
+//                          (written with Deflate compression; gray or RGB, + unassoc. alpha)
+//   pfm  (.pfm)            32-bit float gray (Pf) and RGB (PF), rows bottom to top; either
+//                          byte order is read (the scale's magnitude is ignored), little-endian
+//                          is written. 2 or 4 channels: use NPY or TIFF
+//   pnm  (.pgm, .ppm, .pnm) binary P5/P6, 8-bit (maxval 255) and 16-bit (maxval 65535);
+//                          .pgm takes 1 channel, .ppm 3, .pnm either
+//   npy  (.npy)            '<f4', '|u1', '<u2'; shape (H, W) or (H, W, C), C in 1..4, C order;
+//                          versions 1-3 read, version 1 written
 // Pixel values are stored as they are (no scaling): a u8 PNG reads as Image<uint8_t>, a PFM as
 // Image<float>.
 //
@@ -16,8 +22,11 @@
 // Unreadable/missing files -> IoError; truncated or malformed -> CorruptData; unknown
 // extension, unsupported depth or channel count -> UnsupportedFormat; dimensions over
 // kMaxDimension or kMaxPixels -> CorruptData, refused before any pixel allocation.
-// Writing goes to a temporary file in the destination folder that is renamed over the target
-// only when complete: a failure never leaves a half-written or clobbered output.
+// Every message starts with the file path.
+// Writing goes to a temporary file in the destination folder ("<path>.tmp-<pid>-<n>") that is
+// renamed over the target only when complete: a failure removes it and never leaves a
+// half-written or clobbered output. Options are checked (InvalidArgument) and the pixel type /
+// channel count (UnsupportedFormat) before any file is created.
 #pragma once
 
 #include <upres/image.hpp>
@@ -42,8 +51,8 @@ struct ReadOptions {
 
 struct WriteOptions {
     FileFormat format = FileFormat::Auto;
-    int jpeg_quality = 95;    // 1..100
-    int png_compression = 6;  // 0..9
+    int jpeg_quality = 95;    // 1..100, else Error(InvalidArgument)
+    int png_compression = 6;  // zlib level 0..9, else Error(InvalidArgument)
 };
 
 // Reads an image into host memory.

@@ -1,0 +1,280 @@
+// read_image / write_image: format dispatch, file opening and the atomic-write helper.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "io/io_internal.hpp"
+
+namespace upres {
+namespace io_detail {
+
+void fail(ErrorCode code, const std::string& path, const std::string& what) {
+    throw Error(code, path + ": " + what);
+}
+
+void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height) {
+    const std::string size = std::to_string(width) + " x " + std::to_string(height);
+    if (width <= 0 || height <= 0)
+        fail(ErrorCode::CorruptData, path, "image size " + size + " is empty or negative");
+    if (width > kMaxDimension || height > kMaxDimension)
+        fail(ErrorCode::CorruptData, path,
+             "image size " + size + " exceeds the limit of " + std::to_string(kMaxDimension) +
+                 " pixels per side");
+    if (width * height > kMaxPixels)
+        fail(ErrorCode::CorruptData, path,
+             "image size " + size + " exceeds the limit of " + std::to_string(kMaxPixels) +
+                 " pixels");
+}
+
+std::int64_t bytes_left(std::FILE* f) {
+    const long pos = std::ftell(f);
+    if (pos < 0) return -1;
+    if (std::fseek(f, 0, SEEK_END) != 0) return -1;
+    const long end = std::ftell(f);
+    if (std::fseek(f, pos, SEEK_SET) != 0 || end < 0) return -1;
+    return static_cast<std::int64_t>(end) - pos;
+}
+
+void check_bytes_left(const std::string& path, std::FILE* f, std::int64_t needed) {
+    const std::int64_t left = bytes_left(f);
+    if (left >= 0 && left < needed)
+        fail(ErrorCode::CorruptData, path,
+             "truncated: pixel data needs " + std::to_string(needed) + " bytes but only " +
+                 std::to_string(left) + " remain");
+}
+
+void read_exact(const std::string& path, std::FILE* f, void* dst, std::size_t n, const char* what) {
+    const std::size_t got = std::fread(dst, 1, n, f);
+    if (got == n) return;
+    if (std::ferror(f))
+        fail(ErrorCode::IoError, path,
+             std::string("read error in ") + what + ": " + std::strerror(errno));
+    fail(ErrorCode::CorruptData, path,
+         std::string("truncated ") + what + " (read " + std::to_string(got) + " of " +
+             std::to_string(n) + " bytes)");
+}
+
+void write_exact(const std::string& path, std::FILE* f, const void* src, std::size_t n) {
+    if (n == 0) return;
+    if (std::fwrite(src, 1, n, f) != n)
+        fail(ErrorCode::IoError, path, std::string("write failed: ") + std::strerror(errno));
+}
+
+std::string describe(const detail::RawView& v) {
+    return std::to_string(v.width) + " x " + std::to_string(v.height) + " x " +
+           std::to_string(v.channels) + " " + to_string(v.type);
+}
+
+std::uint32_t load_u32(const unsigned char* p, bool little) {
+    if (little)
+        return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
+               (std::uint32_t{p[3]} << 24);
+    return std::uint32_t{p[3]} | (std::uint32_t{p[2]} << 8) | (std::uint32_t{p[1]} << 16) |
+           (std::uint32_t{p[0]} << 24);
+}
+void store_u32(unsigned char* p, std::uint32_t v, bool little) {
+    for (int i = 0; i < 4; ++i) {
+        const auto b = static_cast<unsigned char>((v >> (8 * i)) & 0xff);
+        p[little ? i : 3 - i] = b;
+    }
+}
+float load_f32(const unsigned char* p, bool little) {
+    const std::uint32_t u = load_u32(p, little);
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+void store_f32(unsigned char* p, float v, bool little) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, 4);
+    store_u32(p, u, little);
+}
+
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const noexcept { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// A file written under a temporary name in the target's folder and renamed over the target by
+// commit(). Destroyed without commit() (an exception), it removes the temporary file and leaves
+// any existing target untouched.
+class AtomicFile {
+  public:
+    explicit AtomicFile(const std::string& path) : path_(path) {
+        static std::atomic<unsigned> counter{0};
+        temp_ = path + ".tmp-" + std::to_string(::getpid()) + "-" +
+                std::to_string(counter.fetch_add(1));
+        const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0)
+            fail(ErrorCode::IoError, path_,
+                 std::string("cannot create the temporary file '") + temp_ +
+                     "' for writing: " + std::strerror(errno));
+        file_ = ::fdopen(fd, "wb");
+        if (!file_) {
+            const int err = errno;
+            ::close(fd);
+            ::unlink(temp_.c_str());
+            fail(ErrorCode::IoError, path_,
+                 std::string("cannot open the temporary file: ") + std::strerror(err));
+        }
+    }
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    ~AtomicFile() {
+        if (file_) std::fclose(file_);
+        if (!committed_) ::unlink(temp_.c_str());
+    }
+
+    std::FILE* file() const noexcept { return file_; }
+
+    void commit() {
+        const bool write_error = std::fflush(file_) != 0 || std::ferror(file_);
+        const int err = errno;
+        const int close_rc = std::fclose(file_);
+        const int close_err = errno;
+        file_ = nullptr;
+        if (write_error)
+            fail(ErrorCode::IoError, path_, std::string("write failed: ") + std::strerror(err));
+        if (close_rc != 0)
+            fail(ErrorCode::IoError, path_,
+                 std::string("write failed on close: ") + std::strerror(close_err));
+        if (std::rename(temp_.c_str(), path_.c_str()) != 0)
+            fail(ErrorCode::IoError, path_,
+                 std::string("cannot rename the temporary file over the target: ") +
+                     std::strerror(errno));
+        committed_ = true;
+    }
+
+  private:
+    std::string path_, temp_;
+    std::FILE* file_ = nullptr;
+    bool committed_ = false;
+};
+
+FileFormat resolve(const std::string& path, FileFormat requested) {
+    const FileFormat f = requested == FileFormat::Auto ? format_from_path(path) : requested;
+    if (!format_supported(f))
+        fail(ErrorCode::UnsupportedFormat, path,
+             std::string("format ") + to_string(f) +
+                 " is not available: this build of upres lacks libtiff");
+    return f;
+}
+
+void write_raw(const std::string& path, const detail::RawView& v, const WriteOptions& o) {
+    const FileFormat fmt = resolve(path, o.format);
+    if (v.location != Location::Host)
+        fail(ErrorCode::InvalidArgument, path,
+             "cannot write an image in device memory (copy it to the host first)");
+    if (v.width <= 0 || v.height <= 0 || !v.data)
+        fail(ErrorCode::InvalidArgument, path,
+             "cannot write an empty image (" + std::to_string(v.width) + " x " +
+                 std::to_string(v.height) + ")");
+    if (v.channels < 1 || v.channels > kMaxChannels)
+        fail(ErrorCode::InvalidArgument, path,
+             "channel count " + std::to_string(v.channels) + " is not 1..4");
+    switch (fmt) {
+        case FileFormat::Png:
+            check_write_png(path, v, o);
+            break;
+        case FileFormat::Jpeg:
+            check_write_jpeg(path, v, o);
+            break;
+        case FileFormat::Tiff:
+            check_write_tiff(path, v);
+            break;
+        case FileFormat::Pfm:
+            check_write_pfm(path, v);
+            break;
+        case FileFormat::Pnm:
+            check_write_pnm(path, v);
+            break;
+        case FileFormat::Npy:
+            check_write_npy(path, v);
+            break;
+        case FileFormat::Auto:
+            break;
+    }
+    AtomicFile out(path);
+    switch (fmt) {
+        case FileFormat::Png:
+            write_png(path, out.file(), v, o);
+            break;
+        case FileFormat::Jpeg:
+            write_jpeg(path, out.file(), v, o);
+            break;
+        case FileFormat::Tiff:
+            write_tiff(path, out.file(), v);
+            break;
+        case FileFormat::Pfm:
+            write_pfm(path, out.file(), v);
+            break;
+        case FileFormat::Pnm:
+            write_pnm(path, out.file(), v);
+            break;
+        case FileFormat::Npy:
+            write_npy(path, out.file(), v);
+            break;
+        case FileFormat::Auto:
+            break;
+    }
+    out.commit();
+}
+
+}  // namespace
+}  // namespace io_detail
+
+using io_detail::fail;
+
+AnyImage read_image(const std::string& path, const ReadOptions& opts) {
+    const FileFormat fmt = io_detail::resolve(path, opts.format);
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0)
+        fail(ErrorCode::IoError, path, std::string("cannot open: ") + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) fail(ErrorCode::IoError, path, "cannot read: is a directory");
+    io_detail::FilePtr f(std::fopen(path.c_str(), "rb"));
+    if (!f) fail(ErrorCode::IoError, path, std::string("cannot open: ") + std::strerror(errno));
+    switch (fmt) {
+        case FileFormat::Png:
+            return io_detail::read_png(path, f.get());
+        case FileFormat::Jpeg:
+            return io_detail::read_jpeg(path, f.get());
+        case FileFormat::Tiff:
+            return io_detail::read_tiff(path, f.get());
+        case FileFormat::Pfm:
+            return io_detail::read_pfm(path, f.get());
+        case FileFormat::Pnm:
+            return io_detail::read_pnm(path, f.get());
+        case FileFormat::Npy:
+            return io_detail::read_npy(path, f.get());
+        case FileFormat::Auto:
+            break;
+    }
+    fail(ErrorCode::Internal, path, "no reader for the format");
+}
+
+void write_image(const std::string& path, ImageView<const std::uint8_t> img,
+                 const WriteOptions& opts) {
+    io_detail::write_raw(path, img.raw(), opts);
+}
+void write_image(const std::string& path, ImageView<const std::uint16_t> img,
+                 const WriteOptions& opts) {
+    io_detail::write_raw(path, img.raw(), opts);
+}
+void write_image(const std::string& path, ImageView<const float> img, const WriteOptions& opts) {
+    io_detail::write_raw(path, img.raw(), opts);
+}
+void write_image(const std::string& path, const AnyImage& img, const WriteOptions& opts) {
+    std::visit([&](const auto& im) { io_detail::write_raw(path, im.view().raw(), opts); },
+               img.variant());
+}
+
+}  // namespace upres
