@@ -1,0 +1,453 @@
+#!/usr/bin/env bash
+# The GPU check: build (or take a carried build), run every test binary, the GPU tests again
+# under compute-sanitizer (memcheck, racecheck), the benchmarks and the peer timings, and write
+# a report. Run ON the GPU machine, from anywhere inside the repository copy:
+#
+#   tools/gpu_check.sh build-bench    # use a build folder built elsewhere (sm_90) and carried
+#   tools/gpu_check.sh                # configure and build build-gpu here first (sm_90)
+#
+# Before carrying a build made on another machine, bundle the shared libraries the GPU machine
+# may lack (Debian's libbenchmark, libjpeg62, libtiff, ...) into <build>/runtime-libs, and
+# record the commit:
+#
+#   tools/gpu_check.sh --bundle build-bench          (here, after building)
+#
+# On the GPU machine only the libraries its loader cannot find are taken from runtime-libs.
+#
+# Output, under $OUT (default ./gpu_check_out; at most 8 files, nothing deeper than $OUT/x):
+#   report.md      summary table (step | result | details), system info, bench + peer tables
+#   tests.log      every test binary's output
+#   sanitizer.log  compute-sanitizer memcheck + racecheck output of the '*Cuda*' tests
+#   bench.log      upres_bench console output + run_peers.py output
+#   bench.json     upres_bench --benchmark_format=json output
+#   peers.json     tools/peers/run_peers.py output
+#   build.log      configure + build output (only when building here) and library resolution
+# The summary table is also printed last on stdout. Every step runs even after a failure; the
+# exit status is 1 if any step failed.
+#
+# Environment knobs: GIT_COMMIT (else <build>/GIT_COMMIT, ./GIT_COMMIT, git rev-parse),
+# BENCH_REPS (5), BENCH_MIN_TIME (0.2), BENCH_FILTER, BENCH_TIMEOUT (240), PEERS_ARGS,
+# PEERS_TIMEOUT (240), TEST_TIMEOUT (300 per binary), SANITIZER_TOOLS ("memcheck racecheck"),
+# SANITIZER_TIMEOUT (240 per binary and tool), SKIP_STEPS (e.g. "peers sanitizer"),
+# GPU_CHECK_BUDGET (seconds for the whole script, 0 = none: each step's timeout is capped to
+# what is left, and steps that no longer fit are recorded as FAIL "not run: time budget").
+set -u
+set -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 2
+
+# ------------------------------------------------------------------ --bundle mode (run here)
+if [[ "${1:-}" == "--bundle" ]]; then
+    B=${2:?usage: tools/gpu_check.sh --bundle BUILD_DIR}
+    [[ -d "$B" ]] || { echo "no build folder $B" >&2; exit 2; }
+    mkdir -p "$B/runtime-libs"
+    # glibc and the compiler runtime are newer on the GPU machine: never bundle those.
+    skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libpthread|libdl\.so|librt\.so|libstdc\+\+|libgcc_s|libcuda\.so)'
+    find "$B" -path "$B/runtime-libs" -prune -o -type f -perm -u+x -print |
+        while read -r f; do file -b "$f" 2>/dev/null | grep -q ELF && ldd "$f" 2>/dev/null; done |
+        awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
+        while read -r soname path; do
+            [[ "$soname" =~ $skip ]] && continue
+            cp -L "$path" "$B/runtime-libs/$soname"
+        done
+    if [[ -n "${GIT_COMMIT:-}" ]]; then
+        echo "$GIT_COMMIT" >"$B/GIT_COMMIT"
+    elif c=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); then
+        echo "$c (+ uncommitted changes of the working tree, if any)" >"$B/GIT_COMMIT"
+    fi
+    echo "bundled into $B/runtime-libs: $(ls "$B/runtime-libs" | tr '\n' ' ')"
+    du -sh "$B/runtime-libs"
+    exit 0
+fi
+
+OUT=${OUT:-$ROOT/gpu_check_out}
+mkdir -p "$OUT"
+REPORT=$OUT/report.md
+TESTS_LOG=$OUT/tests.log
+SAN_LOG=$OUT/sanitizer.log
+BENCH_LOG=$OUT/bench.log
+BUILD_LOG=$OUT/build.log
+: >"$TESTS_LOG"
+: >"$SAN_LOG"
+: >"$BENCH_LOG"
+
+STEP_NAMES=()
+STEP_RESULTS=()
+STEP_DETAILS=()
+FAILED=0
+START_TS=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+SYSINFO=""
+GPU_NAME="(unknown)"
+HAVE_GPU=0
+
+skipped_step() { [[ " ${SKIP_STEPS:-} " == *" $1 "* ]]; }
+
+# cap N: N capped to the time left in GPU_CHECK_BUDGET (less 15 s for the report); 0 when
+# nothing useful is left.
+cap() {
+    local want=$1 budget=${GPU_CHECK_BUDGET:-0} left
+    if [[ $budget -le 0 ]]; then
+        echo "$want"
+        return
+    fi
+    left=$((budget - SECONDS - 15))
+    if [[ $left -lt 10 ]]; then
+        echo 0
+    elif [[ $left -lt $want ]]; then
+        echo "$left"
+    else
+        echo "$want"
+    fi
+}
+
+summary_table() {
+    echo "| step | result | details |"
+    echo "| --- | --- | --- |"
+    local i
+    for i in "${!STEP_NAMES[@]}"; do
+        echo "| ${STEP_NAMES[$i]} | ${STEP_RESULTS[$i]} | ${STEP_DETAILS[$i]//|//} |"
+    done
+}
+
+write_report() {
+    {
+        echo "# upres GPU check"
+        echo
+        echo "- date: $START_TS"
+        echo "- GPU: $GPU_NAME"
+        echo "- commit: $COMMIT"
+        echo "- build: ${BUILD_DESC:-?}"
+        echo "- host: $(uname -n) ($(nproc) CPUs, $(uname -r))"
+        echo
+        echo "## Summary"
+        echo
+        summary_table
+        echo
+        if [[ -s "$OUT/bench_tables.md" ]]; then
+            echo "## Benchmarks"
+            echo
+            cat "$OUT/bench_tables.md"
+            echo
+        fi
+        echo "## System"
+        echo
+        echo '```'
+        echo "$SYSINFO"
+        echo '```'
+    } >"$REPORT"
+}
+
+record() {  # record STEP RESULT DETAILS
+    STEP_NAMES+=("$1")
+    STEP_RESULTS+=("$2")
+    STEP_DETAILS+=("$3")
+    [[ "$2" == FAIL ]] && FAILED=1
+    echo "== $1: $2 -- $3"
+    write_report
+}
+
+# ------------------------------------------------------------------ build folder and commit
+BUILD=${1:-}
+if [[ -n "${GIT_COMMIT:-}" ]]; then
+    COMMIT=$GIT_COMMIT
+elif [[ -n "$BUILD" && -s "$BUILD/GIT_COMMIT" ]]; then
+    COMMIT=$(head -n1 "$BUILD/GIT_COMMIT")
+elif [[ -s "$ROOT/GIT_COMMIT" ]]; then
+    COMMIT=$(head -n1 "$ROOT/GIT_COMMIT")
+elif COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); then
+    :
+else
+    COMMIT="unknown (no GIT_COMMIT and no git repository)"
+fi
+
+# ------------------------------------------------------------------ system
+SYSINFO=$(
+    echo "\$ date -u"
+    date -u
+    echo "\$ nvidia-smi"
+    nvidia-smi 2>&1
+    echo "\$ nvcc --version"
+    nvcc --version 2>&1 | tail -n 2
+    echo "\$ compute-sanitizer --version"
+    compute-sanitizer --version 2>&1 | head -n 2
+    echo "\$ cmake --version"
+    cmake --version 2>&1 | head -n 1
+    echo "\$ python3 --version"
+    python3 --version 2>&1
+)
+if q=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null) &&
+    [[ -n "$q" ]]; then
+    GPU_NAME=$(echo "$q" | head -n1)
+    HAVE_GPU=1
+    record system PASS "$(echo "$q" | wc -l) GPU(s): $GPU_NAME"
+else
+    record system FAIL "nvidia-smi found no GPU"
+fi
+
+# ------------------------------------------------------------------ build
+if [[ -n "$BUILD" ]]; then
+    BUILD_DESC="carried folder $BUILD"
+    if [[ -d "$BUILD" ]]; then
+        record build PASS "using the carried build folder $BUILD (not rebuilt)"
+    else
+        record build FAIL "build folder $BUILD does not exist"
+    fi
+else
+    BUILD=build-gpu
+    BUILD_DESC="built here in $BUILD"
+    : >"$BUILD_LOG"
+    t0=$SECONDS
+    if timeout "${BUILD_TIMEOUT:-400}" cmake -S "$ROOT" -B "$ROOT/$BUILD" -G Ninja \
+        -DCMAKE_BUILD_TYPE=Release -DUPRES_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        >>"$BUILD_LOG" 2>&1 &&
+        timeout "${BUILD_TIMEOUT:-400}" cmake --build "$ROOT/$BUILD" -j "$(nproc)" \
+            >>"$BUILD_LOG" 2>&1; then
+        record build PASS "configured and built $BUILD for sm_90 in $((SECONDS - t0)) s (build.log)"
+    else
+        record build FAIL "configure/build of $BUILD failed after $((SECONDS - t0)) s: $(grep -m1 -E 'error|Error' "$BUILD_LOG" | cut -c1-160)"
+    fi
+fi
+BUILD=$(cd "$BUILD" 2>/dev/null && pwd || echo "$ROOT/$BUILD")
+
+# Executables to run.
+mapfile -t TEST_BINS < <(find "$BUILD/tests" -maxdepth 2 -type f -name '*_test' -perm -u+x 2>/dev/null | sort)
+BENCH_BIN="$BUILD/bench/upres_bench"
+
+# Shared libraries the loader here lacks: take them (only them) from <build>/runtime-libs.
+if [[ -d "$BUILD/runtime-libs" ]]; then
+    LIBDIR=$(mktemp -d /tmp/upres-libs.XXXX)
+    export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    used=()
+    for _pass in 1 2 3 4 5; do
+        missing=$(for b in "${TEST_BINS[@]}" "$BENCH_BIN"; do [[ -x "$b" ]] && ldd "$b" 2>/dev/null; done |
+            awk '/not found/ {print $1}' | sort -u)
+        [[ -z "$missing" ]] && break
+        progress=0
+        for m in $missing; do
+            if [[ -e "$BUILD/runtime-libs/$m" && ! -e "$LIBDIR/$m" ]]; then
+                ln -s "$BUILD/runtime-libs/$m" "$LIBDIR/$m"
+                used+=("$m")
+                progress=1
+            fi
+        done
+        [[ $progress == 0 ]] && break
+    done
+    {
+        echo "libraries taken from $BUILD/runtime-libs: ${used[*]:-none}"
+        echo "still missing: ${missing:-none}"
+    } >>"$BUILD_LOG"
+    if [[ -n "$missing" ]]; then
+        record libraries FAIL "still missing: ${missing//$'\n'/ }"
+    else
+        record libraries PASS "from runtime-libs: ${used[*]:-none needed}"
+    fi
+fi
+
+export UPRES_TEST_DATA_DIR="$ROOT/tests/data"
+export UPRES_DATA_DIR="$ROOT/data"
+
+# ------------------------------------------------------------------ tests
+gtest_counts() {  # prints "P passed, F failed, S skipped" from a gtest log
+    local log=$1 p f s
+    p=$(grep -aoE '^\[  PASSED  \] [0-9]+' "$log" | tail -n1 | grep -oE '[0-9]+$')
+    f=$(grep -aoE '^\[  FAILED  \] [0-9]+ test' "$log" | tail -n1 | grep -oE '[0-9]+')
+    s=$(grep -aoE '^\[  SKIPPED \] [0-9]+ test' "$log" | tail -n1 | grep -oE '[0-9]+')
+    echo "${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+}
+
+if skipped_step tests; then
+    record tests SKIP "SKIP_STEPS"
+elif [[ ${#TEST_BINS[@]} == 0 ]]; then
+    record tests FAIL "no test binaries in $BUILD/tests"
+else
+    for b in "${TEST_BINS[@]}"; do
+        name=$(basename "$b")
+        tmo=$(cap "${TEST_TIMEOUT:-300}")
+        if [[ $tmo == 0 ]]; then
+            record "test $name" FAIL "not run: time budget (GPU_CHECK_BUDGET) used up"
+            continue
+        fi
+        one=$(mktemp)
+        t0=$SECONDS
+        (cd "$(dirname "$b")" && timeout "$tmo" "$b" --gtest_color=no) >"$one" 2>&1
+        rc=$?
+        secs=$((SECONDS - t0))
+        { echo "===== $name (exit $rc, $secs s)"; cat "$one"; echo; } >>"$TESTS_LOG"
+        counts=$(gtest_counts "$one")
+        failed_names=$(grep -aE '^\[  FAILED  \] [A-Za-z_]' "$one" | grep -v 'listed below' |
+            awk '{print $4}' | sort -u | head -n 5 | tr '\n' ' ')
+        if [[ $rc == 0 ]]; then
+            res=PASS
+            # On a machine with a GPU, skipped GPU tests mean the device was not usable.
+            if [[ $HAVE_GPU == 1 ]] && grep -aq 'no CUDA device' "$one"; then
+                res=FAIL
+                counts="$counts; GPU tests skipped although nvidia-smi sees a GPU"
+            fi
+        else
+            res=FAIL
+            [[ $rc == 124 ]] && counts="$counts; TIMEOUT after $tmo s"
+            [[ $rc -gt 128 && $rc != 124 ]] && counts="$counts; killed by signal $((rc - 128))"
+            [[ -n "$failed_names" ]] && counts="$counts; failed: $failed_names"
+        fi
+        record "test $name" "$res" "$counts ($secs s)"
+        rm -f "$one"
+    done
+fi
+
+# ------------------------------------------------------------------ compute-sanitizer
+if skipped_step sanitizer; then
+    record sanitizer SKIP "SKIP_STEPS"
+elif ! command -v compute-sanitizer >/dev/null 2>&1; then
+    record sanitizer FAIL "compute-sanitizer not found on PATH"
+else
+    for tool in ${SANITIZER_TOOLS:-memcheck racecheck}; do
+        # CUDA API errors are upres's to report (as upres::Error) and tests provoke them on
+        # purpose (e.g. a failing cudaMalloc): memcheck checks memory accesses, not those.
+        api_errors=""
+        [[ $tool == memcheck ]] && api_errors="--report-api-errors no"
+        res=PASS
+        details=()
+        for b in "${TEST_BINS[@]}"; do
+            name=$(basename "$b")
+            n=$("$b" --gtest_list_tests --gtest_filter='*Cuda*' 2>/dev/null | grep -c '^  ')
+            [[ "$n" -gt 0 ]] || continue
+            tmo=$(cap "${SANITIZER_TIMEOUT:-240}")
+            if [[ $tmo == 0 ]]; then
+                res=FAIL
+                details+=("$name: not run: time budget used up")
+                continue
+            fi
+            one=$(mktemp)
+            t0=$SECONDS
+            (cd "$(dirname "$b")" &&
+                timeout "$tmo" compute-sanitizer --tool "$tool" \
+                    --error-exitcode 86 --print-limit 50 $api_errors \
+                    "$b" --gtest_filter='*Cuda*' --gtest_color=no) >"$one" 2>&1
+            rc=$?
+            secs=$((SECONDS - t0))
+            { echo "===== $tool $name (exit $rc, $secs s)"; cat "$one"; echo; } >>"$SAN_LOG"
+            summary=$(grep -aoE '(ERROR|RACECHECK) SUMMARY: [^(]*' "$one" | tail -n1 | sed 's/ *$//')
+            counts=$(gtest_counts "$one")
+            if [[ $rc != 0 ]]; then
+                res=FAIL
+                why="exit $rc"
+                [[ $rc == 86 ]] && why="sanitizer errors"
+                [[ $rc == 124 ]] && why="TIMEOUT after $tmo s"
+                details+=("$name: $why, ${summary:-no summary}, $counts")
+            else
+                details+=("$name: ${summary:-clean}, $n tests, $counts, $secs s")
+            fi
+            rm -f "$one"
+        done
+        if [[ ${#details[@]} == 0 ]]; then
+            record "sanitizer $tool" FAIL "no test binary has '*Cuda*' tests"
+        else
+            d=$(printf '%s; ' "${details[@]}")
+            record "sanitizer $tool" "$res" "${d%; }"
+        fi
+    done
+fi
+
+# ------------------------------------------------------------------ benchmarks
+rm -f "$OUT/bench_tables.md"
+if skipped_step bench; then
+    record bench SKIP "SKIP_STEPS"
+elif [[ ! -x "$BENCH_BIN" ]]; then
+    record bench FAIL "no $BENCH_BIN"
+elif [[ $(cap "${BENCH_TIMEOUT:-240}") == 0 ]]; then
+    record bench FAIL "not run: time budget (GPU_CHECK_BUDGET) used up"
+else
+    tmo=$(cap "${BENCH_TIMEOUT:-240}")
+    t0=$SECONDS
+    echo "===== upres_bench" >>"$BENCH_LOG"
+    timeout "$tmo" "$BENCH_BIN" --benchmark_out="$OUT/bench.json" \
+        --benchmark_out_format=json --benchmark_repetitions="${BENCH_REPS:-5}" \
+        --benchmark_report_aggregates_only=true --benchmark_min_time="${BENCH_MIN_TIME:-0.2}" \
+        ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} >>"$BENCH_LOG" 2>&1
+    rc=$?
+    secs=$((SECONDS - t0))
+    if [[ $rc == 0 && -s "$OUT/bench.json" ]]; then
+        read -r nb nskip < <(python3 - "$OUT/bench.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))["benchmarks"]
+names = {b.get("run_name", b["name"]) for b in d}
+skipped = {b.get("run_name", b["name"]) for b in d if b.get("error_occurred")}
+print(len(names), len(skipped))
+EOF
+        )
+        if [[ "${nskip:-0}" != 0 && $HAVE_GPU == 1 ]]; then
+            record bench FAIL "$nb benchmarks, $nskip skipped/errored although a GPU is present ($secs s)"
+        else
+            record bench PASS "$nb benchmarks, ${nskip:-0} skipped, ${BENCH_REPS:-5} repetitions, median ($secs s)"
+        fi
+    else
+        record bench FAIL "upres_bench exit $rc after $secs s (timeout $tmo s; bench.log)"
+    fi
+fi
+
+# ------------------------------------------------------------------ peers
+if skipped_step peers; then
+    record peers SKIP "SKIP_STEPS"
+elif [[ $(cap "${PEERS_TIMEOUT:-240}") == 0 ]]; then
+    record peers FAIL "not run: time budget (GPU_CHECK_BUDGET) used up"
+else
+    tmo=$(cap "${PEERS_TIMEOUT:-240}")
+    t0=$SECONDS
+    echo "===== tools/peers/run_peers.py" >>"$BENCH_LOG"
+    # shellcheck disable=SC2086
+    PYTHONUNBUFFERED=1 timeout "$tmo" python3 "$ROOT/tools/peers/run_peers.py" \
+        --out "$OUT/peers.json" ${PEERS_ARGS:-} >>"$BENCH_LOG" 2>&1
+    rc=$?
+    secs=$((SECONDS - t0))
+    if [[ $rc == 0 && -s "$OUT/peers.json" ]]; then
+        counts=$(python3 - "$OUT/peers.json" <<'EOF'
+import collections, json, sys
+r = json.load(open(sys.argv[1]))["results"]
+c = collections.Counter(p["status"] for p in r)
+print(", ".join(f"{v} {k}" for k, v in sorted(c.items())))
+print("ERR" if c.get("error") else "OK")
+EOF
+        )
+        if [[ "$(echo "$counts" | tail -n1)" == ERR ]]; then
+            record peers FAIL "$(echo "$counts" | head -n1) ($secs s; see peers.json)"
+        else
+            record peers PASS "$(echo "$counts" | head -n1) ($secs s)"
+        fi
+    else
+        record peers FAIL "run_peers.py exit $rc after $secs s (timeout $tmo s; bench.log)"
+    fi
+fi
+
+# ------------------------------------------------------------------ report
+args=()
+[[ -s "$OUT/bench.json" ]] && args+=("$OUT/bench.json")
+[[ -s "$OUT/peers.json" ]] && args+=(--peers "$OUT/peers.json")
+if [[ ${#args[@]} -gt 0 ]]; then
+    if python3 "$ROOT/tools/bench_report.py" "${args[@]}" -o "$OUT/bench_tables.md" 2>>"$BENCH_LOG"; then
+        record report PASS "bench/peer tables in report.md"
+    else
+        record report FAIL "tools/bench_report.py failed (bench.log)"
+    fi
+fi
+write_report
+# The tables now live in report.md; print them (the summary table comes last) and drop the file.
+if [[ -s "$OUT/bench_tables.md" ]]; then
+    echo
+    cat "$OUT/bench_tables.md"
+    rm -f "$OUT/bench_tables.md"
+fi
+
+echo
+echo "upres GPU check: $GPU_NAME, commit $COMMIT, $START_TS"
+echo "report: $REPORT"
+echo
+summary_table
+if [[ $FAILED != 0 ]]; then
+    echo
+    echo "gpu_check: FAILED (see the table above)"
+    exit 1
+fi
+echo
+echo "gpu_check: all steps passed"
+exit 0
