@@ -1,4 +1,4 @@
-// CUDA backend of upres::convert: one thread per element, rows in blockIdx.y. This is also the
+// CUDA backend of upres::convert. This is also the
 // CUDA smoke-test kernel of tests/core/cuda_test.cpp.
 #include <cstdint>
 
@@ -11,14 +11,24 @@ namespace upres::cuda {
 
 namespace {
 
+// Rows are strided over grid.y (heights above 65535 work); each thread converts 4 consecutive
+// elements of a row so several loads are in flight.
 template <class S, class D>
 __global__ void convert_kernel(Span2D<const S> src, Span2D<D> dst, float scale) {
     const int n = src.width * src.channels;
-    const int y = blockIdx.y;
-    const S* in = src.row(y);
-    D* out = dst.row(y);
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        out[i] = convert_pixel<S, D>(in[i], scale);
+    for (int y = blockIdx.y; y < src.height; y += gridDim.y) {
+        const S* in = src.row(y);
+        D* out = dst.row(y);
+        for (int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4; i < n;
+             i += gridDim.x * blockDim.x * 4) {
+            S v[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) v[k] = i + k < n ? in[i + k] : S{};
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (i + k < n) out[i + k] = convert_pixel<S, D>(v[k], scale);
+        }
+    }
 }
 
 template <class S, class D>
@@ -28,7 +38,8 @@ void launch(const detail::RawView& s, const detail::RawView& d, bool normalize,
     Span2D<D> dst{static_cast<D*>(d.data), d.width, d.height, d.channels, d.stride};
     const int n = s.width * s.channels;
     const int threads = 256;
-    const dim3 grid((n + threads - 1) / threads, s.height);
+    const int per_block = threads * 4;
+    const dim3 grid((n + per_block - 1) / per_block, s.height < 65535 ? s.height : 65535);
     convert_kernel<S, D>
         <<<grid, threads, 0, stream>>>(src, dst, normalize ? convert_scale<S, D>() : 1.0f);
     UPRES_CUDA_CHECK_LAUNCH();

@@ -52,3 +52,14 @@ TEST(CoreCuda, HugeDeviceAllocationIsOutOfMemory) {
         EXPECT_EQ(e.code(), ErrorCode::OutOfMemory) << e.what();
     }
 }
+
+TEST(CoreCuda, ConvertTallestAllowedImage) {
+    UPRES_REQUIRE_GPU();
+    // 65536 rows exceed the 65535 limit of a grid's y dimension: rows must be strided.
+    auto host = test::random_image<std::uint8_t>(3, kMaxDimension, 1, 99, 1, 255);
+    auto dev = clone(host.view(), Location::Device);
+    Image<float> dev_out(3, kMaxDimension, 1, Location::Device);
+    convert(dev.view(), dev_out.view(), /*normalize=*/false);
+    auto got = clone(dev_out.view());
+    EXPECT_TRUE(test::images_near(got.view(), host.view(), 0.0));
+}
