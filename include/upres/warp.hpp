@@ -25,10 +25,15 @@ Interp parse_interp(const std::string& name);  // "nearest", "linear", "cubic", 
 struct WarpOptions {
     Interp interp = Interp::BSpline;
     Border border = Border::Mirror;
-    float fill = 0.0f;       // value outside the image with Border::Constant
-    int prefilter = 0;       // B-spline: 0 = exact IIR, odd 3..31 = FIR length
-    double cubic_a = -0.5;   // Keys cubic convolution parameter
-    bool antialias = false;  // zoom/resize: low-pass the input when down-scaling
+    // Value outside the image with Border::Constant (scipy mode='constant': samples strictly
+    // outside [0, n-1] get it, no blending), in the image's units (e.g. 0..255 for u8).
+    float fill = 0.0f;
+    int prefilter = 0;      // B-spline: 0 = exact IIR, odd 3..31 = FIR length
+    double cubic_a = -0.5;  // Keys cubic convolution parameter
+    // Zoom/resize with Linear or Cubic only: along each axis scaled by s < 1, the kernel is
+    // stretched by 1/s and renormalised (MATLAB imresize). MATLAB's bicubic degradation is
+    // Cubic + cubic_a -0.5 + antialias + Border::Reflect (docs/ops/warp.md).
+    bool antialias = false;
     // CUDA only, a separate named mode: hardware texture filtering (bilinear fetches, 8-bit
     // fractional weights; B-spline via 4 fetches after Sigg & Hadwiger). Its tolerance is
     // documented separately; with fast_texture = false the exact path always runs.

@@ -1,0 +1,88 @@
+// upres::warp on the CPU backend (and the reference, for scale). The peers of the speed
+// claims (scipy.ndimage.rotate(order=3) single-threaded and OpenCV warpAffine(INTER_CUBIC) with
+// cv2.setNumThreads(2)) have no C++ API here: tools/bench/warp_peers.py measures them in the
+// same session and docs/ops/warp.md records both. pixels/s counts output pixels; bytes: the
+// input read once plus the output written once (float32). Time: wall clock; the CPU column is
+// the whole process's CPU time (all threads), useful on a shared, busy machine.
+#include <cstdint>
+#include <vector>
+
+#include <upres/warp.hpp>
+
+#include "bench_util.hpp"
+
+namespace ub = upres::bench;
+using namespace upres;
+
+namespace {
+
+Image<float> random_float(int w, int h, int c, std::uint64_t seed) {
+    Image<float> img(w, h, c);
+    ub::fill_random(img.data(), static_cast<std::size_t>(w) * h * c, seed);
+    return img;
+}
+
+// args: size, threads (0: all), interp, fir length.
+void Warp_CpuRotate(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    const int threads = ub::host_threads(static_cast<int>(state.range(1)));
+    WarpOptions o;
+    o.interp = static_cast<Interp>(state.range(2));
+    o.prefilter = static_cast<int>(state.range(3));
+    const Image<float> src = random_float(n, n, 1, 1);
+    Image<float> dst(n, n, 1);
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    ctx.threads = threads;
+    const Transform t = Transform::make_rotation(30, n, n);
+    for (auto _ : state) {
+        warp(src.view(), dst.view(), t, o, ctx);
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(to_string(o.interp));
+    ub::set_rates(state, double(n) * n, 8.0 * n * n);
+}
+void rotate_args(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"size", "threads", "interp", "fir"});
+    for (int th : {1, 0}) {
+        b->Args({2048, th, static_cast<int>(Interp::BSpline), 0});
+        b->Args({2048, th, static_cast<int>(Interp::BSpline), 15});
+        b->Args({2048, th, static_cast<int>(Interp::Cubic), 0});
+        b->Args({2048, th, static_cast<int>(Interp::Linear), 0});
+        b->Args({2048, th, static_cast<int>(Interp::Nearest), 0});
+    }
+}
+BENCHMARK(Warp_CpuRotate)
+    ->Apply(rotate_args)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Zoom 1024^2 -> 2048^2 (B-spline, the paper's x2 zoom) and the MATLAB-imresize degradation
+// 2048^2 -> 512^2 (antialiased Keys cubic).
+void Warp_CpuResize(benchmark::State& state) {
+    const int in = static_cast<int>(state.range(0)), out = static_cast<int>(state.range(1));
+    WarpOptions o;
+    o.interp = out < in ? Interp::Cubic : Interp::BSpline;
+    o.antialias = out < in;
+    o.border = out < in ? Border::Reflect : Border::Mirror;
+    const Image<float> src = random_float(in, in, 3, 2);
+    Image<float> dst(out, out, 3);
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    const Transform t = Transform::make_resize();
+    for (auto _ : state) {
+        warp(src.view(), dst.view(), t, o, ctx);
+        benchmark::ClobberMemory();
+    }
+    ub::set_rates(state, double(out) * out, 12.0 * (double(in) * in + double(out) * out));
+}
+BENCHMARK(Warp_CpuResize)
+    ->ArgNames({"in", "out"})
+    ->Args({1024, 2048})
+    ->Args({2048, 512})
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace

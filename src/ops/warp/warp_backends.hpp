@@ -1,0 +1,82 @@
+// INTERFACE READY
+//
+// Internal backend entry points of upres::warp. warp.cpp validates everything once and builds a
+// WarpPlan; backends do no validation. Composite operations may call these directly.
+//
+// The plan describes the OUTPUT -> INPUT map (see warp_math.hpp for the formulas and the
+// border rule). For Interp::BSpline the source span holds the B-spline COEFFICIENTS (float),
+// computed by the prefilter backend of the same backend (src/ops/bspline/bspline_backends.hpp)
+// with border tap_border(plan.border); for Border::Nearest the coefficients are those of the
+// image padded by plan.pad = kBSplineNearestPad edge samples on each side, prefiltered with
+// Mirror (scipy's prepadding), and coordinates are shifted by plan.pad. For the other
+// interpolations the source span is the image itself and plan.pad is 0.
+#pragma once
+
+#include <cstdint>
+
+#include <upres/warp.hpp>
+
+#include "core/span2d.hpp"
+#include "ops/warp/warp_math.hpp"
+
+namespace upres {
+
+// Trivially copyable (passed by value to CUDA kernels).
+struct WarpPlan {
+    Transform::Kind kind = Transform::Kind::Affine;
+    // Affine / Resize: u = m0 x + m1 y + m2, v = m3 x + m4 y + m5 (output -> input, before the
+    // pad shift). Resize: m = {sx, 0, 0.5 sx - 0.5, 0, sy, 0.5 sy - 0.5} with
+    // sx = src.width / dst.width, sy = src.height / dst.height (the ORIGINAL src size).
+    // Perspective: the 9 homography coefficients, row-major.
+    double m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    // Remap: field(x, y) = (u, v); Flow: field(x, y) = (dx, dy), (u, v) = (x + dx, y + dy).
+    // 2 channels, dst's size, in the same memory space as the images. Unused otherwise.
+    Span2D<const float> field{nullptr, 0, 0, 0, 0};
+    Interp interp = Interp::BSpline;
+    Border border = Border::Mirror;
+    float fill = 0.0f;      // Border::Constant (and non-finite coordinates)
+    float cubic_a = -0.5f;  // Interp::Cubic
+    // Resize only, linear/cubic only: antialiased down-scaling along each axis whose scale
+    // (dst / src) is below 1 (warp_math.hpp, MATLAB imresize). Other axes interpolate normally.
+    bool antialias = false;
+    bool fast_texture = false;  // CUDA only (warp.cpp rejects it elsewhere)
+    int pad = 0;                // coordinates in the source span are u + pad, v + pad
+};
+
+}  // namespace upres
+
+// Each backend: src holds pixels of dst's type (nearest, linear, cubic) or float B-spline
+// coefficients (bspline); dst's size is the output size; channels equal.
+namespace upres::ref {
+// Double precision, direct formulae (sample_point<double>), slow on purpose.
+void warp(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst, const WarpPlan& plan);
+void warp(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> dst, const WarpPlan& plan);
+void warp(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan);
+void warp(Span2D<const float> coeffs, Span2D<std::uint8_t> dst, const WarpPlan& plan);
+void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan& plan);
+}  // namespace upres::ref
+
+namespace upres::cpu {
+// OpenMP over output rows, float math (coordinates in double). threads: 0 = OpenMP default.
+void warp(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst, const WarpPlan& plan,
+          int threads);
+void warp(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> dst, const WarpPlan& plan,
+          int threads);
+void warp(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan, int threads);
+void warp(Span2D<const float> coeffs, Span2D<std::uint8_t> dst, const WarpPlan& plan, int threads);
+void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan& plan, int threads);
+}  // namespace upres::cpu
+
+namespace upres::cuda {
+// DEVICE spans (src, dst and plan.field). Asynchronous on `stream` (a cudaStream_t; nullptr =
+// default stream). plan.fast_texture selects the hardware-texture mode. Throws
+// upres::Error(CudaError) on launch failure.
+void warp(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst, const WarpPlan& plan,
+          void* stream);
+void warp(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> dst, const WarpPlan& plan,
+          void* stream);
+void warp(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan, void* stream);
+void warp(Span2D<const float> coeffs, Span2D<std::uint8_t> dst, const WarpPlan& plan, void* stream);
+void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan& plan,
+          void* stream);
+}  // namespace upres::cuda

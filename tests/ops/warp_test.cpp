@@ -1,0 +1,541 @@
+// upres::warp: golden (scipy.ndimage, OpenCV Keys cubic, MATLAB imresize re-implementation:
+// tests/data/warp, tools/golden/gen_warp.py), properties (identity transforms, rotation by
+// 0/360, zoom x1, the paper's 36 x 10 degree rotation test), differential (cpu vs reference on
+// random data and a real photo, u8/u16/f32, 1-4 channels, awkward sizes, sub-image views) and
+// every error path. Tolerances: docs/ops/warp.md.
+#include <upres/io.hpp>
+#include <upres/warp.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::images_near;
+using test::random_image;
+
+const Border kBorders[] = {Border::Mirror, Border::Reflect, Border::Nearest, Border::Wrap,
+                           Border::Constant};
+const Interp kInterps[] = {Interp::Nearest, Interp::Linear, Interp::Cubic, Interp::BSpline};
+
+// Reference vs outside oracles (values in [0, 1], float32 inputs and goldens): the reference
+// computes in double from float32 B-spline coefficients.
+constexpr double kGoldenTol = 2e-5;
+// Cpu (float) vs reference (double), float images with values in [0, 1].
+constexpr double kCpuTol = 2e-5;
+
+Image<float> load_npy(const std::string& name) {
+    AnyImage a = read_image(test::data_path("warp/" + name + ".npy"));
+    return std::move(a.as<float>());
+}
+
+std::vector<double> parse_list(const std::string& s) {
+    std::vector<double> v;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) v.push_back(std::stod(item));
+    return v;
+}
+
+// threads 0: all cores (the differential tests); the property tests use one thread (many small
+// calls: OpenMP barriers on busy CI cores cost more than the work).
+template <class T>
+Image<T> run(ImageView<const T> src, int w, int h, const Transform& t, const WarpOptions& o,
+             Backend b, int threads = 0) {
+    Image<T> out(w, h, src.channels());
+    Context ctx;
+    ctx.backend = b;
+    ctx.threads = threads;
+    warp(src, out.view(), t, o, ctx);
+    return out;
+}
+
+// ---------------------------------------------------------------- golden
+struct GoldenCase {
+    std::string name, kind, interp, border, params, input;
+    float fill = 0;
+    double cubic_a = -0.5;
+    bool antialias = false;
+};
+
+std::vector<GoldenCase> load_cases() {
+    std::ifstream f(test::data_path("warp/cases.tsv"));
+    std::vector<GoldenCase> cases;
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::stringstream ss(line);
+        GoldenCase c;
+        std::string fill, a, aa;
+        std::getline(ss, c.name, '\t');
+        std::getline(ss, c.kind, '\t');
+        std::getline(ss, c.interp, '\t');
+        std::getline(ss, c.border, '\t');
+        std::getline(ss, fill, '\t');
+        std::getline(ss, a, '\t');
+        std::getline(ss, aa, '\t');
+        std::getline(ss, c.params, '\t');
+        std::getline(ss, c.input, '\t');
+        c.fill = std::stof(fill);
+        c.cubic_a = std::stod(a);
+        c.antialias = aa == "1";
+        cases.push_back(c);
+    }
+    return cases;
+}
+
+void check_golden(Backend backend, double tol) {
+    const std::vector<GoldenCase> cases = load_cases();
+    ASSERT_EQ(cases.size(), 100u) << "tests/data/warp/cases.tsv: regenerate with gen_warp.py";
+    std::map<std::string, Image<float>> inputs;
+    int checked = 0;
+    for (const GoldenCase& c : cases) {
+        SCOPED_TRACE(c.name);
+        if (!inputs.count(c.input)) inputs[c.input] = load_npy(c.input);
+        const Image<float>& in = inputs[c.input];
+        const Image<float> want = load_npy(c.name);
+        WarpOptions o;
+        o.interp = parse_interp(c.interp);
+        o.border = parse_border(c.border);
+        o.fill = c.fill;
+        o.cubic_a = c.cubic_a;
+        o.antialias = c.antialias;
+        Image<float> field;
+        Transform t;
+        if (c.kind == "rotate") {
+            t = Transform::make_rotation(parse_list(c.params).at(0), in.width(), in.height());
+        } else if (c.kind == "zoom") {
+            t = Transform::make_resize();
+        } else if (c.kind == "affine") {
+            const auto p = parse_list(c.params);
+            Affine a;
+            for (int i = 0; i < 6; ++i) a.m[i] = p.at(i);
+            t = Transform::make_affine(a);
+        } else if (c.kind == "homography") {
+            const auto p = parse_list(c.params);
+            Homography hm;
+            for (int i = 0; i < 9; ++i) hm.h[i] = p.at(i);
+            t = Transform::make_perspective(hm);
+        } else if (c.kind == "remap" || c.kind == "flow") {
+            field = load_npy(c.params);
+            t = c.kind == "remap" ? Transform::make_remap(field.view())
+                                  : Transform::make_flow(field.view());
+        } else {
+            FAIL() << "unknown kind " << c.kind;
+        }
+        const Image<float> got = run<float>(in.view(), want.width(), want.height(), t, o, backend);
+        EXPECT_TRUE(images_near(got.view(), want.view(), tol));
+        ++checked;
+    }
+    EXPECT_EQ(checked, 100);
+}
+
+TEST(WarpGolden, ReferenceMatchesScipyOpenCvMatlab) {
+    check_golden(Backend::Reference, kGoldenTol);
+}
+TEST(WarpGolden, CpuMatchesScipyOpenCvMatlab) { check_golden(Backend::Cpu, kGoldenTol + kCpuTol); }
+
+// ---------------------------------------------------------------- properties
+template <class T>
+void expect_identity(const Transform& t, Interp interp, Border border, double tol) {
+    const Image<T> src = random_image<T>(37, 23, 3, 11);
+    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+        WarpOptions o;
+        o.interp = interp;
+        o.border = border;
+        const Image<T> out = run<T>(src.view(), 37, 23, t, o, b, 1);
+        EXPECT_TRUE(images_near(out.view(), src.view(), tol))
+            << to_string(interp) << " " << to_string(border) << " " << to_string(b);
+    }
+}
+
+TEST(WarpProperties, IdentityTransformsReproduceTheImage) {
+    Image<float> zero_flow(37, 23, 2), id_map(37, 23, 2);
+    for (int y = 0; y < 23; ++y)
+        for (int x = 0; x < 37; ++x) {
+            zero_flow(x, y, 0) = zero_flow(x, y, 1) = 0.0f;
+            id_map(x, y, 0) = static_cast<float>(x);
+            id_map(x, y, 1) = static_cast<float>(y);
+        }
+    const Transform ts[] = {Transform::make_affine(Affine{}),
+                            Transform::make_rotation(0, 37, 23),
+                            Transform::make_rotation(360, 37, 23),
+                            Transform::make_rotation(-720, 37, 23),
+                            Transform::make_resize(),
+                            Transform::make_perspective(Homography{}),
+                            Transform::make_flow(zero_flow.view()),
+                            Transform::make_remap(id_map.view())};
+    for (const Transform& t : ts)
+        for (Interp i : kInterps)
+            for (Border b : kBorders) {
+                // Exact except the B-spline on floats (prefilter + interpolation round trip).
+                expect_identity<float>(t, i, b, i == Interp::BSpline ? 2e-6 : 0.0);
+                expect_identity<std::uint8_t>(t, i, b, 0.0);
+                expect_identity<std::uint16_t>(t, i, b, 0.0);
+            }
+}
+
+TEST(WarpProperties, RotationHelperMatchesScipyConvention) {
+    // rotate(img, 90, reshape=False) on a square image: output (x, y) samples input
+    // (x_c - (y - y_c), y_c + (x - x_c)).
+    const Affine a = rotation(90, 5, 5);
+    EXPECT_EQ(a.m[0], 0.0);
+    EXPECT_EQ(a.m[1], -1.0);
+    EXPECT_EQ(a.m[2], 4.0);
+    EXPECT_EQ(a.m[3], 1.0);
+    EXPECT_EQ(a.m[4], 0.0);
+    EXPECT_EQ(a.m[5], 0.0);
+    const Affine r = rotation(360 + 30, 8, 6), q = rotation(30, 8, 6);
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(r.m[i], q.m[i], 1e-12);
+}
+
+TEST(WarpProperties, FourQuarterTurnsAreExact) {
+    const Image<float> src = random_image<float>(15, 15, 1, 3);
+    Image<float> a = clone(src.view());
+    for (int k = 0; k < 4; ++k) {
+        WarpOptions o;
+        o.interp = Interp::Linear;
+        Image<float> b =
+            run<float>(a.view(), 15, 15, Transform::make_rotation(90, 15, 15), o, Backend::Cpu);
+        a = std::move(b);
+    }
+    EXPECT_TRUE(images_near(a.view(), src.view(), 0.0));
+}
+
+// The paper's accuracy experiment (Champagnat & Le Sant, Fig. 2): 36 rotations by 10 degrees,
+// RMS error against the original on the centre disc. Cubic B-spline (IIR) beats Keys and
+// linear; FIR15 is within 0.1 grey level of the IIR; FIR7 is visibly worse than FIR15.
+TEST(WarpProperties, ThirtySixRotationsAccuracy) {
+    const AnyImage photo = read_image(test::sample_path("baboon.jpg"));
+    Image<float> gray(128, 128, 1);
+    {
+        const Image<float> f = photo.to<float>();
+        for (int y = 0; y < 128; ++y)
+            for (int x = 0; x < 128; ++x) {
+                double s = 0;
+                for (int c = 0; c < f.channels(); ++c) s += f(x + 200, y + 200, c);
+                gray(x, y) = static_cast<float>(255.0 * s / f.channels());
+            }
+    }
+    auto rms_after = [&](Interp interp, int fir) {
+        WarpOptions o;
+        o.interp = interp;
+        o.prefilter = fir;
+        Image<float> a = clone(gray.view());
+        const Transform t = Transform::make_rotation(10, 128, 128);
+        for (int k = 0; k < 36; ++k) a = run<float>(a.view(), 128, 128, t, o, Backend::Cpu, 1);
+        double se = 0;
+        int n = 0;
+        for (int y = 0; y < 128; ++y)
+            for (int x = 0; x < 128; ++x)
+                if ((x - 63.5) * (x - 63.5) + (y - 63.5) * (y - 63.5) < 40 * 40) {
+                    const double d = a(x, y) - gray(x, y);
+                    se += d * d;
+                    ++n;
+                }
+        return std::sqrt(se / n);
+    };
+    const double iir = rms_after(Interp::BSpline, 0), fir15 = rms_after(Interp::BSpline, 15);
+    const double fir7 = rms_after(Interp::BSpline, 7), keys = rms_after(Interp::Cubic, 0);
+    const double lin = rms_after(Interp::Linear, 0);
+    RecordProperty("rms_iir", std::to_string(iir));
+    EXPECT_LT(iir, keys);
+    EXPECT_LT(keys, lin);
+    EXPECT_NEAR(fir15, iir, 0.1);
+    EXPECT_GT(std::abs(fir7 - iir), std::abs(fir15 - iir));
+    std::printf(
+        "36 x 10 deg RMS (grey levels): bspline iir %.3f fir15 %.3f fir7 %.3f keys %.3f "
+        "linear %.3f\n",
+        iir, fir15, fir7, keys, lin);
+}
+
+// ---------------------------------------------------------------- differential
+struct Shape {
+    int w, h, ow, oh;
+};
+
+template <class T>
+double type_tol() {
+    return std::is_same_v<T, float> ? kCpuTol : 1.0;  // integers: one rounding step
+}
+
+template <class T>
+void cpu_vs_ref(ImageView<const T> src, int ow, int oh, const Transform& t, const WarpOptions& o,
+                const std::string& what) {
+    const Image<T> r = run<T>(src, ow, oh, t, o, Backend::Reference);
+    const Image<T> c = run<T>(src, ow, oh, t, o, Backend::Cpu);
+    EXPECT_TRUE(images_near(c.view(), r.view(), type_tol<T>()))
+        << what << " " << to_string(o.interp) << " " << to_string(o.border);
+}
+
+// Every transform kind for one source, output ow x oh.
+template <class T>
+void all_transforms(ImageView<const T> src, int ow, int oh, std::uint32_t seed) {
+    Image<float> flow = random_image<float>(ow, oh, 2, seed, -2.5, 2.5);
+    Image<float> map =
+        random_image<float>(ow, oh, 2, seed + 1, -3.0, std::max(src.width(), src.height()) + 3.0);
+    Affine af;
+    const double m[6] = {0.83, 0.31, -1.4, -0.27, 1.12, 0.6};
+    for (int i = 0; i < 6; ++i) af.m[i] = m[i];
+    Homography hm;
+    const double h[9] = {1.02, 0.1, -0.8, -0.05, 0.97, 1.1, 0.003, -0.002, 1.0};
+    for (int i = 0; i < 9; ++i) hm.h[i] = h[i];
+    const std::pair<Transform, const char*> ts[] = {
+        {Transform::make_rotation(23.5, ow, oh), "rotate"},
+        {Transform::make_affine(af), "affine"},
+        {Transform::make_perspective(hm), "perspective"},
+        {Transform::make_resize(), "resize"},
+        {Transform::make_remap(map.view()), "remap"},
+        {Transform::make_flow(flow.view()), "flow"}};
+    for (const auto& [t, name] : ts)
+        for (Interp i : kInterps)
+            for (Border b : kBorders) {
+                WarpOptions o;
+                o.interp = i;
+                o.border = b;
+                o.fill = std::is_same_v<T, float> ? 0.75f : 100.0f;
+                cpu_vs_ref<T>(src, ow, oh, t, o, name);
+            }
+}
+
+TEST(WarpDifferential, CpuMatchesReferenceOnRandomData) {
+    const Shape shapes[] = {{1, 1, 3, 2}, {7, 3, 5, 9}, {23, 17, 31, 12}, {257, 131, 64, 45}};
+    std::uint32_t seed = 100;
+    for (const Shape& s : shapes)
+        for (int ch = 1; ch <= 4; ++ch) {
+            const bool big = s.w > 100;
+            SCOPED_TRACE(std::to_string(s.w) + "x" + std::to_string(s.h) + "x" +
+                         std::to_string(ch));
+            if (!big || ch == 1) {
+                const Image<float> f = random_image<float>(s.w, s.h, ch, ++seed);
+                all_transforms<float>(f.view(), s.ow, s.oh, seed);
+            }
+            if ((!big && ch == 1) || ch == 3) {
+                const Image<std::uint8_t> u8 = random_image<std::uint8_t>(s.w, s.h, ch, ++seed);
+                all_transforms<std::uint8_t>(u8.view(), s.ow, s.oh, seed);
+            }
+            if (!big && (ch == 2 || ch == 4)) {
+                const Image<std::uint16_t> u16 = random_image<std::uint16_t>(s.w, s.h, ch, ++seed);
+                all_transforms<std::uint16_t>(u16.view(), s.ow, s.oh, seed);
+            }
+        }
+}
+
+TEST(WarpDifferential, SubImageViews) {
+    Image<float> big = random_image<float>(60, 40, 3, 7);
+    Image<float> out_big(50, 30, 3);
+    for (int y = 0; y < 30; ++y)
+        for (int x = 0; x < 150; ++x) out_big.view().row(y)[x] = -1.0f;
+    const ImageView<const float> src = ImageView<const float>(big.view()).sub(5, 3, 41, 29);
+    for (Interp i : kInterps) {
+        WarpOptions o;
+        o.interp = i;
+        Context ctx;
+        ctx.backend = Backend::Cpu;
+        ImageView<float> dst = out_big.view().sub(4, 2, 33, 21);
+        warp(src, dst, Transform::make_rotation(17, 33, 21), o, ctx);
+        const Image<float> want = run<float>(
+            clone(src).view(), 33, 21, Transform::make_rotation(17, 33, 21), o, Backend::Reference);
+        EXPECT_TRUE(images_near(ImageView<const float>(dst), want.view(), kCpuTol));
+        // Nothing outside the destination view was written.
+        EXPECT_EQ(out_big(3, 2, 0), -1.0f);
+        EXPECT_EQ(out_big(37, 22, 2), -1.0f);
+        EXPECT_EQ(out_big(10, 1, 1), -1.0f);
+        EXPECT_EQ(out_big(10, 23, 1), -1.0f);
+    }
+}
+
+TEST(WarpDifferential, CpuMatchesReferenceOnPhoto) {
+    const AnyImage photo = read_image(test::sample_path("baboon.jpg"));
+    const Image<std::uint8_t>& rgb = photo.as<std::uint8_t>();
+    const ImageView<const std::uint8_t> crop = rgb.view().sub(100, 120, 160, 120);
+    const Image<float> f = [&] {
+        Image<float> o(160, 120, 3);
+        convert(crop, o.view());
+        return o;
+    }();
+    for (Interp i : kInterps)
+        for (Border b : {Border::Mirror, Border::Constant}) {
+            WarpOptions o;
+            o.interp = i;
+            o.border = b;
+            cpu_vs_ref<std::uint8_t>(crop, 150, 110, Transform::make_rotation(33, 150, 110), o,
+                                     "photo rotate");
+            cpu_vs_ref<float>(f.view(), 211, 173, Transform::make_resize(), o, "photo zoom");
+            if (i == Interp::Linear || i == Interp::Cubic) {
+                o.antialias = true;
+                cpu_vs_ref<float>(f.view(), 61, 47, Transform::make_resize(), o,
+                                  "photo antialiased down");
+                cpu_vs_ref<std::uint8_t>(crop, 37, 90, Transform::make_resize(), o,
+                                         "photo antialiased down");
+            }
+        }
+}
+
+TEST(WarpDifferential, FirPrefilterAndKeysParameter) {
+    const Image<float> f = random_image<float>(45, 33, 2, 77);
+    for (int fir : {3, 7, 15, 31}) {
+        WarpOptions o;
+        o.prefilter = fir;
+        cpu_vs_ref<float>(f.view(), 40, 30, Transform::make_rotation(12, 40, 30), o, "fir");
+    }
+    for (double a : {-0.75, -0.5, -1.0}) {
+        WarpOptions o;
+        o.interp = Interp::Cubic;
+        o.cubic_a = a;
+        cpu_vs_ref<float>(f.view(), 40, 30, Transform::make_rotation(12, 40, 30), o, "keys");
+    }
+}
+
+TEST(WarpDifferential, ExtremeCoordinatesGiveFill) {
+    const Image<float> src = random_image<float>(9, 7, 1, 5);
+    Image<float> map(4, 1, 2);
+    const float vals[8] = {1e12f, 2.0f, 3.0f, -1e20f, 1e9f, 1e9f, 4.0f, 3.0f};
+    for (int i = 0; i < 8; ++i) map.view().row(0)[i] = vals[i];
+    for (Backend be : {Backend::Reference, Backend::Cpu})
+        for (Border b : kBorders) {
+            WarpOptions o;
+            o.interp = Interp::Linear;
+            o.border = b;
+            o.fill = 0.5f;
+            const Image<float> out =
+                run<float>(src.view(), 4, 1, Transform::make_remap(map.view()), o, be);
+            EXPECT_EQ(out(0, 0), 0.5f);
+            EXPECT_EQ(out(1, 0), 0.5f);
+            EXPECT_EQ(out(2, 0), 0.5f);
+            EXPECT_EQ(out(3, 0), src(4, 3));
+        }
+    // A homography whose denominator vanishes on the output grid.
+    Homography hm;
+    hm.h[6] = -1.0;  // w' = 1 - x: zero at x = 1
+    WarpOptions o;
+    o.fill = 0.125f;
+    for (Backend be : {Backend::Reference, Backend::Cpu}) {
+        const Image<float> out =
+            run<float>(src.view(), 3, 2, Transform::make_perspective(hm), o, be);
+        EXPECT_EQ(out(1, 0), 0.125f);
+        EXPECT_NEAR(out(0, 0), src(0, 0), 2e-6);
+    }
+}
+
+// ---------------------------------------------------------------- errors
+template <class F>
+void expect_error(F&& f, ErrorCode code, const std::string& needle) {
+    try {
+        f();
+        ADD_FAILURE() << "no error; expected one naming '" << needle << "'";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), code) << e.what();
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST(WarpErrors, EveryPathThrowsANamedError) {
+    Image<float> src = random_image<float>(8, 6, 1, 1), dst(8, 6, 1), dst3(8, 6, 3);
+    Image<float> empty;
+    const Transform id = Transform::make_affine(Affine{});
+    auto w = [&](const Transform& t, const WarpOptions& o = {}, Backend b = Backend::Cpu) {
+        Context ctx;
+        ctx.backend = b;
+        warp(src.view(), dst.view(), t, o, ctx);
+    };
+    expect_error([&] { warp(empty.view(), dst.view(), id); }, ErrorCode::InvalidArgument,
+                 "source image is empty");
+    expect_error([&] { warp(src.view(), empty.view(), id); }, ErrorCode::InvalidArgument,
+                 "destination image is empty");
+    expect_error([&] { warp(src.view(), dst3.view(), id); }, ErrorCode::InvalidArgument,
+                 "channels");
+    expect_error([&] { warp(src.view(), src.view(), id); }, ErrorCode::InvalidArgument, "overlap");
+    for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+        Affine a;
+        a.m[2] = bad;
+        expect_error([&] { w(Transform::make_affine(a)); }, ErrorCode::InvalidArgument,
+                     "affine coefficient 2");
+        Homography h;
+        h.h[7] = bad;
+        expect_error([&] { w(Transform::make_perspective(h)); }, ErrorCode::InvalidArgument,
+                     "homography coefficient 7");
+    }
+    Affine sing;
+    sing.m[0] = 1, sing.m[1] = 2, sing.m[3] = 2, sing.m[4] = 4;
+    expect_error([&] { w(Transform::make_affine(sing)); }, ErrorCode::InvalidArgument, "singular");
+    Homography hs;
+    for (double& v : hs.h) v = 1.0;
+    expect_error([&] { w(Transform::make_perspective(hs)); }, ErrorCode::InvalidArgument,
+                 "singular");
+    expect_error([&] { rotation(std::nan(""), 4, 4); }, ErrorCode::InvalidArgument, "angle");
+    // Fields.
+    Image<float> f1(8, 6, 1), f2small(7, 6, 2), f2(8, 6, 2), fe;
+    for (int y = 0; y < 6; ++y)
+        for (int x = 0; x < 16; ++x) f2.view().row(y)[x] = 0.5f;
+    expect_error([&] { w(Transform::make_remap(fe.view())); }, ErrorCode::InvalidArgument,
+                 "remap field is empty");
+    expect_error([&] { w(Transform::make_flow(f1.view())); }, ErrorCode::InvalidArgument,
+                 "1 channels");
+    expect_error([&] { w(Transform::make_flow(f2small.view())); }, ErrorCode::InvalidArgument,
+                 "7x6");
+    f2(3, 2, 1) = std::numeric_limits<float>::infinity();
+    expect_error([&] { w(Transform::make_remap(f2.view())); }, ErrorCode::InvalidArgument,
+                 "(x 3, y 2, channel 1) is infinite");
+    f2(3, 2, 1) = std::nanf("");
+    expect_error([&] { w(Transform::make_flow(f2.view())); }, ErrorCode::InvalidArgument, "is NaN");
+    // Options.
+    for (int fir : {2, 1, 33, -3, 16}) {
+        WarpOptions o;
+        o.prefilter = fir;
+        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument,
+                     "FIR length " + std::to_string(fir));
+    }
+    {
+        WarpOptions o;
+        o.cubic_a = std::nan("");
+        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "cubic_a");
+        o.cubic_a = 1.0;
+        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "cubic_a");
+    }
+    {
+        WarpOptions o;
+        o.antialias = true;
+        o.interp = Interp::Cubic;
+        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "zoom/resize only");
+        o.interp = Interp::BSpline;
+        expect_error([&] { w(Transform::make_resize(), o); }, ErrorCode::InvalidArgument,
+                     "linear or cubic");
+    }
+    {
+        WarpOptions o;
+        o.interp = static_cast<Interp>(17);
+        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "interpolation");
+        o.interp = Interp::Linear;
+        o.border = static_cast<Border>(9);
+        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "border");
+    }
+    {
+        Transform t = id;
+        t.kind = static_cast<Transform::Kind>(12);
+        expect_error([&] { w(t); }, ErrorCode::InvalidArgument, "transform kind");
+    }
+    for (Backend b : {Backend::Reference, Backend::Cpu, Backend::Auto}) {
+        WarpOptions o;
+        o.fast_texture = true;
+        expect_error([&] { w(id, o, b); }, ErrorCode::InvalidArgument, "fast_texture");
+    }
+    if (!cuda_available())
+        expect_error([&] { w(id, {}, Backend::Cuda); }, ErrorCode::BackendUnavailable, "");
+    expect_error([] { parse_interp("bicubic"); }, ErrorCode::InvalidArgument,
+                 "nearest, linear, cubic, bspline");
+    expect_error([] { parse_border("clamp"); }, ErrorCode::InvalidArgument, "mirror, reflect");
+    EXPECT_EQ(parse_interp("bspline"), Interp::BSpline);
+    EXPECT_STREQ(to_string(Interp::Cubic), "cubic");
+}
+
+}  // namespace
+}  // namespace upres
