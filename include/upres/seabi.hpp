@@ -1,0 +1,72 @@
+// SEABI x2 super-resolution (Georgis, Lentaris, Reisis, J. Real-Time Image Proc. 2016 and
+// IEEE TCSVT 26(2) 2016): L-SEAI (edge-adaptive construction), SIL-SEABI (one back-projection
+// iteration, always applied) and L-SEABI (iterated until the l1 error is small), plus the
+// paper's integer x2 baselines (separable 4-tap and 6-tap interpolation).
+//
+// Lattice: co-sited, as in the paper: output pixel (2x, 2y) IS input pixel (x, y) and the new
+// pixels lie half-way between input pixels (output x samples input x / 2). This differs by half
+// an output pixel from upres's centre convention of resize (output x samples (x + 0.5) / 2 -
+// 0.5). Borders: clamp-to-edge addressing (scipy "nearest"). Integer arithmetic only, so every
+// backend (Reference, Cpu with P horizontal stripes, Cuda) gives bit-identical output and
+// results are deterministic. The rules, the threshold and the back-projection filter are
+// stated in docs/ops/seabi.md.
+//
+// Input: 8-bit single-channel images (luma) of any size >= 1 x 1 (clamped addressing makes
+// images smaller than the 4 x 4 neighbourhood well defined); out must be exactly 2W x 2H, 1
+// channel, in the same memory (host or device) as the input. Colour images, other pixel types
+// and other factors: upres/upscale.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <upres/context.hpp>
+#include <upres/image.hpp>
+
+namespace upres {
+
+enum class SeabiMethod {
+    LSeai,     // construction phase only
+    SilSeabi,  // construction + one back-projection, always applied
+    LSeabi,    // construction + back-projection until l1 / (W H) < max_error or max_iterations
+};
+const char* to_string(SeabiMethod m) noexcept;
+// "lseai", "silseabi", "lseabi"; throws Error(InvalidArgument) listing the allowed names.
+SeabiMethod parse_seabi_method(const std::string& name);
+
+struct SeabiOptions {
+    SeabiMethod method = SeabiMethod::SilSeabi;
+    // L-SEABI only: at most this many refinement iterations, in [1, 1000].
+    int max_iterations = 4;
+    // L-SEABI only: stop (without refining again) when the mean absolute error of the
+    // re-degraded image against the input, l1 / (W H) in grey levels, is below this. Finite,
+    // >= 0; 0 runs all max_iterations.
+    double max_error = 0.25;
+    // Cpu backend: number of horizontal stripes P (each with the halo its kernels need, as the
+    // paper's FPGA scheme); 0 = one per thread. The result does not depend on P.
+    int stripes = 0;
+};
+
+struct SeabiStats {
+    int iterations = 0;         // back-projections applied (0 for L-SEAI)
+    std::int64_t last_l1 = -1;  // l1 norm of the last error image computed (-1: none)
+    int threshold = 0;          // T = floor(sqrt(TV / (W H)))
+};
+
+// Super-resolves y by 2 into out (2W x 2H). Returns what the refinement did.
+SeabiStats seabi_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out,
+                          const SeabiOptions& opts = {}, const Context& ctx = {});
+// Convenience: allocates out in y's memory.
+Image<std::uint8_t> seabi_upscale2(ImageView<const std::uint8_t> y, const SeabiOptions& opts = {},
+                                   const Context& ctx = {});
+
+// The paper's integer x2 baselines, co-sited, separable (horizontal pass, then vertical, each
+// rounded half up and clamped to [0, 255]):
+//   Tap4: new = (-p0 + 9 p1 + 9 p2 - p3 + 8) >> 4
+//   Tap6: new = (p0 - 5 p1 + 20 p2 + 20 p3 - 5 p4 + p5 + 16) >> 5
+// 1 to 4 interleaved channels, each on its own. out must be 2W x 2H with y's channel count.
+enum class TapFilter { Tap4, Tap6 };
+void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, TapFilter filter,
+                  const Context& ctx = {});
+
+}  // namespace upres

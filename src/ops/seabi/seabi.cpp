@@ -1,0 +1,172 @@
+// SEABI: argument checks and backend dispatch (the only place that knows about CUDA).
+#include <upres/seabi.hpp>
+
+#include <cmath>
+#include <string>
+
+#include <upres/error.hpp>
+#include "core/dispatch.hpp"
+#include "core/span2d.hpp"
+#include "ops/seabi/seabi_backends.hpp"
+
+namespace upres {
+
+const char* to_string(SeabiMethod m) noexcept {
+    switch (m) {
+        case SeabiMethod::LSeai:
+            return "lseai";
+        case SeabiMethod::SilSeabi:
+            return "silseabi";
+        case SeabiMethod::LSeabi:
+            return "lseabi";
+    }
+    return "unknown";
+}
+
+SeabiMethod parse_seabi_method(const std::string& name) {
+    for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi})
+        if (name == to_string(m)) return m;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown SEABI method '" + name + "' (allowed: lseai, silseabi, lseabi)");
+}
+
+namespace {
+
+std::string size_text(int w, int h, int c) {
+    return std::to_string(w) + " x " + std::to_string(h) + " x " + std::to_string(c);
+}
+
+void check_views(const char* op, ImageView<const std::uint8_t> in, ImageView<std::uint8_t> out,
+                 bool single_channel) {
+    const std::string o(op);
+    if (in.empty() || in.data() == nullptr)
+        throw Error(ErrorCode::InvalidArgument, o + ": the input image is empty");
+    if (single_channel && in.channels() != 1)
+        throw Error(ErrorCode::InvalidArgument,
+                    o + ": the input has " + std::to_string(in.channels()) +
+                        " channels; SEABI works on one channel (luma): use upres::upscale for "
+                        "colour images");
+    if (out.width() != 2 * in.width() || out.height() != 2 * in.height() ||
+        out.channels() != in.channels() || out.data() == nullptr)
+        throw Error(
+            ErrorCode::InvalidArgument,
+            o + ": the output is " + size_text(out.width(), out.height(), out.channels()) +
+                " but must be " + size_text(2 * in.width(), 2 * in.height(), in.channels()) +
+                " (twice the input " + size_text(in.width(), in.height(), in.channels()) + ")");
+    if (in.location() != out.location())
+        throw Error(ErrorCode::InvalidArgument,
+                    o + ": the input is in " + to_string(in.location()) +
+                        " memory but the output in " + to_string(out.location()) +
+                        " memory (both must live in the same place)");
+    if (static_cast<std::int64_t>(out.width()) * out.height() > kMaxPixels)
+        throw Error(ErrorCode::InvalidArgument,
+                    o + ": the output would have more than kMaxPixels pixels");
+    // Overlap of input and output would make the result depend on the order of writes.
+    const auto* ib = reinterpret_cast<const unsigned char*>(in.data());
+    const auto* ie = reinterpret_cast<const unsigned char*>(in.row(in.height() - 1) +
+                                                            in.width() * in.channels());
+    const auto* ob = reinterpret_cast<const unsigned char*>(out.data());
+    const auto* oe = reinterpret_cast<const unsigned char*>(out.row(out.height() - 1) +
+                                                            out.width() * out.channels());
+    if (ib < oe && ob < ie)
+        throw Error(ErrorCode::InvalidArgument, o + ": the input and output views overlap");
+}
+
+void check_options(const SeabiOptions& opts) {
+    if (opts.method != SeabiMethod::LSeai && opts.method != SeabiMethod::SilSeabi &&
+        opts.method != SeabiMethod::LSeabi)
+        throw Error(ErrorCode::InvalidArgument, "seabi_upscale2: unknown SeabiOptions::method");
+    if (opts.max_iterations < 1 || opts.max_iterations > 1000)
+        throw Error(ErrorCode::InvalidArgument, "seabi_upscale2: max_iterations is " +
+                                                    std::to_string(opts.max_iterations) +
+                                                    " (allowed: 1 to 1000)");
+    if (!std::isfinite(opts.max_error) || opts.max_error < 0.0)
+        throw Error(ErrorCode::InvalidArgument,
+                    "seabi_upscale2: max_error must be finite and >= 0 (mean absolute error in "
+                    "grey levels), got " +
+                        std::to_string(opts.max_error));
+    if (opts.stripes < 0 || opts.stripes > 65536)
+        throw Error(ErrorCode::InvalidArgument,
+                    "seabi_upscale2: stripes is " + std::to_string(opts.stripes) +
+                        " (allowed: 0 = one per thread, or 1 to 65536)");
+}
+
+}  // namespace
+
+SeabiStats seabi_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out,
+                          const SeabiOptions& opts, const Context& ctx) {
+    check_views("seabi_upscale2", y, out, true);
+    check_options(opts);
+    const Backend b = resolve_backend(ctx, y.location(), "seabi_upscale2");
+    switch (b) {
+        case Backend::Reference:
+            return seabi::run_reference(span_of(y), span_of(out), opts);
+        case Backend::Cpu:
+            return seabi::run_cpu(span_of(y), span_of(out), opts, ctx.threads);
+        case Backend::Cuda:
+#if UPRES_HAVE_CUDA
+            if (!y.on_device()) {  // stage host data through the device
+                Image<std::uint8_t> din = clone(y, Location::Device);
+                Image<std::uint8_t> dout(out.width(), out.height(), 1, Location::Device);
+                const SeabiStats s =
+                    seabi::run_cuda(span_of(ImageView<const std::uint8_t>(din.view())),
+                                    span_of(dout.view()), opts, ctx.cuda_stream);
+                copy(ImageView<const std::uint8_t>(dout.view()), out, ctx.cuda_stream);
+                return s;
+            }
+            return seabi::run_cuda(span_of(y), span_of(out), opts, ctx.cuda_stream);
+#else
+            break;
+#endif
+        case Backend::Auto:
+            break;
+    }
+    throw Error(ErrorCode::Internal, "seabi_upscale2: unresolved backend");
+}
+
+Image<std::uint8_t> seabi_upscale2(ImageView<const std::uint8_t> y, const SeabiOptions& opts,
+                                   const Context& ctx) {
+    if (y.empty())
+        throw Error(ErrorCode::InvalidArgument, "seabi_upscale2: the input image is empty");
+    if (y.width() > kMaxDimension / 2 || y.height() > kMaxDimension / 2)
+        throw Error(ErrorCode::InvalidArgument, "seabi_upscale2: a " + std::to_string(y.width()) +
+                                                    " x " + std::to_string(y.height()) +
+                                                    " input gives an output over kMaxDimension");
+    Image<std::uint8_t> out(2 * y.width(), 2 * y.height(), y.channels(), y.location());
+    seabi_upscale2(y, out.view(), opts, ctx);
+    return out;
+}
+
+void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, TapFilter filter,
+                  const Context& ctx) {
+    check_views("tap_upscale2", y, out, false);
+    if (filter != TapFilter::Tap4 && filter != TapFilter::Tap6)
+        throw Error(ErrorCode::InvalidArgument, "tap_upscale2: unknown TapFilter");
+    const Backend b = resolve_backend(ctx, y.location(), "tap_upscale2");
+    switch (b) {
+        case Backend::Reference:
+            return seabi::tap_reference(span_of(y), span_of(out), filter);
+        case Backend::Cpu:
+            return seabi::tap_cpu(span_of(y), span_of(out), filter, ctx.threads);
+        case Backend::Cuda:
+#if UPRES_HAVE_CUDA
+            if (!y.on_device()) {
+                Image<std::uint8_t> din = clone(y, Location::Device);
+                Image<std::uint8_t> dout(out.width(), out.height(), out.channels(),
+                                         Location::Device);
+                seabi::tap_cuda(span_of(ImageView<const std::uint8_t>(din.view())),
+                                span_of(dout.view()), filter, ctx.cuda_stream);
+                copy(ImageView<const std::uint8_t>(dout.view()), out, ctx.cuda_stream);
+                return;
+            }
+            return seabi::tap_cuda(span_of(y), span_of(out), filter, ctx.cuda_stream);
+#else
+            break;
+#endif
+        case Backend::Auto:
+            break;
+    }
+    throw Error(ErrorCode::Internal, "tap_upscale2: unresolved backend");
+}
+
+}  // namespace upres

@@ -1,0 +1,127 @@
+// SEABI CUDA backend: bit-identical to the reference / CPU backend (GPU suite; skips visibly
+// without a device).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <upres/io.hpp>
+#include <upres/seabi.hpp>
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::images_near;
+using test::random_image;
+using U8 = std::uint8_t;
+
+Context ctx_of(Backend b) {
+    Context c;
+    c.backend = b;
+    return c;
+}
+
+SeabiOptions opts_of(SeabiMethod m, int it = 3, double err = 0.0) {
+    SeabiOptions o;
+    o.method = m;
+    o.max_iterations = it;
+    o.max_error = err;
+    return o;
+}
+
+// Runs on device views (explicit copies) and returns the host result.
+Image<U8> run_device(const Image<U8>& in, const SeabiOptions& o, SeabiStats* s) {
+    Image<U8> din = clone(in.view(), Location::Device);
+    Image<U8> dout(2 * in.width(), 2 * in.height(), 1, Location::Device);
+    *s = seabi_upscale2(din.view(), dout.view(), o);  // Auto: device data -> Cuda
+    return clone(dout.view());
+}
+
+const SeabiMethod kMethods[] = {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi};
+
+TEST(SeabiCuda, MatchesReferenceOnRandomDataAwkwardSizes) {
+    UPRES_REQUIRE_GPU();
+    const int sizes[][2] = {{1, 1},  {2, 1},   {1, 5},   {3, 2},   {7, 3},
+                            {31, 9}, {33, 17}, {64, 16}, {65, 17}, {257, 131}};
+    std::uint32_t seed = 500;
+    for (const auto& sz : sizes) {
+        const Image<U8> in = random_image<U8>(sz[0], sz[1], 1, seed++);
+        for (SeabiMethod m : kMethods) {
+            Image<U8> ref(2 * sz[0], 2 * sz[1], 1);
+            const SeabiStats sr =
+                seabi_upscale2(in.view(), ref.view(), opts_of(m), ctx_of(Backend::Reference));
+            SeabiStats sc;
+            const Image<U8> got = run_device(in, opts_of(m), &sc);
+            EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0))
+                << sz[0] << "x" << sz[1] << " " << to_string(m);
+            EXPECT_EQ(sc.threshold, sr.threshold);
+            EXPECT_EQ(sc.iterations, sr.iterations);
+            EXPECT_EQ(sc.last_l1, sr.last_l1);
+        }
+    }
+}
+
+TEST(SeabiCuda, MatchesCpuOnRealPhotosAndStagesHostData) {
+    UPRES_REQUIRE_GPU();
+    for (const char* name : {"camera.png", "moon.png", "coins.png"}) {
+        const AnyImage a = read_image(test::sample_path(name));
+        ASSERT_TRUE(a.holds<U8>()) << name;
+        ASSERT_EQ(a.channels(), 1) << name;
+        const Image<U8>& in = a.as<U8>();
+        for (SeabiMethod m : kMethods) {
+            const SeabiOptions o = opts_of(m, 4, 0.25);
+            Image<U8> cpu(2 * in.width(), 2 * in.height(), 1);
+            const SeabiStats s1 = seabi_upscale2(in.view(), cpu.view(), o, ctx_of(Backend::Cpu));
+            Image<U8> gpu(2 * in.width(), 2 * in.height(), 1);  // host views, forced Cuda
+            const SeabiStats s2 = seabi_upscale2(in.view(), gpu.view(), o, ctx_of(Backend::Cuda));
+            EXPECT_TRUE(images_near(gpu.view(), cpu.view(), 0.0)) << name << " " << to_string(m);
+            EXPECT_EQ(s1.iterations, s2.iterations) << name;
+            EXPECT_EQ(s1.last_l1, s2.last_l1) << name;
+        }
+    }
+}
+
+TEST(SeabiCuda, FullHdFrameMatchesCpu) {
+    UPRES_REQUIRE_GPU();
+    const Image<U8> in = random_image<U8>(1920, 1080, 1, 2026, 30, 220);
+    Image<U8> cpu(3840, 2160, 1), gpu(3840, 2160, 1);
+    seabi_upscale2(in.view(), cpu.view(), {}, ctx_of(Backend::Cpu));
+    seabi_upscale2(in.view(), gpu.view(), {}, ctx_of(Backend::Cuda));
+    EXPECT_TRUE(images_near(gpu.view(), cpu.view(), 0.0));
+}
+
+TEST(SeabiCuda, UnalignedDeviceSubViews) {
+    UPRES_REQUIRE_GPU();
+    const Image<U8> host = random_image<U8>(70, 41, 1, 12);
+    Image<U8> dbig = clone(host.view(), Location::Device);
+    const ImageView<const U8> din = dbig.view().sub(3, 5, 51, 29);
+    Image<U8> dcanvas(131, 77, 1, Location::Device);
+    const ImageView<U8> dout = dcanvas.view().sub(7, 3, 102, 58);  // odd offset: unaligned
+    const Image<U8> tight = clone(host.view().sub(3, 5, 51, 29));
+    for (SeabiMethod m : kMethods) {
+        seabi_upscale2(din, dout, opts_of(m));
+        Image<U8> got(102, 58, 1);
+        copy(ImageView<const U8>(dout), got.view());
+        Image<U8> ref(102, 58, 1);
+        seabi_upscale2(tight.view(), ref.view(), opts_of(m), ctx_of(Backend::Reference));
+        EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0)) << to_string(m);
+    }
+}
+
+TEST(SeabiCuda, TapBaselinesMatchReference) {
+    UPRES_REQUIRE_GPU();
+    for (int ch = 1; ch <= 4; ++ch) {
+        const Image<U8> in = random_image<U8>(45, 23, ch, 60 + ch);
+        for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
+            Image<U8> ref(90, 46, ch), got(90, 46, ch);
+            tap_upscale2(in.view(), ref.view(), f, ctx_of(Backend::Reference));
+            tap_upscale2(in.view(), got.view(), f, ctx_of(Backend::Cuda));
+            EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0)) << ch;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace upres

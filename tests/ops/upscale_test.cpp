@@ -1,0 +1,190 @@
+// upres::upscale (upres/upscale.hpp): methods, cascading, colour, bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <upres/seabi.hpp>
+#include <upres/upscale.hpp>
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::images_near;
+using test::random_image;
+using U8 = std::uint8_t;
+
+template <class F>
+void expect_error(ErrorCode code, const std::string& needle, F&& f) {
+    try {
+        f();
+        ADD_FAILURE() << "no upres::Error thrown (expected one mentioning '" << needle << "')";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), code) << e.what();
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+            << "message '" << e.what() << "' does not mention '" << needle << "'";
+    }
+}
+
+Image<U8> load_npy_u8(const std::string& rel) {
+    const std::string path = test::data_path(rel);
+    std::ifstream f(path, std::ios::binary);
+    EXPECT_TRUE(f.good()) << "cannot open " << path;
+    char magic[8];
+    f.read(magic, 8);
+    std::uint16_t hlen = 0;
+    f.read(reinterpret_cast<char*>(&hlen), 2);
+    std::string header(hlen, ' ');
+    f.read(header.data(), hlen);
+    EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << path;
+    int h = 0, w = 0;
+    std::sscanf(header.c_str() + header.find("'shape': (") + 10, "%d, %d", &h, &w);
+    Image<U8> img(w, h, 1);
+    f.read(reinterpret_cast<char*>(img.data()), static_cast<std::streamsize>(w) * h);
+    return img;
+}
+
+UpscaleOptions opts_of(UpscaleMethod m, double s = 2.0) {
+    UpscaleOptions o;
+    o.method = m;
+    o.scale = s;
+    return o;
+}
+
+TEST(Upscale, GrayX2AndX4CascadeSeabi) {
+    const Image<U8> in = random_image<U8>(21, 14, 1, 8);
+    const Image<U8> x2 = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi));
+    const Image<U8> ref2 = seabi_upscale2(in.view());
+    EXPECT_TRUE(images_near(x2.view(), ref2.view(), 0.0));
+    const Image<U8> x4 = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 4));
+    const Image<U8> ref4 = seabi_upscale2(ref2.view());
+    EXPECT_TRUE(images_near(x4.view(), ref4.view(), 0.0));
+    const Image<U8> x8 = upscale(in.view(), opts_of(UpscaleMethod::Tap4, 8));
+    EXPECT_EQ(x8.width(), 168);
+    EXPECT_EQ(x8.height(), 112);
+}
+
+TEST(Upscale, BilinearMatchesNumpyGoldenAndTapsMatchTapUpscale) {
+    for (const char* name : {"rand", "smooth", "photo"}) {
+        const Image<U8> in = load_npy_u8(std::string("seabi/") + name + "_in.npy");
+        const Image<U8> want = load_npy_u8(std::string("seabi/") + name + "_bilinear.npy");
+        EXPECT_TRUE(images_near(upscale(in.view(), opts_of(UpscaleMethod::Bilinear)).view(),
+                                want.view(), 0.0))
+            << name;
+        const Image<U8> t6 = load_npy_u8(std::string("seabi/") + name + "_tap6.npy");
+        EXPECT_TRUE(
+            images_near(upscale(in.view(), opts_of(UpscaleMethod::Tap6)).view(), t6.view(), 0.0));
+    }
+}
+
+TEST(Upscale, BicubicIsCoSited) {
+    const Image<U8> in = random_image<U8>(17, 12, 1, 4);
+    const Image<U8> out = upscale(in.view(), opts_of(UpscaleMethod::Bicubic));
+    for (int y = 0; y < 12; ++y)
+        for (int x = 0; x < 17; ++x) ASSERT_EQ(out(2 * x, 2 * y), in(x, y));
+    // On the even rows, inside the image, the new samples are the Keys cubic at t = 0.5: the
+    // 4-tap filter (-1, 9, 9, -1) / 16 (float vs integer rounding: at most 1 apart).
+    for (int y = 0; y < 12; ++y)
+        for (int x = 1; x + 2 < 17; ++x) {
+            const double v = (-in(x - 1, y) + 9.0 * (in(x, y) + in(x + 1, y)) - in(x + 2, y)) / 16;
+            ASSERT_NEAR(out(2 * x + 1, 2 * y), std::clamp(v, 0.0, 255.0), 1.0) << x << "," << y;
+        }
+}
+
+TEST(Upscale, NonPowerOfTwoFactorsAndOddSizes) {
+    const Image<U8> in = random_image<U8>(13, 7, 3, 21);
+    for (double s : {1.5, 3.0, 5.0}) {
+        const Image<U8> out = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, s));
+        EXPECT_EQ(out.width(), std::lround(13 * s));
+        EXPECT_EQ(out.height(), std::lround(7 * s));
+        EXPECT_EQ(out.channels(), 3);
+    }
+    const Image<U8> same = upscale(in.view(), opts_of(UpscaleMethod::LSeabi, 1.0));
+    EXPECT_TRUE(images_near(same.view(), in.view(), 0.0));
+}
+
+TEST(Upscale, ColourConstantStaysConstantAndAlphaIsKept) {
+    Image<U8> in(9, 6, 4);
+    for (int y = 0; y < 6; ++y)
+        for (int x = 0; x < 9; ++x) {
+            in(x, y, 0) = 200;
+            in(x, y, 1) = 120;
+            in(x, y, 2) = 40;
+            in(x, y, 3) = 255;
+        }
+    for (UpscaleMethod m : {UpscaleMethod::LSeai, UpscaleMethod::SilSeabi, UpscaleMethod::LSeabi,
+                            UpscaleMethod::Tap6, UpscaleMethod::Bicubic}) {
+        const Image<U8> out = upscale(in.view(), opts_of(m, 2));
+        ASSERT_EQ(out.channels(), 4);
+        for (int y = 0; y < 12; ++y)
+            for (int x = 0; x < 18; ++x) {
+                ASSERT_NEAR(out(x, y, 0), 200, 1) << to_string(m);
+                ASSERT_NEAR(out(x, y, 1), 120, 1);
+                ASSERT_NEAR(out(x, y, 2), 40, 1);
+                ASSERT_EQ(out(x, y, 3), 255);
+            }
+    }
+}
+
+TEST(Upscale, LumaGoesThroughSeabi) {
+    // A gray RGB image: its Y plane is 16 + 219 v / 255; the output's Y equals SEABI of it
+    // within the colour conversion's rounding.
+    const Image<U8> g = random_image<U8>(16, 10, 1, 6);
+    Image<U8> rgb(16, 10, 3);
+    Image<U8> y(16, 10, 1);
+    for (int r = 0; r < 10; ++r)
+        for (int c = 0; c < 16; ++c) {
+            for (int k = 0; k < 3; ++k) rgb(c, r, k) = g(c, r);
+            y(c, r) = static_cast<U8>(std::nearbyint(16.0 + 219.0 * g(c, r) / 255.0));
+        }
+    const Image<U8> out = upscale(rgb.view(), opts_of(UpscaleMethod::SilSeabi));
+    const Image<U8> ys = seabi_upscale2(y.view());
+    int bad = 0;
+    for (int r = 0; r < 20; ++r)
+        for (int c = 0; c < 32; ++c) {
+            const double yo = 16.0 + 219.0 * out(c, r, 1) / 255.0;  // gray: G carries Y
+            // Y outside the studio range [16, 235] is clipped by the RGB conversion.
+            const double want = std::clamp(static_cast<double>(ys(c, r)), 16.0, 235.0);
+            if (std::abs(yo - want) > 1.0) ++bad;
+        }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(UpscaleErrors, BadInputIsRefused) {
+    const Image<U8> in = random_image<U8>(8, 6, 1, 1);
+    for (double s : {0.5, 0.0, 17.0, std::nan(""), std::numeric_limits<double>::infinity()})
+        expect_error(ErrorCode::InvalidArgument, "scale",
+                     [&] { upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, s)); });
+    UpscaleOptions o;
+    o.method = UpscaleMethod::LSeabi;
+    o.max_iterations = 0;
+    expect_error(ErrorCode::InvalidArgument, "max_iterations", [&] { upscale(in.view(), o); });
+    o.max_iterations = 4;
+    o.max_error = -1;
+    expect_error(ErrorCode::InvalidArgument, "max_error", [&] { upscale(in.view(), o); });
+    const Image<U8> two = random_image<U8>(8, 6, 2, 1);
+    expect_error(ErrorCode::InvalidArgument, "2 channels", [&] { upscale(two.view()); });
+    expect_error(ErrorCode::InvalidArgument, "empty", [&] { upscale(ImageView<const U8>()); });
+    expect_error(ErrorCode::InvalidArgument, "allowed: lseai",
+                 [] { parse_upscale_method("nearest"); });
+    UpscaleOptions bad;
+    bad.method = static_cast<UpscaleMethod>(99);
+    expect_error(ErrorCode::InvalidArgument, "unknown upscale method",
+                 [&] { upscale(in.view(), bad); });
+    // 16-bit and float images: refused, naming the type and the conversion.
+    const AnyImage u16(random_image<std::uint16_t>(8, 6, 1, 2));
+    expect_error(ErrorCode::UnsupportedFormat, "u16", [&] { upscale(u16); });
+    const AnyImage f32(random_image<float>(8, 6, 3, 2));
+    expect_error(ErrorCode::UnsupportedFormat, "convert", [&] { upscale(f32); });
+    const AnyImage u8(random_image<U8>(8, 6, 3, 2));
+    EXPECT_EQ(upscale(u8).width(), 16);
+}
+
+}  // namespace
+}  // namespace upres
