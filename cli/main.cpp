@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include <upres/error.hpp>
 #include "commands.hpp"
@@ -37,15 +38,28 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
         ->capture_default_str();
     app.add_option("--threads", common.threads, "CPU threads (0: all cores)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0, 4096))
         ->capture_default_str();
-    app.add_flag("-q,--quiet", common.quiet, "No progress output");
+    app.add_flag("-q,--quiet", common.quiet,
+                 "No progress or informational output (results are still printed)");
     for (int i = 0; i < cli::kCommandCount; ++i) cli::kCommands[i].add(app, common);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // --help / --version exit 0; usage errors print one line and exit 1.
         if (e.get_exit_code() == 0) return app.exit(e);
+        // An unknown command name leaves no subcommand parsed and the name unparsed: say so
+        // rather than CLI11's "A subcommand is required".
+        const auto rest = app.remaining();
+        if (app.get_subcommands().empty() && !rest.empty() && !rest.front().empty() &&
+            rest.front()[0] != '-') {
+            std::string names;
+            for (int i = 0; i < cli::kCommandCount; ++i)
+                names += std::string(i ? ", " : "") + cli::kCommands[i].name;
+            std::fprintf(stderr, "upres: unknown command '%s' (commands: %s; see 'upres --help')\n",
+                         rest.front().c_str(), names.c_str());
+            return 1;
+        }
         std::fprintf(stderr, "upres: %s (see 'upres --help')\n", e.what());
         return 1;
     } catch (const Error& e) {

@@ -1,0 +1,174 @@
+#include "util.hpp"
+
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+#include <variant>
+
+namespace upres::cli {
+
+AnyImage read_input(const std::string& path, const std::string& format) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw Error(ErrorCode::IoError,
+                    fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    if (S_ISDIR(st.st_mode))
+        throw Error(ErrorCode::IoError, fmt::format("cannot read '{}': is a directory", path));
+    ReadOptions opts;
+    opts.format = parse_file_format(format);
+    return read_image(path, opts);
+}
+
+FileFormat output_format(const std::string& path, const std::string& format) {
+    FileFormat f = parse_file_format(format);
+    if (f == FileFormat::Auto) f = format_from_path(path);
+    if (!format_supported(f))
+        throw Error(
+            ErrorCode::UnsupportedFormat,
+            fmt::format("{}: format {} is not supported by this build", path, to_string(f)));
+    return f;
+}
+
+std::vector<PixelType> storable_depths(FileFormat f) {
+    switch (f) {
+        case FileFormat::Png:
+        case FileFormat::Pnm:
+            return {PixelType::U8, PixelType::U16};
+        case FileFormat::Jpeg:
+            return {PixelType::U8};
+        case FileFormat::Pfm:
+            return {PixelType::F32};
+        case FileFormat::Tiff:
+        case FileFormat::Npy:
+        case FileFormat::Auto:
+            return {PixelType::U8, PixelType::U16, PixelType::F32};
+    }
+    return {};
+}
+
+std::string depth_list(FileFormat f) {
+    std::string s;
+    for (PixelType t : storable_depths(f)) {
+        if (!s.empty()) s += ", ";
+        s += to_string(t);
+    }
+    return s;
+}
+
+bool can_store(FileFormat f, PixelType t) {
+    for (PixelType u : storable_depths(f))
+        if (u == t) return true;
+    return false;
+}
+
+PixelType parse_depth(const std::string& name) {
+    if (name == "u8") return PixelType::U8;
+    if (name == "u16") return PixelType::U16;
+    if (name == "f32") return PixelType::F32;
+    throw Error(ErrorCode::InvalidArgument,
+                fmt::format("unknown depth '{}' (allowed: u8, u16, f32)", name));
+}
+
+namespace {
+template <class T>
+AnyImage convert_to(const AnyImage& img, const Context& ctx) {
+    return std::visit(
+        [&ctx](const auto& im) -> AnyImage {
+            Image<T> out(im.width(), im.height(), im.channels());
+            if (im.empty()) return AnyImage(std::move(out));
+            if (ctx.backend == Backend::Cuda) {
+                // Allocating device memory throws BackendUnavailable without CUDA or a device.
+                auto d_in = clone(im.view(), Location::Device);
+                Image<T> d_out(im.width(), im.height(), im.channels(), Location::Device);
+                convert(d_in.view(), d_out.view(), true, ctx.cuda_stream);
+                copy(d_out.view(), out.view(), ctx.cuda_stream);
+            } else {
+                convert(im.view(), out.view(), true, nullptr, ctx.threads);
+            }
+            return AnyImage(std::move(out));
+        },
+        img.variant());
+}
+}  // namespace
+
+AnyImage to_depth(AnyImage&& img, PixelType t, const Context& ctx) {
+    if (img.pixel_type() == t) return std::move(img);
+    switch (t) {
+        case PixelType::U8:
+            return convert_to<std::uint8_t>(img, ctx);
+        case PixelType::U16:
+            return convert_to<std::uint16_t>(img, ctx);
+        case PixelType::F32:
+            return convert_to<float>(img, ctx);
+    }
+    throw Error(ErrorCode::Internal, "to_depth: unknown pixel type");
+}
+
+void write_output(const std::string& path, const AnyImage& img, FileFormat format) {
+    WriteOptions opts;
+    opts.format = format;
+    write_image(path, img, opts);
+}
+
+std::string json_number(double v, int digits) {
+    if (std::isnan(v)) return "\"nan\"";
+    if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+    return fmt::format("{:.{}f}", v, digits);
+}
+
+std::string describe(const AnyImage& img) {
+    return fmt::format("{} x {}, {} channel{}, {}", img.width(), img.height(), img.channels(),
+                       img.channels() == 1 ? "" : "s", to_string(img.pixel_type()));
+}
+
+// ---------------------------------------------------------------- ProgressBar
+
+ProgressBar::ProgressBar(std::string label, std::int64_t total, bool quiet)
+    : label_(std::move(label)),
+      total_(total < 0 ? 0 : total),
+      quiet_(quiet),
+      live_(!quiet && ::isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()) {
+    if (live_) draw();
+}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+void ProgressBar::update(std::int64_t done) {
+    if (finished_) return;
+    done_ = done < 0 ? 0 : (done > total_ ? total_ : done);
+    if (live_) draw();
+}
+
+void ProgressBar::draw() {
+    const int permille = total_ > 0 ? static_cast<int>(done_ * 1000 / total_) : 1000;
+    if (permille == last_drawn_) return;
+    last_drawn_ = permille;
+    constexpr int kWidth = 30;
+    const int filled = permille * kWidth / 1000;
+    std::string bar(static_cast<std::size_t>(filled), '#');
+    bar.append(static_cast<std::size_t>(kWidth - filled), '.');
+    std::fprintf(stderr, "\r%s [%s] %lld/%lld", label_.c_str(), bar.c_str(),
+                 static_cast<long long>(done_), static_cast<long long>(total_));
+    std::fflush(stderr);
+}
+
+void ProgressBar::finish() {
+    if (finished_) return;
+    finished_ = true;
+    if (quiet_) return;
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (live_) std::fprintf(stderr, "\r\033[K");  // clear the bar's line
+    std::fprintf(stderr, "%s: %lld/%lld done in %.1f s\n", label_.c_str(),
+                 static_cast<long long>(done_), static_cast<long long>(total_), s);
+    std::fflush(stderr);
+}
+
+}  // namespace upres::cli

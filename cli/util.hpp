@@ -1,0 +1,78 @@
+// Helpers shared by the CLI subcommands: reading and writing images with errors that name the
+// file, the pixel depths each file format stores, JSON number formatting and a text progress bar.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <upres/context.hpp>
+#include <upres/image.hpp>
+#include <upres/io.hpp>
+
+namespace upres::cli {
+
+// Reads an image (format from the extension, or `format` when not "auto"). A missing or
+// unreadable file is Error(IoError) naming the path; format errors come from upres::read_image.
+AnyImage read_input(const std::string& path, const std::string& format = "auto");
+
+// The format an output path will be written in: `format` when not "auto", else the extension.
+// Throws Error(UnsupportedFormat) for unknown names and formats this build cannot write.
+FileFormat output_format(const std::string& path, const std::string& format = "auto");
+
+// Pixel depths a file format stores (png: u8 u16; jpeg: u8; tiff, npy: u8 u16 f32; pfm: f32;
+// pnm: u8 u16), and the same list as text ("u8, u16").
+std::vector<PixelType> storable_depths(FileFormat f);
+std::string depth_list(FileFormat f);
+bool can_store(FileFormat f, PixelType t);
+// Parses "u8", "u16", "f32"; throws Error(InvalidArgument) listing the allowed names.
+PixelType parse_depth(const std::string& name);
+
+// A copy of img converted to pixel type t with normalized ranges (upres::convert); a plain
+// move when the type already matches. With ctx.backend == Cuda the conversion runs on the
+// device (the image is staged there and back; Error(BackendUnavailable) without CUDA);
+// otherwise on the host with ctx.threads.
+AnyImage to_depth(AnyImage&& img, PixelType t, const Context& ctx = {});
+
+// Writes img to path in `format` (Auto: from the extension). upres::write_image writes to a
+// temporary file renamed over the target when complete, so a failure leaves no partial file.
+void write_output(const std::string& path, const AnyImage& img, FileFormat format);
+
+// "12.3456" with `digits` decimals for finite values; JSON has no infinity or NaN, so
+// non-finite values become the strings "inf", "-inf" and "nan" (docs/cli.md).
+std::string json_number(double v, int digits = 6);
+
+// "493 x 356, 3 channels, u8".
+std::string describe(const AnyImage& img);
+
+// Text progress bar for long commands (batch, video). Draws "label [#####.....] 12/40" on
+// stderr, redrawn in place, only when stderr is a terminal and the command is not --quiet;
+// otherwise prints just the final line "label: 40/40 done in 1.2 s" (nothing with --quiet).
+class ProgressBar {
+  public:
+    ProgressBar(std::string label, std::int64_t total, bool quiet);
+    ~ProgressBar();  // calls finish() if not done yet
+    ProgressBar(const ProgressBar&) = delete;
+    ProgressBar& operator=(const ProgressBar&) = delete;
+
+    void update(std::int64_t done);  // done in [0, total]
+    void step() { update(done_ + 1); }
+    void finish();  // prints the final line once
+
+    // Whether the live bar is drawn (stderr is a terminal and not quiet).
+    bool live() const noexcept { return live_; }
+
+  private:
+    void draw();
+    std::string label_;
+    std::int64_t total_;
+    std::int64_t done_ = 0;
+    bool quiet_;
+    bool live_;
+    bool finished_ = false;
+    int last_drawn_ = -1;  // per-mille last drawn, to redraw at most 1000 times
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace upres::cli

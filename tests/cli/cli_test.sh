@@ -1,0 +1,346 @@
+#!/usr/bin/env bash
+# End-to-end tests of the upres command-line tool, run by CTest (tests/cli/CMakeLists.txt):
+#   tests/cli/cli_test.sh path/to/upres [repo root]
+# Prints one PASS/FAIL/SKIP line per check and exits non-zero if any check failed.
+# Exit codes checked here are documented in docs/cli.md (0 ok, 1 usage, 2 + ErrorCode - 1).
+set -uo pipefail
+
+upres=${1:?usage: cli_test.sh path/to/upres [repo root]}
+root=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+sample="$root/examples/data/butterfly.png"
+py=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/upres-cli-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Exit codes (upres::exit_code).
+EX_USAGE=1
+EX_INVALID=2      # invalid_argument
+EX_FORMAT=3       # unsupported_format
+EX_IO=4           # io_error
+
+passed=0
+failed=0
+skipped=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
+skip() { echo "SKIP: $1"; skipped=$((skipped + 1)); }
+
+# run NAME CMD...: runs a command, keeping stdout, stderr and the exit code in $out $err $rc.
+run() {
+    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    out=$(cat "$tmp/stdout")
+    err=$(cat "$tmp/stderr")
+}
+# expect_rc NAME WANT: checks $rc, showing stderr on failure.
+expect_rc() {
+    if [ "$rc" -eq "$2" ]; then
+        pass "$1 (exit $rc)"
+    else
+        fail "$1: exit $rc, expected $2; stderr: $err"
+    fi
+}
+# expect_one_line_error NAME WANT_RC PATTERN: exit code WANT_RC, exactly one line on stderr
+# matching PATTERN (grep -E), nothing on stdout.
+expect_one_line_error() {
+    local lines
+    lines=$(printf '%s' "$err" | grep -c '' || true)
+    if [ "$rc" -ne "$2" ]; then
+        fail "$1: exit $rc, expected $2; stderr: $err"
+    elif [ "$lines" -ne 1 ]; then
+        fail "$1: $lines lines on stderr, expected 1: $err"
+    elif ! printf '%s' "$err" | grep -Eq -- "$3"; then
+        fail "$1: stderr does not match '$3': $err"
+    elif [ -n "$out" ]; then
+        fail "$1: unexpected stdout: $out"
+    else
+        pass "$1 (exit $rc: $err)"
+    fi
+}
+# json_check NAME EXPR: stdout is exactly one JSON object and the Python expression EXPR on it
+# (called d) is true.
+json_check() {
+    if [ -x "$py" ]; then
+        if printf '%s' "$out" | "$py" -c '
+import json, sys
+text = sys.stdin.read()
+d = json.loads(text)
+assert isinstance(d, dict), "not an object"
+assert text.strip().count("\n") == 0, "more than one line"
+ok = eval(sys.argv[1])
+sys.exit(0 if ok else 1)' "$2" 2>"$tmp/pyerr"; then
+            pass "$1: $out"
+        else
+            fail "$1: '$out' is not valid JSON or fails $2 ($(cat "$tmp/pyerr"))"
+        fi
+    else
+        if printf '%s' "$out" | grep -Eq '^\{"psnr": ("inf"|[0-9.]+), "ssim": [0-9.]+\}$'; then
+            pass "$1 (grep, no /usr/bin/python3): $out"
+        else
+            fail "$1: '$out' does not look like the expected JSON object"
+        fi
+    fi
+}
+
+[ -x "$upres" ] || { echo "FAIL: $upres is not an executable"; exit 1; }
+[ -f "$sample" ] || { echo "FAIL: sample image $sample is missing"; exit 1; }
+
+# ---------------------------------------------------------------- help, version, info
+run "$upres" --help
+expect_rc "--help" 0
+for c in info compare convert; do
+    if printf '%s' "$out" | grep -Eq "^ +$c( |$)"; then pass "--help lists $c"; else fail "--help does not list $c"; fi
+done
+run "$upres" --version
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -Eq '^upres [0-9]+\.[0-9]+\.[0-9]+'; then
+    pass "--version prints '$out'"
+else
+    fail "--version: exit $rc, '$out'"
+fi
+run "$upres" info
+expect_rc "info" 0
+if printf '%s' "$out" | grep -q '^CUDA backends:'; then pass "info shows the CUDA build flag"; else fail "info output: $out"; fi
+run "$upres"
+expect_one_line_error "no subcommand is a usage error" $EX_USAGE 'upres: .*subcommand'
+
+# ---------------------------------------------------------------- usage errors
+run "$upres" info --bogus
+expect_one_line_error "unknown flag" $EX_USAGE 'upres: .*--bogus'
+run "$upres" compare "$sample"
+expect_one_line_error "missing argument" $EX_USAGE 'upres: .*B'
+run "$upres" --backend gpu info
+expect_one_line_error "bad --backend value" $EX_USAGE 'upres: .*(gpu|backend)'
+run "$upres" --threads -1 info
+expect_one_line_error "negative --threads" $EX_USAGE 'upres: .*threads'
+run "$upres" convert "$sample" "$tmp/x.png" --depth u12
+expect_one_line_error "bad --depth value" $EX_USAGE 'upres: .*u12'
+run "$upres" frobnicate
+expect_one_line_error "unknown subcommand" $EX_USAGE 'upres: .*frobnicate'
+
+# ---------------------------------------------------------------- compare
+run "$upres" compare "$sample" "$sample" --json
+expect_rc "compare identical --json" 0
+json_check "compare identical: psnr is \"inf\", ssim 1" 'd["psnr"] == "inf" and abs(d["ssim"] - 1) < 1e-9 and set(d) == {"psnr", "ssim"}'
+
+run "$upres" compare "$sample" "$sample"
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q '^PSNR: inf' && printf '%s' "$out" | grep -q '^SSIM: 1.000000'; then
+    pass "compare identical (text)"
+else
+    fail "compare identical (text): exit $rc, '$out' $err"
+fi
+
+# A different image: the sample through a low-quality JPEG (convert keeps u8).
+run "$upres" convert "$sample" "$tmp/lossy.jpg"
+expect_rc "convert png -> jpeg" 0
+run "$upres" compare "$sample" "$tmp/lossy.jpg" --json
+expect_rc "compare different --json" 0
+json_check "compare different: finite psnr in (20, 60), ssim in (0.5, 1)" 'isinstance(d["psnr"], float) and 20 < d["psnr"] < 60 and 0.5 < d["ssim"] < 1'
+psnr_y=$(printf '%s' "$out" | sed -E 's/.*"psnr": ([0-9.]+).*/\1/')
+run "$upres" compare "$sample" "$tmp/lossy.jpg" --json --no-y --shave 4
+json_check "compare --no-y --shave 4 is valid JSON" 'isinstance(d["psnr"], float) and d["psnr"] > 0'
+if [ "$(printf '%s' "$out" | sed -E 's/.*"psnr": ([0-9.]+).*/\1/')" != "$psnr_y" ]; then
+    pass "--no-y --shave changes the result"
+else
+    fail "--no-y --shave gives the same PSNR as the default ($psnr_y)"
+fi
+
+run "$upres" compare "$sample" "$tmp/missing.png"
+expect_one_line_error "compare: missing file is an io error" $EX_IO 'missing\.png'
+"$upres" convert "$root/examples/data/butterfly.png" "$tmp/small.npy" >/dev/null 2>&1
+if [ -x "$py" ]; then
+    "$py" -c 'import numpy as np, sys; np.save(sys.argv[1], np.load(sys.argv[2])[:100, :120])' \
+        "$tmp/crop.npy" "$tmp/small.npy"
+    run "$upres" compare "$sample" "$tmp/crop.npy"
+    expect_one_line_error "compare: size mismatch" $EX_INVALID '256 x 256.*120 x 100|120 x 100.*256 x 256'
+else
+    skip "compare: size mismatch (needs /usr/bin/python3 with numpy)"
+fi
+run "$upres" compare "$sample" "$sample" --shave 128
+expect_one_line_error "compare: --shave too large" $EX_INVALID 'shave'
+
+# ---------------------------------------------------------------- convert round trips
+run "$upres" convert "$sample" "$tmp/a.pfm"
+expect_one_line_error "convert u8 -> pfm without --depth names the allowed depth" $EX_FORMAT 'f32'
+if [ ! -e "$tmp/a.pfm" ]; then pass "no output file after a refused conversion"; else fail "$tmp/a.pfm was written"; fi
+run "$upres" convert "$sample" "$tmp/a.pfm" --depth f32
+expect_rc "convert png -> pfm --depth f32" 0
+run "$upres" convert "$tmp/a.pfm" "$tmp/b.png"
+expect_one_line_error "convert f32 -> png without --depth names u8, u16" $EX_FORMAT 'u8, u16'
+run "$upres" convert "$tmp/a.pfm" "$tmp/b.png" --depth u8
+expect_rc "convert pfm -> png --depth u8" 0
+run "$upres" compare "$sample" "$tmp/b.png" --json
+json_check "png -> pfm -> png round trip is exact" 'd["psnr"] == "inf"'
+
+run "$upres" convert "$sample" "$tmp/c.npy"
+expect_rc "convert png -> npy (u8 kept)" 0
+run "$upres" convert "$tmp/c.npy" "$tmp/c.png"
+expect_rc "convert npy -> png" 0
+run "$upres" compare "$sample" "$tmp/c.png" --json
+json_check "png -> npy -> png round trip is exact" 'd["psnr"] == "inf"'
+run "$upres" convert "$sample" "$tmp/d.npy" --depth f32
+expect_rc "convert png -> npy --depth f32" 0
+if [ -x "$py" ]; then
+    if "$py" -c '
+import numpy as np, sys
+a = np.load(sys.argv[1])
+assert a.dtype == np.float32 and a.shape == (256, 256, 3), (a.dtype, a.shape)
+assert 0 <= a.min() and a.max() <= 1 and a.max() > 0.5
+' "$tmp/d.npy" 2>"$tmp/pyerr"; then
+        pass "npy f32 output reads in numpy as float32 (256, 256, 3) in [0, 1]"
+    else
+        fail "npy f32 output: $(cat "$tmp/pyerr")"
+    fi
+else
+    skip "numpy check of the npy output (no /usr/bin/python3)"
+fi
+run "$upres" convert "$tmp/d.npy" "$tmp/e.png" --depth u16
+expect_rc "convert npy f32 -> png --depth u16" 0
+run "$upres" convert "$tmp/e.png" "$tmp/f.png" --depth u8
+run "$upres" compare "$sample" "$tmp/f.png" --json
+json_check "u8 -> f32 -> u16 -> u8 round trip is exact" 'd["psnr"] == "inf"'
+run "$upres" convert "$tmp/e.png" "$tmp/g.jpg"
+expect_one_line_error "convert u16 -> jpeg names the allowed depth u8" $EX_FORMAT 'u8'
+run "$upres" convert "$sample" "$tmp/h.bin"
+expect_one_line_error "convert: unknown output extension" $EX_FORMAT '\.bin'
+run "$upres" convert "$sample" "$tmp/h.bin" --format png
+expect_rc "convert --format png to a .bin path" 0
+
+# ---------------------------------------------------------------- output errors
+run "$upres" convert "$sample" "$tmp/no/such/dir/out.png"
+expect_one_line_error "unwritable output path is an io error" $EX_IO 'out\.png'
+if [ ! -e "$tmp/no" ]; then pass "nothing created for an unwritable path"; else fail "$tmp/no was created"; fi
+mkdir -p "$tmp/w" "$tmp/w/taken.png"
+run "$upres" convert "$sample" "$tmp/w/taken.png"
+expect_one_line_error "output path that is a directory is an io error" $EX_IO 'taken\.png'
+left=$(ls -A "$tmp/w")
+if [ "$left" = "taken.png" ] && [ -z "$(ls -A "$tmp/w/taken.png")" ]; then
+    pass "no partial or temporary file left after a failed write"
+else
+    fail "files left after a failed write: $(ls -lA "$tmp/w" "$tmp/w/taken.png")"
+fi
+run "$upres" convert "$tmp/missing.png" "$tmp/w/out.png"
+expect_one_line_error "convert: missing input is an io error" $EX_IO 'missing\.png'
+run "$upres" convert "$tmp" "$tmp/w/out.png"
+expect_one_line_error "convert: directory as input is an io error" $EX_IO 'directory'
+printf 'not a png' >"$tmp/bad.png"
+run "$upres" convert "$tmp/bad.png" "$tmp/w/out.png"
+if [ "$rc" -ge 2 ] && [ "$(printf '%s' "$err" | grep -c '')" -eq 1 ] && [ ! -e "$tmp/w/out.png" ]; then
+    pass "corrupt input: one-line error, exit $rc ($err)"
+else
+    fail "corrupt input: exit $rc, stderr: $err"
+fi
+
+# ---------------------------------------------------------------- backends
+run "$upres" --backend reference compare "$sample" "$tmp/lossy.jpg" --json
+json_check "compare --backend reference" 'isinstance(d["psnr"], float)'
+ref_psnr=$(printf '%s' "$out" | sed -E 's/.*"psnr": ([0-9.]+).*/\1/')
+if [ "$ref_psnr" = "$psnr_y" ]; then
+    pass "reference and cpu backends agree on PSNR ($ref_psnr)"
+else
+    fail "reference PSNR $ref_psnr differs from cpu $psnr_y"
+fi
+
+# A forced backend runs or fails, never silently runs elsewhere (exit 7: backend_unavailable).
+run "$upres" info
+if printf '%s' "$out" | grep -q '^CUDA devices: *none'; then
+    run "$upres" --backend cuda convert "$sample" "$tmp/cuda.pfm" --depth f32
+    expect_one_line_error "convert --backend cuda without a CUDA device" 7 'cuda'
+    if [ ! -e "$tmp/cuda.pfm" ]; then pass "no output after a backend error"; else fail "$tmp/cuda.pfm written"; fi
+    run "$upres" --backend cuda compare "$sample" "$sample"
+    expect_one_line_error "compare --backend cuda without a CUDA device" 7 'cuda'
+else
+    run "$upres" --backend cuda convert "$sample" "$tmp/cuda.pfm" --depth f32
+    expect_rc "convert --backend cuda on a CUDA device" 0
+    run "$upres" compare "$tmp/a.pfm" "$tmp/cuda.pfm" --json
+    json_check "CUDA and CPU u8 -> f32 conversions are identical" 'd["psnr"] == "inf"'
+fi
+
+# ---------------------------------------------------------------- warp (scripts/demo's job)
+run "$upres" --help
+if printf '%s' "$out" | grep -Eq '^ +warp( |$)'; then
+    run "$upres" warp "$sample" "$tmp/zoom.png" --zoom 2
+    expect_rc "warp --zoom 2" 0
+    if [ -x "$py" ] && [ -f "$tmp/zoom.png" ]; then
+        if "$py" -c '
+import sys, cv2
+im = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)
+assert im is not None and im.shape == (512, 512, 3), None if im is None else im.shape
+' "$tmp/zoom.png" 2>"$tmp/pyerr"; then
+            pass "warp --zoom 2 writes a 512 x 512 RGB image"
+        else
+            fail "warp --zoom 2 output: $(cat "$tmp/pyerr")"
+        fi
+    fi
+    run "$upres" warp "$sample" "$tmp/zoom2.png" --zoom 2 --bogus-flag
+    expect_one_line_error "warp: unknown flag" $EX_USAGE 'bogus-flag'
+else
+    skip "warp is not built into this upres yet"
+fi
+
+# ---------------------------------------------------------------- warp (warp helper's checks)
+run "$upres" --help
+if printf '%s' "$out" | grep -Eq '^ +warp( |$)'; then
+    # Float stays float; rotation matches scipy.ndimage.rotate(order=3, mode='mirror').
+    if [ -x "$py" ] && "$py" -c '
+import sys, numpy as np
+rng = np.random.default_rng(3)
+np.save(sys.argv[1], rng.random((21, 30)).astype(np.float32))
+f = rng.uniform(-2, 2, (21, 30, 2)).astype(np.float32)
+np.save(sys.argv[2], f)
+' "$tmp/wf.npy" "$tmp/flow.npy" 2>"$tmp/pyerr"; then
+        run "$upres" warp "$tmp/wf.npy" "$tmp/wr.npy" --rotate 25
+        expect_rc "warp --rotate 25 (npy float)" 0
+        if "$py" -c '
+import sys, numpy as np, scipy.ndimage as nd
+a = np.load(sys.argv[1]).astype(np.float64); b = np.load(sys.argv[2])
+assert b.dtype == np.float32 and b.shape == a.shape, (b.dtype, b.shape)
+want = nd.rotate(a, 25, reshape=False, order=3, mode="mirror")
+assert np.abs(b - want).max() < 1e-4, np.abs(b - want).max()
+' "$tmp/wf.npy" "$tmp/wr.npy" 2>"$tmp/pyerr"; then
+            pass "warp --rotate 25 matches scipy.ndimage.rotate(order=3, mirror)"
+        else
+            fail "warp --rotate vs scipy: $(cat "$tmp/pyerr")"
+        fi
+        run "$upres" warp "$tmp/wf.npy" "$tmp/wz.npy" --size 17x9 --interp linear --border constant --fill 0.5
+        if [ "$rc" -eq 0 ] && "$py" -c '
+import sys, numpy as np, scipy.ndimage as nd, warnings
+a = np.load(sys.argv[1]).astype(np.float64); b = np.load(sys.argv[2])
+warnings.simplefilter("ignore")
+want = nd.zoom(a, (9 / 21, 17 / 30), order=1, mode="constant", cval=0.5, grid_mode=True)
+assert b.shape == (9, 17) and np.abs(b - want).max() < 1e-5, (b.shape, np.abs(b - want).max())
+' "$tmp/wf.npy" "$tmp/wz.npy" 2>"$tmp/pyerr"; then
+            pass "warp --size 17x9 --interp linear --border constant matches scipy zoom(grid_mode)"
+        else
+            fail "warp --size vs scipy (exit $rc): $err $(cat "$tmp/pyerr")"
+        fi
+        run "$upres" warp "$tmp/wf.npy" "$tmp/wflow.npy" --flow "$tmp/flow.npy" --interp nearest
+        expect_rc "warp --flow (2-channel npy)" 0
+    else
+        skip "warp numeric checks need /usr/bin/python3 with numpy/scipy"
+    fi
+    run "$upres" warp "$sample" "$tmp/w1.png" --zoom 2 --rotate 10
+    expect_one_line_error "warp: two transforms" $EX_USAGE 'only one transform'
+    run "$upres" warp "$sample" "$tmp/w1.png"
+    expect_one_line_error "warp: no transform" $EX_USAGE 'one transform'
+    run "$upres" warp "$sample" "$tmp/w1.png" --affine 1,0,0,0,1
+    expect_one_line_error "warp: --affine with 5 numbers" $EX_USAGE '6 numbers'
+    run "$upres" warp "$sample" "$tmp/w1.png" --affine 1,2,0,2,4,0
+    expect_one_line_error "warp: singular affine" $EX_INVALID 'singular'
+    run "$upres" warp "$sample" "$tmp/w1.png" --zoom 2 --prefilter fir8
+    expect_one_line_error "warp: even FIR length" $EX_INVALID 'fir8'
+    run "$upres" warp "$sample" "$tmp/w1.png" --zoom 2 --fast --backend cpu
+    expect_one_line_error "warp: --fast on the cpu backend" $EX_INVALID 'fast_texture'
+    run "$upres" warp "$sample" "$tmp/w1.png" --zoom 0.5 --antialias
+    expect_one_line_error "warp: --antialias with bspline" $EX_INVALID 'linear or cubic'
+    run "$upres" warp "$sample" "$tmp/w1.png" --zoom 0.5 --antialias --interp cubic --border reflect
+    expect_rc "warp --zoom 0.5 --antialias --interp cubic (MATLAB imresize)" 0
+    run "$upres" warp "$sample" "$tmp/w1.pfm" --zoom 2
+    expect_one_line_error "warp: u8 image to PFM" $EX_FORMAT 'pfm'
+    run "$upres" warp "$sample" "$tmp/w1.png" --flow "$tmp/missing.npy"
+    expect_one_line_error "warp: missing flow file" $EX_IO 'missing.npy'
+else
+    skip "warp is not built into this upres yet"
+fi
+
+echo "cli_test: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
