@@ -6,6 +6,10 @@
 namespace upres::cli {
 
 void add_info(CLI::App& app, const Common& common);
+void add_compare(CLI::App& app, const Common& common);
+void add_convert(CLI::App& app, const Common& common);
+void add_upscale(CLI::App& app, const Common& common);
+void add_warp(CLI::App& app, const Common& common);
 
 extern const CommandEntry kCommands[];
 extern const int kCommandCount;

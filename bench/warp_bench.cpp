@@ -1,0 +1,227 @@
+// Benchmarks of the CUDA warp (docs/ops/warp.md, CUDA section; docs/ops/bspline_paper.md).
+//
+//   Cuda_WarpRotate/<mode>   2048^2 float32, 1 channel, rotation by 30 degrees about the centre,
+//                            Border::Mirror (the setting of cupyx.scipy.ndimage.rotate(order=3,
+//                            mode='mirror', reshape=False), tools/peers/warp_peers.py);
+//   Cuda_WarpZoom/<mode>/<z> zoom x2, x4, x8, x16 to a 2048^2 output (paper Table 3);
+//   Cuda_BsplinePrefilter/<fir>/<n>  the prefilter alone, n^2 float32 (paper Table 1).
+// Modes: nearest, linear, cubic (Keys), bspline_iir (exact prefilter + interpolation),
+// bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_fused (one pass,
+// src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode).
+// B-spline times include the prefilter. Bytes: input read once + output written once (the
+// floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
+// measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <upres/bspline.hpp>
+#include <upres/warp.hpp>
+
+#include "bench_util.hpp"
+
+#if UPRES_HAVE_CUDA
+#include "ops/bspline/bspline_backends.hpp"
+#include "ops/warp/warp_backends.hpp"
+#include "ops/warp/warp_cuda.hpp"
+#endif
+
+namespace upres::bench {
+namespace {
+
+#if UPRES_HAVE_CUDA
+enum Mode {
+    kNearest,
+    kLinear,
+    kCubic,
+    kBsplineIir,
+    kBsplineFir15,
+    kBsplineFir15Fused,
+    kBsplineFir15Texture,
+    kLinearTexture,
+};
+const char* const kModeNames[] = {"nearest",
+                                  "linear",
+                                  "cubic",
+                                  "bspline_iir",
+                                  "bspline_fir15",
+                                  "bspline_fir15_fused",
+                                  "bspline_fir15_texture",
+                                  "linear_texture"};
+
+// Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
+// event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
+double copy_bytes_per_s() {
+    static double bw = [] {
+        Stream st;
+        const std::size_t bytes = std::size_t{256} << 20;
+        DeviceBuffer a(bytes), b(bytes);
+        fill_random_device(a.as<float>(), bytes / 4, 5, st);
+        cudaEvent_t e0, e1;
+        UPRES_BENCH_CUDA(cudaEventCreate(&e0));
+        UPRES_BENCH_CUDA(cudaEventCreate(&e1));
+        std::vector<float> ms;
+        for (int i = 0; i < 23; ++i) {
+            UPRES_BENCH_CUDA(cudaEventRecord(e0, st));
+            launch_copy_kernel(a.get(), b.get(), bytes, st);
+            UPRES_BENCH_CUDA(cudaEventRecord(e1, st));
+            UPRES_BENCH_CUDA(cudaEventSynchronize(e1));
+            float t = 0;
+            UPRES_BENCH_CUDA(cudaEventElapsedTime(&t, e0, e1));
+            if (i >= 3) ms.push_back(t);
+        }
+        UPRES_BENCH_CUDA(cudaEventDestroy(e0));
+        UPRES_BENCH_CUDA(cudaEventDestroy(e1));
+        std::sort(ms.begin(), ms.end());
+        return 2.0 * static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e-3);
+    }();
+    return bw;
+}
+
+// One image set: source, B-spline coefficients, output.
+struct Set {
+    DeviceBuffer src, coef, dst;
+};
+
+WarpPlan plan_for(Mode mode, const Affine& a, Transform::Kind kind) {
+    WarpPlan p;
+    p.kind = kind;
+    for (int i = 0; i < 6; ++i) p.m[i] = a.m[i];
+    p.m[6] = 0, p.m[7] = 0, p.m[8] = 1;
+    p.border = Border::Mirror;
+    switch (mode) {
+        case kNearest:
+            p.interp = Interp::Nearest;
+            break;
+        case kLinear:
+        case kLinearTexture:
+            p.interp = Interp::Linear;
+            break;
+        case kCubic:
+            p.interp = Interp::Cubic;
+            break;
+        default:
+            p.interp = Interp::BSpline;
+    }
+    p.fast_texture = mode == kBsplineFir15Texture || mode == kLinearTexture;
+    return p;
+}
+
+// Queues one warp of `mode` (prefilter included) from set s.
+void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const WarpPlan& p,
+             cudaStream_t st) {
+    const Span2D<const float> src{s.src.as<const float>(), sw, sh, 1, sw};
+    const Span2D<float> dst{s.dst.as<float>(), dw, dh, 1, dw};
+    if (p.interp != Interp::BSpline) {
+        cuda::warp(src, dst, p, st);
+        return;
+    }
+    if (mode == kBsplineFir15Fused) {
+        cuda::warp_bspline_fused(src, dst, p, 15, st);
+        return;
+    }
+    const Span2D<float> coef{s.coef.as<float>(), sw, sh, 1, sw};
+    PrefilterOptions po;
+    po.border = Border::Mirror;
+    po.fir_length = mode == kBsplineIir ? 0 : 15;
+    cuda::bspline_prefilter(src, coef, po, st);
+    cuda::warp(Span2D<const float>{coef.data, sw, sh, 1, sw}, dst, p, st);
+}
+
+void run_warp(benchmark::State& state, Mode mode, int sw, int sh, int dw, int dh,
+              const WarpPlan& p) {
+    if (!require_cuda(state)) return;
+    Stream st;
+    const std::size_t in_bytes = sizeof(float) * sw * sh, out_bytes = sizeof(float) * dw * dh;
+    const int sets = rotation_count(2 * in_bytes + out_bytes, device_l2_bytes(), 8);
+    std::vector<Set> v(sets);
+    for (int i = 0; i < sets; ++i) {
+        v[i].src = DeviceBuffer(in_bytes);
+        v[i].coef = DeviceBuffer(in_bytes);
+        v[i].dst = DeviceBuffer(out_bytes);
+        fill_random_device(v[i].src.as<float>(), static_cast<std::size_t>(sw) * sh, 77 + i, st);
+    }
+    time_device(state, st,
+                [&](std::int64_t i) { enqueue(mode, v[i % sets], sw, sh, dw, dh, p, st); });
+    const double bytes = static_cast<double>(in_bytes + out_bytes);
+    set_rates(state, static_cast<double>(dw) * dh, bytes);
+    state.counters["copy_frac"] =
+        benchmark::Counter(bytes * static_cast<double>(state.iterations()) / copy_bytes_per_s(),
+                           benchmark::Counter::kIsRate);
+    state.SetLabel(kModeNames[mode]);
+}
+
+// Device copy floor of this process (read + write), the reference of copy_frac.
+void Cuda_WarpCopyFloor(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    Stream st;
+    const std::size_t bytes = std::size_t{256} << 20;
+    DeviceBuffer a(bytes), b(bytes);
+    fill_random_device(a.as<float>(), bytes / 4, 5, st);
+    time_device(state, st, [&](std::int64_t) { launch_copy_kernel(a.get(), b.get(), bytes, st); });
+    set_rates(state, 0, 2.0 * bytes);
+}
+
+void Cuda_WarpRotate(benchmark::State& state) {
+    const Mode mode = static_cast<Mode>(state.range(0));
+    const int n = static_cast<int>(state.range(1));
+    run_warp(state, mode, n, n, n, n,
+             plan_for(mode, rotation(30.0, n, n), Transform::Kind::Affine));
+}
+
+void Cuda_WarpZoom(benchmark::State& state) {
+    const Mode mode = static_cast<Mode>(state.range(0));
+    const int z = static_cast<int>(state.range(1)), n = 2048, m = n / z;
+    const double s = resize_coeff(m, n);
+    Affine a;
+    a.m[0] = s, a.m[1] = 0, a.m[2] = 0.5 * s - 0.5, a.m[3] = 0, a.m[4] = s, a.m[5] = 0.5 * s - 0.5;
+    run_warp(state, mode, m, m, n, n, plan_for(mode, a, Transform::Kind::Resize));
+}
+
+void Cuda_BsplinePrefilter(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    const int fir = static_cast<int>(state.range(0)), n = static_cast<int>(state.range(1));
+    Stream st;
+    const std::size_t bytes = sizeof(float) * n * n;
+    const int sets = rotation_count(2 * bytes, device_l2_bytes(), 8);
+    std::vector<DeviceBuffer> a, b;
+    for (int i = 0; i < sets; ++i) {
+        a.emplace_back(bytes);
+        b.emplace_back(bytes);
+        fill_random_device(a.back().as<float>(), static_cast<std::size_t>(n) * n, 9 + i, st);
+    }
+    PrefilterOptions po;
+    po.fir_length = fir;
+    time_device(state, st, [&](std::int64_t i) {
+        const int k = static_cast<int>(i % sets);
+        cuda::bspline_prefilter(Span2D<const float>{a[k].as<const float>(), n, n, 1, n},
+                                Span2D<float>{b[k].as<float>(), n, n, 1, n}, po, st);
+    });
+    set_rates(state, static_cast<double>(n) * n, 2.0 * bytes);
+    state.SetLabel(fir == 0 ? "iir" : "fir" + std::to_string(fir));
+}
+
+// The copy floor (the same kernel copy_bytes_per_s() times, for the report).
+BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(Cuda_WarpRotate)
+    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
+                    kBsplineFir15Texture, kLinearTexture},
+                   {2048}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Cuda_WarpZoom)
+    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused}, {2, 4, 8, 16}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Cuda_BsplinePrefilter)
+    ->ArgsProduct({{0, 15}, {1024, 2048}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+#endif
+
+}  // namespace
+}  // namespace upres::bench

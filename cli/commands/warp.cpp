@@ -1,0 +1,232 @@
+// upres warp IN OUT: geometric transforms (rotation, zoom/resize, affine, homography,
+// displacement field) with nearest, linear, Keys cubic or cubic B-spline interpolation.
+//
+// Exactly one transform: --rotate DEG (about the centre, scipy.ndimage.rotate's sense,
+// reshape=False), --zoom F (output size round(F * size)), --size WxH, --affine a,b,c,d,e,f or
+// --homography h1,...,h9 (both INVERSE maps, output pixel (x, y) -> input position:
+// u = a x + b y + c, v = d x + e y + f; homography row-major, divided by h7 x + h8 y + h9),
+// --flow FLOW (output (x, y) samples input (x + dx, y + dy); FLOW is a float32 NPY of shape
+// (H, W, 2) = (dx, dy), or a 3-channel PFM whose first two channels are dx, dy; the output has
+// FLOW's size). The pixel type is kept (float images stay float through PFM/NPY/TIFF).
+#include <fmt/core.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <upres/warp.hpp>
+#include "command.hpp"
+#include "util.hpp"
+
+namespace upres::cli {
+
+namespace {
+
+struct WarpArgs {
+    std::string in, out;
+    double rotate = 0, zoom = 0;
+    std::string size, flow;
+    std::vector<double> affine, homography;
+    std::string interp = "bspline", prefilter = "iir", border = "mirror", format = "auto";
+    float fill = 0.0f;
+    bool antialias = false, fast = false;
+};
+
+int parse_prefilter(const std::string& s) {
+    if (s == "iir") return 0;
+    if (s.size() > 3 && s.compare(0, 3, "fir") == 0) {
+        const std::string n = s.substr(3);
+        if (n.find_first_not_of("0123456789") == std::string::npos && n.size() <= 2) {
+            const int k = std::stoi(n);
+            if (k >= 3 && k <= 31 && k % 2 == 1) return k;
+        }
+    }
+    throw Error(ErrorCode::InvalidArgument,
+                "warp: unknown --prefilter '" + s + "' (allowed: iir, fir3, fir5, ..., fir31)");
+}
+
+void parse_size(const std::string& s, int& w, int& h) {
+    const auto x = s.find('x');
+    auto num = [&](const std::string& t) {
+        if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos)
+            return -1;
+        return std::stoi(t);
+    };
+    w = x == std::string::npos ? -1 : num(s.substr(0, x));
+    h = x == std::string::npos ? -1 : num(s.substr(x + 1));
+    if (w < 1 || h < 1 || w > kMaxDimension || h > kMaxDimension)
+        throw Error(ErrorCode::InvalidArgument, "warp: --size '" + s +
+                                                    "' is not WIDTHxHEIGHT with sizes 1.." +
+                                                    std::to_string(kMaxDimension));
+}
+
+// The flow field as a 2-channel float image (dx, dy).
+Image<float> read_flow(const std::string& path) {
+    AnyImage a = read_input(path);
+    if (!a.holds<float>())
+        throw Error(ErrorCode::UnsupportedFormat,
+                    "warp: flow '" + path + "' holds " + to_string(a.pixel_type()) +
+                        " values; a flow field is float32 (NPY H x W x 2, or 3-channel PFM)");
+    Image<float>& f = a.as<float>();
+    if (f.channels() == 2) return std::move(f);
+    if (f.channels() == 3) {  // PFM: first two channels are dx, dy
+        Image<float> out(f.width(), f.height(), 2);
+        for (int y = 0; y < f.height(); ++y)
+            for (int x = 0; x < f.width(); ++x) {
+                out(x, y, 0) = f(x, y, 0);
+                out(x, y, 1) = f(x, y, 1);
+            }
+        return out;
+    }
+    throw Error(ErrorCode::UnsupportedFormat,
+                "warp: flow '" + path + "' has " + std::to_string(f.channels()) +
+                    " channels (2: NPY (dx, dy); 3: PFM whose first two channels are dx, dy)");
+}
+
+void run_warp(const WarpArgs& args, const Common& common, int given) {
+    if (given != 1)
+        throw CLI::ValidationError(
+            "warp", given == 0 ? "give one transform: --rotate, --zoom, --size, --affine, "
+                                 "--homography or --flow"
+                               : "give only one transform (--rotate, --zoom, --size, --affine, "
+                                 "--homography, --flow)");
+    const Context ctx = common.context();
+    WarpOptions o;
+    o.interp = parse_interp(args.interp);
+    o.border = parse_border(args.border);
+    o.prefilter = parse_prefilter(args.prefilter);
+    o.fill = args.fill;
+    o.antialias = args.antialias;
+    o.fast_texture = args.fast;
+    const FileFormat fmt_out = output_format(args.out, args.format);
+
+    Image<float> flow;
+    if (!args.flow.empty()) flow = read_flow(args.flow);
+    AnyImage img = read_input(args.in);
+    if (!can_store(fmt_out, img.pixel_type()))
+        throw Error(ErrorCode::UnsupportedFormat,
+                    fmt::format("warp: '{}' holds {} pixels but {} files store only {} (warp "
+                                "keeps the pixel type; convert first or pick another format)",
+                                args.in, to_string(img.pixel_type()), to_string(fmt_out),
+                                depth_list(fmt_out)));
+    const int w = img.width(), h = img.height();
+    int ow = w, oh = h;
+    Transform t;
+    std::string what;
+    if (!args.size.empty()) {
+        parse_size(args.size, ow, oh);
+        t = Transform::make_resize();
+        what = fmt::format("resize to {} x {}", ow, oh);
+    } else if (args.zoom != 0) {
+        if (!(args.zoom > 0) || !std::isfinite(args.zoom))
+            throw Error(ErrorCode::InvalidArgument,
+                        fmt::format("warp: --zoom {} must be a positive number", args.zoom));
+        const double fw = std::round(w * args.zoom), fh = std::round(h * args.zoom);
+        if (fw < 1 || fh < 1 || fw > kMaxDimension || fh > kMaxDimension)
+            throw Error(ErrorCode::InvalidArgument,
+                        fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{})",
+                                    args.zoom, fw, fh, kMaxDimension));
+        ow = static_cast<int>(fw), oh = static_cast<int>(fh);
+        t = Transform::make_resize();
+        what = fmt::format("zoom x{} to {} x {}", args.zoom, ow, oh);
+    } else if (!args.affine.empty()) {
+        if (args.affine.size() != 6)
+            throw CLI::ValidationError(
+                "--affine", fmt::format("needs 6 numbers a,b,c,d,e,f, got {}", args.affine.size()));
+        Affine a;
+        for (int i = 0; i < 6; ++i) a.m[i] = args.affine[static_cast<std::size_t>(i)];
+        t = Transform::make_affine(a);
+        what = "affine";
+    } else if (!args.homography.empty()) {
+        if (args.homography.size() != 9)
+            throw CLI::ValidationError(
+                "--homography",
+                fmt::format("needs 9 numbers h1,...,h9, got {}", args.homography.size()));
+        Homography hm;
+        for (int i = 0; i < 9; ++i) hm.h[i] = args.homography[static_cast<std::size_t>(i)];
+        t = Transform::make_perspective(hm);
+        what = "homography";
+    } else if (!flow.empty()) {
+        ow = flow.width(), oh = flow.height();
+        t = Transform::make_flow(flow.view());
+        what = "flow";
+    } else {
+        t = Transform::make_rotation(args.rotate, w, h);
+        what = fmt::format("rotate {} deg", args.rotate);
+    }
+
+    AnyImage result;
+    if (img.holds<std::uint8_t>()) {
+        Image<std::uint8_t> r(ow, oh, img.channels());
+        warp(img.as<std::uint8_t>().view(), r.view(), t, o, ctx);
+        result = std::move(r);
+    } else if (img.holds<std::uint16_t>()) {
+        Image<std::uint16_t> r(ow, oh, img.channels());
+        warp(img.as<std::uint16_t>().view(), r.view(), t, o, ctx);
+        result = std::move(r);
+    } else {
+        Image<float> r(ow, oh, img.channels());
+        warp(img.as<float>().view(), r.view(), t, o, ctx);
+        result = std::move(r);
+    }
+    write_output(args.out, result, fmt_out);
+    if (!common.quiet)
+        fmt::print("{} -> {} ({}, {}, {} interpolation, {} border)\n", args.in, args.out,
+                   describe(result), what, to_string(o.interp), to_string(o.border));
+}
+
+}  // namespace
+
+void add_warp(CLI::App& app, const Common& common) {
+    auto args = std::make_shared<WarpArgs>();
+    auto* cmd = app.add_subcommand(
+        "warp", "Rotate, zoom/resize, affine, homography or flow warp with exact interpolation");
+    cmd->add_option("IN", args->in, "Input image")->required();
+    cmd->add_option("OUT", args->out, "Output image (same pixel type as IN)")->required();
+    auto* rot = cmd->add_option("--rotate", args->rotate,
+                                "Rotate by DEG degrees about the centre (scipy.ndimage.rotate "
+                                "sense, same size)");
+    auto* zoom = cmd->add_option("--zoom", args->zoom, "Zoom by F (output size round(F * size))");
+    auto* size = cmd->add_option("--size", args->size, "Resize to WIDTHxHEIGHT");
+    auto* aff = cmd->add_option("--affine", args->affine,
+                                "Inverse affine map a,b,c,d,e,f: output (x, y) samples input "
+                                "(a x + b y + c, d x + e y + f)")
+                    ->delimiter(',')
+                    ->allow_extra_args(false);
+    auto* hom = cmd->add_option("--homography", args->homography,
+                                "Inverse homography h1,...,h9 (row-major, output -> input)")
+                    ->delimiter(',')
+                    ->allow_extra_args(false);
+    auto* flow = cmd->add_option("--flow", args->flow,
+                                 "Displacement field: float32 NPY (H, W, 2) = (dx, dy), or a "
+                                 "3-channel PFM (dx, dy, ignored); output (x, y) samples input "
+                                 "(x + dx, y + dy)");
+    cmd->add_option("--interp", args->interp, "Interpolation: nearest, linear, cubic, bspline")
+        ->check(CLI::IsMember({"nearest", "linear", "cubic", "bspline"}))
+        ->capture_default_str();
+    cmd->add_option("--prefilter", args->prefilter,
+                    "B-spline prefilter: iir (exact) or firK, K odd in 3..31 (the paper's FIR)")
+        ->capture_default_str();
+    cmd->add_option("--border", args->border, "Border: mirror, reflect, nearest, wrap, constant")
+        ->check(CLI::IsMember({"mirror", "reflect", "nearest", "wrap", "constant"}))
+        ->capture_default_str();
+    cmd->add_option("--fill", args->fill, "Value outside the image with --border constant")
+        ->capture_default_str();
+    cmd->add_flag("--antialias", args->antialias,
+                  "Zoom/resize: low-pass when down-scaling (MATLAB imresize; interp linear or "
+                  "cubic)");
+    cmd->add_flag("--fast", args->fast,
+                  "CUDA hardware-texture mode (8-bit fractional weights; needs --backend cuda)");
+    cmd->add_option("--format", args->format,
+                    "Output format: auto (from OUT's extension), png, jpeg, tiff, pfm, pnm, npy")
+        ->capture_default_str();
+    cmd->callback([args, &common, rot, zoom, size, aff, hom, flow] {
+        const int given = static_cast<int>(rot->count() > 0) + static_cast<int>(zoom->count() > 0) +
+                          static_cast<int>(size->count() > 0) + static_cast<int>(aff->count() > 0) +
+                          static_cast<int>(hom->count() > 0) + static_cast<int>(flow->count() > 0);
+        run_warp(*args, common, given);
+    });
+}
+
+}  // namespace upres::cli

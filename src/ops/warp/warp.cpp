@@ -1,0 +1,422 @@
+// upres::warp: validation, plan building, B-spline prefilter staging and backend dispatch (the
+// only #if UPRES_HAVE_CUDA of the op).
+#include <upres/warp.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "core/dispatch.hpp"
+#include "ops/bspline/bspline_backends.hpp"
+#include "ops/warp/warp_backends.hpp"
+#if UPRES_HAVE_CUDA
+#include "ops/warp/warp_cuda.hpp"
+#endif
+
+namespace upres {
+
+namespace {
+
+constexpr const char* kOp = "warp";
+
+[[noreturn]] void fail(const std::string& msg) {
+    throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
+}
+
+void check_matrix_finite(const double* m, int n, const char* what) {
+    for (int i = 0; i < n; ++i)
+        if (!std::isfinite(m[i]))
+            fail(std::string(what) + " coefficient " + std::to_string(i) + " is " +
+                 (std::isnan(m[i]) ? "NaN" : "infinite"));
+}
+
+// |det| relative to the size of the entries: singular (or numerically so) matrices are refused.
+void check_affine(const Affine& a) {
+    check_matrix_finite(a.m, 6, "affine");
+    const double* m = a.m;
+    const double det = m[0] * m[4] - m[1] * m[3];
+    double s = 0.0;
+    for (int i : {0, 1, 3, 4}) s = std::max(s, std::abs(m[i]));
+    if (!(std::abs(det) > 1e-12 * s * s))
+        fail("the affine matrix [[" + std::to_string(m[0]) + ", " + std::to_string(m[1]) + "], [" +
+             std::to_string(m[3]) + ", " + std::to_string(m[4]) + "]] is singular (determinant " +
+             std::to_string(det) + ")");
+}
+
+void check_homography(const Homography& hm) {
+    check_matrix_finite(hm.h, 9, "homography");
+    const double* h = hm.h;
+    const double det = h[0] * (h[4] * h[8] - h[5] * h[7]) - h[1] * (h[3] * h[8] - h[5] * h[6]) +
+                       h[2] * (h[3] * h[7] - h[4] * h[6]);
+    double s = 0.0;
+    for (int i = 0; i < 9; ++i) s = std::max(s, std::abs(h[i]));
+    if (!(std::abs(det) > 1e-12 * s * s * s))
+        fail("the homography is singular (determinant " + std::to_string(det) + ")");
+}
+
+void check_field(const ImageView<const float>& f, int w, int h, Location loc, const char* what) {
+    if (f.empty() || f.data() == nullptr) fail(std::string("the ") + what + " field is empty");
+    if (f.channels() != 2)
+        fail(std::string("the ") + what + " field has " + std::to_string(f.channels()) +
+             " channels (2 needed: " + (std::string(what) == "remap" ? "u, v" : "dx, dy") + ")");
+    if (f.width() != w || f.height() != h)
+        fail(std::string("the ") + what + " field is " + std::to_string(f.width()) + "x" +
+             std::to_string(f.height()) + " but the output is " + std::to_string(w) + "x" +
+             std::to_string(h) + " (they must match)");
+    if (f.location() != loc)
+        fail(std::string("the ") + what + " field is in " + to_string(f.location()) +
+             " memory but the images are in " + to_string(loc) + " memory");
+    if (loc == Location::Host) {
+        for (int y = 0; y < h; ++y) {
+            const float* r = f.row(y);
+            for (int i = 0; i < 2 * w; ++i)
+                if (!std::isfinite(r[i]))
+                    fail(std::string("the ") + what + " field value at (x " +
+                         std::to_string(i / 2) + ", y " + std::to_string(y) + ", channel " +
+                         std::to_string(i % 2) + ") is " + (std::isnan(r[i]) ? "NaN" : "infinite"));
+        }
+    }
+}
+
+template <class A, class B>
+bool overlaps(const ImageView<A>& a, const ImageView<B>& b) {
+    auto range = [](const auto& v) {
+        const char* s = reinterpret_cast<const char*>(v.data());
+        const char* e =
+            reinterpret_cast<const char*>(v.data() + std::ptrdiff_t{v.height() - 1} * v.stride() +
+                                          std::ptrdiff_t{v.width()} * v.channels());
+        return std::pair<std::uintptr_t, std::uintptr_t>(reinterpret_cast<std::uintptr_t>(s),
+                                                         reinterpret_cast<std::uintptr_t>(e));
+    };
+    const auto [as, ae] = range(a);
+    const auto [bs, be] = range(b);
+    return as < be && bs < ae;
+}
+
+void check_options(const WarpOptions& o, const Transform& t) {
+    switch (o.interp) {
+        case Interp::Nearest:
+        case Interp::Linear:
+        case Interp::Cubic:
+        case Interp::BSpline:
+            break;
+        default:
+            fail("unknown interpolation value " + std::to_string(static_cast<int>(o.interp)));
+    }
+    switch (o.border) {
+        case Border::Mirror:
+        case Border::Reflect:
+        case Border::Nearest:
+        case Border::Wrap:
+        case Border::Constant:
+            break;
+        default:
+            fail("unknown border value " + std::to_string(static_cast<int>(o.border)));
+    }
+    if (o.prefilter != 0 && (o.prefilter < 3 || o.prefilter > 31 || o.prefilter % 2 == 0))
+        fail("B-spline prefilter FIR length " + std::to_string(o.prefilter) +
+             " is not allowed (0: exact IIR, or an odd length 3..31)");
+    if (!std::isfinite(o.cubic_a) || o.cubic_a < -3.0 || o.cubic_a > 0.0)
+        fail("cubic_a " + std::to_string(o.cubic_a) +
+             " is outside [-3, 0] (Keys: -0.5, OpenCV: -0.75)");
+    if (o.antialias) {
+        if (t.kind != Transform::Kind::Resize)
+            fail("antialias applies to zoom/resize only, not to this transform");
+        if (o.interp != Interp::Linear && o.interp != Interp::Cubic)
+            fail(std::string("antialias needs interp linear or cubic (MATLAB imresize "
+                             "kernels), not ") +
+                 to_string(o.interp));
+    }
+}
+
+WarpPlan make_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int dw, int dh) {
+    WarpPlan p;
+    p.kind = t.kind;
+    p.interp = o.interp;
+    p.border = o.border;
+    p.fill = o.fill;
+    p.cubic_a = static_cast<float>(o.cubic_a);
+    p.antialias = o.antialias;
+    p.fast_texture = o.fast_texture;
+    switch (t.kind) {
+        case Transform::Kind::Affine:
+            for (int i = 0; i < 6; ++i) p.m[i] = t.affine.m[i];
+            p.m[6] = 0, p.m[7] = 0, p.m[8] = 1;
+            break;
+        case Transform::Kind::Perspective:
+            for (int i = 0; i < 9; ++i) p.m[i] = t.homography.h[i];
+            break;
+        case Transform::Kind::Resize: {
+            const double sx = resize_coeff(sw, dw), sy = resize_coeff(sh, dh);
+            const double m[9] = {sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1};
+            for (int i = 0; i < 9; ++i) p.m[i] = m[i];
+            break;
+        }
+        case Transform::Kind::Remap:
+        case Transform::Kind::Flow:
+            p.field = span_of(t.field);
+            break;
+    }
+    if (o.interp == Interp::BSpline && o.border == Border::Nearest) p.pad = kBSplineNearestPad;
+    return p;
+}
+
+// Backend calls, one place for the pixel types.
+template <class S, class D>
+void run_backend(Backend b, Span2D<const S> src, Span2D<D> dst, const WarpPlan& p,
+                 const Context& ctx) {
+    switch (b) {
+        case Backend::Reference:
+            return ref::warp(src, dst, p);
+        case Backend::Cpu:
+            return cpu::warp(src, dst, p, ctx.threads);
+        case Backend::Cuda:
+#if UPRES_HAVE_CUDA
+            return cuda::warp(src, dst, p, ctx.cuda_stream);
+#endif
+        case Backend::Auto:
+            break;
+    }
+    throw Error(ErrorCode::Internal, "warp: unresolved backend");
+}
+
+void prefilter_backend(Backend b, ImageView<const float> src, ImageView<float> c,
+                       const PrefilterOptions& po, const Context& ctx) {
+    const Span2D<const float> s = span_of(src);
+    switch (b) {
+        case Backend::Reference:
+            return ref::bspline_prefilter(s, span_of(c), po);
+        case Backend::Cpu:
+            return cpu::bspline_prefilter(s, span_of(c), po, ctx.threads);
+        case Backend::Cuda:
+#if UPRES_HAVE_CUDA
+            return cuda::bspline_prefilter(s, span_of(c), po, ctx.cuda_stream);
+#endif
+        case Backend::Auto:
+            break;
+    }
+    throw Error(ErrorCode::Internal, "warp: unresolved backend");
+}
+
+// B-spline coefficients of src (in src's memory), padded by `pad` edge samples per side.
+template <class T>
+Image<float> bspline_coefficients(ImageView<const T> src, int pad, Border border, int fir,
+                                  Backend b, const Context& ctx) {
+    const int w = src.width(), h = src.height(), W = w + 2 * pad, H = h + 2 * pad;
+    Image<float> c(W, H, src.channels(), src.location());
+    ImageView<float> cv = c.view();
+    ImageView<float> inner = cv.sub(pad, pad, w, h);
+    PrefilterOptions po;
+    po.border = pad > 0 ? Border::Mirror : tap_border(border);
+    po.fir_length = fir;
+    if constexpr (std::is_same_v<T, float>) {
+        if (pad == 0) {  // prefilter straight from the image: no staging copy
+            prefilter_backend(b, src, cv, po, ctx);
+            return c;
+        }
+        copy(src, inner, ctx.cuda_stream);
+    } else {
+        convert(src, inner, /*normalize=*/false, ctx.cuda_stream, ctx.threads);
+    }
+    if (pad > 0) {  // edge replication: rows first, then whole columns
+        for (int k = 0; k < pad; ++k) {
+            copy(ImageView<const float>(cv.sub(pad, pad, w, 1)), cv.sub(pad, k, w, 1),
+                 ctx.cuda_stream);
+            copy(ImageView<const float>(cv.sub(pad, pad + h - 1, w, 1)),
+                 cv.sub(pad, pad + h + k, w, 1), ctx.cuda_stream);
+        }
+        for (int k = 0; k < pad; ++k) {
+            copy(ImageView<const float>(cv.sub(pad, 0, 1, H)), cv.sub(k, 0, 1, H), ctx.cuda_stream);
+            copy(ImageView<const float>(cv.sub(pad + w - 1, 0, 1, H)), cv.sub(pad + w + k, 0, 1, H),
+                 ctx.cuda_stream);
+        }
+    }
+    prefilter_backend(b, cv, cv, po, ctx);
+    return c;
+}
+
+template <class T>
+void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
+               const WarpOptions& opts, const Context& ctx) {
+    if (src.empty() || src.data() == nullptr) fail("the source image is empty");
+    if (dst.empty() || dst.data() == nullptr) fail("the destination image is empty");
+    if (src.channels() != dst.channels())
+        fail("source has " + std::to_string(src.channels()) + " channels but destination has " +
+             std::to_string(dst.channels()) + " (they must match)");
+    if (src.location() != dst.location())
+        fail(std::string("source in ") + to_string(src.location()) + " memory but destination in " +
+             to_string(dst.location()) + " memory (both must live in the same place)");
+    if (overlaps(src, dst)) fail("source and destination overlap (no in-place warps)");
+    check_options(opts, t);
+    switch (t.kind) {
+        case Transform::Kind::Affine:
+            check_affine(t.affine);
+            break;
+        case Transform::Kind::Perspective:
+            check_homography(t.homography);
+            break;
+        case Transform::Kind::Resize:
+            break;
+        case Transform::Kind::Remap:
+            check_field(t.field, dst.width(), dst.height(), src.location(), "remap");
+            break;
+        case Transform::Kind::Flow:
+            check_field(t.field, dst.width(), dst.height(), src.location(), "flow");
+            break;
+        default:
+            fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
+    }
+
+    const Backend b = resolve_backend(ctx, src.location(), kOp);
+    if (opts.fast_texture && b != Backend::Cuda)
+        fail(std::string("fast_texture (hardware texture filtering) needs the cuda backend, not ") +
+             to_string(b));
+    if (b == Backend::Cuda && !src.on_device()) {
+#if UPRES_HAVE_CUDA
+        // Host data on the CUDA backend: stage through device memory and back.
+        Image<T> ds = clone(src, Location::Device);
+        Image<T> dd(dst.width(), dst.height(), dst.channels(), Location::Device);
+        Image<float> df;
+        Transform td = t;
+        if (t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow) {
+            df = clone(t.field, Location::Device);
+            td.field = df.view();
+        }
+        Context dctx = ctx;
+        dctx.backend = Backend::Cuda;
+        warp_impl<T>(ds.view(), dd.view(), td, opts, dctx);
+        copy(ImageView<const T>(dd.view()), dst, ctx.cuda_stream);
+        synchronize(ctx);
+        return;
+#else
+        throw Error(ErrorCode::BackendUnavailable, "warp: built without CUDA");
+#endif
+    }
+
+    const WarpPlan p = make_plan(t, opts, src.width(), src.height(), dst.width(), dst.height());
+#if UPRES_HAVE_CUDA
+    // CUDA + FIR prefilter: one fused kernel (prefilter in shared memory + interpolation) where
+    // it is the faster schedule (warp_cuda.hpp); same function up to float rounding.
+    if (b == Backend::Cuda && opts.interp == Interp::BSpline && opts.prefilter != 0 &&
+        cuda::warp_fused_preferred(p, src.width(), src.height(), opts.prefilter)) {
+        cuda::warp_bspline_fused(span_of(src), span_of(dst), p, opts.prefilter, ctx.cuda_stream);
+        return;
+    }
+#endif
+    if (opts.interp == Interp::BSpline) {
+        // Small images: one thread for the staging (a parallel region costs more than the work).
+        Context pctx = ctx;
+        if (src.pixel_count() < (1 << 14)) pctx.threads = 1;
+        const Image<float> c =
+            bspline_coefficients(src, p.pad, opts.border, opts.prefilter, b, pctx);
+        run_backend<float, T>(b, span_of(c.view()), span_of(dst), p, ctx);
+    } else {
+        run_backend<T, T>(b, span_of(src), span_of(dst), p, ctx);
+    }
+}
+
+double snap(double v) { return std::abs(v) < 1e-15 ? 0.0 : v; }
+
+}  // namespace
+
+const char* to_string(Interp i) noexcept {
+    switch (i) {
+        case Interp::Nearest:
+            return "nearest";
+        case Interp::Linear:
+            return "linear";
+        case Interp::Cubic:
+            return "cubic";
+        case Interp::BSpline:
+            return "bspline";
+    }
+    return "unknown";
+}
+
+Interp parse_interp(const std::string& name) {
+    for (Interp i : {Interp::Nearest, Interp::Linear, Interp::Cubic, Interp::BSpline})
+        if (name == to_string(i)) return i;
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown interpolation '" + name + "' (allowed: nearest, linear, cubic, bspline)");
+}
+
+Affine rotation(double degrees, int width, int height) {
+    if (!std::isfinite(degrees))
+        throw Error(ErrorCode::InvalidArgument, "rotation: the angle is not finite");
+    // Exact values at multiples of 90 degrees (as scipy.special.cosdg/sindg).
+    double r = std::fmod(degrees, 360.0);
+    if (r < 0) r += 360.0;
+    double c, s;
+    if (r == 0.0) {
+        c = 1, s = 0;
+    } else if (r == 90.0) {
+        c = 0, s = 1;
+    } else if (r == 180.0) {
+        c = -1, s = 0;
+    } else if (r == 270.0) {
+        c = 0, s = -1;
+    } else {
+        const double rad = r * 3.14159265358979323846 / 180.0;
+        c = snap(std::cos(rad));
+        s = snap(std::sin(rad));
+    }
+    // scipy.ndimage.rotate(reshape=False): (row, col)_in = [[c, s], [-s, c]] ((row, col)_out -
+    // centre) + centre, centre = ((h - 1) / 2, (w - 1) / 2).
+    const double xc = 0.5 * (width - 1), yc = 0.5 * (height - 1);
+    Affine a;
+    a.m[0] = c;
+    a.m[1] = -s;
+    a.m[2] = xc - c * xc + s * yc;
+    a.m[3] = s;
+    a.m[4] = c;
+    a.m[5] = yc - s * xc - c * yc;
+    return a;
+}
+
+Transform Transform::make_affine(const Affine& a) {
+    Transform t;
+    t.kind = Kind::Affine;
+    t.affine = a;
+    return t;
+}
+Transform Transform::make_rotation(double degrees, int width, int height) {
+    return make_affine(rotation(degrees, width, height));
+}
+Transform Transform::make_perspective(const Homography& h) {
+    Transform t;
+    t.kind = Kind::Perspective;
+    t.homography = h;
+    return t;
+}
+Transform Transform::make_resize() {
+    Transform t;
+    t.kind = Kind::Resize;
+    return t;
+}
+Transform Transform::make_remap(ImageView<const float> map) {
+    Transform t;
+    t.kind = Kind::Remap;
+    t.field = map;
+    return t;
+}
+Transform Transform::make_flow(ImageView<const float> flow) {
+    Transform t;
+    t.kind = Kind::Flow;
+    t.field = flow;
+    return t;
+}
+
+void warp(ImageView<const std::uint8_t> src, ImageView<std::uint8_t> dst, const Transform& t,
+          const WarpOptions& opts, const Context& ctx) {
+    warp_impl<std::uint8_t>(src, dst, t, opts, ctx);
+}
+void warp(ImageView<const std::uint16_t> src, ImageView<std::uint16_t> dst, const Transform& t,
+          const WarpOptions& opts, const Context& ctx) {
+    warp_impl<std::uint16_t>(src, dst, t, opts, ctx);
+}
+void warp(ImageView<const float> src, ImageView<float> dst, const Transform& t,
+          const WarpOptions& opts, const Context& ctx) {
+    warp_impl<float>(src, dst, t, opts, ctx);
+}
+
+}  // namespace upres

@@ -1,0 +1,503 @@
+// CUDA backend of upres::warp: schedules of warp_math.hpp (no formula of its own).
+//
+// Exact path (plan.fast_texture = false), one kernel per (pixel type, interpolation, channels):
+//  * blocks of 32 x 8 threads, each thread 4 outputs of one column (a 32 x 32 output tile);
+//  * output -> input coordinates in double with the host's roundings (no FMA contraction:
+//    map_matrix_host_rounding, warp_cuda_util.cuh), bit-identical to the reference's and the
+//    CPU's, so nearest ties and the Constant edge test agree; weights and sums in float;
+//  * outputs whose taps all lie inside the source (and that map_coord would not move) take a
+//    branch-free path: warp_math's interp_weights, a fixed tap loop, loads through the read-only
+//    cache (__ldg), rows summed first as sample_point does; the others (near or beyond the
+//    border) call sample_point<float> itself;
+//  * resize with antialias: one thread per output, per-axis taps and weights from
+//    warp_math.hpp's resize_aa_* in double, normalised, in the reference's order.
+// Measured on an H200 (bench/warp_bench.cpp, tools/experiments/rotation_experiment.cpp;
+// docs/ops/warp.md section 9): 2048^2 float rotation, nearest 24.6 us, bilinear 30.7 us, Keys
+// 68.2 us, B-spline interpolation of the coefficients ~56 us (ncu) -- instruction-bound.
+//
+// Fast texture mode (plan.fast_texture = true), a separate, named mode:
+//  * Linear: one hardware bilinear fetch (cudaFilterModeLinear, 8-bit fractional weights);
+//  * BSpline: 4 hardware bilinear fetches on the coefficients (Sigg & Hadwiger 2005; Ruijters
+//    et al. 2008): per axis g0 = w0 + w1 at offset -1 + w1 / g0, g1 = w2 + w3 at 1 + w3 / g1;
+//  * outputs whose taps leave the source (the border rule) and Nearest / Cubic take the exact
+//    formula: the texture unit has no whole-sample mirror and Keys weights are not positive.
+//  The texture reads the source in place when it is float, 1/2/4 channels and aligned for
+//  textures; otherwise it is first copied into an aligned float buffer (slower).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <type_traits>
+
+#include "core/convert_math.hpp"
+#include "core/cuda_check.hpp"
+#include "ops/warp/warp_backends.hpp"
+#include "ops/warp/warp_cuda_util.cuh"
+
+namespace upres::cuda {
+
+namespace {
+
+using namespace detail;
+
+constexpr int kTileW = 32;  // threads along x = output columns per block
+constexpr int kRowsY = 8;   // threads along y
+constexpr int kPerThread = 4;
+constexpr int kTileH = kRowsY * kPerThread;
+
+template <class S>
+__device__ __forceinline__ float load(const S* p) {
+    return static_cast<float>(__ldg(p));
+}
+
+// Interior sample from a split coordinate u = iu + tu (iu = floor(u), tu in [0, 1); Nearest:
+// iu = floor(u + 0.5)): the formula of sample_point with fixed taps (rows first, then columns).
+template <class S, int C, Interp I>
+__device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, float tu, int iv,
+                                                float tv, float a, float out[C]) {
+    constexpr int K = kTaps<I>;
+    int ix, iy;
+    float wx[4], wy[4];
+    if constexpr (I == Interp::Nearest) {
+        ix = iu;  // Nearest: the caller passes floor(u + 0.5) (computed in double: ties as ref)
+        iy = iv;
+        (void)tu, (void)tv;
+        wx[0] = wy[0] = 1.0f;
+    } else {
+        interp_weights<float>(tu, I, a, wx);
+        interp_weights<float>(tv, I, a, wy);
+        ix = iu - (K == 4 ? 1 : 0);
+        iy = iv - (K == 4 ? 1 : 0);
+    }
+    const S* base = src.row(iy) + static_cast<std::ptrdiff_t>(ix) * C;
+#pragma unroll
+    for (int c = 0; c < C; ++c) out[c] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const S* r = base + j * src.stride;
+        float racc[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) racc[c] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int c = 0; c < C; ++c) racc[c] += wx[k] * load(r + k * C + c);
+#pragma unroll
+        for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
+    }
+}
+
+template <class D, int C>
+__device__ __forceinline__ void store(Span2D<D> dst, int x, int y, const float* v) {
+    D* o = dst.row(y) + x * C;
+#pragma unroll
+    for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(v[c]);
+}
+
+// The border rule (sample_point<float>) for a coordinate given in double.
+template <class S, int C, Interp I>
+__device__ __forceinline__ void sample_border(Span2D<const S> src, double u, double v,
+                                              const WarpPlan& p, float out[C]) {
+    float r[4];
+    Span2D<const S> s = src;
+    s.channels = C;
+    const bool in = sample_point<float, S>(s, static_cast<float>(u), static_cast<float>(v), I,
+                                           p.border, p.cubic_a, r);
+#pragma unroll
+    for (int c = 0; c < C; ++c) out[c] = in ? r[c] : p.fill;
+}
+
+// One output of the exact path from a double coordinate (perspective, remap, flow).
+template <class S, class D, int C, Interp I>
+__device__ __forceinline__ void warp_one(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p,
+                                         const double m[9], int x, int y) {
+    double u, v;
+    input_point(p, m, x, y, u, v);
+    float out[C];
+    if (interior<I>(u, src.width) && interior<I>(v, src.height)) {
+        if constexpr (I == Interp::Nearest) {
+            sample_interior<S, C, I>(src, static_cast<int>(floor(u + 0.5)), 0.0f,
+                                     static_cast<int>(floor(v + 0.5)), 0.0f, p.cubic_a, out);
+        } else {
+            const double fu = floor(u), fv = floor(v);
+            sample_interior<S, C, I>(src, static_cast<int>(fu), static_cast<float>(u - fu),
+                                     static_cast<int>(fv), static_cast<float>(v - fv), p.cubic_a,
+                                     out);
+        }
+    } else {
+        sample_border<S, C, I>(src, u, v, p, out);
+    }
+    store<D, C>(dst, x, y, out);
+}
+
+// Blocks of 32 x 8 threads; a warp is 32 consecutive outputs of a row and each thread does 4
+// rows 8 apart (a 32 x 32 output tile). Tried on the H200 (docs/ops/warp.md): warps of 8 x 4
+// outputs and float-stepped coordinates made rotation 1.7x slower.
+template <class S, class D, int C, Interp I>
+__global__ void __launch_bounds__(kTileW* kRowsY)
+    warp_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    const int x = blockIdx.x * kTileW + threadIdx.x;
+    if (x >= dst.width) return;
+    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+    double m[9];
+#pragma unroll
+    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = y0 + r * kRowsY;
+        if (y < dst.height) warp_one<S, D, C, I>(src, dst, p, m, x, y);
+    }
+}
+
+// ---------------------------------------------------------------- antialiased resize
+// Per-axis taps of the reference's axis_taps(): the antialiased kernel when scale < 1, else the
+// plain kernel. Weights in double, normalised by their sum.
+struct AxisTaps {
+    bool aa;
+    double u, scale, sum;
+    long long lo, hi;  // aa: tap range; plain: first tap, count - 1
+    double w[4];
+};
+
+__device__ bool axis_setup(double u, int n, double scale, const WarpPlan& p, AxisTaps& t) {
+    if (!map_coord(u, n, p.border)) return false;
+    t.u = u;
+    t.scale = scale;
+    t.aa = scale < 1.0;
+    if (t.aa) {
+        resize_aa_range<double>(u, scale, p.interp, t.lo, t.hi);
+        double s = 0.0;
+        for (long long k = t.lo; k <= t.hi; ++k)
+            s += resize_aa_weight<double>(u, k, scale, p.interp, p.cubic_a);
+        t.sum = s;
+    } else {
+        interp_weights<double>(u - floor(u), p.interp, p.cubic_a, t.w);
+        t.lo = first_tap(u, p.interp);
+        t.hi = t.lo + interp_taps(p.interp) - 1;
+        t.sum = 1.0;
+    }
+    return true;
+}
+
+__device__ __forceinline__ double axis_weight(const AxisTaps& t, long long k, const WarpPlan& p) {
+    if (!t.aa) return t.w[k - t.lo];
+    return resize_aa_weight<double>(t.u, k, t.scale, p.interp, p.cubic_a);
+}
+
+template <class S, class D, int C>
+__global__ void __launch_bounds__(256)
+    resize_aa_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= dst.width || y >= dst.height) return;
+    double u, v;
+    map_matrix_host_rounding(p.m, p.kind, x, y, u, v);
+    AxisTaps tx, ty;
+    float out[C];
+    const bool in = axis_setup(u, src.width, 1.0 / p.m[0], p, tx) &&
+                    axis_setup(v, src.height, 1.0 / p.m[4], p, ty);
+    if (in) {
+        double acc[C];
+        for (int c = 0; c < C; ++c) acc[c] = 0.0;
+        for (long long j = ty.lo; j <= ty.hi; ++j) {
+            const double wy = axis_weight(ty, j, p);
+            if (wy == 0.0 && ty.aa) continue;
+            const S* row = src.row(tap_index(j, src.height, p.border));
+            double racc[C];
+            for (int c = 0; c < C; ++c) racc[c] = 0.0;
+            for (long long k = tx.lo; k <= tx.hi; ++k) {
+                const double wx = axis_weight(tx, k, p);
+                if (wx == 0.0 && tx.aa) continue;
+                const S* px = row + tap_index(k, src.width, p.border) * C;
+                for (int c = 0; c < C; ++c)
+                    racc[c] += (wx / tx.sum) * static_cast<double>(__ldg(px + c));
+            }
+            for (int c = 0; c < C; ++c) acc[c] += (wy / ty.sum) * racc[c];
+        }
+        for (int c = 0; c < C; ++c) out[c] = static_cast<float>(acc[c]);
+    } else {
+        for (int c = 0; c < C; ++c) out[c] = p.fill;
+    }
+    store<D, C>(dst, x, y, out);
+}
+
+// ---------------------------------------------------------------- texture mode
+template <int C>
+struct TexVec;
+template <>
+struct TexVec<1> {
+    using type = float;
+};
+template <>
+struct TexVec<2> {
+    using type = float2;
+};
+template <>
+struct TexVec<4> {
+    using type = float4;
+};
+
+template <int CT>
+__device__ __forceinline__ void tex_fetch(cudaTextureObject_t t, float x, float y, float* o) {
+    if constexpr (CT == 1) {
+        o[0] = tex2D<float>(t, x, y);
+    } else if constexpr (CT == 2) {
+        const float2 f = tex2D<float2>(t, x, y);
+        o[0] = f.x, o[1] = f.y;
+    } else {
+        const float4 f = tex2D<float4>(t, x, y);
+        o[0] = f.x, o[1] = f.y, o[2] = f.z, o[3] = f.w;
+    }
+}
+
+// C: channels of src/dst; CT: channels of the texture (C, or 4 for C = 3).
+template <class S, class D, int C, int CT, Interp I>
+__global__ void __launch_bounds__(kTileW* kRowsY)
+    warp_texture_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p, cudaTextureObject_t tex) {
+    const int x = blockIdx.x * kTileW + threadIdx.x;
+    if (x >= dst.width) return;
+    double m[9];
+#pragma unroll
+    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
+    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = y0 + r * kRowsY;
+        if (y >= dst.height) continue;
+        double u, v;
+        input_point(p, m, x, y, u, v);
+        if (!(interior<I>(u, src.width) && interior<I>(v, src.height))) {
+            warp_one<S, D, C, I>(src, dst, p, m, x, y);  // the exact border rule
+            continue;
+        }
+        float out[4];
+        const double fx = floor(u), fy = floor(v);
+        const float tx = static_cast<float>(u - fx), ty = static_cast<float>(v - fy);
+        const float bx = static_cast<float>(fx) + 0.5f, by = static_cast<float>(fy) + 0.5f;
+        if constexpr (I == Interp::Linear) {
+            tex_fetch<CT>(tex, bx + tx, by + ty, out);
+        } else {
+            float wx[4], wy[4];
+            interp_weights<float>(tx, Interp::BSpline, 0.0f, wx);
+            interp_weights<float>(ty, Interp::BSpline, 0.0f, wy);
+            const float g0x = wx[0] + wx[1], g1x = wx[2] + wx[3];
+            const float g0y = wy[0] + wy[1], g1y = wy[2] + wy[3];
+            const float h0x = bx - 1.0f + wx[1] / g0x, h1x = bx + 1.0f + wx[3] / g1x;
+            const float h0y = by - 1.0f + wy[1] / g0y, h1y = by + 1.0f + wy[3] / g1y;
+            float a00[4], a10[4], a01[4], a11[4];
+            tex_fetch<CT>(tex, h0x, h0y, a00);
+            tex_fetch<CT>(tex, h1x, h0y, a10);
+            tex_fetch<CT>(tex, h0x, h1y, a01);
+            tex_fetch<CT>(tex, h1x, h1y, a11);
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                out[c] = g0y * (g0x * a00[c] + g1x * a10[c]) + g1y * (g0x * a01[c] + g1x * a11[c]);
+        }
+        store<D, C>(dst, x, y, out);
+    }
+}
+
+// Copies a C-channel source into a CT-channel float buffer (pitch in floats) for the texture.
+template <class S, int C, int CT>
+__global__ void to_texture_buffer(Span2D<const S> src, float* buf, std::ptrdiff_t pitch) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= src.width) return;
+    const S* in = src.row(y) + x * C;
+    float* o = buf + y * pitch + x * CT;
+#pragma unroll
+    for (int c = 0; c < CT; ++c) o[c] = c < C ? static_cast<float>(in[c]) : 0.0f;
+}
+
+// Texture objects over caller memory are cached (creating one costs host time; destroying one
+// while a kernel may still read it is not allowed). Keyed by the exact memory description, so a
+// reused address with the same geometry is still valid.
+struct TexKey {
+    const void* ptr;
+    int w, h, ct;
+    std::size_t pitch_bytes;
+    int device;
+    bool operator==(const TexKey& o) const {
+        return ptr == o.ptr && w == o.w && h == o.h && ct == o.ct && pitch_bytes == o.pitch_bytes &&
+               device == o.device;
+    }
+};
+
+cudaTextureObject_t create_texture(const void* ptr, int w, int h, int ct, std::size_t pitch_bytes) {
+    cudaResourceDesc rd{};
+    rd.resType = cudaResourceTypePitch2D;
+    rd.res.pitch2D.devPtr = const_cast<void*>(ptr);
+    rd.res.pitch2D.width = static_cast<std::size_t>(w);
+    rd.res.pitch2D.height = static_cast<std::size_t>(h);
+    rd.res.pitch2D.pitchInBytes = pitch_bytes;
+    rd.res.pitch2D.desc = cudaCreateChannelDesc(32, ct >= 2 ? 32 : 0, ct >= 4 ? 32 : 0,
+                                                ct >= 4 ? 32 : 0, cudaChannelFormatKindFloat);
+    cudaTextureDesc td{};
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeElementType;
+    td.normalizedCoords = 0;
+    cudaTextureObject_t t = 0;
+    UPRES_CUDA_CHECK(cudaCreateTextureObject(&t, &rd, &td, nullptr));
+    return t;
+}
+
+cudaTextureObject_t cached_texture(const void* ptr, int w, int h, int ct, std::size_t pitch_bytes) {
+    constexpr int kSlots = 16;
+    static std::mutex mu;
+    static TexKey keys[kSlots];
+    static cudaTextureObject_t texs[kSlots] = {};
+    static unsigned long long stamp[kSlots] = {};
+    static unsigned long long clock = 0;
+    int dev = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+    const TexKey key{ptr, w, h, ct, pitch_bytes, dev};
+    std::lock_guard<std::mutex> lock(mu);
+    int victim = 0;
+    for (int i = 0; i < kSlots; ++i) {
+        if (texs[i] && keys[i] == key) {
+            stamp[i] = ++clock;
+            return texs[i];
+        }
+        if (stamp[i] < stamp[victim]) victim = i;
+    }
+    if (texs[victim]) {
+        // The evicted texture may still be read by queued kernels: wait for them first.
+        UPRES_CUDA_CHECK(cudaDeviceSynchronize());
+        UPRES_CUDA_CHECK(cudaDestroyTextureObject(texs[victim]));
+        texs[victim] = 0;
+    }
+    texs[victim] = create_texture(ptr, w, h, ct, pitch_bytes);
+    keys[victim] = key;
+    stamp[victim] = ++clock;
+    return texs[victim];
+}
+
+// ---------------------------------------------------------------- launchers
+dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH - 1) / kTileH); }
+
+template <class S, class D, int C, Interp I>
+void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
+    warp_kernel<S, D, C, I>
+        <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+template <class S, class D, int C, int CT, Interp I>
+void launch_texture_c(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
+    int dev = 0, pitch_align = 0, base_align = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+    UPRES_CUDA_CHECK(cudaDeviceGetAttribute(&pitch_align, cudaDevAttrTexturePitchAlignment, dev));
+    UPRES_CUDA_CHECK(cudaDeviceGetAttribute(&base_align, cudaDevAttrTextureAlignment, dev));
+    const std::size_t pitch_bytes = static_cast<std::size_t>(src.stride) * sizeof(S);
+    const bool direct = std::is_same_v<S, float> && C == CT &&
+                        reinterpret_cast<std::uintptr_t>(src.data) % base_align == 0 &&
+                        pitch_bytes % pitch_align == 0;
+    const dim3 grid = grid_for(dst.width, dst.height), block(kTileW, kRowsY);
+    if (direct) {
+        const cudaTextureObject_t t =
+            cached_texture(src.data, src.width, src.height, CT, pitch_bytes);
+        warp_texture_kernel<S, D, C, CT, I><<<grid, block, 0, st>>>(src, dst, p, t);
+        UPRES_CUDA_CHECK_LAUNCH();
+        return;
+    }
+    // Staging copy into an aligned float buffer with CT channels; the texture over it is
+    // destroyed after the kernel (synchronous on the stream).
+    std::size_t row = static_cast<std::size_t>(src.width) * CT * sizeof(float);
+    row = (row + pitch_align - 1) / pitch_align * pitch_align;
+    void* raw = nullptr;
+    const std::size_t bytes = row * src.height + static_cast<std::size_t>(base_align);
+    UPRES_CUDA_CHECK(cudaMallocAsync(&raw, bytes, st));
+    float* buf = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(raw) + base_align - 1) /
+                                          base_align * base_align);
+    to_texture_buffer<S, C, CT><<<dim3((src.width + 127) / 128, src.height), 128, 0, st>>>(
+        src, buf, static_cast<std::ptrdiff_t>(row / sizeof(float)));
+    UPRES_CUDA_CHECK_LAUNCH();
+    const cudaTextureObject_t t = create_texture(buf, src.width, src.height, CT, row);
+    warp_texture_kernel<S, D, C, CT, I><<<grid, block, 0, st>>>(src, dst, p, t);
+    cudaError_t err = cudaGetLastError();
+    const cudaError_t sync = cudaStreamSynchronize(st);
+    cudaDestroyTextureObject(t);
+    cudaFreeAsync(raw, st);
+    UPRES_CUDA_CHECK(err);
+    UPRES_CUDA_CHECK(sync);
+}
+
+template <class S, class D, int C>
+void launch_c(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
+    if (p.antialias && p.kind == Transform::Kind::Resize) {
+        const dim3 block(32, 8);
+        const dim3 grid((dst.width + 31) / 32, (dst.height + 7) / 8);
+        resize_aa_kernel<S, D, C><<<grid, block, 0, st>>>(src, dst, p);
+        UPRES_CUDA_CHECK_LAUNCH();
+        return;
+    }
+    constexpr int CT = C == 3 ? 4 : C;
+    if constexpr (std::is_same_v<S, float>) {
+        if (p.interp == Interp::BSpline) {
+            if (p.fast_texture)
+                return launch_texture_c<S, D, C, CT, Interp::BSpline>(src, dst, p, st);
+            return launch_exact<S, D, C, Interp::BSpline>(src, dst, p, st);
+        }
+    }
+    if constexpr (std::is_same_v<S, D>) {
+        switch (p.interp) {
+            case Interp::Nearest:
+                return launch_exact<S, D, C, Interp::Nearest>(src, dst, p, st);
+            case Interp::Linear:
+                if (p.fast_texture)
+                    return launch_texture_c<S, D, C, CT, Interp::Linear>(src, dst, p, st);
+                return launch_exact<S, D, C, Interp::Linear>(src, dst, p, st);
+            case Interp::Cubic:
+                return launch_exact<S, D, C, Interp::Cubic>(src, dst, p, st);
+            case Interp::BSpline:
+                break;
+        }
+    }
+    throw Error(ErrorCode::Internal,
+                "cuda::warp: this pixel type does not hold B-spline coefficients (float needed)");
+}
+
+template <class S, class D>
+void launch(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, void* stream) {
+    if (dst.width <= 0 || dst.height <= 0) return;
+    const auto st = static_cast<cudaStream_t>(stream);
+    switch (dst.channels) {
+        case 1:
+            return launch_c<S, D, 1>(src, dst, p, st);
+        case 2:
+            return launch_c<S, D, 2>(src, dst, p, st);
+        case 3:
+            return launch_c<S, D, 3>(src, dst, p, st);
+        case 4:
+            return launch_c<S, D, 4>(src, dst, p, st);
+        default:
+            throw Error(ErrorCode::Internal, "cuda::warp: channels must be 1 to 4");
+    }
+}
+
+}  // namespace
+
+void warp(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst, const WarpPlan& plan,
+          void* stream) {
+    launch(src, dst, plan, stream);
+}
+void warp(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> dst, const WarpPlan& plan,
+          void* stream) {
+    launch(src, dst, plan, stream);
+}
+void warp(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan, void* stream) {
+    launch(src, dst, plan, stream);
+}
+void warp(Span2D<const float> coeffs, Span2D<std::uint8_t> dst, const WarpPlan& plan,
+          void* stream) {
+    launch(coeffs, dst, plan, stream);
+}
+void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan& plan,
+          void* stream) {
+    launch(coeffs, dst, plan, stream);
+}
+
+}  // namespace upres::cuda

@@ -1,0 +1,591 @@
+// CUDA backend of upres::warp against the double-precision reference (Backend::Reference):
+// every transform kind, interpolation and border, u8/u16/f32, 1-4 channels, awkward sizes,
+// device sub-views, host images on the CUDA backend (staging), the fused FIR + B-spline kernel
+// against the unfused path, and the fast texture mode within its own tolerance.
+// Tolerances: docs/ops/warp.md, "CUDA backend" section. Every suite needs a GPU (visible skip).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <upres/bspline.hpp>
+#include <upres/io.hpp>
+#include <upres/warp.hpp>
+
+#include "test_util.hpp"
+
+#if UPRES_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "ops/bspline/bspline_backends.hpp"
+#include "ops/warp/warp_backends.hpp"
+#include "ops/warp/warp_cuda.hpp"
+#endif
+
+namespace upres {
+namespace {
+
+using test::random_image;
+
+// Tolerance of the exact CUDA path against the reference, on the pixel type's scale
+// (docs/ops/warp.md). Float math (weights, sums; float coordinates near the border) vs double.
+template <class T>
+double exact_tol(Interp interp) {
+    if constexpr (std::is_same_v<T, float>) return interp == Interp::BSpline ? 1e-3 : 5e-4;
+    if constexpr (std::is_same_v<T, std::uint8_t>) return 1.0;
+    return interp == Interp::BSpline ? 24.0 : 16.0;  // u16: 2.5e-4 of the range
+}
+// Nearest neighbour may pick the other neighbour where the coordinate lies within float rounding
+// of a half-integer: a few such values are allowed, each anywhere in the range.
+constexpr double kNearestOutlierFraction = 0.01;
+
+struct Stats {
+    double max_abs = 0.0;
+    std::int64_t over = 0, total = 0;
+    int wx = -1, wy = -1, wc = -1;
+    double wa = 0, wb = 0;
+};
+
+template <class T>
+Stats compare(const ImageView<const T>& a, const ImageView<const T>& b, double atol) {
+    Stats s;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x)
+            for (int c = 0; c < a.channels(); ++c) {
+                const double va = static_cast<double>(a(x, y, c));
+                const double vb = static_cast<double>(b(x, y, c));
+                const double d = std::isfinite(va) && std::isfinite(vb) ? std::abs(va - vb) : 1e30;
+                ++s.total;
+                if (d > atol) ++s.over;
+                if (d > s.max_abs) {
+                    s.max_abs = d;
+                    s.wx = x, s.wy = y, s.wc = c, s.wa = va, s.wb = vb;
+                }
+            }
+    return s;
+}
+
+std::string describe(const Stats& s) {
+    return std::to_string(s.over) + " of " + std::to_string(s.total) +
+           " values over tolerance; worst |diff| " + std::to_string(s.max_abs) + " at (x " +
+           std::to_string(s.wx) + ", y " + std::to_string(s.wy) + ", c " + std::to_string(s.wc) +
+           "): " + std::to_string(s.wa) + " vs " + std::to_string(s.wb);
+}
+
+// Largest |diff| seen per interpolation and type, printed at the end (for docs/ops/warp.md).
+struct Worst {
+    double v[3][4] = {};
+    ~Worst() {
+        const char* tn[3] = {"u8", "u16", "f32"};
+        for (int t = 0; t < 3; ++t)
+            std::cout << "[warp_cuda] worst |cuda - reference| " << tn[t] << ": nearest " << v[t][0]
+                      << ", linear " << v[t][1] << ", cubic " << v[t][2] << ", bspline " << v[t][3]
+                      << "\n";
+    }
+};
+Worst g_worst;
+template <class T>
+constexpr int type_index() {
+    return std::is_same_v<T, std::uint8_t> ? 0 : (std::is_same_v<T, std::uint16_t> ? 1 : 2);
+}
+
+template <class T>
+::testing::AssertionResult check_close(const ImageView<const T>& got, const ImageView<const T>& ref,
+                                       Interp interp, double atol) {
+    const Stats s = compare(got, ref, atol);
+    double& w = g_worst.v[type_index<T>()][static_cast<int>(interp)];
+    if (interp != Interp::Nearest && s.max_abs > w) w = s.max_abs;
+    // Counted in pixels: a flipped neighbour changes every channel of the pixel.
+    const std::int64_t allowed =
+        interp == Interp::Nearest
+            ? (static_cast<std::int64_t>(kNearestOutlierFraction * static_cast<double>(s.total) /
+                                         got.channels()) +
+               1) *
+                  got.channels()
+            : 0;
+    if (s.over <= allowed) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << describe(s);
+}
+
+const char* kind_name(Transform::Kind k) {
+    switch (k) {
+        case Transform::Kind::Affine:
+            return "affine";
+        case Transform::Kind::Perspective:
+            return "perspective";
+        case Transform::Kind::Resize:
+            return "resize";
+        case Transform::Kind::Remap:
+            return "remap";
+        case Transform::Kind::Flow:
+            return "flow";
+    }
+    return "?";
+}
+
+// A transform of each kind for a w x h source and a dw x dh output; fields live in `field`
+// (host) and are copied to `dfield` (device).
+struct Case {
+    Transform host, device;
+    Image<float> field, dfield;
+};
+
+Case make_case(Transform::Kind kind, int w, int h, int dw, int dh, std::uint32_t seed) {
+    Case c;
+    switch (kind) {
+        case Transform::Kind::Affine:
+            c.host = Transform::make_rotation(30.0 + seed % 7, w, h);
+            c.host.affine.m[0] *= 1.1;  // a little shear and scale on top
+            c.host.affine.m[1] += 0.05;
+            break;
+        case Transform::Kind::Perspective: {
+            Homography H;
+            // Coefficients chosen so that no output lands exactly on the image edge (there a
+            // one-ulp difference decides between the fill value and a sample, Border::Constant).
+            const double hh[9] = {0.9,  0.12,           0.0437 * w,      -0.0813, 1.05,
+                                  1.37, 4e-3 / (w + 1), -3e-3 / (h + 1), 1.0};
+            std::memcpy(H.h, hh, sizeof hh);
+            c.host = Transform::make_perspective(H);
+            break;
+        }
+        case Transform::Kind::Resize:
+            c.host = Transform::make_resize();
+            break;
+        case Transform::Kind::Remap:
+        case Transform::Kind::Flow: {
+            c.field = random_image<float>(dw, dh, 2, seed + 17, -3.0, 3.0);
+            if (kind == Transform::Kind::Remap)
+                for (int y = 0; y < dh; ++y)
+                    for (int x = 0; x < dw; ++x) {
+                        c.field(x, y, 0) = x * float(w) / dw + 0.7f * c.field(x, y, 0) - 1.0f;
+                        c.field(x, y, 1) = y * float(h) / dh + 0.7f * c.field(x, y, 1) + 0.5f;
+                    }
+            c.host = kind == Transform::Kind::Remap ? Transform::make_remap(c.field.view())
+                                                    : Transform::make_flow(c.field.view());
+            break;
+        }
+    }
+    c.device = c.host;
+    if (kind == Transform::Kind::Remap || kind == Transform::Kind::Flow) {
+        c.dfield = clone(c.field.view(), Location::Device);
+        c.device.field = c.dfield.view();
+    }
+    return c;
+}
+
+Context cuda_ctx() {
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    return ctx;
+}
+Context ref_ctx() {
+    Context ctx;
+    ctx.backend = Backend::Reference;
+    return ctx;
+}
+
+// Warps src (host) with the reference and with CUDA (device copies) and compares.
+template <class T>
+::testing::AssertionResult cuda_vs_reference(const ImageView<const T>& src, int dw, int dh,
+                                             Transform::Kind kind, const WarpOptions& o,
+                                             std::uint32_t seed, double atol) {
+    Case c = make_case(kind, src.width(), src.height(), dw, dh, seed);
+    Image<T> ref(dw, dh, src.channels());
+    WarpOptions oref = o;
+    oref.fast_texture = false;  // the reference is exact; texture mode is compared against it
+    warp(src, ref.view(), c.host, oref, ref_ctx());
+    Image<T> dsrc = clone(src, Location::Device);
+    Image<T> ddst(dw, dh, src.channels(), Location::Device);
+    warp(ImageView<const T>(dsrc.view()), ddst.view(), c.device, o, cuda_ctx());
+    Image<T> got = clone(ImageView<const T>(ddst.view()), Location::Host);
+    auto r = check_close<T>(got.view(), ref.view(), o.interp, atol);
+    if (!r)
+        r << " [" << kind_name(kind) << ", " << to_string(o.interp) << ", " << to_string(o.border)
+          << ", prefilter " << o.prefilter << ", " << src.width() << "x" << src.height() << "x"
+          << src.channels() << " -> " << dw << "x" << dh << "]";
+    return r;
+}
+
+constexpr Interp kInterps[] = {Interp::Nearest, Interp::Linear, Interp::Cubic, Interp::BSpline};
+constexpr Border kBorders[] = {Border::Mirror, Border::Reflect, Border::Nearest, Border::Wrap,
+                               Border::Constant};
+constexpr Transform::Kind kKinds[] = {Transform::Kind::Affine, Transform::Kind::Perspective,
+                                      Transform::Kind::Resize, Transform::Kind::Remap,
+                                      Transform::Kind::Flow};
+
+template <class T>
+void sweep_random(int w, int h, int dw, int dh, std::uint32_t seed) {
+    for (int ch = 1; ch <= 4; ++ch) {
+        const Image<T> src = random_image<T>(w, h, ch, seed + ch);
+        for (Transform::Kind kind : kKinds)
+            for (Interp interp : kInterps)
+                for (Border border : kBorders) {
+                    WarpOptions o;
+                    o.interp = interp;
+                    o.border = border;
+                    o.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                    o.prefilter = (seed + ch + static_cast<int>(border)) % 2 ? 0 : 15;
+                    EXPECT_TRUE(cuda_vs_reference<T>(src.view(), dw, dh, kind, o, seed,
+                                                     exact_tol<T>(interp)));
+                }
+    }
+}
+
+TEST(CudaWarp, EveryKindInterpBorderF32) {
+    UPRES_REQUIRE_GPU();
+    sweep_random<float>(37, 29, 41, 23, 100);
+}
+TEST(CudaWarp, EveryKindInterpBorderU8) {
+    UPRES_REQUIRE_GPU();
+    sweep_random<std::uint8_t>(29, 37, 23, 41, 200);
+}
+TEST(CudaWarp, EveryKindInterpBorderU16) {
+    UPRES_REQUIRE_GPU();
+    sweep_random<std::uint16_t>(31, 31, 33, 19, 300);
+}
+
+TEST(CudaWarp, AwkwardSizes) {
+    UPRES_REQUIRE_GPU();
+    const int sizes[][4] = {{1, 1, 1, 1},  {1, 1, 5, 3},         {7, 3, 7, 3},      {7, 3, 3, 7},
+                            {3, 7, 16, 2}, {257, 131, 257, 131}, {257, 131, 64, 40}};
+    std::uint32_t seed = 400;
+    for (const auto& s : sizes) {
+        const Image<float> f = random_image<float>(s[0], s[1], 1, ++seed);
+        const Image<std::uint8_t> b = random_image<std::uint8_t>(s[0], s[1], 3, ++seed);
+        for (Transform::Kind kind : kKinds)
+            for (Interp interp : kInterps)
+                for (Border border : {Border::Mirror, Border::Nearest, Border::Constant,
+                                      Border::Wrap, Border::Reflect}) {
+                    WarpOptions o;
+                    o.interp = interp;
+                    o.border = border;
+                    o.fill = 0.5f;
+                    o.prefilter = border == Border::Mirror ? 15 : 0;
+                    EXPECT_TRUE(cuda_vs_reference<float>(f.view(), s[2], s[3], kind, o, seed,
+                                                         exact_tol<float>(interp)));
+                    if (s[0] * s[1] < 1000 || border == Border::Mirror) {
+                        EXPECT_TRUE(cuda_vs_reference<std::uint8_t>(
+                            b.view(), s[2], s[3], kind, o, seed, exact_tol<std::uint8_t>(interp)));
+                    }
+                }
+    }
+}
+
+TEST(CudaWarp, AntialiasedResize) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> f = random_image<float>(97, 61, 2, 500);
+    const Image<std::uint16_t> u = random_image<std::uint16_t>(97, 61, 3, 501);
+    for (Interp interp : {Interp::Linear, Interp::Cubic})
+        for (Border border : kBorders)
+            for (const auto& d : {std::pair{31, 17}, std::pair{45, 70}, std::pair{13, 5}}) {
+                WarpOptions o;
+                o.interp = interp;
+                o.border = border;
+                o.antialias = true;
+                EXPECT_TRUE(cuda_vs_reference<float>(f.view(), d.first, d.second,
+                                                     Transform::Kind::Resize, o, 1, 5e-5));
+                EXPECT_TRUE(cuda_vs_reference<std::uint16_t>(u.view(), d.first, d.second,
+                                                             Transform::Kind::Resize, o, 1, 1.0));
+            }
+}
+
+// A real photo: a 120 x 96 crop of baboon.jpg as u8 RGB, as u16, and as gray float 0..255.
+TEST(CudaWarp, RealPhotoEveryInterpAndBorder) {
+    UPRES_REQUIRE_GPU();
+    AnyImage any = read_image(test::sample_path("baboon.jpg"));
+    const Image<std::uint8_t>& full = any.as<std::uint8_t>();
+    const ImageView<const std::uint8_t> crop = full.view().sub(200, 150, 120, 96);
+    const Image<std::uint8_t> rgb = clone(crop);
+    Image<std::uint16_t> rgb16(rgb.width(), rgb.height(), rgb.channels());
+    convert(rgb.view(), rgb16.view());
+    Image<float> gray(rgb.width(), rgb.height(), 1);
+    for (int y = 0; y < gray.height(); ++y)
+        for (int x = 0; x < gray.width(); ++x)
+            gray(x, y) = 0.299f * rgb(x, y, 0) + 0.587f * rgb(x, y, 1) + 0.114f * rgb(x, y, 2);
+    for (Transform::Kind kind : kKinds)
+        for (Interp interp : kInterps)
+            for (Border border : kBorders) {
+                WarpOptions o;
+                o.interp = interp;
+                o.border = border;
+                o.fill = 10.0f;
+                o.prefilter = border == Border::Wrap ? 0 : 11;
+                EXPECT_TRUE(cuda_vs_reference<std::uint8_t>(rgb.view(), 100, 90, kind, o, 7,
+                                                            exact_tol<std::uint8_t>(interp)));
+                EXPECT_TRUE(cuda_vs_reference<std::uint16_t>(rgb16.view(), 90, 100, kind, o, 8,
+                                                             exact_tol<std::uint16_t>(interp)));
+                EXPECT_TRUE(cuda_vs_reference<float>(gray.view(), 100, 90, kind, o, 9,
+                                                     exact_tol<float>(interp) * 255.0));
+            }
+}
+
+#if UPRES_HAVE_CUDA
+// Device sub-views in and out: only the destination rectangle is written.
+TEST(CudaWarp, DeviceSubViews) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> big = random_image<float>(90, 70, 3, 600);
+    const ImageView<const float> hsub = big.view().sub(13, 9, 51, 43);
+    const Image<float> sub_copy = clone(hsub);
+    Image<float> dbig = clone(big.view(), Location::Device);
+    const ImageView<const float> dsub = ImageView<const float>(dbig.view()).sub(13, 9, 51, 43);
+    Image<float> out_big = random_image<float>(80, 60, 3, 601);
+    Image<float> dout = clone(out_big.view(), Location::Device);
+    for (Interp interp : kInterps) {
+        WarpOptions o;
+        o.interp = interp;
+        o.border = Border::Reflect;
+        o.prefilter = 0;
+        const Transform t = Transform::make_rotation(25.0, 51, 43);
+        warp(dsub, dout.view().sub(7, 5, 47, 41), t, o, cuda_ctx());
+        Image<float> ref(47, 41, 3);
+        warp(sub_copy.view(), ref.view(), t, o, ref_ctx());
+        Image<float> got = clone(ImageView<const float>(dout.view()), Location::Host);
+        EXPECT_TRUE(check_close<float>(ImageView<const float>(got.view()).sub(7, 5, 47, 41),
+                                       ref.view(), interp, exact_tol<float>(interp)));
+        // Outside the destination rectangle nothing changed.
+        for (int y = 0; y < 60; ++y)
+            for (int x = 0; x < 80; ++x)
+                if (x < 7 || x >= 54 || y < 5 || y >= 46) {
+                    for (int c = 0; c < 3; ++c) ASSERT_EQ(got(x, y, c), out_big(x, y, c));
+                }
+    }
+}
+#endif
+
+// Host images on the CUDA backend: staged through device memory, same result.
+TEST(CudaWarp, HostImagesStaged) {
+    UPRES_REQUIRE_GPU();
+    const Image<std::uint8_t> src = random_image<std::uint8_t>(64, 48, 4, 700);
+    for (Interp interp : kInterps) {
+        WarpOptions o;
+        o.interp = interp;
+        const Transform t = Transform::make_rotation(-40.0, 64, 48);
+        Image<std::uint8_t> a(50, 60, 4), b(50, 60, 4);
+        warp(src.view(), a.view(), t, o, cuda_ctx());
+        warp(src.view(), b.view(), t, o, ref_ctx());
+        EXPECT_TRUE(check_close<std::uint8_t>(a.view(), b.view(), interp, 1.0));
+    }
+}
+
+// Same inputs, same bits (no atomics, fixed order).
+TEST(CudaWarp, RunToRunDeterministic) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> src = random_image<float>(200, 150, 1, 800);
+    Image<float> d = clone(src.view(), Location::Device);
+    Image<float> o1(190, 170, 1, Location::Device), o2(190, 170, 1, Location::Device);
+    WarpOptions o;
+    o.prefilter = 15;
+    const Transform t = Transform::make_rotation(33.0, 200, 150);
+    warp(ImageView<const float>(d.view()), o1.view(), t, o, cuda_ctx());
+    warp(ImageView<const float>(d.view()), o2.view(), t, o, cuda_ctx());
+    const Image<float> a = clone(ImageView<const float>(o1.view())),
+                       b = clone(ImageView<const float>(o2.view()));
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), sizeof(float) * 190 * 170));
+}
+
+#if UPRES_HAVE_CUDA
+// ---------------------------------------------------------------- fused FIR + B-spline
+WarpPlan rotation_plan(double deg, int w, int h, Border border) {
+    WarpPlan p;
+    const Affine a = rotation(deg, w, h);
+    for (int i = 0; i < 6; ++i) p.m[i] = a.m[i];
+    p.m[6] = 0, p.m[7] = 0, p.m[8] = 1;
+    p.kind = Transform::Kind::Affine;
+    p.interp = Interp::BSpline;
+    p.border = border;
+    p.fill = 0.3f;
+    p.pad = border == Border::Nearest ? kBSplineNearestPad : 0;
+    return p;
+}
+WarpPlan resize_plan(int sw, int sh, int dw, int dh, Border border) {
+    WarpPlan p = rotation_plan(0.0, sw, sh, border);
+    p.kind = Transform::Kind::Resize;
+    const double sx = resize_coeff(sw, dw), sy = resize_coeff(sh, dh);
+    const double m[9] = {sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1};
+    for (int i = 0; i < 9; ++i) p.m[i] = m[i];
+    return p;
+}
+
+// Unfused CUDA path with the same plan: pad (Nearest) + FIR prefilter + cuda::warp.
+template <class T>
+Image<T> unfused(const Image<T>& hsrc, int dw, int dh, const WarpPlan& p, int fir) {
+    const int pad = p.pad, w = hsrc.width(), h = hsrc.height(), ch = hsrc.channels();
+    Image<float> padded(w + 2 * pad, h + 2 * pad, ch);
+    for (int y = 0; y < h + 2 * pad; ++y)
+        for (int x = 0; x < w + 2 * pad; ++x)
+            for (int c = 0; c < ch; ++c)
+                padded(x, y, c) = static_cast<float>(
+                    hsrc(std::clamp(x - pad, 0, w - 1), std::clamp(y - pad, 0, h - 1), c));
+    Image<float> coef = clone(padded.view(), Location::Device);
+    PrefilterOptions po;
+    po.border = pad > 0 ? Border::Mirror : tap_border(p.border);
+    po.fir_length = fir;
+    cuda::bspline_prefilter(span_of(ImageView<const float>(coef.view())), span_of(coef.view()), po,
+                            nullptr);
+    Image<T> d(dw, dh, ch, Location::Device);
+    if constexpr (std::is_same_v<T, float>)
+        cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(d.view()), p, nullptr);
+    else
+        cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(d.view()), p, nullptr);
+    return clone(ImageView<const T>(d.view()));
+}
+
+template <class T>
+Image<T> fused(const Image<T>& hsrc, int dw, int dh, const WarpPlan& p, int fir) {
+    Image<T> s = clone(hsrc.view(), Location::Device);
+    Image<T> d(dw, dh, hsrc.channels(), Location::Device);
+    cuda::warp_bspline_fused(span_of(ImageView<const T>(s.view())), span_of(d.view()), p, fir,
+                             nullptr);
+    return clone(ImageView<const T>(d.view()));
+}
+
+template <class T>
+void fused_vs_unfused(const Image<T>& src, int dw, int dh, const WarpPlan& p, int fir,
+                      double atol) {
+    ASSERT_TRUE(cuda::warp_fused_supported(p, src.width(), src.height(), fir));
+    const Image<T> a = fused(src, dw, dh, p, fir);
+    const Image<T> b = unfused(src, dw, dh, p, fir);
+    EXPECT_TRUE(check_close<T>(a.view(), b.view(), Interp::BSpline, atol))
+        << " [fused vs unfused, " << to_string(p.border) << ", FIR " << fir << ", " << src.width()
+        << "x" << src.height() << "x" << src.channels() << " -> " << dw << "x" << dh << ", kind "
+        << kind_name(p.kind) << "]";
+}
+
+TEST(CudaWarpFused, MatchesUnfusedRotationAndZoom) {
+    UPRES_REQUIRE_GPU();
+    std::uint32_t seed = 900;
+    for (Border border : {Border::Mirror, Border::Reflect, Border::Nearest, Border::Constant})
+        for (int fir : {3, 7, 11, 15, 31})
+            for (const auto& s :
+                 {std::pair{1, 1}, std::pair{7, 3}, std::pair{257, 131}, std::pair{64, 64}}) {
+                const int w = s.first, h = s.second;
+                const Image<float> f = random_image<float>(w, h, 1, ++seed);
+                fused_vs_unfused(f, w, h, rotation_plan(30.0, w, h, border), fir, 2e-5 * 8);
+                fused_vs_unfused(f, 2 * w + 1, 2 * h, resize_plan(w, h, 2 * w + 1, 2 * h, border),
+                                 fir, 2e-5 * 8);
+                const Image<std::uint8_t> u = random_image<std::uint8_t>(w, h, 3, ++seed);
+                fused_vs_unfused(u, h, w, rotation_plan(-61.0, w, h, border), fir, 1.0);
+                const Image<std::uint16_t> v = random_image<std::uint16_t>(w, h, 2, ++seed);
+                const int vw = w * 3 / 2 + 1, vh = h * 3 / 2 + 1;
+                fused_vs_unfused(v, vw, vh, resize_plan(w, h, vw, vh, border), fir, 1.0);
+            }
+}
+
+// The fused kernel against the double reference (prefilter FIR in double + reference warp).
+TEST(CudaWarpFused, MatchesReference) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> src = random_image<float>(101, 77, 4, 950);
+    for (Border border : {Border::Mirror, Border::Reflect, Border::Nearest, Border::Constant}) {
+        const WarpPlan p = rotation_plan(17.0, 101, 77, border);
+        const Image<float> a = fused(src, 90, 80, p, 15);
+        WarpOptions o;
+        o.border = border;
+        o.prefilter = 15;
+        o.fill = p.fill;
+        Image<float> ref(90, 80, 4);
+        warp(src.view(), ref.view(), Transform::make_rotation(17.0, 101, 77), o, ref_ctx());
+        EXPECT_TRUE(check_close<float>(a.view(), ref.view(), Interp::BSpline, 1e-3))
+            << to_string(border);
+    }
+}
+
+TEST(CudaWarpFused, SupportedPlans) {
+    UPRES_REQUIRE_GPU();
+    EXPECT_TRUE(
+        cuda::warp_fused_supported(rotation_plan(30, 2048, 2048, Border::Mirror), 2048, 2048, 15));
+    EXPECT_FALSE(cuda::warp_fused_supported(rotation_plan(30, 64, 64, Border::Wrap), 64, 64, 15));
+    EXPECT_FALSE(cuda::warp_fused_supported(rotation_plan(30, 64, 64, Border::Mirror), 64, 64, 0));
+    EXPECT_FALSE(cuda::warp_fused_supported(rotation_plan(30, 64, 64, Border::Mirror), 64, 64, 16));
+    WarpPlan persp = rotation_plan(30, 64, 64, Border::Mirror);
+    persp.kind = Transform::Kind::Perspective;
+    EXPECT_FALSE(cuda::warp_fused_supported(persp, 64, 64, 15));
+    // A 16x down-scale has a footprint too large for shared memory: unfused.
+    EXPECT_FALSE(cuda::warp_fused_supported(resize_plan(4096, 4096, 256, 256, Border::Mirror), 4096,
+                                            4096, 15));
+}
+#endif
+
+#if UPRES_HAVE_CUDA
+// Small cases for compute-sanitizer (memcheck, racecheck): every kernel family once or twice,
+// on sizes where the whole suite runs in seconds under the tools.
+TEST(CudaWarpSanitize, SmallEverything) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> f = random_image<float>(19, 13, 3, 1200);
+    const Image<std::uint8_t> u = random_image<std::uint8_t>(7, 3, 1, 1201);
+    for (Transform::Kind kind : kKinds)
+        for (Interp interp : kInterps)
+            for (Border border : {Border::Mirror, Border::Nearest, Border::Wrap}) {
+                WarpOptions o;
+                o.interp = interp;
+                o.border = border;
+                o.prefilter = 7;
+                EXPECT_TRUE(cuda_vs_reference<float>(f.view(), 17, 15, kind, o, 1,
+                                                     exact_tol<float>(interp)));
+                EXPECT_TRUE(cuda_vs_reference<std::uint8_t>(u.view(), 5, 9, kind, o, 2,
+                                                            exact_tol<std::uint8_t>(interp)));
+                o.fast_texture = interp == Interp::Linear || interp == Interp::BSpline;
+                EXPECT_TRUE(cuda_vs_reference<float>(f.view(), 17, 15, kind, o, 1, 0.05));
+            }
+    WarpOptions aa;
+    aa.interp = Interp::Cubic;
+    aa.antialias = true;
+    EXPECT_TRUE(cuda_vs_reference<float>(f.view(), 6, 5, Transform::Kind::Resize, aa, 1, 5e-5));
+    for (Border border : {Border::Mirror, Border::Nearest, Border::Constant}) {
+        const Image<float> g = random_image<float>(45, 38, 1, 1202);
+        fused_vs_unfused(g, 40, 33, rotation_plan(30.0, 45, 38, border), 15, 2e-4);
+        fused_vs_unfused(g, 90, 70, resize_plan(45, 38, 90, 70, border), 7, 2e-4);
+        fused_vs_unfused(u, 11, 6, rotation_plan(45.0, 7, 3, border), 31, 1.0);
+    }
+}
+#endif
+
+// ---------------------------------------------------------------- fast texture mode
+// Documented tolerance (docs/ops/warp.md): 8-bit fractional weights of the texture unit.
+// Linear: |error| <= max neighbour difference / 256; B-spline: 4 fetches on the coefficients.
+TEST(CudaWarpTexture, WithinTolerance) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> f = random_image<float>(131, 97, 1, 1000);
+    const Image<float> f2 = random_image<float>(64, 50, 2, 1001);
+    const Image<std::uint8_t> u = random_image<std::uint8_t>(70, 60, 3, 1002);
+    for (Interp interp : kInterps)
+        for (Border border : kBorders)
+            for (Transform::Kind kind :
+                 {Transform::Kind::Affine, Transform::Kind::Resize, Transform::Kind::Remap}) {
+                WarpOptions o;
+                o.interp = interp;
+                o.border = border;
+                o.fast_texture = true;
+                o.prefilter = 15;
+                const double ft = interp == Interp::BSpline ? 0.03 : 5e-3;
+                EXPECT_TRUE(cuda_vs_reference<float>(f.view(), 120, 100, kind, o, 3, ft));
+                EXPECT_TRUE(cuda_vs_reference<float>(f2.view(), 40, 70, kind, o, 4, ft));
+                EXPECT_TRUE(cuda_vs_reference<std::uint8_t>(u.view(), 80, 50, kind, o, 5,
+                                                            1.0 + 255.0 * ft));
+            }
+}
+
+TEST(CudaWarpTexture, NotUsedUnlessAsked) {
+    UPRES_REQUIRE_GPU();
+    // The exact path is bit-for-bit independent of whether texture mode was used before.
+    const Image<float> f = random_image<float>(80, 80, 1, 1100);
+    Image<float> d = clone(f.view(), Location::Device);
+    Image<float> a(80, 80, 1, Location::Device), b(80, 80, 1, Location::Device);
+    WarpOptions o;
+    o.interp = Interp::Linear;
+    const Transform t = Transform::make_rotation(12.0, 80, 80);
+    warp(ImageView<const float>(d.view()), a.view(), t, o, cuda_ctx());
+    WarpOptions ot = o;
+    ot.fast_texture = true;
+    warp(ImageView<const float>(d.view()), b.view(), t, ot, cuda_ctx());
+    warp(ImageView<const float>(d.view()), b.view(), t, o, cuda_ctx());
+    const Image<float> ha = clone(ImageView<const float>(a.view())),
+                       hb = clone(ImageView<const float>(b.view()));
+    EXPECT_EQ(0, std::memcmp(ha.data(), hb.data(), sizeof(float) * 80 * 80));
+}
+
+}  // namespace
+}  // namespace upres
