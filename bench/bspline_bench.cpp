@@ -47,15 +47,18 @@ double event_mean_us(cudaStream_t s, int reps, F&& enqueue) {
 #endif
 
 // Args: n (image n x n), fir length (0 = exact IIR), variant (PrefilterVariant as int), pass
-// (-1 both, 0 rows only, 1 columns only).
-void Bspline_Prefilter_Cuda(benchmark::State& state) {
+// (-1 both, 0 rows only, 1 columns only); Bspline_Tuned_Cuda: n, fir, variant, impl (see
+// bspline_prefilter_tuned), seg (rows per warp segment, 0 automatic).
+void prefilter_cuda(benchmark::State& state, [[maybe_unused]] bool tuned) {
     if (!ub::require_cuda(state)) return;
 #if UPRES_HAVE_CUDA
     const int n = static_cast<int>(state.range(0));
     upres::PrefilterOptions o;
     o.fir_length = static_cast<int>(state.range(1));
     o.variant = static_cast<upres::PrefilterVariant>(state.range(2));
-    const int pass = static_cast<int>(state.range(3));
+    const int pass = tuned ? -1 : static_cast<int>(state.range(3));
+    const int impl = tuned ? static_cast<int>(state.range(3)) : 0;
+    const int seg = tuned ? static_cast<int>(state.range(4)) : 0;
     const std::size_t count = std::size_t(n) * n;
     const std::size_t set_bytes = 2 * count * sizeof(float);
     const int sets = ub::rotation_count(set_bytes, ub::device_l2_bytes(), 8);
@@ -71,7 +74,9 @@ void Bspline_Prefilter_Cuda(benchmark::State& state) {
         const auto k = static_cast<std::size_t>(i % sets);
         auto src = upres::span_of(std::as_const(in[k]).view());
         auto dst = upres::span_of(out[k].view());
-        if (pass < 0)
+        if (tuned)
+            upres::cuda::bspline_prefilter_tuned(src, dst, o, impl, seg, stream.get());
+        else if (pass < 0)
             upres::cuda::bspline_prefilter(src, dst, o, stream.get());
         else
             upres::cuda::bspline_prefilter_pass(src, dst, o, pass, stream.get());
@@ -91,6 +96,8 @@ void Bspline_Prefilter_Cuda(benchmark::State& state) {
     state.counters["sets"] = sets;
 #endif
 }
+void Bspline_Prefilter_Cuda(benchmark::State& state) { prefilter_cuda(state, false); }
+void Bspline_Tuned_Cuda(benchmark::State& state) { prefilter_cuda(state, true); }
 
 void cuda_args(benchmark::internal::Benchmark* b) {
     b->ArgNames({"n", "fir", "variant", "pass"});
@@ -108,6 +115,32 @@ void cuda_args(benchmark::internal::Benchmark* b) {
     }
 }
 BENCHMARK(Bspline_Prefilter_Cuda)->Apply(cuda_args)->UseManualTime();
+
+// The fused variants' implementations and segment lengths (docs/ops/bspline.md, section 4).
+void tuned_args(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"n", "fir", "variant", "impl", "seg"});
+    using V = upres::PrefilterVariant;
+    const int F = int(V::FirFused), I = int(V::IirFused);
+    for (int n : {1024, 2048, 4096}) {
+        b->Args({n, 15, F, 1, 0});
+        b->Args({n, 0, I, 1, 0});
+        if (n == 2048) b->Args({n, 0, I, 2, 0});
+        b->Args({n, 15, F, 0, 0});
+        b->Args({n, 0, I, 0, 0});
+        for (int seg : {16, 32, 64, 128}) {
+            if (seg < 128) b->Args({n, 15, F, 7, seg});
+            b->Args({n, 0, I, 7, seg});
+        }
+        // experiments (1 channel): rolled loop (3), register prefetch (5), and the memory
+        // pipelines alone (4: cp.async ring, 6: register prefetch)
+        for (int seg : {16, 32, 64}) {
+            for (int impl : {3, 4, 5, 6}) b->Args({n, 15, F, impl, seg});
+            for (int impl : {3, 5}) b->Args({n, 0, I, impl, seg});
+        }
+        b->Args({n, 0, I, 5, 128});
+    }
+}
+BENCHMARK(Bspline_Tuned_Cuda)->Apply(tuned_args)->UseManualTime();
 
 // Args: n, fir length (0 = IIR), channels, threads (0 = all).
 void Bspline_Prefilter_Cpu(benchmark::State& state) {

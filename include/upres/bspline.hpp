@@ -41,11 +41,12 @@ enum class PrefilterVariant {
     Recursive,  // IIR, one thread per row / column (Ruijters & Thevenaz; the paper's baseline)
     FirShared,  // FIR rows through shared memory, columns with a rotating window (paper Fig. 5)
     FirFused,   // beyond the paper: rows and columns in one pass over the image (2-D tiles)
-    // Beyond the paper, exact path: the recursive filter on overlapped 2-D tiles in shared
-    // memory (one pass over the image; each recursion starts 16 samples outside its tile from
-    // the exact border extension, and the start error decays by |z|^16 = 7e-10 before any
-    // output). Lines shorter than 32 samples run Recursive (scipy's reflect start-up differs
-    // from the exact extension for very short lines).
+    // Beyond the paper, exact path, one pass over the image: from 2^21 elements a
+    // warp-streaming kernel (causal + anticausal sums in registers), below it the recursive
+    // filter on overlapped 2-D tiles in shared memory. Both start each recursion 15-16 samples
+    // outside the outputs it affects, from the exact border extension; the start error decays
+    // by |z|^16 = 7e-10 before any output. Lines shorter than 32 samples run Recursive
+    // (scipy's reflect start-up differs from the exact extension for very short lines).
     IirFused,
 };
 const char* to_string(PrefilterVariant v) noexcept;  // "auto", "recursive", "fir-shared", ...

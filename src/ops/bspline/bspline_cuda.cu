@@ -13,16 +13,20 @@
 //              second shared buffer, then along columns straight to global memory. Each
 //              thread computes runs of 16 outputs from a register window (16 + 2K shared loads
 //              for 16 (2K + 1) FMAs). Taps are kernel parameters (constant bank).
-//   IirFused   the exact IIR on overlapped 2-D tiles: each block loads its tile plus 16 samples
-//              of warm-up on every side (cp.async), runs the causal/anticausal recursions
-//              along rows then columns in shared memory, and writes the tile's centre. The
-//              zero start state decays by |z|^16 = 7e-10 before any output (bspline_math.hpp).
-// Every launch is checked; temporaries are stream-ordered (cudaMallocAsync).
+//   IirFused   the exact IIR; from 2^21 elements the warp-streaming kernel (stream_kernel<15,
+//              C, true>: causal + anticausal sums in registers, see "Stream" below), else the
+//              overlapped 2-D tile kernel: each block loads its tile plus 16 samples of warm-up
+//              on every side (cp.async), runs the causal/anticausal recursions along rows then
+//              columns in shared memory, and writes the tile's centre. The zero start state
+//              decays by |z|^16 = 7e-10 before any output (bspline_math.hpp).
+// Every launch is checked; temporaries are stream-ordered (cudaMallocAsync). The streaming FIR
+// kernel and the 1-channel experiments are reachable through bspline_prefilter_tuned.
 //
-// Measured (bench/bspline_bench.cpp, NVIDIA H200, 2026-11-21, 2048^2 float, 1 channel; a
-// device-to-device copy of the image takes 11.9 us): Recursive 1100 us (rows 499, columns 971),
-// FirShared FIR15 99 us (rows 43, columns 46), FirFused FIR15 25.3 us (2.13x copy), FIR7 20.2,
-// FIR31 39.0, IirFused 42.2 us (3.5x copy). docs/ops/bspline.md has all sizes.
+// Measured (bench/bspline_bench.cpp, NVIDIA H200, 2026-11-21 06:38 UTC, 2048^2 float, 1
+// channel; a device-to-device copy of the image takes 11.9 us): Recursive 1103 us, FirShared
+// FIR15 99.6 us, FirFused FIR15 25.3 us (2.12x copy; the streaming FIR kernel: 28.4 us),
+// FIR7 19.9, FIR31 39.2, IirFused 34.4 us (2.88x copy; the tile kernel: 42.2 us).
+// docs/ops/bspline.md has all sizes and the experiments.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -181,7 +185,8 @@ __global__ void fir_cols_rotating_kernel(Span2D<const float> src, Span2D<float> 
 
 // ---------------------------------------------------------------- FirFused
 
-// H200, 2048^2, FIR15: 28.5 us with synchronous loads, 25.3 us with cp.async (2026-11-21).
+// H200, 2048^2, FIR15: 28.5 us with synchronous loads, 25.3 us with cp.async (2026-11-21);
+// __launch_bounds__(256, 5) (48 registers, 5 blocks per SM instead of 4): 25.2 us, no gain.
 constexpr int kTileE = 64;  // tile width in elements (x * C + c), before rounding
 constexpr int kTileH = 64;  // tile height in rows
 constexpr int kRun = 16;    // outputs per thread (both passes)
@@ -421,6 +426,592 @@ void launch_iir_fused(Span2D<const float> src, Span2D<float> dst, Border b, cuda
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
+// ---------------------------------------------------------------- Stream (FirFused / IirFused)
+
+// Warp-streaming kernels: IirFused from 2^21 elements (2048^2: 34.4 us vs 42.2 us for the tile
+// kernel); the FIR form is slower than the tile kernel (2048^2 FIR15: 28.4 vs 25.3 us) and
+// only reachable through bspline_prefilter_tuned (impl 7). Each warp owns a
+// strip of kStripE = 128 elements (4 consecutive elements per lane) and walks down a segment
+// of `seg` output rows. Input rows (the strip plus HL halo elements on each side, border
+// mapped) stream into a private shared-memory ring of kRing rows with cp.async (16-byte copies
+// where the strip lies inside the row and the row is 16-byte aligned, else 4-byte copies of
+// mapped elements), kRing - 1 rows ahead. The row pass reads each ring row once per lane as
+// NV aligned float4 loads (conflict-free) and produces the lane's 4 row-filtered values; the
+// column pass keeps a sliding window of those values in registers (unrolled by the window
+// length, so every register index is a compile-time constant) and writes one output row per
+// input row with one float4 store per lane. No block-level barrier: warps are independent.
+//   FIR (direct): out = sum_k t_k x(i + k), |k| <= R, R the template bucket (zero-padded taps);
+//   exact (IIR): b(k) = sqrt(3) z^|k| = sqrt(3) (P + Q - x) with the causal P(i) = sum_k>=0
+//   z^k x(i - k) and anticausal Q(i) = sum_k>=0 z^k x(i + k) sums. Rows: both sums by
+//   recursion over the lane's R samples of halo on each side (R = 15: the neglected terms are
+//   below |z|^16 = 7e-10 of the input); columns: P runs down the whole segment (started R rows
+//   above it), Q by Horner over a window of the next R rows. The border extension of the
+//   loaded samples is the one scipy's start-ups invert, so this is the exact IIR at the borders
+//   too (lines of 32 samples or more; shorter ones run Recursive, see bspline_prefilter).
+constexpr int kStreamV = 4;                    // elements per lane
+constexpr int kStripE = 32 * kStreamV;         // elements per warp strip
+constexpr int kStreamWarps = 4;                // independent warps per block
+constexpr int kRing = 16;                      // rows in each warp's ring
+constexpr int kAhead = kRing - 1;              // rows in flight ahead of the one being filtered
+constexpr int kIirR = bspline::kMaxFirRadius;  // 15: halo of the exact path
+
+template <int R, int C>
+struct StreamGeom {
+    static constexpr int HL = (R * C + 3) / 4 * 4;  // halo elements each side, 16-byte multiple
+    static constexpr int W = kStripE + 2 * HL;      // floats per ring row
+    static constexpr int NV = (2 * HL + 4) / 4;     // float4 ring loads per lane and row
+    static constexpr int NL = (W + 31) / 32;        // 4-byte copies per lane and row (slow path)
+};
+
+template <int R, int C>
+constexpr std::size_t stream_smem_bytes() {
+    return sizeof(float) * std::size_t(kStreamWarps) * kRing * StreamGeom<R, C>::W;
+}
+
+__device__ inline void cp_async16(float* smem, const float* gmem) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ inline void cp_async4(float* smem, const float* gmem) {
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ inline void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Row pass, direct taps: v = the lane's NV float4 of the ring row (element 4 lane - HL + s at
+// index s), outputs at s = HL + j, j < 4; tap k reads s = HL + j + k C.
+template <int R, int C>
+__device__ inline void stream_row_direct(const float4* rv, const Taps& taps, float (&hv)[4]) {
+    using G = StreamGeom<R, C>;
+    float acc[2][4] = {};  // even / odd taps: two dependency chains per output
+#pragma unroll
+    for (int q = 0; q < G::NV; ++q) {
+        const float4 v4 = rv[q];
+        const float v[4] = {v4.x, v4.y, v4.z, v4.w};
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int d = 4 * q + a - G::HL - j;  // = k C
+                if (d % C == 0 && d / C >= -R && d / C <= R)
+                    acc[(d / C) & 1][j] = fmaf(taps.t[d / C + R], v[a], acc[(d / C) & 1][j]);
+            }
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) hv[j] = acc[0][j] + acc[1][j];
+}
+
+// Row pass, exact: per channel class of the lane's 4 elements, the causal recursion from R C
+// elements left of the first output and the anticausal one from R C right of the last.
+template <int C>
+__device__ inline void stream_row_exact(const float4* rv, float (&hv)[4]) {
+    constexpr int R = kIirR;
+    using G = StreamGeom<R, C>;
+    const float z = static_cast<float>(bspline::kPole);
+    const float s3 = static_cast<float>(bspline::kSqrt3);
+    float x[4 * G::NV];
+#pragma unroll
+    for (int q = 0; q < G::NV; ++q) {
+        const float4 v4 = rv[q];
+        x[4 * q] = v4.x;
+        x[4 * q + 1] = v4.y;
+        x[4 * q + 2] = v4.z;
+        x[4 * q + 3] = v4.w;
+    }
+    const float z2 = z * z;
+    float P[4], Q[4];
+#pragma unroll
+    for (int r = 0; r < (C < 4 ? C : 4); ++r) {
+        const int jmax = r + (3 - r) / C * C;  // last of the lane's outputs of this class
+        // P(r) = sum_{k<=R} z^k x(r - k C) as two Horner chains in z^2 (even / odd k), then
+        // P(j + C) = x(j + C) + z P(j); Q mirrored from jmax.
+        float pe = x[G::HL + r - (R - 1) * C], po = x[G::HL + r - R * C];
+#pragma unroll
+        for (int k = R - 3; k >= 0; k -= 2) {
+            pe = fmaf(z2, pe, x[G::HL + r - k * C]);
+            po = fmaf(z2, po, x[G::HL + r - (k + 1) * C]);
+        }
+        float p = fmaf(z, po, pe);
+        P[r] = p;
+#pragma unroll
+        for (int j = r + C; j <= jmax; j += C) P[j] = p = fmaf(z, p, x[G::HL + j]);
+        float qe = x[G::HL + jmax + (R - 1) * C], qo = x[G::HL + jmax + R * C];
+#pragma unroll
+        for (int k = R - 3; k >= 0; k -= 2) {
+            qe = fmaf(z2, qe, x[G::HL + jmax + k * C]);
+            qo = fmaf(z2, qo, x[G::HL + jmax + (k + 1) * C]);
+        }
+        float a = fmaf(z, qo, qe);
+        Q[jmax] = a;
+#pragma unroll
+        for (int j = jmax - C; j >= r; j -= C) Q[j] = a = fmaf(z, a, x[G::HL + j]);
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) hv[j] = s3 * (P[j] + Q[j] - x[G::HL + j]);
+}
+
+template <int R, int C, bool EXACT>
+__global__ void __launch_bounds__(kStreamWarps * 32)
+    stream_kernel(Span2D<const float> src, Span2D<float> dst, Border b, Taps taps, int seg,
+                  int nstrips, int nsegs) {
+    using G = StreamGeom<R, C>;
+    constexpr int L = EXACT ? R + 1 : 2 * R + 1;  // register window (rows)
+    extern __shared__ float4 sm4[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int wg = blockIdx.x * kStreamWarps + warp;
+    if (wg >= nstrips * nsegs) return;  // no block barrier below
+    const int strip = wg % nstrips, sg = wg / nstrips;
+    float* ring = reinterpret_cast<float*>(sm4) + warp * (kRing * G::W);
+    const int w = src.width, h = src.height, n = w * C;
+    const int e0 = strip * kStripE, y0 = sg * seg;
+    const int N = min(seg, h - y0) + 2 * R;  // input rows of the segment
+
+    const bool fast_in = e0 - G::HL >= 0 && e0 + kStripE + G::HL <= n &&
+                         (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
+                         (src.stride & 3) == 0;
+    int goff[G::NL];
+#pragma unroll
+    for (int m = 0; m < G::NL; ++m) {
+        const int e = e0 - G::HL + lane + 32 * m;
+        const int px = floordiv(e, C);
+        goff[m] = prefilter_index(px, w, b) * C + (e - px * C);
+    }
+    const auto issue = [&](int i) {  // input row i -> ring slot i % kRing
+        if (i < N) {
+            const float* r = src.row(prefilter_index(y0 - R + i, h, b));
+            float* d = ring + (i % kRing) * G::W;
+            if (fast_in) {
+                const float* g = r + (e0 - G::HL);
+#pragma unroll
+                for (int q = lane; q < G::W / 4; q += 32) cp_async16(d + 4 * q, g + 4 * q);
+            } else {
+#pragma unroll
+                for (int m = 0; m < G::NL; ++m)
+                    if (lane + 32 * m < G::W) cp_async4(d + lane + 32 * m, r + goff[m]);
+            }
+        }
+        cp_async_commit();  // one group per row, empty past the end: wait counts stay exact
+    };
+    for (int i = 0; i < kAhead; ++i) issue(i);
+
+    const int ex = e0 + kStreamV * lane;  // the lane's first output element
+    const bool vec_out = (reinterpret_cast<std::uintptr_t>(dst.data) & 15) == 0 &&
+                         (dst.stride & 3) == 0 && ex + kStreamV <= n;
+    const float z = static_cast<float>(bspline::kPole);
+    const float s3 = static_cast<float>(bspline::kSqrt3);
+    const float z2 = z * z;
+    float win[L][kStreamV];
+    float P[kStreamV] = {0.0f, 0.0f, 0.0f, 0.0f};  // exact: causal column sums
+    for (int base = 0; base < N; base += L) {
+#pragma unroll
+        for (int u = 0; u < L; ++u) {
+            const int i = base + u;
+            if (i < N) {  // uniform over the warp
+                issue(i + kAhead);
+                cp_async_wait<kAhead>();  // this lane's copies of row i have landed
+                __syncwarp();             // ... and every lane's
+                const float4* rv =
+                    reinterpret_cast<const float4*>(ring + (i % kRing) * G::W) + lane;
+                if constexpr (EXACT)
+                    stream_row_exact<C>(rv, win[u]);
+                else
+                    stream_row_direct<R, C>(rv, taps, win[u]);
+                __syncwarp();  // slot i % kRing is refilled by the next iteration's issue
+                if constexpr (EXACT) {
+                    // window slot (u + 1) % L holds row i - R, the row of the causal column sum
+                    if (i >= R) {
+#pragma unroll
+                        for (int j = 0; j < kStreamV; ++j)
+                            P[j] = fmaf(z, P[j], win[(u + 1) % L][j]);
+                    }
+                }
+                if (i >= 2 * R) {
+                    float o[kStreamV];
+                    if constexpr (EXACT) {
+#pragma unroll
+                        for (int j = 0; j < kStreamV; ++j) {
+                            // Q = sum_{k<=R} z^k h(i - R + k): Horner in z^2, even / odd k
+                            float qe = win[(u + R) % L][j], qo = win[u][j];
+#pragma unroll
+                            for (int k = R - 3; k >= 0; k -= 2) {
+                                qe = fmaf(z2, qe, win[(u + 1 + k) % L][j]);
+                                qo = fmaf(z2, qo, win[(u + 2 + k) % L][j]);
+                            }
+                            o[j] = s3 * (P[j] + fmaf(z, qo, qe) - win[(u + 1) % L][j]);
+                        }
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < kStreamV; ++j) {
+                            float acc[2] = {0.0f, 0.0f};  // two dependency chains
+#pragma unroll
+                            for (int k = 0; k < L; ++k)
+                                acc[k & 1] = fmaf(taps.t[k], win[(u + 1 + k) % L][j], acc[k & 1]);
+                            o[j] = acc[0] + acc[1];
+                        }
+                    }
+                    float* out = dst.row(y0 + i - 2 * R) + ex;
+                    if (vec_out) {
+                        *reinterpret_cast<float4*>(out) = make_float4(o[0], o[1], o[2], o[3]);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < kStreamV; ++j)
+                            if (ex + j < n) out[j] = o[j];
+                    }
+                }
+            }
+        }
+    }
+    cp_async_wait<0>();  // nothing outstanding at exit (the tail groups are empty)
+}
+
+// Exact taps sqrt(3) z^|k|, |k| <= 15, not renormalised: the IIR through the direct kernel
+// (bench-only comparison of the exact path).
+Taps exact_taps() {
+    Taps t{};
+    for (int k = -kIirR; k <= kIirR; ++k)
+        t.t[k + kIirR] = static_cast<float>(bspline::exact_tap(k));
+    return t;
+}
+
+int sm_count() {
+    static int count[kMaxDevices] = {};
+    const int d = current_device();
+    if (count[d] == 0) {
+        int c = 0;
+        UPRES_CUDA_CHECK(cudaDeviceGetAttribute(&c, cudaDevAttrMultiProcessorCount, d));
+        count[d] = c;
+    }
+    return count[d];
+}
+
+// Rows per warp segment: enough warps for every SM to hold kWarpsPerSm of them (the ring keeps
+// kAhead rows in flight per warp), but segments of at least kMinSeg rows so that the 2R rows of
+// vertical halo stay a fraction of the row-pass work.
+int stream_segment(int h, int nstrips, int R, int seg) {
+    if (seg > 0) return seg;
+    constexpr int kWarpsPerSm = 8;
+    const int min_seg = R >= 15 ? 32 : 16;
+    const long long want = (long long)h * nstrips / ((long long)sm_count() * kWarpsPerSm);
+    int s = static_cast<int>(std::min<long long>(want, 256));
+    s = (s + 7) / 8 * 8;
+    return std::max(s, min_seg);
+}
+
+template <int R, int C, bool EXACT>
+void launch_stream_rc(Span2D<const float> src, Span2D<float> dst, Border b, const Taps& taps,
+                      int seg, cudaStream_t s) {
+    static std::once_flag once[kMaxDevices];
+    std::call_once(once[current_device()], [] {
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(stream_kernel<R, C, EXACT>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(stream_smem_bytes<R, C>())));
+    });
+    const int nstrips = (src.width * C + kStripE - 1) / kStripE;
+    seg = stream_segment(src.height, nstrips, R, seg);
+    const int nsegs = (src.height + seg - 1) / seg;
+    const long long warps = (long long)nstrips * nsegs;
+    const int blocks = static_cast<int>((warps + kStreamWarps - 1) / kStreamWarps);
+    stream_kernel<R, C, EXACT><<<blocks, kStreamWarps * 32, stream_smem_bytes<R, C>(), s>>>(
+        src, dst, b, taps, seg, nstrips, nsegs);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+template <int R, bool EXACT>
+void launch_stream(Span2D<const float> src, Span2D<float> dst, Border b, const Taps& taps, int seg,
+                   cudaStream_t s) {
+    switch (src.channels) {
+        case 1:
+            return launch_stream_rc<R, 1, EXACT>(src, dst, b, taps, seg, s);
+        case 2:
+            return launch_stream_rc<R, 2, EXACT>(src, dst, b, taps, seg, s);
+        case 3:
+            return launch_stream_rc<R, 3, EXACT>(src, dst, b, taps, seg, s);
+        default:
+            return launch_stream_rc<R, 4, EXACT>(src, dst, b, taps, seg, s);
+    }
+}
+
+// Experiment (bench-only, 1 channel): the same streaming kernel with a rolled row loop (the
+// register window shifts by one row per step: L x 4 moves instead of an L-times unrolled body,
+// ~1/L of the code), and diag = 1: no filtering at all (output row y is a copy of input row
+// y + R): the memory pipeline alone.
+template <int R, bool EXACT>
+__global__ void __launch_bounds__(kStreamWarps * 32)
+    stream_rolled_kernel(Span2D<const float> src, Span2D<float> dst, Border b, Taps taps, int seg,
+                         int nstrips, int nsegs, int diag) {
+    constexpr int C = 1;
+    using G = StreamGeom<R, C>;
+    constexpr int L = EXACT ? R + 1 : 2 * R + 1;
+    extern __shared__ float4 sm4[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int wg = blockIdx.x * kStreamWarps + warp;
+    if (wg >= nstrips * nsegs) return;
+    const int strip = wg % nstrips, sg = wg / nstrips;
+    float* ring = reinterpret_cast<float*>(sm4) + warp * (kRing * G::W);
+    const int w = src.width, h = src.height, n = w * C;
+    const int e0 = strip * kStripE, y0 = sg * seg;
+    const int N = min(seg, h - y0) + 2 * R;
+    const bool fast_in = e0 - G::HL >= 0 && e0 + kStripE + G::HL <= n &&
+                         (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
+                         (src.stride & 3) == 0;
+    int goff[G::NL];
+#pragma unroll
+    for (int m = 0; m < G::NL; ++m) {
+        const int e = e0 - G::HL + lane + 32 * m;
+        goff[m] = prefilter_index(e, w, b);
+    }
+    const auto issue = [&](int i) {
+        if (i < N) {
+            const float* r = src.row(prefilter_index(y0 - R + i, h, b));
+            float* d = ring + (i % kRing) * G::W;
+            if (fast_in) {
+                const float* g = r + (e0 - G::HL);
+#pragma unroll
+                for (int q = lane; q < G::W / 4; q += 32) cp_async16(d + 4 * q, g + 4 * q);
+            } else {
+#pragma unroll
+                for (int m = 0; m < G::NL; ++m)
+                    if (lane + 32 * m < G::W) cp_async4(d + lane + 32 * m, r + goff[m]);
+            }
+        }
+        cp_async_commit();
+    };
+    for (int i = 0; i < kAhead; ++i) issue(i);
+    const int ex = e0 + kStreamV * lane;
+    const bool vec_out = (reinterpret_cast<std::uintptr_t>(dst.data) & 15) == 0 &&
+                         (dst.stride & 3) == 0 && ex + kStreamV <= n;
+    const float z = static_cast<float>(bspline::kPole);
+    const float s3 = static_cast<float>(bspline::kSqrt3);
+    const float z2 = z * z;
+    float win[L][kStreamV] = {};
+    float P[kStreamV] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 1
+    for (int i = 0; i < N; ++i) {
+        issue(i + kAhead);
+        cp_async_wait<kAhead>();
+        __syncwarp();
+        const float4* rv = reinterpret_cast<const float4*>(ring + (i % kRing) * G::W) + lane;
+        float o[kStreamV];
+        if (diag == 1) {
+            const float4 c = rv[G::HL / 4];
+            o[0] = c.x;
+            o[1] = c.y;
+            o[2] = c.z;
+            o[3] = c.w;
+            __syncwarp();
+        } else {
+#pragma unroll
+            for (int k = 0; k + 1 < L; ++k)
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j) win[k][j] = win[k + 1][j];
+            if constexpr (EXACT)
+                stream_row_exact<C>(rv, win[L - 1]);
+            else
+                stream_row_direct<R, C>(rv, taps, win[L - 1]);
+            __syncwarp();
+            if constexpr (EXACT) {
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j) {
+                    P[j] = fmaf(z, P[j], win[0][j]);
+                    float qe = win[R - 1][j], qo = win[R][j];
+#pragma unroll
+                    for (int k = R - 3; k >= 0; k -= 2) {
+                        qe = fmaf(z2, qe, win[k][j]);
+                        qo = fmaf(z2, qo, win[k + 1][j]);
+                    }
+                    o[j] = s3 * (P[j] + fmaf(z, qo, qe) - win[0][j]);
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j) {
+                    float acc[2] = {0.0f, 0.0f};
+#pragma unroll
+                    for (int k = 0; k < L; ++k) acc[k & 1] = fmaf(taps.t[k], win[k][j], acc[k & 1]);
+                    o[j] = acc[0] + acc[1];
+                }
+            }
+        }
+        if (i >= 2 * R) {
+            float* out = dst.row(y0 + i - 2 * R) + ex;
+            if (vec_out) {
+                *reinterpret_cast<float4*>(out) = make_float4(o[0], o[1], o[2], o[3]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j)
+                    if (ex + j < n) out[j] = o[j];
+            }
+        }
+    }
+    cp_async_wait<0>();
+}
+
+template <int R, bool EXACT>
+void launch_stream_rolled(Span2D<const float> src, Span2D<float> dst, Border b, const Taps& taps,
+                          int seg, int diag, cudaStream_t s) {
+    static std::once_flag once[kMaxDevices];
+    std::call_once(once[current_device()], [] {
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(stream_rolled_kernel<R, EXACT>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(stream_smem_bytes<R, 1>())));
+    });
+    const int nstrips = (src.width + kStripE - 1) / kStripE;
+    seg = stream_segment(src.height, nstrips, R, seg);
+    const int nsegs = (src.height + seg - 1) / seg;
+    const long long warps = (long long)nstrips * nsegs;
+    const int blocks = static_cast<int>((warps + kStreamWarps - 1) / kStreamWarps);
+    stream_rolled_kernel<R, EXACT><<<blocks, kStreamWarps * 32, stream_smem_bytes<R, 1>(), s>>>(
+        src, dst, b, taps, seg, nstrips, nsegs, diag);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+// Experiment (bench-only, 1 channel): the rolled streaming kernel with the rows prefetched into
+// registers by plain 16-byte loads, kLdgAhead rows ahead (a register FIFO), then stored to a
+// double-buffered shared row for the row pass; diag = 1: memory pipeline alone (as above).
+constexpr int kLdgAhead = 6;
+
+__device__ inline float4 ldg4(const float* p) {
+    float4 v;
+    asm volatile("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(p));
+    return v;
+}
+
+template <int R, bool EXACT>
+__global__ void __launch_bounds__(kStreamWarps * 32)
+    stream_ldg_kernel(Span2D<const float> src, Span2D<float> dst, Border b, Taps taps, int seg,
+                      int nstrips, int nsegs, int diag) {
+    constexpr int C = 1;
+    using G = StreamGeom<R, C>;
+    constexpr int L = EXACT ? R + 1 : 2 * R + 1;
+    constexpr int NQ = (G::W / 4 + 31) / 32;  // float4 chunks per lane and row (2)
+    static_assert(NQ == 2, "two chunks per lane");
+    extern __shared__ float4 sm4[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int wg = blockIdx.x * kStreamWarps + warp;
+    if (wg >= nstrips * nsegs) return;
+    const int strip = wg % nstrips, sg = wg / nstrips;
+    float* rows = reinterpret_cast<float*>(sm4) + warp * (2 * G::W);
+    const int w = src.width, h = src.height, n = w;
+    const int e0 = strip * kStripE, y0 = sg * seg;
+    const int N = min(seg, h - y0) + 2 * R;
+    const bool fast_in = e0 - G::HL >= 0 && e0 + kStripE + G::HL <= n &&
+                         (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
+                         (src.stride & 3) == 0;
+    const bool has2 = lane + 32 < G::W / 4;
+    int goff[2][4];
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+#pragma unroll
+        for (int t = 0; t < 4; ++t)
+            goff[c][t] = prefilter_index(e0 - G::HL + 4 * (lane + 32 * c) + t, w, b);
+    float4 pre[kLdgAhead][2];
+    const auto load = [&](int i, float4(&d)[2]) {
+        if (i < N) {
+            const float* r = src.row(prefilter_index(y0 - R + i, h, b));
+            if (fast_in) {
+                const float* g = r + (e0 - G::HL) + 4 * lane;
+                d[0] = ldg4(g);
+                if (has2) d[1] = ldg4(g + 128);
+            } else {
+                d[0] = make_float4(r[goff[0][0]], r[goff[0][1]], r[goff[0][2]], r[goff[0][3]]);
+                if (has2)
+                    d[1] = make_float4(r[goff[1][0]], r[goff[1][1]], r[goff[1][2]], r[goff[1][3]]);
+            }
+        }
+    };
+#pragma unroll
+    for (int d = 0; d < kLdgAhead; ++d) load(d, pre[d]);
+    const int ex = e0 + kStreamV * lane;
+    const bool vec_out = (reinterpret_cast<std::uintptr_t>(dst.data) & 15) == 0 &&
+                         (dst.stride & 3) == 0 && ex + kStreamV <= n;
+    const float z = static_cast<float>(bspline::kPole);
+    const float s3 = static_cast<float>(bspline::kSqrt3);
+    const float z2 = z * z;
+    float win[L][kStreamV] = {};
+    float P[kStreamV] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 1
+    for (int i = 0; i < N; ++i) {
+        float4* buf = reinterpret_cast<float4*>(rows + (i & 1) * G::W);
+        buf[lane] = pre[0][0];
+        if (has2) buf[lane + 32] = pre[0][1];
+#pragma unroll
+        for (int d = 0; d + 1 < kLdgAhead; ++d) {
+            pre[d][0] = pre[d + 1][0];
+            pre[d][1] = pre[d + 1][1];
+        }
+        load(i + kLdgAhead, pre[kLdgAhead - 1]);
+        __syncwarp();  // the row is in shared memory (and iteration i - 1 read the other buffer)
+        const float4* rv = buf + lane;
+        float o[kStreamV];
+        if (diag == 1) {
+            const float4 c = rv[G::HL / 4];
+            o[0] = c.x;
+            o[1] = c.y;
+            o[2] = c.z;
+            o[3] = c.w;
+        } else {
+#pragma unroll
+            for (int k = 0; k + 1 < L; ++k)
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j) win[k][j] = win[k + 1][j];
+            if constexpr (EXACT)
+                stream_row_exact<C>(rv, win[L - 1]);
+            else
+                stream_row_direct<R, C>(rv, taps, win[L - 1]);
+            if constexpr (EXACT) {
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j) {
+                    P[j] = fmaf(z, P[j], win[0][j]);
+                    float qe = win[R - 1][j], qo = win[R][j];
+#pragma unroll
+                    for (int k = R - 3; k >= 0; k -= 2) {
+                        qe = fmaf(z2, qe, win[k][j]);
+                        qo = fmaf(z2, qo, win[k + 1][j]);
+                    }
+                    o[j] = s3 * (P[j] + fmaf(z, qo, qe) - win[0][j]);
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j) {
+                    float acc[2] = {0.0f, 0.0f};
+#pragma unroll
+                    for (int k = 0; k < L; ++k) acc[k & 1] = fmaf(taps.t[k], win[k][j], acc[k & 1]);
+                    o[j] = acc[0] + acc[1];
+                }
+            }
+        }
+        if (i >= 2 * R) {
+            float* out = dst.row(y0 + i - 2 * R) + ex;
+            if (vec_out) {
+                *reinterpret_cast<float4*>(out) = make_float4(o[0], o[1], o[2], o[3]);
+            } else {
+#pragma unroll
+                for (int j = 0; j < kStreamV; ++j)
+                    if (ex + j < n) out[j] = o[j];
+            }
+        }
+    }
+}
+
+template <int R, bool EXACT>
+void launch_stream_ldg(Span2D<const float> src, Span2D<float> dst, Border b, const Taps& taps,
+                       int seg, int diag, cudaStream_t s) {
+    const std::size_t smem = sizeof(float) * kStreamWarps * 2 * StreamGeom<R, 1>::W;
+    const int nstrips = (src.width + kStripE - 1) / kStripE;
+    seg = stream_segment(src.height, nstrips, R, seg);
+    const int nsegs = (src.height + seg - 1) / seg;
+    const long long warps = (long long)nstrips * nsegs;
+    const int blocks = static_cast<int>((warps + kStreamWarps - 1) / kStreamWarps);
+    stream_ldg_kernel<R, EXACT>
+        <<<blocks, kStreamWarps * 32, smem, s>>>(src, dst, b, taps, seg, nstrips, nsegs, diag);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
 // ---------------------------------------------------------------- non-finite scan
 
 __global__ void find_nonfinite_kernel(Span2D<const float> src, unsigned long long* first) {
@@ -445,6 +1036,77 @@ struct DeviceTemp {
     DeviceTemp(const DeviceTemp&) = delete;
     DeviceTemp& operator=(const DeviceTemp&) = delete;
 };
+
+// FirFused / IirFused. impl 0: the default choice below; 1: the 2-D tile kernels; 2 (IIR
+// only): the exact taps through the direct streaming kernel; 3-6: 1-channel experiments (see
+// bspline_backends.hpp); 7: the streaming kernels. seg: rows per warp segment, 0: automatic.
+void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts, int impl,
+               int seg, cudaStream_t s) {
+    // In place: tiles/segments read halos that their neighbours overwrite, so copy first.
+    const std::size_t bytes = sizeof(float) * std::size_t(src.width) * src.channels * src.height;
+    const std::ptrdiff_t rs = std::ptrdiff_t{src.width} * src.channels;
+    Span2D<const float> in = src;
+    std::optional<DeviceTemp> tmp;
+    if (src.data == dst.data) {
+        tmp.emplace(bytes, s);
+        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(tmp->p, rs * sizeof(float), src.data,
+                                           src.stride * sizeof(float), rs * sizeof(float),
+                                           src.height, cudaMemcpyDeviceToDevice, s));
+        in = Span2D<const float>{tmp->p, src.width, src.height, src.channels, rs};
+    }
+    const Border b = opts.border;
+    if (impl >= 3 && impl <= 6 && src.channels == 1 &&
+        (opts.fir_length == 0 || (opts.fir_length - 1) / 2 == 7)) {
+        const Taps t7 = opts.fir_length ? make_taps(opts.fir_length, 7) : Taps{};
+        const int diag = (impl == 4 || impl == 6) ? 1 : 0;
+        if (impl <= 4) {
+            if (opts.fir_length == 0)
+                launch_stream_rolled<kIirR, true>(in, dst, b, t7, seg, diag, s);
+            else
+                launch_stream_rolled<7, false>(in, dst, b, t7, seg, diag, s);
+        } else {
+            if (opts.fir_length == 0)
+                launch_stream_ldg<kIirR, true>(in, dst, b, t7, seg, diag, s);
+            else
+                launch_stream_ldg<7, false>(in, dst, b, t7, seg, diag, s);
+        }
+        return;
+    }
+    if (impl == 0) {
+        // Measured fastest (docs/ops/bspline.md, section 4): FIR: the tile kernel; exact: the
+        // streaming kernel from 2^21 elements (2048^2: 34.7 us vs 42.4 us), the tile kernel
+        // below (1024^2: 18.9 us vs 24.3 us).
+        const bool big = std::int64_t{src.width} * src.channels * src.height >= (1 << 21);
+        impl = (opts.fir_length == 0 && big) ? 7 : 1;
+    }
+    if (opts.fir_length == 0) {
+        if (impl == 1)
+            launch_iir_fused(in, dst, b, s);
+        else if (impl == 2)
+            launch_stream<kIirR, false>(in, dst, b, exact_taps(), seg, s);
+        else
+            launch_stream<kIirR, true>(in, dst, b, Taps{}, seg, s);
+        return;
+    }
+    const int K = (opts.fir_length - 1) / 2;
+    const int R = K <= 3 ? 3 : K <= 7 ? 7 : 15;
+    const Taps taps = make_taps(opts.fir_length, R);
+    if (impl == 1) {
+        if (R == 3)
+            launch_fused<3>(in, dst, b, taps, s);
+        else if (R == 7)
+            launch_fused<7>(in, dst, b, taps, s);
+        else
+            launch_fused<15>(in, dst, b, taps, s);
+        return;
+    }
+    if (R == 3)
+        launch_stream<3, false>(in, dst, b, taps, seg, s);
+    else if (R == 7)
+        launch_stream<7, false>(in, dst, b, taps, seg, s);
+    else
+        launch_stream<15, false>(in, dst, b, taps, seg, s);
+}
 
 }  // namespace
 
@@ -511,31 +1173,22 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
         }
         case PrefilterVariant::FirFused:
         case PrefilterVariant::IirFused:
-        case PrefilterVariant::Auto: {
-            // In place: tiles read halos that neighbouring tiles overwrite, so copy first.
-            Span2D<const float> in = src;
-            std::optional<DeviceTemp> tmp;
-            if (src.data == dst.data) {
-                tmp.emplace(bytes, s);
-                UPRES_CUDA_CHECK(cudaMemcpy2DAsync(tmp->p, rs * sizeof(float), src.data,
-                                                   src.stride * sizeof(float), rs * sizeof(float),
-                                                   src.height, cudaMemcpyDeviceToDevice, s));
-                in = Span2D<const float>{tmp->p, src.width, src.height, src.channels, rs};
-            }
-            if (iir) {
-                launch_iir_fused(in, dst, opts.border, s);
-                return;
-            }
-            const int K = (opts.fir_length - 1) / 2;
-            if (K <= 3)
-                launch_fused<3>(in, dst, opts.border, make_taps(opts.fir_length, 3), s);
-            else if (K <= 7)
-                launch_fused<7>(in, dst, opts.border, make_taps(opts.fir_length, 7), s);
-            else
-                launch_fused<15>(in, dst, opts.border, make_taps(opts.fir_length, 15), s);
+        case PrefilterVariant::Auto:
+            run_fused(src, dst, opts, 0, 0, s);
             return;
-        }
     }
+}
+
+void bspline_prefilter_tuned(Span2D<const float> src, Span2D<float> dst,
+                             const PrefilterOptions& opts, int impl, int seg, void* stream) {
+    if ((opts.variant != PrefilterVariant::FirFused &&
+         opts.variant != PrefilterVariant::IirFused) ||
+        (opts.fir_length == 0 && std::min(src.width, src.height) < 2 * bspline::kMaxFirRadius + 2))
+        return bspline_prefilter(src, dst, opts, stream);
+    if ((opts.variant == PrefilterVariant::IirFused) != (opts.fir_length == 0) || impl < 0 ||
+        impl > 7 || (impl == 2 && opts.fir_length != 0))
+        throw Error(ErrorCode::InvalidArgument, "bspline_prefilter_tuned: bad variant/impl");
+    run_fused(src, dst, opts, impl, seg, static_cast<cudaStream_t>(stream));
 }
 
 void bspline_prefilter_pass(Span2D<const float> src, Span2D<float> dst,
