@@ -35,6 +35,7 @@ struct WarpArgs {
 
 int parse_prefilter(const std::string& s) {
     if (s == "iir") return 0;
+    if (s == "fir") return kDefaultFirLength;
     if (s.size() > 3 && s.compare(0, 3, "fir") == 0) {
         const std::string n = s.substr(3);
         if (n.find_first_not_of("0123456789") == std::string::npos && n.size() <= 2) {
@@ -43,7 +44,9 @@ int parse_prefilter(const std::string& s) {
         }
     }
     throw Error(ErrorCode::InvalidArgument,
-                "warp: unknown --prefilter '" + s + "' (allowed: iir, fir3, fir5, ..., fir31)");
+                "warp: unknown --prefilter '" + s +
+                    "' (allowed: iir, fir (= fir" + std::to_string(kDefaultFirLength) +
+                    "), fir3, fir5, ..., fir31)");
 }
 
 void parse_size(const std::string& s, int& w, int& h) {
@@ -206,7 +209,8 @@ void add_warp(CLI::App& app, const Common& common) {
         ->check(CLI::IsMember({"nearest", "linear", "cubic", "bspline"}))
         ->capture_default_str();
     cmd->add_option("--prefilter", args->prefilter,
-                    "B-spline prefilter: iir (exact) or firK, K odd in 3..31 (the paper's FIR)")
+                    "B-spline prefilter: iir (exact), fir (the default FIR length, 17) or firK, K odd "
+                    "in 3..31 (the paper's FIR)")
         ->capture_default_str();
     cmd->add_option("--border", args->border, "Border: mirror, reflect, nearest, wrap, constant")
         ->check(CLI::IsMember({"mirror", "reflect", "nearest", "wrap", "constant"}))

@@ -326,6 +326,14 @@ assert b.shape == (9, 17) and np.abs(b - want).max() < 1e-5, (b.shape, np.abs(b 
     expect_one_line_error "warp: --affine with 5 numbers" $EX_USAGE '6 numbers'
     run "$upres" warp "$sample" "$tmp/w1.png" --affine 1,2,0,2,4,0
     expect_one_line_error "warp: singular affine" $EX_INVALID 'singular'
+    run "$upres" warp "$sample" "$tmp/wfir.png" --zoom 2 --prefilter fir
+    expect_rc "warp --prefilter fir (default FIR length)" 0
+    run "$upres" warp "$sample" "$tmp/wfir17.png" --zoom 2 --prefilter fir17
+    if [ "$rc" -eq 0 ] && cmp -s "$tmp/wfir.png" "$tmp/wfir17.png"; then
+        pass "warp --prefilter fir is fir17"
+    else
+        fail "warp --prefilter fir differs from fir17 (exit $rc)"
+    fi
     run "$upres" warp "$sample" "$tmp/w1.png" --zoom 2 --prefilter fir8
     expect_one_line_error "warp: even FIR length" $EX_INVALID 'fir8'
     run "$upres" warp "$sample" "$tmp/w1.png" --zoom 2 --fast --backend cpu
@@ -341,6 +349,34 @@ assert b.shape == (9, 17) and np.abs(b - want).max() < 1e-5, (b.shape, np.abs(b 
 else
     skip "warp is not built into this upres yet"
 fi
+
+# ---------------------------------------------------------------- upscale
+run "$upres" upscale "$sample" "$tmp/up.png" --scale 2 --method silseabi
+expect_rc "upscale --method silseabi x2 (colour)" 0
+if [ "$rc" -eq 0 ] && [ -x "$py" ] && "$py" -c '
+import sys, cv2
+a = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED); b = cv2.imread(sys.argv[2], cv2.IMREAD_UNCHANGED)
+assert b.shape[0] == 2 * a.shape[0] and b.shape[1] == 2 * a.shape[1] and b.shape[2:] == a.shape[2:], (a.shape, b.shape)
+' "$sample" "$tmp/up.png" 2>"$tmp/pyerr"; then
+    pass "upscale x2 output is twice the size with the same channels"
+elif [ "$rc" -eq 0 ]; then
+    fail "upscale output shape: $(cat "$tmp/pyerr")"
+fi
+for m in lseai lseabi tap4 tap6 bilinear bicubic; do
+    run "$upres" upscale "$sample" "$tmp/up_$m.png" --scale 2 --method "$m"
+    expect_rc "upscale --method $m" 0
+done
+run "$upres" upscale "$sample" "$tmp/up4.png" --scale 4 --method silseabi
+expect_rc "upscale --scale 4 (cascade)" 0
+run "$upres" upscale "$sample" "$tmp/up.png" --scale 2 --method frob
+expect_one_line_error "upscale: unknown method" $EX_INVALID 'frob'
+run "$upres" upscale "$sample" "$tmp/up.png" --scale 2 --method silseabi --iterations 3
+expect_one_line_error "upscale: --iterations without lseabi" $EX_INVALID 'iterations'
+run "$upres" upscale "$sample" "$tmp/up.png" --scale 2 --method lseabi --iterations 0
+expect_one_line_error "upscale: --iterations 0" $EX_INVALID 'iterations'
+run "$upres" convert "$sample" "$tmp/s16.png" --depth u16
+run "$upres" upscale "$tmp/s16.png" "$tmp/up.png" --scale 2 --method silseabi
+expect_one_line_error "upscale: 16-bit input" $EX_FORMAT 'convert'
 
 echo "cli_test: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
