@@ -1,17 +1,23 @@
 // Optimized CPU backend of the cubic B-spline prefilter (float, OpenMP).
 //
-// Both passes work on "strips": `lanes` independent lines stored interleaved in a small
-// buffer, buf[i * lanes + l], so every recursion step and every FIR tap is a contiguous,
-// vectorizable loop over the lanes. Rows are gathered 8 at a time (x 1-4 channels, a small
-// transpose); columns are taken 64 floats wide straight from the image rows (cache-friendly:
-// one 256-byte segment per row). The math (pole, start-ups, taps, border extension) is
-// bspline_math.hpp, shared with the reference and the CUDA kernels.
+// Both passes work on "strips" of `lanes` independent lines, sample i of line l at
+// p[i * step + l], so every recursion step and every FIR tap is a contiguous, vectorizable loop
+// over the lanes (fixed at compile time for the common strips: 8 rows of 1 channel, 64
+// columns). Rows are gathered 8 at a time (x 1-4 channels, a small transpose) into an
+// interleaved buffer; the IIR column pass runs in place on the image rows, 64 floats wide (one
+// 256-byte segment per row; a 2048-row strip, 512 KiB, stays in L2 between the causal and the
+// anticausal sweeps); the FIR column pass copies its strip (it needs the unfiltered input) and
+// writes straight to the image. The gain is folded into the causal recursion and the FIR uses
+// its symmetry (K + 1 multiplications per sample). The math (pole, start-ups, taps, border
+// extension) is bspline_math.hpp, shared with the reference and the CUDA kernels.
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <vector>
 
 #include "core/parallel.hpp"
 #include "ops/bspline/bspline_backends.hpp"
+#include "ops/bspline/bspline_cpu_simd.hpp"
 #include "ops/bspline/bspline_math.hpp"
 
 namespace upres::cpu {
@@ -20,51 +26,67 @@ namespace {
 
 constexpr int kRowBlock = 8;   // rows per strip in the row pass
 constexpr int kColBlock = 64;  // floats per strip in the column pass
+constexpr int kMaxLanes = kColBlock > kRowBlock * 4 ? kColBlock : kRowBlock * 4;
 
-// Exact IIR on `lanes` lines of n samples, in place (buf[i * lanes + l]).
-void iir_strip(float* buf, int n, int lanes, Border border) {
+// Exact IIR, in place, on `lanes` lines of n samples: sample i of line l at p[i * step + l]
+// (step >= lanes). Row pass: an interleaved strip buffer (step = lanes); column pass: the image
+// rows themselves (step = stride), so every recursion step is a contiguous loop over the lanes.
+// LC > 0 fixes the lane count at compile time (fully vectorised loops). The gain is folded
+// into the causal recursion: c+(i) = g x(i) + z c+(i - 1).
+template <int LC>
+void iir_lines(float* p, std::ptrdiff_t step, int n, int lanes_rt, Border border) {
+    const int lanes = LC > 0 ? LC : lanes_rt;
     if (n == 1) return;
     const float z = static_cast<float>(bspline::kPole);
     const float g = static_cast<float>(bspline::kGain);
-    const std::ptrdiff_t total = std::ptrdiff_t{n} * lanes;
-    for (std::ptrdiff_t i = 0; i < total; ++i) buf[i] *= g;
+    float init[kMaxLanes];
     for (int l = 0; l < lanes; ++l) {
-        const auto x = [&](int i) { return buf[std::ptrdiff_t{i} * lanes + l]; };
-        buf[l] = bspline::causal_init<float>(x, n, border, bspline::kFloatHorizon);
+        const auto x = [&](int i) { return g * p[i * step + l]; };
+        init[l] = bspline::causal_init<float>(x, n, border, bspline::kFloatHorizon);
     }
+    for (int l = 0; l < lanes; ++l) p[l] = init[l];
     for (int i = 1; i < n; ++i) {
-        float* cur = buf + std::ptrdiff_t{i} * lanes;
-        const float* prev = cur - lanes;
+        float* cur = p + i * step;
+        const float* prev = cur - step;
 #pragma omp simd
-        for (int l = 0; l < lanes; ++l) cur[l] += z * prev[l];
+        for (int l = 0; l < lanes; ++l) cur[l] = g * cur[l] + z * prev[l];
     }
-    float* last = buf + std::ptrdiff_t{n - 1} * lanes;
+    float* last = p + (n - 1) * step;
     for (int l = 0; l < lanes; ++l) {
-        const auto cp = [&](int i) { return buf[std::ptrdiff_t{i} * lanes + l]; };
-        const float v = bspline::anticausal_init<float>(cp, n, border, bspline::kFloatHorizon);
-        last[l] = v;
+        const auto cp = [&](int i) { return p[i * step + l]; };
+        init[l] = bspline::anticausal_init<float>(cp, n, border, bspline::kFloatHorizon);
     }
+    for (int l = 0; l < lanes; ++l) last[l] = init[l];
     for (int i = n - 2; i >= 0; --i) {
-        float* cur = buf + std::ptrdiff_t{i} * lanes;
-        const float* next = cur + lanes;
+        float* cur = p + i * step;
+        const float* next = cur + step;
 #pragma omp simd
         for (int l = 0; l < lanes; ++l) cur[l] = z * (next[l] - cur[l]);
     }
 }
 
-// FIR from an extended strip ext[(i + K) * lanes + l], i in [-K, n + K), into out.
-void fir_strip(const float* ext, float* out, int n, int lanes, const float* taps, int K) {
+// Symmetric FIR (taps[K - k] == taps[K + k]) from an extended strip ext[(i + K) * lanes + l],
+// i in [-K, n + K), into out[i * ostep + l].
+template <int LC>
+void fir_lines(const float* ext, float* out, std::ptrdiff_t ostep, int n, int lanes_rt,
+               const float* taps, int K) {
+    const int lanes = LC > 0 ? LC : lanes_rt;
+    const float tc = taps[K];
     for (int i = 0; i < n; ++i) {
-        float* o = out + std::ptrdiff_t{i} * lanes;
-        const float* e = ext + std::ptrdiff_t{i} * lanes;  // row i - K of the signal
+        float* o = out + i * ostep;
+        const float* e = ext + std::ptrdiff_t{i + K} * lanes;  // sample i
+        float acc[kMaxLanes];
 #pragma omp simd
-        for (int l = 0; l < lanes; ++l) o[l] = taps[0] * e[l];
-        for (int k = 1; k <= 2 * K; ++k) {
-            const float t = taps[k];
-            const float* ek = e + std::ptrdiff_t{k} * lanes;
+        for (int l = 0; l < lanes; ++l) acc[l] = tc * e[l];
+        for (int k = 1; k <= K; ++k) {
+            const float t = taps[K + k];
+            const float* em = e - std::ptrdiff_t{k} * lanes;
+            const float* ep = e + std::ptrdiff_t{k} * lanes;
 #pragma omp simd
-            for (int l = 0; l < lanes; ++l) o[l] += t * ek[l];
+            for (int l = 0; l < lanes; ++l) acc[l] += t * (em[l] + ep[l]);
         }
+#pragma omp simd
+        for (int l = 0; l < lanes; ++l) o[l] = acc[l];
     }
 }
 
@@ -74,29 +96,126 @@ struct Filter {
     std::array<float, bspline::kMaxFirLength> taps{};
 };
 
-// Filters a strip whose samples are fetched by load(i, dst_lane_ptr) and stored by store.
-template <class Load, class Store>
-void run_strip(const Filter& f, int n, int lanes, std::vector<float>& a, std::vector<float>& b,
-               const Load& load, const Store& store) {
-    if (f.K < 0) {
-        a.resize(static_cast<std::size_t>(n) * lanes);
-        for (int i = 0; i < n; ++i) load(i, a.data() + std::ptrdiff_t{i} * lanes);
-        iir_strip(a.data(), n, lanes, f.border);
-        for (int i = 0; i < n; ++i) store(i, a.data() + std::ptrdiff_t{i} * lanes);
-        return;
-    }
-    const int K = f.K;
-    a.resize(static_cast<std::size_t>(n + 2 * K) * lanes);
-    b.resize(static_cast<std::size_t>(n) * lanes);
-    for (int i = 0; i < n; ++i) load(i, a.data() + std::ptrdiff_t{i + K} * lanes);
+// Fills the 2K border rows of an extended strip (rows K .. K + n - 1 hold the line).
+void extend_strip(float* a, int n, int lanes, int K, Border border) {
     for (int i = -K; i < 0; ++i)
-        std::copy_n(a.data() + std::ptrdiff_t{bspline::prefilter_index(i, n, f.border) + K} * lanes,
-                    lanes, a.data() + std::ptrdiff_t{i + K} * lanes);
+        std::copy_n(a + std::ptrdiff_t{bspline::prefilter_index(i, n, border) + K} * lanes, lanes,
+                    a + std::ptrdiff_t{i + K} * lanes);
     for (int i = n; i < n + K; ++i)
-        std::copy_n(a.data() + std::ptrdiff_t{bspline::prefilter_index(i, n, f.border) + K} * lanes,
-                    lanes, a.data() + std::ptrdiff_t{i + K} * lanes);
-    fir_strip(a.data(), b.data(), n, lanes, f.taps.data(), K);
-    for (int i = 0; i < n; ++i) store(i, b.data() + std::ptrdiff_t{i} * lanes);
+        std::copy_n(a + std::ptrdiff_t{bspline::prefilter_index(i, n, border) + K} * lanes, lanes,
+                    a + std::ptrdiff_t{i + K} * lanes);
+}
+
+bool avx2_ok() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    // UPRES_CPU_BASELINE=1 forces the portable path (tests of the fallback on AVX2 machines).
+    static const bool ok = simd::bspline_avx2_compiled() && __builtin_cpu_supports("avx2") &&
+                           __builtin_cpu_supports("fma") && !std::getenv("UPRES_CPU_BASELINE");
+    return ok;
+#else
+    return false;
+#endif
+}
+
+// IIR row pass of 8 one-channel rows with the AVX2 kernels (bspline_cpu_avx2.cpp): the start
+// values come from bspline_math.hpp here, the recursions and transposes run there.
+void row_strip8_iir_avx2(const Filter& f, Span2D<const float> src, Span2D<float> dst, int y0,
+                         std::vector<float>& a) {
+    const int w = src.width;
+    const float z = static_cast<float>(bspline::kPole);
+    const float g = static_cast<float>(bspline::kGain);
+    const float* in[kRowBlock];
+    float* out[kRowBlock];
+    float c0[kRowBlock], a0[kRowBlock];
+    for (int r = 0; r < kRowBlock; ++r) {
+        in[r] = src.row(y0 + r);
+        out[r] = dst.row(y0 + r);
+        const auto x = [&](int i) { return g * in[r][i]; };
+        c0[r] = bspline::causal_init<float>(x, w, f.border, bspline::kFloatHorizon);
+    }
+    a.resize(static_cast<std::size_t>(w) * kRowBlock);
+    simd::iir_rows8_causal_avx2(in, w, z, g, c0, a.data());
+    for (int r = 0; r < kRowBlock; ++r) {
+        const auto cp = [&](int i) { return a[static_cast<std::size_t>(i) * kRowBlock + r]; };
+        a0[r] = bspline::anticausal_init<float>(cp, w, f.border, bspline::kFloatHorizon);
+    }
+    simd::iir_rows8_anticausal_avx2(a.data(), w, z, a0, out);
+}
+
+// Row pass of rows [y0, y0 + nr): gathered into an interleaved strip (lanes = nr x channels),
+// filtered, scattered to dst.
+// avx2: 8 one-channel rows (LC == 8), transposes by bspline_cpu_avx2.cpp.
+template <int LC>
+void row_strip(const Filter& f, Span2D<const float> src, Span2D<float> dst, int y0, int nr,
+               std::vector<float>& a, std::vector<float>& b, bool avx2) {
+    const int w = src.width, nc = src.channels, lanes = LC > 0 ? LC : nr * nc;
+    const int K = f.K < 0 ? 0 : f.K;
+    a.resize(static_cast<std::size_t>(w + 2 * K) * lanes);
+    float* line = a.data() + std::ptrdiff_t{K} * lanes;
+    const float* rin[kRowBlock];
+    float* rout[kRowBlock];
+    for (int r = 0; r < nr; ++r) rin[r] = src.row(y0 + r), rout[r] = dst.row(y0 + r);
+    avx2 = avx2 && LC == kRowBlock && nc == 1;
+    if (avx2) {
+        simd::rows8_to_strip_avx2(rin, w, line);
+    } else {
+        for (int r = 0; r < nr; ++r) {
+            const float* in = rin[r];
+            for (int x = 0; x < w; ++x)
+                for (int c = 0; c < nc; ++c) line[x * lanes + r * nc + c] = in[x * nc + c];
+        }
+    }
+    const float* res = line;
+    if (f.K < 0) {
+        iir_lines<LC>(line, lanes, w, lanes, f.border);
+    } else {
+        extend_strip(a.data(), w, lanes, K, f.border);
+        b.resize(static_cast<std::size_t>(w) * lanes);
+        if (avx2)
+            simd::fir_avx2(a.data(), b.data(), lanes, w, lanes, f.taps.data(), K);
+        else
+            fir_lines<LC>(a.data(), b.data(), lanes, w, lanes, f.taps.data(), K);
+        res = b.data();
+    }
+    if (avx2) return simd::strip_to_rows8_avx2(res, w, rout);
+    for (int r = 0; r < nr; ++r) {
+        float* out = rout[r];
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < nc; ++c) out[x * nc + c] = res[x * lanes + r * nc + c];
+    }
+}
+
+// Column pass of element columns [j0, j0 + lanes) of dst, in place.
+template <int LC>
+void col_strip(const Filter& f, Span2D<float> dst, int j0, int lanes_rt, std::vector<float>& a,
+               bool avx2) {
+    const int h = dst.height, lanes = LC > 0 ? LC : lanes_rt;
+    float* p = dst.row(0) + j0;
+    if (f.K < 0 && LC == 64 && avx2 && h >= 2) {  // AVX2 recursions, start values here
+        const float z = static_cast<float>(bspline::kPole);
+        const float g = static_cast<float>(bspline::kGain);
+        const std::ptrdiff_t st = dst.stride;
+        float init[64];
+        for (int l = 0; l < 64; ++l) {
+            const auto x = [&](int i) { return g * p[i * st + l]; };
+            init[l] = bspline::causal_init<float>(x, h, f.border, bspline::kFloatHorizon);
+        }
+        simd::iir_cols64_causal_avx2(p, st, h, z, g, init);
+        for (int l = 0; l < 64; ++l) {
+            const auto cp = [&](int i) { return p[i * st + l]; };
+            init[l] = bspline::anticausal_init<float>(cp, h, f.border, bspline::kFloatHorizon);
+        }
+        return simd::iir_cols64_anticausal_avx2(p, st, h, z, init);
+    }
+    if (f.K < 0) return iir_lines<LC>(p, dst.stride, h, lanes, f.border);
+    const int K = f.K;
+    a.resize(static_cast<std::size_t>(h + 2 * K) * lanes);
+    for (int y = 0; y < h; ++y) std::copy_n(p + y * dst.stride, lanes, a.data() + (y + K) * lanes);
+    extend_strip(a.data(), h, lanes, K, f.border);
+    if (avx2 && LC == 64)
+        simd::fir_avx2(a.data(), p, dst.stride, h, lanes, f.taps.data(), K);
+    else
+        fir_lines<LC>(a.data(), p, dst.stride, h, lanes, f.taps.data(), K);
 }
 
 }  // namespace
@@ -118,31 +237,27 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
     // Never more threads than strips: tiny images stay on one thread (no idle team).
     const int nt = resolve_threads(threads);
     const int row_blocks = (h + kRowBlock - 1) / kRowBlock;
+    const bool avx2 = avx2_ok();  // ISA dispatch: AVX2 row pass (bspline_cpu_simd.hpp)
     parallel_for(0, row_blocks, std::min(nt, row_blocks), [&](int blk) {
         thread_local std::vector<float> a, b;
         const int y0 = blk * kRowBlock, nr = std::min(kRowBlock, h - y0);
-        const int lanes = nr * nc;
-        const auto load = [&](int x, float* lane) {
-            for (int r = 0; r < nr; ++r)
-                for (int c = 0; c < nc; ++c) lane[r * nc + c] = src.row(y0 + r)[x * nc + c];
-        };
-        const auto store = [&](int x, const float* lane) {
-            for (int r = 0; r < nr; ++r)
-                for (int c = 0; c < nc; ++c) dst.row(y0 + r)[x * nc + c] = lane[r * nc + c];
-        };
-        run_strip(f, w, lanes, a, b, load, store);
+        if (nr == kRowBlock && nc == 1 && f.K < 0 && w >= 16 && avx2)
+            row_strip8_iir_avx2(f, src, dst, y0, a);
+        else if (nr == kRowBlock && nc == 1)
+            row_strip<kRowBlock>(f, src, dst, y0, nr, a, b, avx2);
+        else
+            row_strip<0>(f, src, dst, y0, nr, a, b, false);
     });
 
     // Column pass: dst -> dst in place, kColBlock floats (element columns) per strip.
     const int col_blocks = (rs + kColBlock - 1) / kColBlock;
     parallel_for(0, col_blocks, std::min(nt, col_blocks), [&](int blk) {
-        thread_local std::vector<float> a, b;
+        thread_local std::vector<float> a;
         const int j0 = blk * kColBlock, lanes = std::min(kColBlock, rs - j0);
-        const auto load = [&](int y, float* lane) { std::copy_n(dst.row(y) + j0, lanes, lane); };
-        const auto store = [&](int y, const float* lane) {
-            std::copy_n(lane, lanes, dst.row(y) + j0);
-        };
-        run_strip(f, h, lanes, a, b, load, store);
+        if (lanes == kColBlock)
+            col_strip<kColBlock>(f, dst, j0, lanes, a, avx2);
+        else
+            col_strip<0>(f, dst, j0, lanes, a, false);
     });
 }
 

@@ -4,21 +4,42 @@
 //    coordinates in double (exact enough for 65536-pixel images), weights and sums in float;
 //    pixels whose taps all lie inside the source take a branch-free path specialised on the
 //    interpolation and the channel count (row pointers, fixed tap loops); the few near the
-//    border take the reference formula (sample_point<double>).
+//    border take the reference formula (sample_point<double>). On CPUs with AVX2 + FMA (run-time
+//    check, simd::cpu_has_avx2_fma), affine maps of 1-channel float sources with 4x4 taps run
+//    8 outputs at a time in warp_cpu_avx2.cpp (warp_cpu_simd.hpp); the pixels it flags take
+//    the scalar border path here.
 //  * Resize: separable. Per-axis tap tables (indices already border-mapped, weights, the
 //    Constant "outside" flag) are computed once from warp_math.hpp; pass 1 filters the needed
 //    source rows horizontally into a float buffer, pass 2 filters columns. Same summation order
 //    as the reference (rows first, then columns).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/convert_math.hpp"
 #include "core/parallel.hpp"
 #include "ops/warp/warp_backends.hpp"
+#include "ops/warp/warp_cpu_simd.hpp"
 
 namespace upres::cpu {
+
+namespace simd {
+bool cpu_has_avx2_fma() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    // UPRES_CPU_BASELINE=1 forces the portable path (tests of the fallback on AVX2 machines).
+    static const bool ok = warp_avx2_compiled() && __builtin_cpu_supports("avx2") &&
+                           __builtin_cpu_supports("fma") && !std::getenv("UPRES_CPU_BASELINE");
+    return ok;
+#else
+    return false;
+#endif
+}
+}  // namespace simd
+
 namespace {
 
 // ---------------------------------------------------------------- point transforms
@@ -152,8 +173,25 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     // and TLB (a 2048-wide rotated row touches ~1000 source rows).
     constexpr int kTileH = 16, kTileW = 64;
     const int bands = (dst.height + kTileH - 1) / kTileH;
+    // AVX2 row kernel (warp_cpu_avx2.cpp): affine maps of 1-channel float sources, 4x4 taps,
+    // when the CPU has AVX2 + FMA and gather offsets fit in 32 bits.
+    bool vec = false;
+    float poly[4][4] = {};
+    if constexpr (std::is_same_v<S, float> && C == 1 && kTaps<I> == 4) {
+        vec = (p.kind == Transform::Kind::Affine) && simd::cpu_has_avx2_fma() &&
+              (std::int64_t{sh} - 1) * src.stride + sw < (std::int64_t{1} << 31);
+        cubic_weight_poly<float>(I, p.cubic_a, poly);
+    }
+    // pad > 0 (B-spline + Nearest) clamps in the padded span: no vector border mapping.
+    int vborder = 0;
+    if (p.pad == 0) {
+        if (p.border == Border::Mirror) vborder = 1;
+        if (p.border == Border::Constant) vborder = 2;
+    }
     parallel_for(0, bands, threads, [&](int band) {
         const Interior<S, C, I> interior_sample(p);  // local: constants stay in registers
+        float vbuf[kTileW];
+        std::uint8_t vflag[kTileW];
         const int y0 = band * kTileH, y1 = std::min(dst.height, y0 + kTileH);
         for (int x0 = 0; x0 < dst.width; x0 += kTileW) {
             const int x1 = std::min(dst.width, x0 + kTileW);
@@ -161,6 +199,25 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
                 D* out = dst.row(y);
                 const float* frow = p.field.data ? p.field.row(y) : nullptr;
                 const double ub = p.m[1] * y + p.m[2] + pad, vb = p.m[4] * y + p.m[5] + pad;
+                if constexpr (std::is_same_v<S, float> && C == 1 && kTaps<I> == 4) {
+                    if (vec) {  // AVX2: interior pixels 8 at a time, the rest below
+                        float* vo =
+                            std::is_same_v<D, float> ? reinterpret_cast<float*>(out) + x0 : vbuf;
+                        const int flagged = simd::cubic_affine_row_c1_avx2(
+                            src.data, src.stride, sw, sh, ub, vb, m0, m3, x0, x1, poly, vborder,
+                            p.fill, vo, vflag);
+                        if (flagged == 0 && std::is_same_v<D, float>) continue;
+                        for (int x = x0; x < x1; ++x) {
+                            if (vflag[x - x0]) {
+                                interior_sample.border_sample(src, ub + m0 * x, vb + m3 * x,
+                                                              out + x);
+                            } else if constexpr (!std::is_same_v<D, float>) {
+                                out[x] = saturate_from_float<D>(vo[x - x0]);
+                            }
+                        }
+                        continue;
+                    }
+                }
                 for (int x = x0; x < x1; ++x) {
                     double u, v;
                     switch (p.kind) {
