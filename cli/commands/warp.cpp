@@ -44,9 +44,8 @@ int parse_prefilter(const std::string& s) {
         }
     }
     throw Error(ErrorCode::InvalidArgument,
-                "warp: unknown --prefilter '" + s +
-                    "' (allowed: iir, fir (= fir" + std::to_string(kDefaultFirLength) +
-                    "), fir3, fir5, ..., fir31)");
+                "warp: unknown --prefilter '" + s + "' (allowed: iir, fir (= fir" +
+                    std::to_string(kDefaultFirLength) + "), fir3, fir5, ..., fir31)");
 }
 
 void parse_size(const std::string& s, int& w, int& h) {
@@ -208,9 +207,10 @@ void add_warp(CLI::App& app, const Common& common) {
     cmd->add_option("--interp", args->interp, "Interpolation: nearest, linear, cubic, bspline")
         ->check(CLI::IsMember({"nearest", "linear", "cubic", "bspline"}))
         ->capture_default_str();
-    cmd->add_option("--prefilter", args->prefilter,
-                    "B-spline prefilter: iir (exact), fir (the default FIR length, 17) or firK, K odd "
-                    "in 3..31 (the paper's FIR)")
+    cmd->add_option(
+           "--prefilter", args->prefilter,
+           "B-spline prefilter: iir (exact), fir (the default FIR length, 17) or firK, K odd "
+           "in 3..31 (the paper's FIR)")
         ->capture_default_str();
     cmd->add_option("--border", args->border, "Border: mirror, reflect, nearest, wrap, constant")
         ->check(CLI::IsMember({"mirror", "reflect", "nearest", "wrap", "constant"}))
