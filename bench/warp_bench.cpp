@@ -3,11 +3,13 @@
 //   Cuda_WarpRotate/<mode>   2048^2 float32, 1 channel, rotation by 30 degrees about the centre,
 //                            Border::Mirror (the setting of cupyx.scipy.ndimage.rotate(order=3,
 //                            mode='mirror', reshape=False), tools/peers/warp_peers.py);
+//   Cuda_WarpRotateInside/<mode>  the same rotation scaled by 0.7 (every output interior);
 //   Cuda_WarpZoom/<mode>/<z> zoom x2, x4, x8, x16 to a 2048^2 output (paper Table 3);
 //   Cuda_BsplinePrefilter/<fir>/<n>  the prefilter alone, n^2 float32 (paper Table 1).
 // Modes: nearest, linear, cubic (Keys), bspline_iir (exact prefilter + interpolation),
 // bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_fused (one pass,
-// src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode).
+// src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode),
+// bspline_interp (the interpolation step alone: the random source read as coefficients).
 // B-spline times include the prefilter. Bytes: input read once + output written once (the
 // floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
 // measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
@@ -42,6 +44,7 @@ enum Mode {
     kBsplineFir15Fused,
     kBsplineFir15Texture,
     kLinearTexture,
+    kBsplineInterp,
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -50,7 +53,8 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_fir15",
                                   "bspline_fir15_fused",
                                   "bspline_fir15_texture",
-                                  "linear_texture"};
+                                  "linear_texture",
+                                  "bspline_interp"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -119,6 +123,10 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         cuda::warp(src, dst, p, st);
         return;
     }
+    if (mode == kBsplineInterp) {  // the interpolation step alone (src read as coefficients)
+        cuda::warp(src, dst, p, st);
+        return;
+    }
     if (mode == kBsplineFir15Fused) {
         cuda::warp_bspline_fused(src, dst, p, 15, st);
         return;
@@ -172,6 +180,19 @@ void Cuda_WarpRotate(benchmark::State& state) {
              plan_for(mode, rotation(30.0, n, n), Transform::Kind::Affine));
 }
 
+// Rotation by 30 degrees with a scale of 0.7 about the centre: every output maps well inside the
+// source (no output takes the border rule), to separate the interior cost from the border cost.
+void Cuda_WarpRotateInside(benchmark::State& state) {
+    const Mode mode = static_cast<Mode>(state.range(0));
+    const int n = static_cast<int>(state.range(1));
+    Affine a = rotation(30.0, n, n);
+    const double c = 0.5 * (n - 1);
+    for (int i : {0, 1, 3, 4}) a.m[i] *= 0.7;
+    a.m[2] = c - a.m[0] * c - a.m[1] * c;
+    a.m[5] = c - a.m[3] * c - a.m[4] * c;
+    run_warp(state, mode, n, n, n, n, plan_for(mode, a, Transform::Kind::Affine));
+}
+
 void Cuda_WarpZoom(benchmark::State& state) {
     const Mode mode = static_cast<Mode>(state.range(0));
     const int z = static_cast<int>(state.range(1)), n = 2048, m = n / z;
@@ -209,8 +230,12 @@ BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Cuda_WarpRotate)
     ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
-                    kBsplineFir15Texture, kLinearTexture},
+                    kBsplineFir15Texture, kLinearTexture, kBsplineInterp},
                    {2048}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Cuda_WarpRotateInside)
+    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineInterp}, {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)

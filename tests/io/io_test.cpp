@@ -663,6 +663,21 @@ TEST_F(IoTest, TruncatedFilesAreCorruptData) {
             const std::string ext = f.substr(f.find_last_of('.'));
             const std::string t = path("trunc" + std::to_string(keep) + ext);
             write_bytes(t, bytes.substr(0, keep));
+            if (ext == ".jpg" && keep == bytes.size() - 1) {
+                // Only the last byte of the EOI marker is missing and every scan byte is
+                // there. Debian's libjpeg-turbo warns (JWRN_JPEG_EOF -> CorruptData); the one
+                // on Ubuntu 24.04 decodes silently. Either is acceptable as long as a
+                // decoded image is exactly the complete file's image: never garbage.
+                try {
+                    const AnyImage got = read_image(t);
+                    const AnyImage full = read_image(f);
+                    EXPECT_TRUE(test::images_near(got.as<std::uint8_t>().view(),
+                                                  full.as<std::uint8_t>().view(), 0.0));
+                } catch (const Error& e) {
+                    EXPECT_EQ(e.code(), ErrorCode::CorruptData) << e.what();
+                }
+                continue;
+            }
             expect_error([&] { read_image(t); }, ErrorCode::CorruptData, t);
         }
     }

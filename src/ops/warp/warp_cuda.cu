@@ -9,11 +9,13 @@
 //    branch-free path: warp_math's interp_weights, a fixed tap loop, loads through the read-only
 //    cache (__ldg), rows summed first as sample_point does; the others (near or beyond the
 //    border) call sample_point<float> itself;
+//  * Affine / Resize with Linear on the hot pixel types (f32, u8; 1, 3, 4 channels):
+//    warp_affine_kernel, coordinates split once per thread in double and stepped in
+//    float; when all 4 outputs of a thread are interior, their taps are loaded with no branch in
+//    between (ILP); the others take the exact per-output path above;
 //  * resize with antialias: one thread per output, per-axis taps and weights from
 //    warp_math.hpp's resize_aa_* in double, normalised, in the reference's order.
-// Measured on an H200 (bench/warp_bench.cpp, tools/experiments/rotation_experiment.cpp;
-// docs/ops/warp.md section 9): 2048^2 float rotation, nearest 24.6 us, bilinear 30.7 us, Keys
-// 68.2 us, B-spline interpolation of the coefficients ~56 us (ncu) -- instruction-bound.
+// Measured on an H200 (bench/warp_bench.cpp; docs/ops/warp.md section 9.3).
 //
 // Fast texture mode (plan.fast_texture = true), a separate, named mode:
 //  * Linear: one hardware bilinear fetch (cudaFilterModeLinear, 8-bit fractional weights);
@@ -150,6 +152,79 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
         if (y < dst.height) warp_one<S, D, C, I>(src, dst, p, m, x, y);
     }
 }
+
+// Affine / Resize (written for Linear, Cubic and B-spline; dispatched for Linear only, see
+// launch_exact): each thread splits the coordinate of its first output (x, y0) once in double
+// (SplitAffine: host rounding, then integer + float fraction) and steps to its other outputs (x, y0
+// + 8 r) in float (fmaf; error ~1e-6 pixel, far below the tolerances). An output whose float taps
+// lie in the conservative interior [1, n - 2) on both axes takes the fixed-tap path with no border
+// logic and no double arithmetic: there the exact coordinate is inside [0, n - 1] too (the float
+// one is within 1e-5 of it), so the Constant border's fill test cannot differ, and near a tap
+// boundary every interpolation here is continuous (a floor that differs by one gives the same value
+// up to rounding). Every other output (near or beyond the border) recomputes its coordinate exactly
+// as warp_one does. Nearest keeps the double path: its ties (floor(u + 0.5) at half-integers, 20%
+// of the outputs of some resizes) must resolve as on the CPU. Instantiated for the hot pixel types
+// and channel counts only (kAffineFast below); the rest use warp_kernel.
+template <class S, class D, int C, Interp I>
+__global__ void __launch_bounds__(kTileW* kRowsY)
+    warp_affine_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
+    const int x = blockIdx.x * kTileW + threadIdx.x;
+    if (x >= dst.width) return;
+    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+    SplitAffine sa;
+    const bool ok = sa.init(p, p.m, x, y0);
+    // Interior in split form: taps iu - 1 .. iu + 2 (cubic) or iu .. iu + 1 (linear) inside, and
+    // u at least one pixel from the Constant border's fill test: iu in [1, n - 2), i.e.
+    // (iu - 1) < n - 3 as unsigned (n >= 4; smaller images never take this path).
+    const unsigned wlim = static_cast<unsigned>(src.width - 3);
+    const unsigned hlim = static_cast<unsigned>(src.height - 3);
+    int iu[kPerThread], iv[kPerThread];
+    float tu[kPerThread], tv[kPerThread];
+    bool in[kPerThread];
+    bool all_in = ok && src.width >= 4 && src.height >= 4;
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        sa.at(r * kRowsY, iu[r], tu[r], iv[r], tv[r]);
+        in[r] = all_in && static_cast<unsigned>(iu[r] - 1) < wlim &&
+                static_cast<unsigned>(iv[r] - 1) < hlim;
+    }
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) all_in = all_in && in[r];
+    if (all_in && y0 + (kPerThread - 1) * kRowsY < dst.height) {
+        // The common case: no branch between the outputs, so their loads are issued together.
+        float out[kPerThread][C];
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r)
+            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out[r]);
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r) store<D, C>(dst, x, y0 + r * kRowsY, out[r]);
+        return;
+    }
+    double m[9];
+#pragma unroll
+    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = y0 + r * kRowsY;
+        if (y >= dst.height) break;
+        if (in[r]) {
+            float out[C];
+            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out);
+            store<D, C>(dst, x, y, out);
+        } else {
+            warp_one<S, D, C, I>(src, dst, p, m, x, y);
+        }
+    }
+}
+
+// The (pixel type, channels) pairs that get warp_affine_kernel (with Interp::Linear only, see
+// launch_exact).
+template <class S, class D, int C>
+constexpr bool kAffineFast = (C == 1 || C == 3 || C == 4) &&
+                             ((std::is_same_v<S, float> &&
+                               (std::is_same_v<D, float> || std::is_same_v<D, std::uint8_t>)) ||
+                              (std::is_same_v<S, std::uint8_t> && std::is_same_v<D, std::uint8_t>));
 
 // ---------------------------------------------------------------- antialiased resize
 // Per-axis taps of the reference's axis_taps(): the antialiased kernel when scale < 1, else the
@@ -380,6 +455,17 @@ dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH
 
 template <class S, class D, int C, Interp I>
 void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
+    // Linear only: measured on the H200 (docs/ops/warp.md 9.3), Cubic and B-spline through this
+    // kernel were slower on the 30-degree rotation (74-80 registers, occupancy 37%; the ~14% of
+    // outputs that take the border rule dominate), so they keep warp_kernel.
+    if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
+        if (p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize) {
+            warp_affine_kernel<S, D, C, I>
+                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
+            UPRES_CUDA_CHECK_LAUNCH();
+            return;
+        }
+    }
     warp_kernel<S, D, C, I>
         <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
     UPRES_CUDA_CHECK_LAUNCH();
