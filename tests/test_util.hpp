@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include <upres/context.hpp>
+#include <upres/error.hpp>
 #include <upres/image.hpp>
 
 namespace upres::test {
@@ -55,6 +56,20 @@ Image<T> random_image(int w, int h, int c, std::uint32_t seed, double lo = 0.0,
                 img.view().row(y)[x] = static_cast<T>(v);
         }
     return img;
+}
+
+// Runs f and expects an upres::Error with `code` whose message contains `text` (error messages
+// must name what is wrong).
+template <class F>
+void expect_error(F&& f, ErrorCode code, const std::string& text) {
+    try {
+        f();
+        ADD_FAILURE() << "no upres::Error thrown (expected one mentioning '" << text << "')";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), code) << e.what();
+        EXPECT_NE(std::string(e.what()).find(text), std::string::npos)
+            << "message '" << e.what() << "' does not mention '" << text << "'";
+    }
 }
 
 struct CompareResult {

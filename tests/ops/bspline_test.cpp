@@ -79,19 +79,6 @@ PrefilterOptions opts(Border b, int fir = 0, PrefilterVariant v = PrefilterVaria
     return o;
 }
 
-// Expects an Error with `code` whose message contains `what`.
-template <class F>
-void expect_error(F&& f, ErrorCode code, const std::string& what) {
-    try {
-        f();
-        ADD_FAILURE() << "no error thrown (expected one mentioning '" << what << "')";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), code) << e.what();
-        EXPECT_NE(std::string(e.what()).find(what), std::string::npos)
-            << "message '" << e.what() << "' does not mention '" << what << "'";
-    }
-}
-
 // ---------------------------------------------------------------- golden (scipy)
 
 const char* const kGoldenInputs[] = {"rand37x23c1", "rand37x23c3", "photo64x48c1", "photo64x48c3",
@@ -186,10 +173,11 @@ TEST(BsplineFir, LengthForAccuracy) {
         }
     }
     EXPECT_EQ(fir_length_for_accuracy(4.0), 3);  // the 2-D bound for 3 taps is 3.12
-    expect_error([] { fir_length_for_accuracy(1e-12); }, ErrorCode::InvalidArgument, "31");
-    expect_error([] { fir_length_for_accuracy(0.0); }, ErrorCode::InvalidArgument, "positive");
-    expect_error([] { fir_length_for_accuracy(std::nan("")); }, ErrorCode::InvalidArgument,
-                 "positive");
+    test::expect_error([] { fir_length_for_accuracy(1e-12); }, ErrorCode::InvalidArgument, "31");
+    test::expect_error([] { fir_length_for_accuracy(0.0); }, ErrorCode::InvalidArgument,
+                       "positive");
+    test::expect_error([] { fir_length_for_accuracy(std::nan("")); }, ErrorCode::InvalidArgument,
+                       "positive");
 }
 
 // ---------------------------------------------------------------- differential (cpu)
@@ -281,44 +269,47 @@ TEST(BsplineErrors, BadArguments) {
     for (int y = 0; y < 6; ++y)
         for (int x = 0; x < 8; ++x) a(x, y) = 0.1f * float(x + y);
     Image<float> out(8, 6, 1);
-    expect_error([&] { bspline_prefilter(ImageView<const float>(), out.view()); },
-                 ErrorCode::InvalidArgument, "empty");
-    expect_error([&] { bspline_prefilter(a.view(), ImageView<float>()); },
-                 ErrorCode::InvalidArgument, "empty");
-    expect_error([&] { bspline_prefilter(a.view(), b.view()); }, ErrorCode::InvalidArgument,
-                 "differ");
-    expect_error([&] { bspline_prefilter(a.view(), c3.view()); }, ErrorCode::InvalidArgument,
-                 "differ");
+    test::expect_error([&] { bspline_prefilter(ImageView<const float>(), out.view()); },
+                       ErrorCode::InvalidArgument, "empty");
+    test::expect_error([&] { bspline_prefilter(a.view(), ImageView<float>()); },
+                       ErrorCode::InvalidArgument, "empty");
+    test::expect_error([&] { bspline_prefilter(a.view(), b.view()); }, ErrorCode::InvalidArgument,
+                       "differ");
+    test::expect_error([&] { bspline_prefilter(a.view(), c3.view()); }, ErrorCode::InvalidArgument,
+                       "differ");
     for (int n : {-1, 1, 2, 4, 14, 33, 35}) {
-        expect_error([&] { bspline_prefilter(a.view(), out.view(), opts(Border::Mirror, n)); },
-                     ErrorCode::InvalidArgument, "FIR length " + std::to_string(n));
-        expect_error([&] { fir_prefilter_taps(n); }, ErrorCode::InvalidArgument,
-                     "FIR length " + std::to_string(n));
+        test::expect_error(
+            [&] { bspline_prefilter(a.view(), out.view(), opts(Border::Mirror, n)); },
+            ErrorCode::InvalidArgument, "FIR length " + std::to_string(n));
+        test::expect_error([&] { fir_prefilter_taps(n); }, ErrorCode::InvalidArgument,
+                           "FIR length " + std::to_string(n));
     }
-    expect_error([&] { fir_prefilter_taps(0); }, ErrorCode::InvalidArgument, "FIR length 0");
-    expect_error(
+    test::expect_error([&] { fir_prefilter_taps(0); }, ErrorCode::InvalidArgument, "FIR length 0");
+    test::expect_error(
         [&] {
             bspline_prefilter(a.view(), out.view(),
                               opts(Border::Mirror, 15, PrefilterVariant::Recursive));
         },
         ErrorCode::InvalidArgument, "recursive");
-    expect_error(
+    test::expect_error(
         [&] {
             bspline_prefilter(a.view(), out.view(),
                               opts(Border::Mirror, 0, PrefilterVariant::FirShared));
         },
         ErrorCode::InvalidArgument, "fir-shared");
-    expect_error([&] { bspline_prefilter(a.view(), out.view(), opts(static_cast<Border>(42))); },
-                 ErrorCode::InvalidArgument, "border");
+    test::expect_error(
+        [&] { bspline_prefilter(a.view(), out.view(), opts(static_cast<Border>(42))); },
+        ErrorCode::InvalidArgument, "border");
     // overlapping but different views
     Image<float> big(10, 10, 1);
-    expect_error(
+    test::expect_error(
         [&] {
             bspline_prefilter(ImageView<const float>(big.view()).sub(0, 0, 8, 8),
                               big.view().sub(1, 1, 8, 8));
         },
         ErrorCode::InvalidArgument, "overlap");
-    expect_error([] { parse_prefilter_variant("fast"); }, ErrorCode::InvalidArgument, "iir-fused");
+    test::expect_error([] { parse_prefilter_variant("fast"); }, ErrorCode::InvalidArgument,
+                       "iir-fused");
     EXPECT_EQ(parse_prefilter_variant("fir-fused"), PrefilterVariant::FirFused);
 }
 
@@ -330,11 +321,11 @@ TEST(BsplineErrors, NonFinitePixelsNamed) {
         ctx.backend = be;
         a(3, 2, 1) = std::numeric_limits<float>::quiet_NaN();
         a(5, 4, 0) = std::numeric_limits<float>::infinity();
-        expect_error([&] { bspline_prefilter(a.view(), out.view(), {}, ctx); },
-                     ErrorCode::InvalidArgument, "pixel (x 3, y 2, channel 1) is NaN");
+        test::expect_error([&] { bspline_prefilter(a.view(), out.view(), {}, ctx); },
+                           ErrorCode::InvalidArgument, "pixel (x 3, y 2, channel 1) is NaN");
         a(3, 2, 1) = 0.5f;
-        expect_error([&] { bspline_prefilter(a.view(), out.view(), {}, ctx); },
-                     ErrorCode::InvalidArgument, "pixel (x 5, y 4, channel 0) is infinite");
+        test::expect_error([&] { bspline_prefilter(a.view(), out.view(), {}, ctx); },
+                           ErrorCode::InvalidArgument, "pixel (x 5, y 4, channel 0) is infinite");
     }
 }
 
@@ -500,18 +491,18 @@ TEST(BsplineCuda, DeviceErrors) {
     a(6, 5, 2) = std::numeric_limits<float>::quiet_NaN();
     Image<float> d = clone(a.view(), Location::Device);
     Image<float> dout(9, 7, 3, Location::Device);
-    expect_error([&] { bspline_prefilter(d.view(), dout.view()); }, ErrorCode::InvalidArgument,
-                 "pixel (x 6, y 5, channel 2)");
+    test::expect_error([&] { bspline_prefilter(d.view(), dout.view()); },
+                       ErrorCode::InvalidArgument, "pixel (x 6, y 5, channel 2)");
     Context ctx;
     ctx.backend = Backend::Cuda;
-    expect_error([&] { bspline_prefilter(a.view(), a.view(), {}, ctx); },
-                 ErrorCode::InvalidArgument, "pixel (x 6, y 5, channel 2) is NaN");
+    test::expect_error([&] { bspline_prefilter(a.view(), a.view(), {}, ctx); },
+                       ErrorCode::InvalidArgument, "pixel (x 6, y 5, channel 2) is NaN");
     Image<float> host(9, 7, 3);
-    expect_error([&] { bspline_prefilter(d.view(), host.view()); }, ErrorCode::InvalidArgument,
-                 "same place");
+    test::expect_error([&] { bspline_prefilter(d.view(), host.view()); },
+                       ErrorCode::InvalidArgument, "same place");
     ctx.backend = Backend::Cpu;
-    expect_error([&] { bspline_prefilter(d.view(), dout.view(), {}, ctx); },
-                 ErrorCode::InvalidArgument, "device memory");
+    test::expect_error([&] { bspline_prefilter(d.view(), dout.view(), {}, ctx); },
+                       ErrorCode::InvalidArgument, "device memory");
 }
 
 TEST(BsplineNoCuda, ForcedCudaIsUnavailableWithoutDevice) {
@@ -519,8 +510,8 @@ TEST(BsplineNoCuda, ForcedCudaIsUnavailableWithoutDevice) {
     Image<float> a = random_image<float>(4, 4, 1, 2), out(4, 4, 1);
     Context ctx;
     ctx.backend = Backend::Cuda;
-    expect_error([&] { bspline_prefilter(a.view(), out.view(), {}, ctx); },
-                 ErrorCode::BackendUnavailable, "bspline_prefilter");
+    test::expect_error([&] { bspline_prefilter(a.view(), out.view(), {}, ctx); },
+                       ErrorCode::BackendUnavailable, "bspline_prefilter");
 }
 
 }  // namespace

@@ -33,17 +33,6 @@ Image<T> load(const std::string& name) {
     return std::move(any.as<T>());
 }
 
-void expect_error(const std::function<void()>& f, ErrorCode code, const std::string& text) {
-    try {
-        f();
-        ADD_FAILURE() << "no error thrown (expected '" << text << "')";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), code) << e.what();
-        EXPECT_NE(std::string(e.what()).find(text), std::string::npos)
-            << "message '" << e.what() << "' does not contain '" << text << "'";
-    }
-}
-
 template <class T>
 Image<float> to_ycc(const ImageView<const T>& rgb, const Context& ctx) {
     Image<float> out(rgb.width(), rgb.height(), rgb.channels());
@@ -252,37 +241,37 @@ TEST(ColorViews, SubImagesInAndOut) {
 TEST(ColorErrors, WrongChannels) {
     Image<std::uint8_t> two(4, 4, 2), three(4, 4, 3);
     Image<float> f2(4, 4, 2), f3(4, 4, 3), f1(4, 4, 1);
-    expect_error([&] { rgb_to_ycbcr(two.view(), f2.view()); }, ErrorCode::InvalidArgument,
-                 "rgb must have 3 or 4 channels (got 2)");
-    expect_error([&] { ycbcr_to_rgb(f2.view(), two.view()); }, ErrorCode::InvalidArgument,
-                 "ycbcr must have 3 or 4 channels (got 2)");
-    expect_error([&] { ycbcr_to_rgb(f1.view(), f1.view()); }, ErrorCode::InvalidArgument,
-                 "ycbcr must have 3 or 4 channels (got 1)");
-    expect_error([&] { rgb_to_ycbcr(three.view(), f1.view()); }, ErrorCode::InvalidArgument,
-                 "ycbcr is 4 x 4 x 1 but must be 4 x 4 x 3");
-    expect_error([&] { (void)luma(two.view()); }, ErrorCode::InvalidArgument,
-                 "image must have 1, 3 or 4 channels (got 2)");
-    expect_error([&] { luma(three.view(), f3.view()); }, ErrorCode::InvalidArgument,
-                 "y is 4 x 4 x 3 but must be 4 x 4 x 1");
+    test::expect_error([&] { rgb_to_ycbcr(two.view(), f2.view()); }, ErrorCode::InvalidArgument,
+                       "rgb must have 3 or 4 channels (got 2)");
+    test::expect_error([&] { ycbcr_to_rgb(f2.view(), two.view()); }, ErrorCode::InvalidArgument,
+                       "ycbcr must have 3 or 4 channels (got 2)");
+    test::expect_error([&] { ycbcr_to_rgb(f1.view(), f1.view()); }, ErrorCode::InvalidArgument,
+                       "ycbcr must have 3 or 4 channels (got 1)");
+    test::expect_error([&] { rgb_to_ycbcr(three.view(), f1.view()); }, ErrorCode::InvalidArgument,
+                       "ycbcr is 4 x 4 x 1 but must be 4 x 4 x 3");
+    test::expect_error([&] { (void)luma(two.view()); }, ErrorCode::InvalidArgument,
+                       "image must have 1, 3 or 4 channels (got 2)");
+    test::expect_error([&] { luma(three.view(), f3.view()); }, ErrorCode::InvalidArgument,
+                       "y is 4 x 4 x 3 but must be 4 x 4 x 1");
 }
 
 TEST(ColorErrors, SizeMismatchAndEmpty) {
     Image<std::uint16_t> rgb(5, 4, 3);
     Image<float> ycc(4, 5, 3);
     Image<float> y(5, 3, 1);
-    expect_error([&] { rgb_to_ycbcr(rgb.view(), ycc.view()); }, ErrorCode::InvalidArgument,
-                 "ycbcr is 4 x 5 x 3 but must be 5 x 4 x 3");
-    expect_error([&] { ycbcr_to_rgb(ycc.view(), rgb.view()); }, ErrorCode::InvalidArgument,
-                 "rgb is 5 x 4 x 3 but must be 4 x 5 x 3");
-    expect_error([&] { luma(rgb.view(), y.view()); }, ErrorCode::InvalidArgument,
-                 "y is 5 x 3 x 1 but must be 5 x 4 x 1");
+    test::expect_error([&] { rgb_to_ycbcr(rgb.view(), ycc.view()); }, ErrorCode::InvalidArgument,
+                       "ycbcr is 4 x 5 x 3 but must be 5 x 4 x 3");
+    test::expect_error([&] { ycbcr_to_rgb(ycc.view(), rgb.view()); }, ErrorCode::InvalidArgument,
+                       "rgb is 5 x 4 x 3 but must be 4 x 5 x 3");
+    test::expect_error([&] { luma(rgb.view(), y.view()); }, ErrorCode::InvalidArgument,
+                       "y is 5 x 3 x 1 but must be 5 x 4 x 1");
     Image<std::uint16_t> empty;
     Image<float> fempty;
-    expect_error([&] { rgb_to_ycbcr(empty.view(), fempty.view()); }, ErrorCode::InvalidArgument,
-                 "rgb is empty");
-    expect_error([&] { ycbcr_to_rgb(fempty.view(), empty.view()); }, ErrorCode::InvalidArgument,
-                 "ycbcr is empty");
-    expect_error([&] { (void)luma(empty.view()); }, ErrorCode::InvalidArgument, "is empty");
+    test::expect_error([&] { rgb_to_ycbcr(empty.view(), fempty.view()); },
+                       ErrorCode::InvalidArgument, "rgb is empty");
+    test::expect_error([&] { ycbcr_to_rgb(fempty.view(), empty.view()); },
+                       ErrorCode::InvalidArgument, "ycbcr is empty");
+    test::expect_error([&] { (void)luma(empty.view()); }, ErrorCode::InvalidArgument, "is empty");
 }
 
 TEST(ColorErrors, ForcedCudaNeedsADevice) {
@@ -294,8 +283,8 @@ TEST(ColorErrors, ForcedCudaNeedsADevice) {
         EXPECT_NEAR(ycc(0, 0, 0), to_ycc<std::uint8_t>(rgb.view(), kRef)(0, 0, 0), kFloatYcc);
         return;
     }
-    expect_error([&] { rgb_to_ycbcr(rgb.view(), ycc.view(), Context{Backend::Cuda}); },
-                 ErrorCode::BackendUnavailable, "rgb_to_ycbcr: the cuda backend");
+    test::expect_error([&] { rgb_to_ycbcr(rgb.view(), ycc.view(), Context{Backend::Cuda}); },
+                       ErrorCode::BackendUnavailable, "rgb_to_ycbcr: the cuda backend");
 }
 
 // ------------------------------------------------------------------------------ CUDA
@@ -350,9 +339,9 @@ TEST(ColorCuda, HostDataStagedAndDeviceSubViews) {
     const auto got = clone(ImageView<const float>(out));
     EXPECT_TRUE(images_near(got.view(), want.view().sub(4, 3, 20, 11), kFloatYcc));
     // Reference/Cpu refuse device data; mixed places are refused.
-    expect_error([&] { rgb_to_ycbcr(in, out, kCpu); }, ErrorCode::InvalidArgument,
-                 "needs host memory");
+    test::expect_error([&] { rgb_to_ycbcr(in, out, kCpu); }, ErrorCode::InvalidArgument,
+                       "needs host memory");
     Image<float> host_out(20, 11, 3);
-    expect_error([&] { rgb_to_ycbcr(in, host_out.view()); }, ErrorCode::InvalidArgument,
-                 "rgb is in device memory but ycbcr is in host memory");
+    test::expect_error([&] { rgb_to_ycbcr(in, host_out.view()); }, ErrorCode::InvalidArgument,
+                       "rgb is in device memory but ycbcr is in host memory");
 }

@@ -36,17 +36,6 @@ Image<T> load(const std::string& name) {
     return std::move(any.as<T>());
 }
 
-void expect_error(const std::function<void()>& f, ErrorCode code, const std::string& text) {
-    try {
-        f();
-        ADD_FAILURE() << "no error thrown (expected '" << text << "')";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), code) << e.what();
-        EXPECT_NE(std::string(e.what()).find(text), std::string::npos)
-            << "message '" << e.what() << "' does not contain '" << text << "'";
-    }
-}
-
 struct GoldenCase {
     std::string name, pair;
     int shave = 0;
@@ -270,29 +259,29 @@ TEST(MetricsDifferential, CpuVsReferencePhoto) {
 
 TEST(MetricsErrors, EmptyAndMismatch) {
     Image<std::uint8_t> a(16, 16, 1), b(16, 15, 1), c3(16, 16, 3), empty;
-    expect_error([&] { (void)psnr(empty.view(), a.view()); }, ErrorCode::InvalidArgument,
-                 "psnr: image a is empty");
-    expect_error([&] { (void)ssim(a.view(), empty.view()); }, ErrorCode::InvalidArgument,
-                 "ssim: image b is empty");
-    expect_error([&] { (void)psnr(a.view(), b.view()); }, ErrorCode::InvalidArgument,
-                 "a is 16 x 16 x 1 but b is 16 x 15 x 1");
-    expect_error([&] { (void)ssim(a.view(), c3.view()); }, ErrorCode::InvalidArgument,
-                 "a is 16 x 16 x 1 but b is 16 x 16 x 3");
+    test::expect_error([&] { (void)psnr(empty.view(), a.view()); }, ErrorCode::InvalidArgument,
+                       "psnr: image a is empty");
+    test::expect_error([&] { (void)ssim(a.view(), empty.view()); }, ErrorCode::InvalidArgument,
+                       "ssim: image b is empty");
+    test::expect_error([&] { (void)psnr(a.view(), b.view()); }, ErrorCode::InvalidArgument,
+                       "a is 16 x 16 x 1 but b is 16 x 15 x 1");
+    test::expect_error([&] { (void)ssim(a.view(), c3.view()); }, ErrorCode::InvalidArgument,
+                       "a is 16 x 16 x 1 but b is 16 x 16 x 3");
 }
 
 TEST(MetricsErrors, BadOptions) {
     const auto a = test::random_image<float>(16, 16, 1, 301);
-    expect_error([&] { (void)psnr(a.view(), a.view(), {.shave = -1}); }, ErrorCode::InvalidArgument,
-                 "shave must be >= 0 (got -1)");
-    expect_error([&] { (void)psnr(a.view(), a.view(), {.data_range = -2.0}); },
-                 ErrorCode::InvalidArgument, "data_range must be a finite number > 0");
-    expect_error(
+    test::expect_error([&] { (void)psnr(a.view(), a.view(), {.shave = -1}); },
+                       ErrorCode::InvalidArgument, "shave must be >= 0 (got -1)");
+    test::expect_error([&] { (void)psnr(a.view(), a.view(), {.data_range = -2.0}); },
+                       ErrorCode::InvalidArgument, "data_range must be a finite number > 0");
+    test::expect_error(
         [&] {
             (void)ssim(a.view(), a.view(),
                        {.data_range = std::numeric_limits<double>::quiet_NaN()});
         },
         ErrorCode::InvalidArgument, "(got nan)");
-    expect_error(
+    test::expect_error(
         [&] {
             (void)psnr(a.view(), a.view(), {.data_range = std::numeric_limits<double>::infinity()});
         },
@@ -301,17 +290,17 @@ TEST(MetricsErrors, BadOptions) {
 
 TEST(MetricsErrors, TooSmall) {
     const auto a = test::random_image<std::uint8_t>(14, 20, 1, 311);
-    expect_error([&] { (void)ssim(a.view(), a.view(), {.shave = 2}); }, ErrorCode::InvalidArgument,
-                 "10 x 16 after shaving 2 pixels per side");
-    expect_error([&] { (void)ssim(a.view(), a.view(), {.shave = 2}); }, ErrorCode::InvalidArgument,
-                 "at least 11 x 11");
+    test::expect_error([&] { (void)ssim(a.view(), a.view(), {.shave = 2}); },
+                       ErrorCode::InvalidArgument, "10 x 16 after shaving 2 pixels per side");
+    test::expect_error([&] { (void)ssim(a.view(), a.view(), {.shave = 2}); },
+                       ErrorCode::InvalidArgument, "at least 11 x 11");
     const auto small = test::random_image<std::uint8_t>(10, 12, 3, 312);
-    expect_error([&] { (void)ssim(small.view(), small.view()); }, ErrorCode::InvalidArgument,
-                 "the images are 10 x 12");
-    expect_error([&] { (void)psnr(a.view(), a.view(), {.shave = 7}); }, ErrorCode::InvalidArgument,
-                 "0 x 6 after shaving 7 pixels per side");
-    expect_error([&] { (void)psnr(a.view(), a.view(), {.shave = 7}); }, ErrorCode::InvalidArgument,
-                 "nothing is left to compare");
+    test::expect_error([&] { (void)ssim(small.view(), small.view()); }, ErrorCode::InvalidArgument,
+                       "the images are 10 x 12");
+    test::expect_error([&] { (void)psnr(a.view(), a.view(), {.shave = 7}); },
+                       ErrorCode::InvalidArgument, "0 x 6 after shaving 7 pixels per side");
+    test::expect_error([&] { (void)psnr(a.view(), a.view(), {.shave = 7}); },
+                       ErrorCode::InvalidArgument, "nothing is left to compare");
     // PSNR works on tiny images
     EXPECT_TRUE(
         std::isfinite(psnr(small.view(), test::random_image<std::uint8_t>(10, 12, 3, 9).view())));
@@ -321,13 +310,13 @@ TEST(MetricsErrors, NonFinitePixels) {
     auto a = test::random_image<float>(16, 16, 3, 321);
     auto b = test::random_image<float>(16, 16, 3, 322);
     a(3, 2, 1) = std::numeric_limits<float>::quiet_NaN();
-    expect_error([&] { (void)psnr(a.view(), b.view()); }, ErrorCode::InvalidArgument,
-                 "image a has a non-finite value (nan) at (x 3, y 2, c 1)");
+    test::expect_error([&] { (void)psnr(a.view(), b.view()); }, ErrorCode::InvalidArgument,
+                       "image a has a non-finite value (nan) at (x 3, y 2, c 1)");
     a(3, 2, 1) = 0.5f;
     b(15, 14, 0) = -std::numeric_limits<float>::infinity();
-    expect_error([&] { (void)ssim(a.view(), b.view(), {.on_y = false}, kRef); },
-                 ErrorCode::InvalidArgument,
-                 "image b has a non-finite value (-inf) at (x 15, y 14");
+    test::expect_error([&] { (void)ssim(a.view(), b.view(), {.on_y = false}, kRef); },
+                       ErrorCode::InvalidArgument,
+                       "image b has a non-finite value (-inf) at (x 15, y 14");
     // Values shaved away are not looked at.
     b(15, 14, 0) = 0.25f;
     b(0, 0, 2) = std::numeric_limits<float>::infinity();
@@ -336,8 +325,8 @@ TEST(MetricsErrors, NonFinitePixels) {
 
 TEST(MetricsErrors, NoCudaBackend) {
     const auto a = test::random_image<std::uint8_t>(16, 16, 1, 331);
-    expect_error([&] { (void)psnr(a.view(), a.view(), {}, Context{Backend::Cuda}); },
-                 ErrorCode::BackendUnavailable, "psnr");
-    expect_error([&] { (void)ssim(a.view(), a.view(), {}, Context{Backend::Cuda}); },
-                 ErrorCode::BackendUnavailable, "cuda");
+    test::expect_error([&] { (void)psnr(a.view(), a.view(), {}, Context{Backend::Cuda}); },
+                       ErrorCode::BackendUnavailable, "psnr");
+    test::expect_error([&] { (void)ssim(a.view(), a.view(), {}, Context{Backend::Cuda}); },
+                       ErrorCode::BackendUnavailable, "cuda");
 }

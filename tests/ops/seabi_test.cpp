@@ -63,18 +63,6 @@ Image<U8> run(const Image<U8>& in, SeabiMethod m, Backend b, int max_it = 4, dou
     return out;
 }
 
-template <class F>
-void expect_error(ErrorCode code, const std::string& needle, F&& f) {
-    try {
-        f();
-        ADD_FAILURE() << "no upres::Error thrown (expected one mentioning '" << needle << "')";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), code) << e.what();
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
-            << "message '" << e.what() << "' does not mention '" << needle << "'";
-    }
-}
-
 const char* kGolden[] = {"rand", "smooth", "photo"};
 
 // ---------------------------------------------------------------- golden
@@ -341,48 +329,51 @@ TEST(SeabiErrors, BadViewsAndOptionsAreRejected) {
     const Image<U8> in = random_image<U8>(8, 6, 1, 1);
     Image<U8> out(16, 12, 1);
     SeabiOptions o;
-    expect_error(ErrorCode::InvalidArgument, "empty",
-                 [&] { seabi_upscale2(ImageView<const U8>(), out.view(), o); });
+    test::expect_error([&] { seabi_upscale2(ImageView<const U8>(), out.view(), o); },
+                       ErrorCode::InvalidArgument, "empty");
     Image<U8> wrong(15, 12, 1);
-    expect_error(ErrorCode::InvalidArgument, "must be 16 x 12 x 1",
-                 [&] { seabi_upscale2(in.view(), wrong.view(), o); });
+    test::expect_error([&] { seabi_upscale2(in.view(), wrong.view(), o); },
+                       ErrorCode::InvalidArgument, "must be 16 x 12 x 1");
     const Image<U8> rgb = random_image<U8>(8, 6, 3, 1);
     Image<U8> rgb_out(16, 12, 3);
-    expect_error(ErrorCode::InvalidArgument, "3 channels",
-                 [&] { seabi_upscale2(rgb.view(), rgb_out.view(), o); });
+    test::expect_error([&] { seabi_upscale2(rgb.view(), rgb_out.view(), o); },
+                       ErrorCode::InvalidArgument, "3 channels");
     for (int it : {0, -3, 1001}) {
         SeabiOptions b;
         b.method = SeabiMethod::LSeabi;
         b.max_iterations = it;
-        expect_error(ErrorCode::InvalidArgument, "max_iterations is " + std::to_string(it),
-                     [&] { seabi_upscale2(in.view(), out.view(), b); });
+        test::expect_error([&] { seabi_upscale2(in.view(), out.view(), b); },
+                           ErrorCode::InvalidArgument, "max_iterations is " + std::to_string(it));
     }
     for (double e : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
         SeabiOptions b;
         b.max_error = e;
-        expect_error(ErrorCode::InvalidArgument, "max_error",
-                     [&] { seabi_upscale2(in.view(), out.view(), b); });
+        test::expect_error([&] { seabi_upscale2(in.view(), out.view(), b); },
+                           ErrorCode::InvalidArgument, "max_error");
     }
     SeabiOptions bs;
     bs.stripes = -2;
-    expect_error(ErrorCode::InvalidArgument, "stripes",
-                 [&] { seabi_upscale2(in.view(), out.view(), bs); });
+    test::expect_error([&] { seabi_upscale2(in.view(), out.view(), bs); },
+                       ErrorCode::InvalidArgument, "stripes");
     SeabiOptions bm;
     bm.method = static_cast<SeabiMethod>(42);
-    expect_error(ErrorCode::InvalidArgument, "method",
-                 [&] { seabi_upscale2(in.view(), out.view(), bm); });
+    test::expect_error([&] { seabi_upscale2(in.view(), out.view(), bm); },
+                       ErrorCode::InvalidArgument, "method");
     // Overlapping input and output.
     Image<U8> buf(16, 12, 1);
-    expect_error(ErrorCode::InvalidArgument, "overlap", [&] {
-        seabi_upscale2(ImageView<const U8>(buf.view().sub(0, 0, 8, 6)), buf.view(), o);
-    });
-    expect_error(ErrorCode::InvalidArgument, "overlap", [&] {
-        tap_upscale2(ImageView<const U8>(buf.view().sub(0, 0, 8, 6)), buf.view(), TapFilter::Tap4);
-    });
-    expect_error(ErrorCode::InvalidArgument, "TapFilter",
-                 [&] { tap_upscale2(in.view(), out.view(), static_cast<TapFilter>(9)); });
-    expect_error(ErrorCode::InvalidArgument, "allowed: lseai, silseabi, lseabi",
-                 [] { parse_seabi_method("seabi"); });
+    test::expect_error(
+        [&] { seabi_upscale2(ImageView<const U8>(buf.view().sub(0, 0, 8, 6)), buf.view(), o); },
+        ErrorCode::InvalidArgument, "overlap");
+    test::expect_error(
+        [&] {
+            tap_upscale2(ImageView<const U8>(buf.view().sub(0, 0, 8, 6)), buf.view(),
+                         TapFilter::Tap4);
+        },
+        ErrorCode::InvalidArgument, "overlap");
+    test::expect_error([&] { tap_upscale2(in.view(), out.view(), static_cast<TapFilter>(9)); },
+                       ErrorCode::InvalidArgument, "TapFilter");
+    test::expect_error([] { parse_seabi_method("seabi"); }, ErrorCode::InvalidArgument,
+                       "allowed: lseai, silseabi, lseabi");
     EXPECT_EQ(parse_seabi_method("lseabi"), SeabiMethod::LSeabi);
 }
 
@@ -391,15 +382,16 @@ TEST(SeabiErrors, BackendAndMemoryMismatch) {
     Image<U8> out(16, 12, 1);
     // A view tagged as device memory next to a host output.
     const ImageView<const U8> dev(in.data(), 8, 6, 1, 0, Location::Device);
-    expect_error(ErrorCode::InvalidArgument, "same place",
-                 [&] { seabi_upscale2(dev, out.view(), {}); });
+    test::expect_error([&] { seabi_upscale2(dev, out.view(), {}); }, ErrorCode::InvalidArgument,
+                       "same place");
     if (!cuda_available()) {
-        expect_error(ErrorCode::BackendUnavailable, "seabi_upscale2",
-                     [&] { seabi_upscale2(in.view(), out.view(), {}, ctx_of(Backend::Cuda)); });
+        test::expect_error(
+            [&] { seabi_upscale2(in.view(), out.view(), {}, ctx_of(Backend::Cuda)); },
+            ErrorCode::BackendUnavailable, "seabi_upscale2");
     }
     const ImageView<U8> dev_out(out.data(), 16, 12, 1, 0, Location::Device);
-    expect_error(ErrorCode::InvalidArgument, "host memory",
-                 [&] { seabi_upscale2(dev, dev_out, {}, ctx_of(Backend::Cpu)); });
+    test::expect_error([&] { seabi_upscale2(dev, dev_out, {}, ctx_of(Backend::Cpu)); },
+                       ErrorCode::InvalidArgument, "host memory");
 }
 
 }  // namespace

@@ -20,18 +20,6 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
-template <class F>
-void expect_error(ErrorCode code, const std::string& needle, F&& f) {
-    try {
-        f();
-        ADD_FAILURE() << "no upres::Error thrown (expected one mentioning '" << needle << "')";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), code) << e.what();
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
-            << "message '" << e.what() << "' does not mention '" << needle << "'";
-    }
-}
-
 Image<U8> load_npy_u8(const std::string& rel) {
     const std::string path = test::data_path(rel);
     std::ifstream f(path, std::ios::binary);
@@ -159,29 +147,31 @@ TEST(Upscale, LumaGoesThroughSeabi) {
 TEST(UpscaleErrors, BadInputIsRefused) {
     const Image<U8> in = random_image<U8>(8, 6, 1, 1);
     for (double s : {0.5, 0.0, 17.0, std::nan(""), std::numeric_limits<double>::infinity()})
-        expect_error(ErrorCode::InvalidArgument, "scale",
-                     [&] { upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, s)); });
+        test::expect_error([&] { upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, s)); },
+                           ErrorCode::InvalidArgument, "scale");
     UpscaleOptions o;
     o.method = UpscaleMethod::LSeabi;
     o.max_iterations = 0;
-    expect_error(ErrorCode::InvalidArgument, "max_iterations", [&] { upscale(in.view(), o); });
+    test::expect_error([&] { upscale(in.view(), o); }, ErrorCode::InvalidArgument,
+                       "max_iterations");
     o.max_iterations = 4;
     o.max_error = -1;
-    expect_error(ErrorCode::InvalidArgument, "max_error", [&] { upscale(in.view(), o); });
+    test::expect_error([&] { upscale(in.view(), o); }, ErrorCode::InvalidArgument, "max_error");
     const Image<U8> two = random_image<U8>(8, 6, 2, 1);
-    expect_error(ErrorCode::InvalidArgument, "2 channels", [&] { upscale(two.view()); });
-    expect_error(ErrorCode::InvalidArgument, "empty", [&] { upscale(ImageView<const U8>()); });
-    expect_error(ErrorCode::InvalidArgument, "allowed: lseai",
-                 [] { parse_upscale_method("nearest"); });
+    test::expect_error([&] { upscale(two.view()); }, ErrorCode::InvalidArgument, "2 channels");
+    test::expect_error([&] { upscale(ImageView<const U8>()); }, ErrorCode::InvalidArgument,
+                       "empty");
+    test::expect_error([] { parse_upscale_method("nearest"); }, ErrorCode::InvalidArgument,
+                       "allowed: lseai");
     UpscaleOptions bad;
     bad.method = static_cast<UpscaleMethod>(99);
-    expect_error(ErrorCode::InvalidArgument, "unknown upscale method",
-                 [&] { upscale(in.view(), bad); });
+    test::expect_error([&] { upscale(in.view(), bad); }, ErrorCode::InvalidArgument,
+                       "unknown upscale method");
     // 16-bit and float images: refused, naming the type and the conversion.
     const AnyImage u16(random_image<std::uint16_t>(8, 6, 1, 2));
-    expect_error(ErrorCode::UnsupportedFormat, "u16", [&] { upscale(u16); });
+    test::expect_error([&] { upscale(u16); }, ErrorCode::UnsupportedFormat, "u16");
     const AnyImage f32(random_image<float>(8, 6, 3, 2));
-    expect_error(ErrorCode::UnsupportedFormat, "convert", [&] { upscale(f32); });
+    test::expect_error([&] { upscale(f32); }, ErrorCode::UnsupportedFormat, "convert");
     const AnyImage u8(random_image<U8>(8, 6, 3, 2));
     EXPECT_EQ(upscale(u8).width(), 16);
 }

@@ -427,17 +427,6 @@ TEST(WarpDifferential, ExtremeCoordinatesGiveFill) {
 }
 
 // ---------------------------------------------------------------- errors
-template <class F>
-void expect_error(F&& f, ErrorCode code, const std::string& needle) {
-    try {
-        f();
-        ADD_FAILURE() << "no error; expected one naming '" << needle << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), code) << e.what();
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-}
-
 TEST(WarpErrors, EveryPathThrowsANamedError) {
     Image<float> src = random_image<float>(8, 6, 1, 1), dst(8, 6, 1), dst3(8, 6, 3);
     Image<float> empty;
@@ -447,92 +436,96 @@ TEST(WarpErrors, EveryPathThrowsANamedError) {
         ctx.backend = b;
         warp(src.view(), dst.view(), t, o, ctx);
     };
-    expect_error([&] { warp(empty.view(), dst.view(), id); }, ErrorCode::InvalidArgument,
-                 "source image is empty");
-    expect_error([&] { warp(src.view(), empty.view(), id); }, ErrorCode::InvalidArgument,
-                 "destination image is empty");
-    expect_error([&] { warp(src.view(), dst3.view(), id); }, ErrorCode::InvalidArgument,
-                 "channels");
-    expect_error([&] { warp(src.view(), src.view(), id); }, ErrorCode::InvalidArgument, "overlap");
+    test::expect_error([&] { warp(empty.view(), dst.view(), id); }, ErrorCode::InvalidArgument,
+                       "source image is empty");
+    test::expect_error([&] { warp(src.view(), empty.view(), id); }, ErrorCode::InvalidArgument,
+                       "destination image is empty");
+    test::expect_error([&] { warp(src.view(), dst3.view(), id); }, ErrorCode::InvalidArgument,
+                       "channels");
+    test::expect_error([&] { warp(src.view(), src.view(), id); }, ErrorCode::InvalidArgument,
+                       "overlap");
     for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
         Affine a;
         a.m[2] = bad;
-        expect_error([&] { w(Transform::make_affine(a)); }, ErrorCode::InvalidArgument,
-                     "affine coefficient 2");
+        test::expect_error([&] { w(Transform::make_affine(a)); }, ErrorCode::InvalidArgument,
+                           "affine coefficient 2");
         Homography h;
         h.h[7] = bad;
-        expect_error([&] { w(Transform::make_perspective(h)); }, ErrorCode::InvalidArgument,
-                     "homography coefficient 7");
+        test::expect_error([&] { w(Transform::make_perspective(h)); }, ErrorCode::InvalidArgument,
+                           "homography coefficient 7");
     }
     Affine sing;
     sing.m[0] = 1, sing.m[1] = 2, sing.m[3] = 2, sing.m[4] = 4;
-    expect_error([&] { w(Transform::make_affine(sing)); }, ErrorCode::InvalidArgument, "singular");
+    test::expect_error([&] { w(Transform::make_affine(sing)); }, ErrorCode::InvalidArgument,
+                       "singular");
     Homography hs;
     for (double& v : hs.h) v = 1.0;
-    expect_error([&] { w(Transform::make_perspective(hs)); }, ErrorCode::InvalidArgument,
-                 "singular");
-    expect_error([&] { rotation(std::nan(""), 4, 4); }, ErrorCode::InvalidArgument, "angle");
+    test::expect_error([&] { w(Transform::make_perspective(hs)); }, ErrorCode::InvalidArgument,
+                       "singular");
+    test::expect_error([&] { rotation(std::nan(""), 4, 4); }, ErrorCode::InvalidArgument, "angle");
     // Fields.
     Image<float> f1(8, 6, 1), f2small(7, 6, 2), f2(8, 6, 2), fe;
     for (int y = 0; y < 6; ++y)
         for (int x = 0; x < 16; ++x) f2.view().row(y)[x] = 0.5f;
-    expect_error([&] { w(Transform::make_remap(fe.view())); }, ErrorCode::InvalidArgument,
-                 "remap field is empty");
-    expect_error([&] { w(Transform::make_flow(f1.view())); }, ErrorCode::InvalidArgument,
-                 "1 channels");
-    expect_error([&] { w(Transform::make_flow(f2small.view())); }, ErrorCode::InvalidArgument,
-                 "7x6");
+    test::expect_error([&] { w(Transform::make_remap(fe.view())); }, ErrorCode::InvalidArgument,
+                       "remap field is empty");
+    test::expect_error([&] { w(Transform::make_flow(f1.view())); }, ErrorCode::InvalidArgument,
+                       "1 channels");
+    test::expect_error([&] { w(Transform::make_flow(f2small.view())); }, ErrorCode::InvalidArgument,
+                       "7x6");
     f2(3, 2, 1) = std::numeric_limits<float>::infinity();
-    expect_error([&] { w(Transform::make_remap(f2.view())); }, ErrorCode::InvalidArgument,
-                 "(x 3, y 2, channel 1) is infinite");
+    test::expect_error([&] { w(Transform::make_remap(f2.view())); }, ErrorCode::InvalidArgument,
+                       "(x 3, y 2, channel 1) is infinite");
     f2(3, 2, 1) = std::nanf("");
-    expect_error([&] { w(Transform::make_flow(f2.view())); }, ErrorCode::InvalidArgument, "is NaN");
+    test::expect_error([&] { w(Transform::make_flow(f2.view())); }, ErrorCode::InvalidArgument,
+                       "is NaN");
     // Options.
     for (int fir : {2, 1, 33, -3, 16}) {
         WarpOptions o;
         o.prefilter = fir;
-        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument,
-                     "FIR length " + std::to_string(fir));
+        test::expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument,
+                           "FIR length " + std::to_string(fir));
     }
     {
         WarpOptions o;
         o.cubic_a = std::nan("");
-        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "cubic_a");
+        test::expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "cubic_a");
         o.cubic_a = 1.0;
-        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "cubic_a");
+        test::expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "cubic_a");
     }
     {
         WarpOptions o;
         o.antialias = true;
         o.interp = Interp::Cubic;
-        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "zoom/resize only");
+        test::expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "zoom/resize only");
         o.interp = Interp::BSpline;
-        expect_error([&] { w(Transform::make_resize(), o); }, ErrorCode::InvalidArgument,
-                     "linear or cubic");
+        test::expect_error([&] { w(Transform::make_resize(), o); }, ErrorCode::InvalidArgument,
+                           "linear or cubic");
     }
     {
         WarpOptions o;
         o.interp = static_cast<Interp>(17);
-        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "interpolation");
+        test::expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "interpolation");
         o.interp = Interp::Linear;
         o.border = static_cast<Border>(9);
-        expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "border");
+        test::expect_error([&] { w(id, o); }, ErrorCode::InvalidArgument, "border");
     }
     {
         Transform t = id;
         t.kind = static_cast<Transform::Kind>(12);
-        expect_error([&] { w(t); }, ErrorCode::InvalidArgument, "transform kind");
+        test::expect_error([&] { w(t); }, ErrorCode::InvalidArgument, "transform kind");
     }
     for (Backend b : {Backend::Reference, Backend::Cpu, Backend::Auto}) {
         WarpOptions o;
         o.fast_texture = true;
-        expect_error([&] { w(id, o, b); }, ErrorCode::InvalidArgument, "fast_texture");
+        test::expect_error([&] { w(id, o, b); }, ErrorCode::InvalidArgument, "fast_texture");
     }
     if (!cuda_available())
-        expect_error([&] { w(id, {}, Backend::Cuda); }, ErrorCode::BackendUnavailable, "");
-    expect_error([] { parse_interp("bicubic"); }, ErrorCode::InvalidArgument,
-                 "nearest, linear, cubic, bspline");
-    expect_error([] { parse_border("clamp"); }, ErrorCode::InvalidArgument, "mirror, reflect");
+        test::expect_error([&] { w(id, {}, Backend::Cuda); }, ErrorCode::BackendUnavailable, "");
+    test::expect_error([] { parse_interp("bicubic"); }, ErrorCode::InvalidArgument,
+                       "nearest, linear, cubic, bspline");
+    test::expect_error([] { parse_border("clamp"); }, ErrorCode::InvalidArgument,
+                       "mirror, reflect");
     EXPECT_EQ(parse_interp("bspline"), Interp::BSpline);
     EXPECT_STREQ(to_string(Interp::Cubic), "cubic");
 }
