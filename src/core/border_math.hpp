@@ -7,6 +7,19 @@
 
 namespace upres {
 
+// True for the five named borders (validation of values that crossed the API as integers).
+inline bool is_known_border(Border b) {
+    switch (b) {
+        case Border::Mirror:
+        case Border::Reflect:
+        case Border::Nearest:
+        case Border::Wrap:
+        case Border::Constant:
+            return true;
+    }
+    return false;
+}
+
 UPRES_HD int border_index(int i, int n, Border b) {
     if (i >= 0 && i < n) return i;
     switch (b) {

@@ -265,22 +265,6 @@ int sets_for(std::size_t bytes_per_set) {
         std::clamp<std::size_t>((want + bytes_per_set - 1) / bytes_per_set, 1, 12));
 }
 
-const char* variant_name(PrefilterVariant v) {
-    switch (v) {
-        case PrefilterVariant::Auto:
-            return "auto";
-        case PrefilterVariant::Recursive:
-            return "recursive";
-        case PrefilterVariant::IirFused:
-            return "iir-fused";
-        case PrefilterVariant::FirShared:
-            return "fir-shared";
-        case PrefilterVariant::FirFused:
-            return "fir-fused";
-    }
-    return "?";
-}
-
 void timing(const std::string& out, int reps, const std::vector<int>& zooms, bool table1) {
     cudaDeviceProp prop{};
     CK(cudaGetDeviceProperties(&prop, 0));
@@ -348,7 +332,7 @@ void timing(const std::string& out, int reps, const std::vector<int>& zooms, boo
                     sets, reps);
                 report("1", std::to_string(n) + "^2",
                        (fir == 0 ? std::string("IIR") : "FIR" + std::to_string(fir)) + " (" +
-                           variant_name(v) + ")",
+                           to_string(v) + ")",
                        ms, 2.0 * px * sizeof(float));
             }
         }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/border_math.hpp"
 #include "core/dispatch.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_math.hpp"
@@ -26,34 +27,10 @@ void check_fir_length(int n, const char* what) {
                                                     " is not allowed (odd lengths 3..31)");
 }
 
-const char* variant_name(PrefilterVariant v) {
-    switch (v) {
-        case PrefilterVariant::Auto:
-            return "auto";
-        case PrefilterVariant::Recursive:
-            return "recursive";
-        case PrefilterVariant::IirFused:
-            return "iir-fused";
-        case PrefilterVariant::FirShared:
-            return "fir-shared";
-        case PrefilterVariant::FirFused:
-            return "fir-fused";
-    }
-    return "unknown";
-}
-
 void check_options(const PrefilterOptions& o) {
     if (o.fir_length != 0) check_fir_length(o.fir_length, kOp);
-    switch (o.border) {
-        case Border::Mirror:
-        case Border::Reflect:
-        case Border::Nearest:
-        case Border::Wrap:
-        case Border::Constant:
-            break;
-        default:
-            fail("unknown border value " + std::to_string(static_cast<int>(o.border)));
-    }
+    if (!is_known_border(o.border))
+        fail("unknown border value " + std::to_string(static_cast<int>(o.border)));
     const bool iir = o.fir_length == 0;
     switch (o.variant) {
         case PrefilterVariant::Auto:
@@ -61,14 +38,14 @@ void check_options(const PrefilterOptions& o) {
         case PrefilterVariant::Recursive:
         case PrefilterVariant::IirFused:
             if (!iir)
-                fail(std::string("variant ") + variant_name(o.variant) +
+                fail(std::string("variant ") + to_string(o.variant) +
                      " computes the exact IIR prefilter (fir_length 0), but fir_length is " +
                      std::to_string(o.fir_length) + " (use fir-shared or fir-fused)");
             return;
         case PrefilterVariant::FirShared:
         case PrefilterVariant::FirFused:
             if (iir)
-                fail(std::string("variant ") + variant_name(o.variant) +
+                fail(std::string("variant ") + to_string(o.variant) +
                      " needs an FIR length (odd 3..31); fir_length 0 is the exact IIR (use "
                      "recursive or iir-fused)");
             return;
@@ -109,7 +86,21 @@ bool overlaps(const ImageView<const float>& a, const ImageView<float>& b) {
 
 }  // namespace
 
-const char* to_string(PrefilterVariant v) noexcept { return variant_name(v); }
+const char* to_string(PrefilterVariant v) noexcept {
+    switch (v) {
+        case PrefilterVariant::Auto:
+            return "auto";
+        case PrefilterVariant::Recursive:
+            return "recursive";
+        case PrefilterVariant::IirFused:
+            return "iir-fused";
+        case PrefilterVariant::FirShared:
+            return "fir-shared";
+        case PrefilterVariant::FirFused:
+            return "fir-fused";
+    }
+    return "unknown";
+}
 
 void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
                        const PrefilterOptions& opts, const Context& ctx) {
@@ -177,7 +168,7 @@ double fir_prefilter_error_bound(int fir_length) {
 PrefilterVariant parse_prefilter_variant(const std::string& name) {
     for (auto v : {PrefilterVariant::Auto, PrefilterVariant::Recursive, PrefilterVariant::FirShared,
                    PrefilterVariant::FirFused, PrefilterVariant::IirFused})
-        if (name == variant_name(v)) return v;
+        if (name == to_string(v)) return v;
     throw Error(ErrorCode::InvalidArgument,
                 "unknown prefilter variant '" + name +
                     "' (allowed: auto, recursive, fir-shared, fir-fused, iir-fused)");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/border_math.hpp"
 #include "core/dispatch.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
@@ -103,16 +104,8 @@ void check_options(const WarpOptions& o, const Transform& t) {
         default:
             fail("unknown interpolation value " + std::to_string(static_cast<int>(o.interp)));
     }
-    switch (o.border) {
-        case Border::Mirror:
-        case Border::Reflect:
-        case Border::Nearest:
-        case Border::Wrap:
-        case Border::Constant:
-            break;
-        default:
-            fail("unknown border value " + std::to_string(static_cast<int>(o.border)));
-    }
+    if (!is_known_border(o.border))
+        fail("unknown border value " + std::to_string(static_cast<int>(o.border)));
     if (o.prefilter != 0 && (o.prefilter < 3 || o.prefilter > 31 || o.prefilter % 2 == 0))
         fail("B-spline prefilter FIR length " + std::to_string(o.prefilter) +
              " is not allowed (0: exact IIR, or an odd length 3..31)");
