@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include <upres/io.hpp>
 #include <upres/seabi.hpp>
 #include "ops/seabi/seabi_math.hpp"
 #include "test_util.hpp"
@@ -21,26 +21,9 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
-// Minimal reader for the 2-D uint8 NPY files of tests/data/seabi (C order, version 1).
+// Golden uint8 NPY files of tests/data/seabi, read with upres's own NPY reader.
 Image<U8> load_npy_u8(const std::string& rel) {
-    const std::string path = test::data_path(rel);
-    std::ifstream f(path, std::ios::binary);
-    EXPECT_TRUE(f.good()) << "cannot open " << path;
-    char magic[8];
-    f.read(magic, 8);
-    std::uint16_t hlen = 0;
-    f.read(reinterpret_cast<char*>(&hlen), 2);
-    std::string header(hlen, ' ');
-    f.read(header.data(), hlen);
-    EXPECT_NE(header.find("'|u1'"), std::string::npos) << path << ": " << header;
-    EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << path;
-    const auto open = header.find("'shape': (");
-    int h = 0, w = 0;
-    std::sscanf(header.c_str() + open + 10, "%d, %d", &h, &w);
-    Image<U8> img(w, h, 1);
-    f.read(reinterpret_cast<char*>(img.data()), static_cast<std::streamsize>(w) * h);
-    EXPECT_TRUE(f.good()) << path << " is truncated";
-    return img;
+    return std::move(read_image(test::data_path(rel)).as<U8>());
 }
 
 Context ctx_of(Backend b, int threads = 0) {

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <string>
 
+#include <upres/io.hpp>
 #include <upres/seabi.hpp>
 #include <upres/upscale.hpp>
 #include "test_util.hpp"
@@ -20,22 +20,9 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
+// Golden uint8 NPY files of tests/data/seabi, read with upres's own NPY reader.
 Image<U8> load_npy_u8(const std::string& rel) {
-    const std::string path = test::data_path(rel);
-    std::ifstream f(path, std::ios::binary);
-    EXPECT_TRUE(f.good()) << "cannot open " << path;
-    char magic[8];
-    f.read(magic, 8);
-    std::uint16_t hlen = 0;
-    f.read(reinterpret_cast<char*>(&hlen), 2);
-    std::string header(hlen, ' ');
-    f.read(header.data(), hlen);
-    EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << path;
-    int h = 0, w = 0;
-    std::sscanf(header.c_str() + header.find("'shape': (") + 10, "%d, %d", &h, &w);
-    Image<U8> img(w, h, 1);
-    f.read(reinterpret_cast<char*>(img.data()), static_cast<std::streamsize>(w) * h);
-    return img;
+    return std::move(read_image(test::data_path(rel)).as<U8>());
 }
 
 UpscaleOptions opts_of(UpscaleMethod m, double s = 2.0) {

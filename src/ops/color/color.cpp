@@ -7,6 +7,7 @@
 #include <upres/error.hpp>
 #include "core/dispatch.hpp"
 #include "core/parallel.hpp"
+#include "core/pixel_visit.hpp"
 #include "core/span2d.hpp"
 #include "ops/color/color_backends.hpp"
 #include "ops/color/color_math.hpp"
@@ -14,20 +15,6 @@
 namespace upres {
 
 namespace {
-
-// Calls f(T{}) with T the pixel type of v.
-template <class F>
-void visit_type(PixelType t, F&& f) {
-    switch (t) {
-        case PixelType::U8:
-            return f(std::uint8_t{});
-        case PixelType::U16:
-            return f(std::uint16_t{});
-        case PixelType::F32:
-            return f(float{});
-    }
-    throw Error(ErrorCode::Internal, "colour: unknown pixel type");
-}
 
 template <class T>
 Span2D<T> span_raw(const detail::RawView& v) {
@@ -37,7 +24,7 @@ Span2D<T> span_raw(const detail::RawView& v) {
 // Row loops shared by the reference (R = double, one thread) and the Cpu backend (R = float).
 template <class R>
 void rows_rgb_to_ycbcr(const detail::RawView& rgb, Span2D<float> ycc, int threads, bool serial) {
-    visit_type(rgb.type, [&](auto tag) {
+    visit_pixel_type(rgb.type, [&](auto tag) {
         using T = decltype(tag);
         const auto in = span_raw<const T>(rgb);
         const int c = in.channels;
@@ -57,7 +44,7 @@ void rows_rgb_to_ycbcr(const detail::RawView& rgb, Span2D<float> ycc, int thread
 template <class R>
 void rows_ycbcr_to_rgb(Span2D<const float> ycc, const detail::RawView& rgb, int threads,
                        bool serial) {
-    visit_type(rgb.type, [&](auto tag) {
+    visit_pixel_type(rgb.type, [&](auto tag) {
         using T = decltype(tag);
         const auto out = span_raw<T>(rgb);
         const int c = out.channels;
@@ -76,7 +63,7 @@ void rows_ycbcr_to_rgb(Span2D<const float> ycc, const detail::RawView& rgb, int 
 
 template <class R>
 void rows_luma(const detail::RawView& img, Span2D<float> ys, int threads, bool serial) {
-    visit_type(img.type, [&](auto tag) {
+    visit_pixel_type(img.type, [&](auto tag) {
         using T = decltype(tag);
         const auto in = span_raw<const T>(img);
         const int c = in.channels;

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/cuda_check.hpp"
+#include "core/pixel_visit.hpp"
 #include "ops/color/color_backends.hpp"
 #include "ops/color/color_math.hpp"
 
@@ -49,23 +50,11 @@ __global__ void luma_kernel(Span2D<const T> in, Span2D<float> out) {
         out.row(y)[x] = color::pixel_luma<float>(in.row(y) + x * in.channels, in.channels);
 }
 
-template <class F>
-void visit_type(PixelType t, F&& f) {
-    switch (t) {
-        case PixelType::U8:
-            return f(std::uint8_t{});
-        case PixelType::U16:
-            return f(std::uint16_t{});
-        case PixelType::F32:
-            return f(float{});
-    }
-}
-
 }  // namespace
 
 void rgb_to_ycbcr(const detail::RawView& rgb, Span2D<float> ycc, void* stream) {
     if (rgb.width == 0 || rgb.height == 0) return;
-    visit_type(rgb.type, [&](auto tag) {
+    visit_pixel_type(rgb.type, [&](auto tag) {
         using T = decltype(tag);
         rgb_to_ycbcr_kernel<T>
             <<<grid_for(rgb.width, rgb.height), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
@@ -76,7 +65,7 @@ void rgb_to_ycbcr(const detail::RawView& rgb, Span2D<float> ycc, void* stream) {
 
 void ycbcr_to_rgb(Span2D<const float> ycc, const detail::RawView& rgb, void* stream) {
     if (rgb.width == 0 || rgb.height == 0) return;
-    visit_type(rgb.type, [&](auto tag) {
+    visit_pixel_type(rgb.type, [&](auto tag) {
         using T = decltype(tag);
         ycbcr_to_rgb_kernel<T>
             <<<grid_for(rgb.width, rgb.height), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
@@ -87,7 +76,7 @@ void ycbcr_to_rgb(Span2D<const float> ycc, const detail::RawView& rgb, void* str
 
 void luma(const detail::RawView& img, Span2D<float> y, void* stream) {
     if (img.width == 0 || img.height == 0) return;
-    visit_type(img.type, [&](auto tag) {
+    visit_pixel_type(img.type, [&](auto tag) {
         using T = decltype(tag);
         luma_kernel<T>
             <<<grid_for(img.width, img.height), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
