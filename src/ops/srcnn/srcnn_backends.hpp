@@ -1,0 +1,48 @@
+// SRCNN backends (internal). srcnn.cpp validates arguments, resolves the backend and calls these.
+// Planes are single-channel float spans: host memory for the reference and CPU backends, device
+// memory for the CUDA backend. Borders: replication (clamp) at every layer.
+#pragma once
+
+#include <upres/srcnn.hpp>
+#include "core/span2d.hpp"
+
+namespace upres::srcnn {
+
+// Double-precision direct loops (srcnn_ref.cpp). The oracle for every other backend.
+void forward_reference(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model);
+
+// One layer of the reference on planar CHW buffers (tests and golden data): in has
+// layer.in_channels planes of w x h, out layer.out_channels planes; ReLU when relu is true.
+void conv_reference(const float* in, float* out, int w, int h, const SrcnnLayer& layer, bool relu);
+
+// Optimized CPU (srcnn_cpu.cpp, OpenMP + SIMD), fp32. threads: 0 = OpenMP default.
+void forward_cpu(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model, int threads);
+
+}  // namespace upres::srcnn
+
+#if UPRES_HAVE_CUDA
+namespace upres::srcnn::cuda {
+
+// The CUDA engine (srcnn_cuda.cu): uploads/caches the model's weights per precision, picks the
+// variants (Auto: autotuned per shape, GPU and precision, cached) and runs them on `stream`.
+SrcnnPlan forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model,
+                  const SrcnnOptions& opts, void* stream);
+
+// One layer with a forced variant, for the per-layer benchmark (the paper's Table II) and tests.
+// in: layer.in_channels planes (CHW, plane stride w*h floats) on the device; out likewise.
+void conv_layer(const float* in, float* out, int w, int h, const SrcnnLayer& layer, bool relu,
+                SrcnnVariant variant, SrcnnPrecision precision, void* stream);
+
+// The whole network in one kernel on tensor cores (srcnn_fused_cuda.cu).
+struct FusedWeights;  // opaque, device memory, packed for one precision
+// True if the fused kernel can run this model shape at this precision (Fastest never reaches
+// here: the engine resolves it first).
+bool fused_supports(const SrcnnModel& model, SrcnnPrecision precision);
+// Packs and uploads; released by fused_release.
+FusedWeights* fused_prepare(const SrcnnModel& model, SrcnnPrecision precision, void* stream);
+void fused_release(FusedWeights* w) noexcept;
+void fused_forward(const FusedWeights* w, Span2D<const float> in, Span2D<float> out,
+                   void* stream);
+
+}  // namespace upres::srcnn::cuda
+#endif
