@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "core/atomic_file.hpp"
 #include "io/io_internal.hpp"
 
 namespace upres {
@@ -104,61 +105,7 @@ struct FileCloser {
 };
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
-// A file written under a temporary name in the target's folder and renamed over the target by
-// commit(). Destroyed without commit() (an exception), it removes the temporary file and leaves
-// any existing target untouched.
-class AtomicFile {
-  public:
-    explicit AtomicFile(const std::string& path) : path_(path) {
-        static std::atomic<unsigned> counter{0};
-        temp_ = path + ".tmp-" + std::to_string(::getpid()) + "-" +
-                std::to_string(counter.fetch_add(1));
-        const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0)
-            fail(ErrorCode::IoError, path_,
-                 std::string("cannot create the temporary file '") + temp_ +
-                     "' for writing: " + std::strerror(errno));
-        file_ = ::fdopen(fd, "wb");
-        if (!file_) {
-            const int err = errno;
-            ::close(fd);
-            ::unlink(temp_.c_str());
-            fail(ErrorCode::IoError, path_,
-                 std::string("cannot open the temporary file: ") + std::strerror(err));
-        }
-    }
-    AtomicFile(const AtomicFile&) = delete;
-    AtomicFile& operator=(const AtomicFile&) = delete;
-    ~AtomicFile() {
-        if (file_) std::fclose(file_);
-        if (!committed_) ::unlink(temp_.c_str());
-    }
-
-    std::FILE* file() const noexcept { return file_; }
-
-    void commit() {
-        const bool write_error = std::fflush(file_) != 0 || std::ferror(file_);
-        const int err = errno;
-        const int close_rc = std::fclose(file_);
-        const int close_err = errno;
-        file_ = nullptr;
-        if (write_error)
-            fail(ErrorCode::IoError, path_, std::string("write failed: ") + std::strerror(err));
-        if (close_rc != 0)
-            fail(ErrorCode::IoError, path_,
-                 std::string("write failed on close: ") + std::strerror(close_err));
-        if (std::rename(temp_.c_str(), path_.c_str()) != 0)
-            fail(ErrorCode::IoError, path_,
-                 std::string("cannot rename the temporary file over the target: ") +
-                     std::strerror(errno));
-        committed_ = true;
-    }
-
-  private:
-    std::string path_, temp_;
-    std::FILE* file_ = nullptr;
-    bool committed_ = false;
-};
+using detail::AtomicFile;  // core/atomic_file.hpp (shared with the model writers)
 
 FileFormat resolve(const std::string& path, FileFormat requested) {
     const FileFormat f = requested == FileFormat::Auto ? format_from_path(path) : requested;
