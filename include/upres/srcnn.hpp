@@ -135,10 +135,28 @@ SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const S
 // type. Channels 1 (gray), 2 (gray + alpha), 3 (RGB), 4 (RGBA); alpha is upscaled by bicubic.
 // The network runs on ctx's backend (Cuda stages through the device). Error(InvalidArgument) if
 // the input is smaller than 3 x 3 or its bicubic upscale smaller than the receptive field.
+// plan (optional) receives what srcnn_forward ran.
 AnyImage srcnn_upscale(const AnyImage& img, const SrcnnModel& model, const SrcnnOptions& opts = {},
-                       const Context& ctx = {});
+                       const Context& ctx = {}, SrcnnPlan* plan = nullptr);
 Image<std::uint8_t> srcnn_upscale(ImageView<const std::uint8_t> img, const SrcnnModel& model,
-                                  const SrcnnOptions& opts = {}, const Context& ctx = {});
+                                  const SrcnnOptions& opts = {}, const Context& ctx = {},
+                                  SrcnnPlan* plan = nullptr);
+
+// Into a caller-provided image (size scale * W x scale * H, the input's channels and type),
+// which may live in host or device memory independently of the input (e.g. pinned host memory
+// for video). With the Cuda backend (forced, or Auto with a device input) the whole pipeline
+// (colour conversion, bicubic, network, back to RGB) runs on the device on ctx.cuda_stream:
+// a host input is uploaded once and a host output downloaded once; the call returns when a host
+// output is written (device outputs: asynchronous, like every Cuda operation). Returns the
+// network's plan. Same errors as above, plus a wrong output size/channel count.
+SrcnnPlan srcnn_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
+                        const SrcnnModel& model, const SrcnnOptions& opts = {},
+                        const Context& ctx = {});
+SrcnnPlan srcnn_upscale(ImageView<const std::uint16_t> img, ImageView<std::uint16_t> out,
+                        const SrcnnModel& model, const SrcnnOptions& opts = {},
+                        const Context& ctx = {});
+SrcnnPlan srcnn_upscale(ImageView<const float> img, ImageView<float> out, const SrcnnModel& model,
+                        const SrcnnOptions& opts = {}, const Context& ctx = {});
 
 // The bicubic baseline of the pipeline (MATLAB imresize: centre-aligned, Keys a = -0.5,
 // Border::Reflect, antialias when scale < 1), on every channel.

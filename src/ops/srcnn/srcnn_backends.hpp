@@ -33,6 +33,14 @@ SrcnnPlan forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& m
 void conv_layer(const float* in, float* out, int w, int h, const SrcnnLayer& layer, bool relu,
                 SrcnnVariant variant, SrcnnPrecision precision, void* stream);
 
+// Pipeline helpers (srcnn_pipeline_cuda.cu), asynchronous on `stream`:
+// dst = scale * src[channel c] (dst single-channel, src's size).
+void extract_plane(Span2D<const float> src, int c, float scale, Span2D<float> dst, void* stream);
+// dst[channel c] = scale * clamp(src, 0, 1) (src single-channel, dst's size); and, when
+// clamp_c >= 0, dst[channel clamp_c] clamped to [0, clamp_hi] (alpha).
+void insert_plane(Span2D<const float> src, float scale, Span2D<float> dst, int c, int clamp_c,
+                  float clamp_hi, void* stream);
+
 // The whole network in one kernel on tensor cores (srcnn_fused_cuda.cu).
 struct FusedWeights;  // opaque, device memory, packed for one precision
 // True if the fused kernel can run this model shape at this precision (Fastest never reaches
@@ -41,8 +49,7 @@ bool fused_supports(const SrcnnModel& model, SrcnnPrecision precision);
 // Packs and uploads; released by fused_release.
 FusedWeights* fused_prepare(const SrcnnModel& model, SrcnnPrecision precision, void* stream);
 void fused_release(FusedWeights* w) noexcept;
-void fused_forward(const FusedWeights* w, Span2D<const float> in, Span2D<float> out,
-                   void* stream);
+void fused_forward(const FusedWeights* w, Span2D<const float> in, Span2D<float> out, void* stream);
 
 }  // namespace upres::srcnn::cuda
 #endif
