@@ -1,0 +1,34 @@
+// Internal helpers of the SRCNN CUDA engine (srcnn_cuda.cu) for tests and benchmarks. The
+// engine's entry points (forward, conv_layer, fused_*) are declared in srcnn_backends.hpp.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include <upres/srcnn.hpp>
+
+namespace upres::srcnn::cuda {
+
+// Precisions that SrcnnPrecision::Fastest may resolve to: those whose PSNR loss on the
+// evaluation set is documented (docs/ops/srcnn.md) to be at most 0.01 dB. The one place to
+// change when the training measurements say otherwise.
+inline constexpr std::array<SrcnnPrecision, 2> kFastestPrecisions{SrcnnPrecision::Fp16,
+                                                                  SrcnnPrecision::Bf16};
+
+// Largest in_channels * k * k the RegisteredPixel variant holds in registers.
+inline constexpr int kRegisteredPixelMaxInputs = 64;
+
+// Autotuner introspection: how many tunings ran in this process (a cache hit runs none), and
+// dropping the in-memory cache (the file cache, when UPRES_CACHE_DIR is set, is re-read on the
+// next tuning lookup).
+int autotune_count() noexcept;
+void autotune_forget() noexcept;
+
+// "fp16 fused" / "fp32 direct,tensor-core,shared-kernel-patch": the form plans take in the
+// autotune cache file.
+std::string plan_string(const SrcnnPlan& plan);
+
+// Frees every cached device model and workspace (the engine also frees them at exit).
+void release_caches() noexcept;
+
+}  // namespace upres::srcnn::cuda
