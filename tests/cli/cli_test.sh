@@ -378,5 +378,74 @@ run "$upres" convert "$sample" "$tmp/s16.png" --depth u16
 run "$upres" upscale "$tmp/s16.png" "$tmp/up.png" --scale 2 --method silseabi
 expect_one_line_error "upscale: 16-bit input" $EX_FORMAT 'convert'
 
+# ---------------------------------------------------------------- upscale --method srcnn
+# Small models of tests/data/srcnn (pipe.srcnn: 9-1-5 8/4, x2, receptive field 13); the
+# bundled models are replaced by a folder of our own through UPRES_MODEL_DIR.
+srcdata="$root/tests/data/srcnn"
+mkdir -p "$tmp/models"
+cp "$srcdata/pipe.srcnn" "$tmp/models/srcnn_x2.srcnn"
+run "$upres" upscale "$srcdata/pipe_gray_in.npy" "$tmp/sr_gray.npy" --method srcnn --model "$srcdata/pipe.srcnn"
+expect_rc "upscale --method srcnn (gray u8, --model)" 0
+if [ "$rc" -eq 0 ] && [ -x "$py" ] && "$py" -c '
+import sys, numpy as np
+a = np.load(sys.argv[1]); b = np.load(sys.argv[2])
+assert a.shape == (20, 24) and a.dtype == np.uint8, (a.shape, a.dtype)
+assert np.abs(a.astype(int) - b.astype(int)).max() <= 1
+' "$tmp/sr_gray.npy" "$srcdata/pipe_gray_out.npy" 2>"$tmp/pyerr"; then
+    pass "upscale --method srcnn gray output matches the golden pipeline (1 LSB)"
+elif [ "$rc" -eq 0 ] && [ -x "$py" ]; then
+    fail "upscale --method srcnn gray output: $(cat "$tmp/pyerr")"
+fi
+UPRES_MODEL_DIR="$tmp/models" run "$upres" upscale "$sample" "$tmp/sr_rgb.png" --method srcnn --scale 2 --verbose
+expect_rc "upscale --method srcnn (colour, model from UPRES_MODEL_DIR, --verbose)" 0
+if printf '%s' "$out" | grep -q 'receptive field 13'; then
+    pass "upscale --verbose prints the model"
+else
+    fail "upscale --verbose output: $out"
+fi
+mkdir -p "$tmp/batch_in"
+cp "$sample" "$tmp/batch_in/a.png"
+cp "$srcdata/pipe_gray_in.npy" "$tmp/batch_in/b.npy"
+run "$upres" -q upscale "$tmp/batch_in" "$tmp/batch_out" --method srcnn --model "$srcdata/pipe.srcnn"
+expect_rc "upscale --method srcnn on a folder" 0
+if [ -f "$tmp/batch_out/a.png" ] && [ -f "$tmp/batch_out/b.npy" ]; then
+    pass "upscale folder batch writes one output per input"
+else
+    fail "upscale folder batch outputs: $(ls "$tmp/batch_out" 2>&1)"
+fi
+echo "not an image" >"$tmp/batch_in/c.png"
+run "$upres" upscale "$tmp/batch_in/a.png" "$tmp/batch_in/c.png" "$tmp/batch_out2" --method bicubic
+if [ "$rc" -eq 5 ] && [ -f "$tmp/batch_out2/a.png" ] && printf '%s' "$err" | grep -q 'c\.png' &&
+    printf '%s' "$err" | grep -q '1 of 2 files failed'; then
+    pass "upscale batch: a bad file is reported and counted, the others written (exit 5)"
+else
+    fail "upscale batch with a bad file: exit $rc; stderr: $err"
+fi
+UPRES_MODEL_DIR="$tmp/models" run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --scale 5
+expect_one_line_error "upscale srcnn: scale without a model lists the available scales" $EX_INVALID 'available scales: 2'
+run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --scale 2.5 --model "$srcdata/pipe.srcnn"
+expect_one_line_error "upscale srcnn: non-integer scale" $EX_INVALID 'integer --scale'
+run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --model "$tmp/none.srcnn"
+expect_one_line_error "upscale srcnn: missing model file" $EX_IO 'none\.srcnn'
+echo "garbage" >"$tmp/bad.srcnn"
+run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --model "$tmp/bad.srcnn"
+expect_one_line_error "upscale srcnn: corrupt model file" 5 'bad\.srcnn.*bad magic'
+run "$upres" warp "$sample" "$tmp/tiny.png" --zoom 0.02
+run "$upres" upscale "$tmp/tiny.png" "$tmp/sr.png" --method srcnn --model "$srcdata/pipe.srcnn"
+expect_one_line_error "upscale srcnn: image too small for the receptive field" $EX_INVALID 'receptive field'
+run "$upres" --backend cpu upscale "$sample" "$tmp/sr.png" --method srcnn --model "$srcdata/pipe.srcnn" --precision fp16
+expect_one_line_error "upscale srcnn: fp16 on the cpu backend" $EX_INVALID 'fp16'
+run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --model "$srcdata/pipe.srcnn" --variant winograd
+expect_one_line_error "upscale srcnn: unknown variant" $EX_INVALID 'winograd'
+run "$upres" upscale "$sample" "$tmp/sr.png" --method bicubic --model "$srcdata/pipe.srcnn"
+expect_one_line_error "upscale: --model without srcnn" $EX_INVALID 'srcnn only'
+run "$upres" upscale "$sample" "$tmp/sr.png" --method silseabi --lattice centered
+expect_one_line_error "upscale: SEABI is co-sited only" $EX_INVALID 'co-sited'
+run "$upres" upscale "$sample" "$tmp/bic_cosited.png" --method bicubic --lattice cosited
+expect_rc "upscale --method bicubic --lattice cosited (the SEABI paper's baseline)" 0
+run "$upres" convert "$sample" "$tmp/s16b.png" --depth u16
+run "$upres" upscale "$tmp/s16b.png" "$tmp/bic16.png" --method bicubic --scale 3
+expect_rc "upscale --method bicubic (centred, MATLAB) on a 16-bit image" 0
+
 echo "cli_test: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
