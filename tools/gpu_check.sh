@@ -22,6 +22,7 @@
 #   bench.json     upres_bench --benchmark_format=json output
 #   peers.json     tools/peers/run_peers.py output
 #   build.log      configure + build output (only when building here) and library resolution
+#   srcnn_precision.md  PSNR of each SRCNN precision mode vs fp32 on the eval manifest
 # The summary table is also printed last on stdout. Every step runs even after a failure; the
 # exit status is 1 if any step failed.
 #
@@ -416,6 +417,30 @@ EOF
         fi
     else
         record peers FAIL "run_peers.py exit $rc after $secs s (timeout $tmo s; bench.log)"
+    fi
+fi
+
+# ------------------------------------------------------------------ quality (SRCNN precisions)
+# PSNR of every SRCNN precision mode against fp32 on the eval manifest (needs data/ and the
+# upres CLI); fails if `fastest` loses more than 0.01 dB.
+if skipped_step quality; then
+    record quality SKIP "SKIP_STEPS"
+elif [[ ! -x "$BUILD/upres" || ! -d "$ROOT/data" ]]; then
+    record quality FAIL "needs $BUILD/upres and data/ (scripts/fetch_data.sh, carried)"
+elif [[ $(cap "${QUALITY_TIMEOUT:-240}") == 0 ]]; then
+    record quality FAIL "not run: time budget (GPU_CHECK_BUDGET) used up"
+else
+    tmo=$(cap "${QUALITY_TIMEOUT:-240}")
+    t0=$SECONDS
+    echo "===== tools/srcnn/precision_loss.py" >>"$BENCH_LOG"
+    PYTHONUNBUFFERED=1 timeout "$tmo" python3 "$ROOT/tools/srcnn/precision_loss.py" \
+        --upres "$BUILD/upres" --out "$OUT/srcnn_precision.md" >>"$BENCH_LOG" 2>&1
+    rc=$?
+    secs=$((SECONDS - t0))
+    if [[ $rc == 0 ]]; then
+        record quality PASS "SRCNN fastest mode within 0.01 dB of fp32 on every scale ($secs s; srcnn_precision.md)"
+    else
+        record quality FAIL "precision_loss.py exit $rc after $secs s (bench.log, srcnn_precision.md)"
     fi
 fi
 
