@@ -2,9 +2,11 @@
 // photos and random planes with fixed seeds, random models (weights N(0, 1e-3 .. 1e-1) like
 // trained SRCNN layers), 9-1-5 64/32, 9-5-5, small-channel and large-kernel models, awkward
 // sizes (the receptive-field minimum, tile boundaries in x and y), sub-image views with a
-// stride, thread counts 1, 2 and 3 (bit-identical results).
+// stride, thread counts 1, 2 and 3 (bit-identical results); the shipped trained x3 model on a
+// photo; the PyTorch float64 golden data of tests/data/srcnn (the outside oracle).
 //
-// The portable (non-AVX2) hot loop runs when UPRES_CPU_BASELINE=1 is set in the environment:
+// SrcnnCpuKernel tests both ISA versions of the hot loop directly in every run; the whole
+// network takes the portable loop when UPRES_CPU_BASELINE=1 is set in the environment:
 //   UPRES_CPU_BASELINE=1 ./tests/srcnn_cpu_test
 //
 // Tolerance: |cpu - ref| <= 1e-5 * max(range, max |ref|) (range: max - min of the reference
@@ -138,7 +140,8 @@ TEST(SrcnnCpu, PhotoMatchesReference915) {
 // The shipped trained x3 model (models/srcnn_x3.srcnn) on a real photo: real weight statistics.
 TEST(SrcnnCpu, TrainedModelOnPhoto) {
     const Image<float> in = photo_luma("baboon.jpg", 300, 100, 96, 64);
-    const SrcnnModel m = load_default_srcnn_model(3);
+    // models/ next to tests/data (also where a carried build finds it via UPRES_TEST_DATA_DIR).
+    const SrcnnModel m = load_srcnn_model(test::data_path("../../models/srcnn_x3.srcnn"));
     const Image<float> ref = run_ref(in.view(), m);
     EXPECT_TRUE(near_reference(run_cpu(in.view(), m, 2), ref));
 }
@@ -256,12 +259,13 @@ TEST(SrcnnCpuKernel, BothIsaVersionsMatchDirectSum) {
     for (int n_out : {1, 2, 3, 4, 7, 64})
         for (int ntaps : {1, 9, 81})
             for (int count : {8, 24, 40, 64, 72, 136}) {
+                // Reads at taps[t][u0 - shift ..) stay inside rows: offsets 8..14, shift <= 4.
                 const int u0 = 8 * (count % 3), shift = count % 5, n_in_rows = 3;
                 std::vector<float> rows(static_cast<std::size_t>(n_in_rows * kW));
                 for (float& v : rows) v = val(rng);
                 std::vector<const float*> taps;
                 for (int t = 0; t < ntaps; ++t)
-                    taps.push_back(rows.data() + (t % n_in_rows) * kW + (t % 7));
+                    taps.push_back(rows.data() + (t % n_in_rows) * kW + 8 + (t % 7));
                 std::vector<float> w(static_cast<std::size_t>(n_out * ntaps)), bias(n_out);
                 for (float& v : w) v = 0.2f * val(rng);
                 for (float& v : bias) v = 0.1f * val(rng);

@@ -2,10 +2,10 @@
 //
 //  * Tiles: the plane is cut into tiles of at most kTileW x kTileH output pixels, the grid
 //    depending only on the plane's size (never on the thread count); OpenMP threads take whole
-//    tiles (parallel_for, static). Each tile runs the whole network, streaming down its rows:
-//    layer 1 on the rows and columns layer 2 needs, layer 2 on those layer 3 needs, layer 3 on
-//    the tile. No full-frame intermediate: per thread, ring buffers of k1 padded input rows, k2
-//    rows of layer 1 (n1 planes), one row of layer 2 and k3 rows of layer 3's partial sums
+//    tiles (dynamic schedule, see forward_cpu). Each tile runs the whole network, streaming down
+//    its rows: layer 1 on the rows and columns layer 2 needs, layer 2 on those layer 3 needs, layer
+//    3 on the tile. No full-frame intermediate: per thread, ring buffers of k1 padded input rows,
+//    k2 rows of layer 1 (n1 planes), one row of layer 2 and k3 rows of layer 3's partial sums
 //    (below); about 280 KB for 9-1-5 64/32, within the 512 KB L2 of a Zen 3 core.
 //  * Borders: replication at every layer, as the reference. Input rows are copied into the ring
 //    with clamped columns; rows are clamped when the tap pointers are built; the columns of an
@@ -34,7 +34,7 @@
 
 #include <omp.h>
 
-#include "core/parallel.hpp"
+#include "core/parallel.hpp"  // resolve_threads
 #include "ops/srcnn/srcnn_backends.hpp"
 #include "ops/srcnn/srcnn_cpu_simd.hpp"
 #include "ops/srcnn/srcnn_math.hpp"
@@ -119,9 +119,10 @@ using simd::kBlock;
 
 // Tile size in output pixels (upper bounds; the grid splits the plane evenly). 256 x 128 on the
 // 2-core AMD EPYC (Zen 3) of the dev machine: the ring buffers (~280 KB for 9-1-5 64/32) stay in
-// L2, and the halo recomputation costs (k2 + k3 - 2) extra rows per 128 (3 % for 9-1-5) and
-// k2 + k3 - 2 extra columns per 256. 256 x 256 and 128 x 256 measured the same within the noise
-// of the (shared, loaded) machine; 512 x 64 and 192 x 64 were 5-15 % slower.
+// L2 (they grow with the width only), and the halo recomputation costs k2 + k3 - 2 extra rows
+// per 128 (3 % for 9-1-5) and as many columns per 256. On a 4K plane, 1 thread, 256 x 256 was
+// 0-2 % faster (within the noise of the shared machine); on the loaded machine 128 x 128 was
+// the same and 512 x 64 and 192 x 64 5-15 % slower. 4K: 15 x 17 tiles, 1080p: 8 x 9.
 constexpr int kTileW = 256;
 constexpr int kTileH = 128;
 
@@ -385,9 +386,14 @@ void forward_cpu(Span2D<const float> in, Span2D<float> out, const SrcnnModel& mo
     std::vector<Scratch> scratch;
     scratch.reserve(static_cast<std::size_t>(nt));
     for (int i = 0; i < nt; ++i) scratch.push_back(net.make_scratch());
-    parallel_for(0, net.tiles(), nt, [&](int tile) {
+    // Dynamic scheduling, unlike parallel_for's static split: tiles are independent and each is
+    // computed the same way by any thread, so the results stay bit-identical, and on a shared
+    // machine a thread whose core is also running another process does not hold the others up
+    // with half of the tiles. Idle 2-core Zen 3: 1.8-2.0x the 1-thread speed.
+    const int tiles = net.tiles();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+    for (int tile = 0; tile < tiles; ++tile)
         net.run_tile(tile, scratch[static_cast<std::size_t>(omp_get_thread_num())]);
-    });
 }
 
 }  // namespace upres::srcnn
