@@ -13,6 +13,10 @@
 //    warp_affine_kernel, coordinates split once per thread in double and stepped in
 //    float; when all 4 outputs of a thread are interior, their taps are loaded with no branch in
 //    between (ILP); the others take the exact per-output path above;
+//  * Affine / Resize with B-spline (float coefficients; 1, 3, 4 channels): warp_tile_kernel,
+//    the tiled affine schedule of warp_cuda_util.cuh (the tile's input box staged in shared
+//    memory, already border-extended; float coordinates stepped from the tile origin; no
+//    border logic per output);
 //  * resize with antialias: one thread per output, per-axis taps and weights from
 //    warp_math.hpp's resize_aa_* in double, normalised, in the reference's order.
 // Measured on an H200 (bench/warp_bench.cpp; docs/ops/warp.md section 9.3).
@@ -25,6 +29,7 @@
 //    formula: the texture unit has no whole-sample mirror and Keys weights are not positive.
 //  The texture reads the source in place when it is float, 1/2/4 channels and aligned for
 //  textures; otherwise it is first copied into an aligned float buffer (slower).
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -153,18 +158,17 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     }
 }
 
-// Affine / Resize (written for Linear, Cubic and B-spline; dispatched for Linear only, see
-// launch_exact): each thread splits the coordinate of its first output (x, y0) once in double
-// (SplitAffine: host rounding, then integer + float fraction) and steps to its other outputs (x, y0
-// + 8 r) in float (fmaf; error ~1e-6 pixel, far below the tolerances). An output whose float taps
-// lie in the conservative interior [1, n - 2) on both axes takes the fixed-tap path with no border
-// logic and no double arithmetic: there the exact coordinate is inside [0, n - 1] too (the float
-// one is within 1e-5 of it), so the Constant border's fill test cannot differ, and near a tap
-// boundary every interpolation here is continuous (a floor that differs by one gives the same value
-// up to rounding). Every other output (near or beyond the border) recomputes its coordinate exactly
-// as warp_one does. Nearest keeps the double path: its ties (floor(u + 0.5) at half-integers, 20%
-// of the outputs of some resizes) must resolve as on the CPU. Instantiated for the hot pixel types
-// and channel counts only (kAffineFast below); the rest use warp_kernel.
+// Affine / Resize (dispatched for Linear only, see launch_exact): each thread splits the
+// coordinate of its first output (x, y0) once in double (SplitAffine: host rounding, then integer +
+// float fraction) and steps to its other outputs (x, y0 + 8 r) in float (fmaf; error ~1e-6 pixel,
+// far below the tolerances). An output whose float taps lie in the conservative interior [1, n - 2)
+// on both axes takes the fixed-tap path with no border logic and no double arithmetic: there the
+// exact coordinate is inside [0, n - 1] too (the float one is within 1e-5 of it), so the Constant
+// border's fill test cannot differ, and near a tap boundary every interpolation here is continuous
+// (a floor that differs by one gives the same value up to rounding). Every other output (near or
+// beyond the border) recomputes its coordinate exactly as warp_one does. Nearest keeps the double
+// path: its ties (floor(u + 0.5) at half-integers, 20% of the outputs of some resizes) must resolve
+// as on the CPU. Instantiated for the hot pixel types and channel counts only (kAffineFast below).
 template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_affine_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
@@ -218,13 +222,107 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     }
 }
 
-// The (pixel type, channels) pairs that get warp_affine_kernel (with Interp::Linear only, see
-// launch_exact).
+// The (pixel type, channels) pairs that get warp_affine_kernel (with Interp::Linear only).
 template <class S, class D, int C>
 constexpr bool kAffineFast = (C == 1 || C == 3 || C == 4) &&
                              ((std::is_same_v<S, float> &&
                                (std::is_same_v<D, float> || std::is_same_v<D, std::uint8_t>)) ||
                               (std::is_same_v<S, std::uint8_t> && std::is_same_v<D, std::uint8_t>));
+
+// Affine / Resize with B-spline (warp_cuda_util.cuh, "tiled affine schedule"; written for every
+// 2- and 4-tap kernel, but Linear was slower this way, 37 vs 29 us on the rotation, and keeps
+// warp_affine_kernel; Keys cubic keeps warp_kernel, see launch_exact): the block stages its
+// tile's input box in shared memory (sample indices through tap_index, so the box is already
+// border-extended; coalesced row copies, cp.async for float sources, each input sample read once
+// per block), then each thread interpolates its 4 outputs from shared memory with float
+// coordinates stepped from the tile origin: no double arithmetic and no border logic per output
+// (Constant's fill test aside). Blocks whose box does not fit (non-finite or huge coordinates)
+// take the exact per-output path. Launched when the plan's largest box fits kTileCapFloats.
+// (A persistent, double-buffered variant of this kernel was slower on the H200: 66.8 vs 50.5 us
+// for the B-spline rotation; docs/ops/warp.md 9.3.)
+constexpr int kTileCapFloats = 12288;  // 48 KB: no opt-in needed
+
+template <class S, class D, int C, Interp I>
+__global__ void __launch_bounds__(kTileW* kRowsY)
+    warp_tile_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p, int cap_floats) {
+    static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
+    extern __shared__ float4 tile_smem4[];
+    float* s = reinterpret_cast<float*>(tile_smem4);
+    __shared__ int xmap[kMaxSpan], ymap[kMaxSpan];
+    const int x0 = blockIdx.x * kTileOut, y0 = blockIdx.y * kTileOut;
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileW + tx;
+    TileBox b{};
+    const bool fits = tile_box(p, x0, y0, kTaps<I>, 0, src.width, src.height, b) &&
+                      b.rw <= kMaxSpan && b.rh <= kMaxSpan && b.rw * b.rh * C <= cap_floats;
+    if (!fits) {  // uniform per block
+        const int x = x0 + tx;
+        if (x >= dst.width) return;
+        double m[9];
+#pragma unroll
+        for (int i = 0; i < 9; ++i) m[i] = p.m[i];
+        for (int r = 0; r < kPerThread; ++r) {
+            const int y = y0 + ty + r * kRowsY;
+            if (y < dst.height) warp_one<S, D, C, I>(src, dst, p, m, x, y);
+        }
+        return;
+    }
+    // 1. stage the box (border-extended through tap_index)
+    for (int i = tid; i < b.rw; i += kTileW * kRowsY)
+        xmap[i] = tap_index(b.xa + i, src.width, p.border);
+    for (int j = tid; j < b.rh; j += kTileW * kRowsY)
+        ymap[j] = tap_index(b.ya + j, src.height, p.border);
+    __syncthreads();
+    const int pitch = b.rw * C;
+    for (int j = ty; j < b.rh; j += kRowsY) {
+        const S* row = src.row(ymap[j]);
+        float* srow = s + j * pitch;
+        for (int e = tx; e < pitch; e += kTileW) {
+            const int px = e / C;
+            const S* g = row + xmap[px] * C + (e - px * C);
+            if constexpr (std::is_same_v<S, float>)
+                __pipeline_memcpy_async(srow + e, g, sizeof(float));  // all loads in flight
+            else
+                srow[e] = load(g);
+        }
+    }
+    if constexpr (std::is_same_v<S, float>) {
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+    }
+    __syncthreads();
+    // 2. interpolate the thread's outputs (x0 + tx, y0 + ty + 8 r)
+    const int x = x0 + tx;
+    if (x >= dst.width) return;
+    const float clo_u = static_cast<float>(-b.xa), chi_u = static_cast<float>(src.width - 1 - b.xa);
+    const float clo_v = static_cast<float>(-b.ya),
+                chi_v = static_cast<float>(src.height - 1 - b.ya);
+    float out[kPerThread][C];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        float lu, lv;
+        tile_coord(p, b, tx, ty + r * kRowsY, lu, lv);
+        if (p.border == Border::Nearest) {  // map_coord clamps
+            lu = fminf(fmaxf(lu, clo_u), chi_u);
+            lv = fminf(fmaxf(lv, clo_v), chi_v);
+        }
+        tile_interp<C, I>(s, pitch, b.rw, b.rh, lu, lv, p.cubic_a, out[r]);
+        if (p.border == Border::Constant &&
+            constant_outside(p, b, lu, lv, x, y0 + ty + r * kRowsY, src.width, src.height)) {
+#pragma unroll
+            for (int c = 0; c < C; ++c) out[r][c] = p.fill;
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = y0 + ty + r * kRowsY;
+        if (y < dst.height) store<D, C>(dst, x, y, out[r]);
+    }
+}
+
+// The (source type, channels) pairs that get warp_tile_kernel (float coefficients, the hot
+// channel counts; the others keep warp_kernel to bound the number of instantiations).
+template <class S, int C>
+constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && std::is_same_v<S, float>;
 
 // ---------------------------------------------------------------- antialiased resize
 // Per-axis taps of the reference's axis_taps(): the antialiased kernel when scale < 1, else the
@@ -455,13 +553,24 @@ dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH
 
 template <class S, class D, int C, Interp I>
 void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
-    // Linear only: measured on the H200 (docs/ops/warp.md 9.3), Cubic and B-spline through this
-    // kernel were slower on the 30-degree rotation (74-80 registers, occupancy 37%; the ~14% of
-    // outputs that take the border rule dominate), so they keep warp_kernel.
+    const bool affine = p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize;
     if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
-        if (p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize) {
+        if (affine) {
             warp_affine_kernel<S, D, C, I>
                 <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
+            UPRES_CUDA_CHECK_LAUNCH();
+            return;
+        }
+    }
+    // B-spline only: Keys cubic through warp_tile_kernel was slower on the H200 (rotation 67.3 vs
+    // 66.6 us, the interior-only rotation 62.8 vs 48 us; docs/ops/warp.md 9.3).
+    if constexpr (I == Interp::BSpline && kTiled<S, C>) {
+        int rw = 0, rh = 0;
+        if (tile_box_bound(p, kTaps<I>, 0, rw, rh) && rw * rh * C <= kTileCapFloats) {
+            const int cap = rw * rh * C;
+            warp_tile_kernel<S, D, C, I>
+                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY),
+                   cap* static_cast<int>(sizeof(float)), st>>>(src, dst, p, cap);
             UPRES_CUDA_CHECK_LAUNCH();
             return;
         }

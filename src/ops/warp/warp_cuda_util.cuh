@@ -2,6 +2,8 @@
 // decisions only; every formula comes from warp_math.hpp.
 #pragma once
 
+#include <cmath>
+
 #include "ops/warp/warp_backends.hpp"
 
 namespace upres::cuda::detail {
@@ -63,20 +65,10 @@ __device__ __forceinline__ void input_point(const WarpPlan& p, const double m[9]
     v += p.pad;
 }
 
-// interior<I> for a split coordinate u = i + t (t in [0, 1)): every tap inside, map_coord would
-// not move u (Nearest: conservatively u < n - 1; u = n - 1 takes the border rule, same result).
-template <Interp I>
-__device__ __forceinline__ bool interior_split(int i, int n) {
-    if constexpr (I == Interp::Nearest || I == Interp::Linear)
-        return i >= 0 && i < n - 1;
-    else
-        return i >= 1 && i < n - 2;
-}
-
 // Affine / Resize coordinates of one thread's outputs (x, y + dy): u = m0 x + m1 y + m2 (+ pad)
 // evaluated once in double and split into an integer and a float fraction; the outputs below
 // add m1 dy, m4 dy in float (|dy| < 32: error ~1e-6 pixel), so weights keep float precision
-// whatever the image size, with no double arithmetic per output.
+// whatever the image size, with no double arithmetic per output (warp_affine_kernel).
 struct SplitAffine {
     double ub, vb, m1, m4;
     int iu0, iv0;
@@ -107,8 +99,141 @@ struct SplitAffine {
         tu = a - fa;
         tv = b - fb;
     }
-    __device__ __forceinline__ double u(int dy) const { return ub + m1 * dy; }
-    __device__ __forceinline__ double v(int dy) const { return vb + m4 * dy; }
 };
+
+// ---------------------------------------------------------------- tiled affine schedule
+// Shared by warp_tile_kernel (warp_cuda.cu) and the fused FIR + B-spline kernel
+// (warp_fused_cuda.cu). A block computes a kTileOut x kTileOut output tile of an Affine / Resize
+// map. Its input footprint is the bounding box of the tile's coordinates (an affine map sends the
+// tile to a parallelogram, so the box follows from the origin and the matrix), widened by the
+// interpolation taps and a margin of one sample on each side for the float rounding below. The
+// block stages that box in shared memory and every output interpolates from there with no
+// border logic: for Mirror, Reflect and Wrap, interpolating the border-extended samples at the
+// unmapped coordinate is the border rule of warp_math.hpp (map_coord reflects / wraps the
+// coordinate about the same centres the tap extension is symmetric about, and the kernels are
+// even), and Constant differs only by its fill test, done per output; Nearest clamps the
+// coordinate first (map_coord), then the taps use the clamped extension.
+// Coordinates: the tile origin in double with the host's roundings, then per output in float
+// relative to the box (|value| < ~300 in the accepted boxes: error ~1e-5 pixel).
+constexpr int kTileOut = 32;   // output tile side (blocks of 32 x 8 threads, 4 outputs each)
+constexpr int kMaxSpan = 256;  // largest box side (samples) a tiled block accepts
+
+struct TileBox {
+    int xa, ya;      // first sample of the box (may be negative or beyond the image)
+    int rw, rh;      // box size in samples
+    float lu0, lv0;  // coordinate of the tile origin relative to (xa, ya)
+};
+
+// Box of the tile at output (x0, y0) for interpolation taps `taps` (2 or 4) and `halo` extra
+// samples on each side (the fused kernel's FIR radius). n_w x n_h: the sample domain the
+// coordinates refer to (pad included). False for non-finite or huge coordinates.
+__device__ __forceinline__ bool tile_box(const WarpPlan& p, int x0, int y0, int taps, int halo,
+                                         int n_w, int n_h, TileBox& b) {
+    double ub, vb;
+    map_matrix_host_rounding(p.m, p.kind, x0, y0, ub, vb);
+    ub += p.pad;
+    vb += p.pad;
+    const double e = kTileOut - 1;
+    double u_lo = ub + fmin(0.0, p.m[0] * e) + fmin(0.0, p.m[1] * e);
+    double u_hi = ub + fmax(0.0, p.m[0] * e) + fmax(0.0, p.m[1] * e);
+    double v_lo = vb + fmin(0.0, p.m[3] * e) + fmin(0.0, p.m[4] * e);
+    double v_hi = vb + fmax(0.0, p.m[3] * e) + fmax(0.0, p.m[4] * e);
+    if (!(fabs(u_lo) < 1e7 && fabs(u_hi) < 1e7 && fabs(v_lo) < 1e7 && fabs(v_hi) < 1e7))
+        return false;                   // also NaN
+    if (p.border == Border::Nearest) {  // map_coord clamps
+        u_lo = fmin(fmax(u_lo, 0.0), n_w - 1.0), u_hi = fmin(fmax(u_hi, 0.0), n_w - 1.0);
+        v_lo = fmin(fmax(v_lo, 0.0), n_h - 1.0), v_hi = fmin(fmax(v_hi, 0.0), n_h - 1.0);
+    }
+    const int before = (taps == 4 ? 1 : 0) + 1 + halo, after = taps / 2 + 1 + halo;
+    b.xa = static_cast<int>(floor(u_lo)) - before;
+    b.ya = static_cast<int>(floor(v_lo)) - before;
+    b.rw = static_cast<int>(floor(u_hi)) + after - b.xa + 1;
+    b.rh = static_cast<int>(floor(v_hi)) + after - b.ya + 1;
+    b.lu0 = static_cast<float>(ub - b.xa);
+    b.lv0 = static_cast<float>(vb - b.ya);
+    return true;
+}
+
+// Host bound of TileBox::rw / rh over all tiles of an Affine / Resize plan (false otherwise).
+inline bool tile_box_bound(const WarpPlan& p, int taps, int halo, int& rw, int& rh) {
+    if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
+    const double ex = (std::abs(p.m[0]) + std::abs(p.m[1])) * (kTileOut - 1);
+    const double ey = (std::abs(p.m[3]) + std::abs(p.m[4])) * (kTileOut - 1);
+    if (!(ex < 4.0 * kMaxSpan && ey < 4.0 * kMaxSpan)) return false;
+    const int extra = 1 + taps + 2 + 2 * halo + 2;  // floor slack, taps, margins, rounding
+    rw = static_cast<int>(std::ceil(ex)) + extra;
+    rh = static_cast<int>(std::ceil(ey)) + extra;
+    return rw <= kMaxSpan && rh <= kMaxSpan;
+}
+
+// Box-relative coordinate (lu, lv) of output (x0 + dx, y0 + dy).
+__device__ __forceinline__ void tile_coord(const WarpPlan& p, const TileBox& b, int dx, int dy,
+                                           float& lu, float& lv) {
+    const float fx = static_cast<float>(dx), fy = static_cast<float>(dy);
+    lu = fmaf(static_cast<float>(p.m[0]), fx, fmaf(static_cast<float>(p.m[1]), fy, b.lu0));
+    lv = fmaf(static_cast<float>(p.m[3]), fx, fmaf(static_cast<float>(p.m[4]), fy, b.lv0));
+}
+
+// Border::Constant's fill test (map_coord: outside [0, n - 1]) for output (x, y): decided on the
+// float coordinate where it is clearly inside or outside, else on the exact double coordinate
+// (identity-like maps put coordinates exactly on the edge).
+__device__ __forceinline__ bool constant_outside(const WarpPlan& p, const TileBox& b, float lu,
+                                                 float lv, int x, int y, int n_w, int n_h) {
+    const float u = lu + static_cast<float>(b.xa), v = lv + static_cast<float>(b.ya);
+    const float lw = static_cast<float>(n_w - 1), lh = static_cast<float>(n_h - 1);
+    constexpr float eps = 1e-2f;
+    const bool clear_in = u > eps && u < lw - eps && v > eps && v < lh - eps;
+    if (clear_in) return false;
+    const bool clear_out = u < -eps || u > lw + eps || v < -eps || v > lh + eps;
+    if (clear_out) return true;
+    double ud, vd;
+    map_matrix_host_rounding(p.m, p.kind, x, y, ud, vd);
+    ud += p.pad;
+    vd += p.pad;
+    return !(ud >= 0.0 && ud <= n_w - 1.0 && vd >= 0.0 && vd <= n_h - 1.0);
+}
+
+// Interpolation of C channels at the box-relative coordinate (lu, lv) from samples staged in
+// shared memory: sample (i, j) channel c at s[j * pitch + i * C + c]. Taps and weights of
+// warp_math.hpp, rows summed first then columns (as sample_point). The first tap is clamped into
+// the box (a no-op up to float rounding, guards the shared-memory bounds); with kClampTaps each
+// tap is also clamped to [cx_lo, cx_hi] x [cy_lo, cy_hi] (Border::Nearest's tap extension when
+// the staged samples are not already extended).
+template <int C, Interp I, bool kClampTaps = false>
+__device__ __forceinline__ void tile_interp(const float* s, int pitch, int rw, int rh, float lu,
+                                            float lv, float a, float out[C], int cx_lo = 0,
+                                            int cx_hi = 0, int cy_lo = 0, int cy_hi = 0) {
+    constexpr int K = kTaps<I>;
+    static_assert(K == 2 || K == 4, "tile_interp: linear or 4-tap kernels");
+    const float fu = floorf(lu), fv = floorf(lv);
+    float wx[4], wy[4];
+    interp_weights<float>(lu - fu, I, a, wx);
+    interp_weights<float>(lv - fv, I, a, wy);
+    int ix = static_cast<int>(fu) - (K == 4 ? 1 : 0);
+    int iy = static_cast<int>(fv) - (K == 4 ? 1 : 0);
+    ix = min(max(ix, 0), rw - K);
+    iy = min(max(iy, 0), rh - K);
+    int cx[K], cy[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        cx[k] = kClampTaps ? min(max(ix + k, cx_lo), cx_hi) : ix + k;
+        cy[k] = kClampTaps ? min(max(iy + k, cy_lo), cy_hi) : iy + k;
+    }
+#pragma unroll
+    for (int c = 0; c < C; ++c) out[c] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const float* r = s + cy[j] * pitch;
+        float racc[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) racc[c] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int c = 0; c < C; ++c) racc[c] += wx[k] * r[cx[k] * C + c];
+#pragma unroll
+        for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
+    }
+}
 
 }  // namespace upres::cuda::detail

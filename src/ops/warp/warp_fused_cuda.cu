@@ -2,27 +2,27 @@
 // over the image. A schedule of bspline_math.hpp (taps, border extension) and warp_math.hpp
 // (coordinate map, border rule, weights); no formula of its own.
 //
-// Per block (32 x 8 threads, a 32 x 32 output tile; channels one after the other):
-//  1. each thread maps its 4 outputs to the source (one double evaluation split into integer +
-//     float fraction, SplitAffine), splits them into interior ones (taps inside, no mapping) and
-//     border ones (map_coord + tap_index in float, as sample_point<float>, out of line), and the
-//     block reduces the range [lo, hi] of coefficient indices that the taps touch (after
-//     tap_index: inside the coefficient image);
-//  2. the input rows/columns [lo - KB, hi + KB] are gathered into shared memory through the
-//     prefilter's border extension (bspline::prefilter_index; for Border::Nearest the virtual
-//     image padded by plan.pad edge samples, extended by Mirror, as warp.cpp's padded prefilter);
-//  3. row FIR in shared memory (4 consecutive outputs per thread, 16-byte loads of a register
+// Per block (32 x 8 threads, a 32 x 32 output tile; channels one after the other), the tiled
+// affine schedule of warp_cuda_util.cuh:
+//  1. the box of coefficients the tile's taps touch follows from the tile origin (one double
+//     evaluation) and the matrix (tile_box); the input box is that box plus the FIR radius KB on
+//     each side, gathered into shared memory through the prefilter's extension
+//     (bspline::prefilter_index; for Border::Nearest the virtual image padded by plan.pad edge
+//     samples, extended by Mirror, as warp.cpp's padded prefilter), with cp.async for float
+//     sources. For Mirror, Reflect and Constant the FIR of the extended image IS the extended
+//     coefficient image (symmetric taps, symmetric extension), so the box needs no mapping;
+//  2. row FIR in shared memory (4 consecutive outputs per thread, 16-byte loads of a register
 //     window), then column FIR (4 consecutive rows per thread), both with the renormalised taps
 //     of bspline::fir_taps, zero-padded to the compile-time radius KB >= K (exact zeros change
 //     nothing);
-//  4. B-spline interpolation from the coefficients in shared memory, rows first then columns as
-//     sample_point.
-// A tile whose footprint does not fit the shared memory given at launch (never for the plans
-// warp_fused_supported() accepts, kept for safety) computes its coefficients directly from
-// global memory, slowly but with the same formula.
-// Measured on an H200 (docs/ops/warp.md section 9): 2048^2 rotation 0.20 ms, 2x slower than
-// prefilter + cuda::warp (ncu: ~570 instructions per output, 128 registers, 25% occupancy), so
-// warp.cpp does not select it (warp_fused_preferred() is false).
+//  3. B-spline interpolation from the coefficients in shared memory (tile_interp, float
+//     coordinates stepped from the tile origin, no border logic; Border::Nearest clamps the
+//     coordinate and each tap to the padded coefficient domain, Constant tests each output).
+// A block whose box does not fit the shared memory given at launch (non-finite coordinates;
+// never for the plans warp_fused_supported() accepts otherwise) computes each output's
+// coefficients directly from global memory, slowly but with the same formula.
+// Measured on an H200: docs/ops/warp.md section 9.3.
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -30,6 +30,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/convert_math.hpp"
 #include "core/cuda_check.hpp"
@@ -43,7 +44,7 @@ namespace {
 
 using namespace detail;
 
-constexpr int kTile = 32;  // output tile: kTile x kTile, blocks of kTile x kRows threads
+constexpr int kTile = kTileOut;  // output tile: kTile x kTile, blocks of kTile x kRows threads
 constexpr int kRows = 8;
 constexpr int kPer = kTile / kRows;        // outputs per thread
 constexpr int kP = 4;                      // FIR outputs per thread (shared-memory passes)
@@ -83,58 +84,11 @@ __device__ __forceinline__ int fetch_index(int i, int n, int n_src, int pad, Bor
     return j < 0 ? 0 : (j >= n_src ? n_src - 1 : j);         // edge replication
 }
 
-struct OutPoint {
-    int bx, by;    // first tap (before tap_index when mapped)
-    float tx, ty;  // fractional parts
-    bool valid, mapped;
-};
-
-__device__ __forceinline__ int tap_at(const OutPoint& o, int k, bool xaxis, int n, Border b) {
-    const int t = (xaxis ? o.bx : o.by) + k;
-    return o.mapped ? tap_index(t, n, b) : t;
-}
-
-// Cold paths (outputs whose taps cross the border, oversized tiles) are kept out of line so that
-// the compiler cannot merge them into the hot path (if-conversion would make every output pay
-// for tap_index's integer divisions).
-
-// (min, max) of tap_index(b + k), k = 0..3.
-__device__ __noinline__ int2 mapped_range(int b, int n, Border border) {
-    int lo = INT_MAX, hi = INT_MIN;
-    for (int k = 0; k < 4; ++k) {
-        const int t = tap_index(b + k, n, border);
-        lo = min(lo, t), hi = max(hi, t);
-    }
-    return make_int2(lo, hi);
-}
-
-// B-spline interpolation of a border output from the coefficient tile (same order as
-// sample_point: rows first, then columns).
-__device__ __noinline__ float interp_mapped(const float* coef, int pitch, int bx, int by, float tx,
-                                            float ty, int n_w, int n_h, Border border, int lox,
-                                            int loy) {
-    float wx[4], wy[4];
-    interp_weights<float>(tx, Interp::BSpline, 0.0f, wx);
-    interp_weights<float>(ty, Interp::BSpline, 0.0f, wy);
-    int ix[4];
-    for (int k = 0; k < 4; ++k) ix[k] = tap_index(bx + k, n_w, border) - lox;
-    float acc = 0.0f;
-    for (int j = 0; j < 4; ++j) {
-        const float* crow = coef + (tap_index(by + j, n_h, border) - loy) * pitch;
-        float racc = 0.0f;
-        for (int k = 0; k < 4; ++k) racc += wx[k] * crow[ix[k]];
-        acc += wy[j] * racc;
-    }
-    return acc;
-}
-
-__device__ __forceinline__ int warp_min(int v) { return __reduce_min_sync(0xffffffffu, v); }
-__device__ __forceinline__ int warp_max(int v) { return __reduce_max_sync(0xffffffffu, v); }
-
-// Coefficient (mx, my) of channel c straight from global memory (fallback of oversized tiles).
+// Coefficient (mx, my) (inside the coefficient domain) of channel c straight from global memory
+// (fallback of blocks whose box does not fit).
 template <class S, int KB>
-__device__ __noinline__ float direct_coeff(Span2D<const S> src, const FusedParams& fp, int mx,
-                                           int my, int c) {
+__device__ __noinline__ float direct_coeff(Span2D<const S> src, FusedParams fp, int mx, int my,
+                                           int c) {
     float col = 0.0f;
     for (int ky = -KB; ky <= KB; ++ky) {
         const int ry = fetch_index(my + ky, fp.n_h, fp.src_h, fp.p.pad, fp.p.border);
@@ -149,153 +103,96 @@ __device__ __noinline__ float direct_coeff(Span2D<const S> src, const FusedParam
     return col;
 }
 
+// One output by the border rule of sample_point<float>, coefficients from global memory.
 template <class S, class D, int KB>
-__global__ void __launch_bounds__(kTile* kRows)
+__device__ __noinline__ void fused_one_direct(Span2D<const S> src, Span2D<D> dst, FusedParams fp,
+                                              int x, int y) {
+    const WarpPlan& p = fp.p;
+    double m[9];
+    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
+    double u, v;
+    input_point(p, m, x, y, u, v);
+    float uf = static_cast<float>(u), vf = static_cast<float>(v);
+    const int C = src.channels;
+    if (!map_coord(uf, fp.n_w, p.border) || !map_coord(vf, fp.n_h, p.border)) {
+        for (int c = 0; c < C; ++c) dst.row(y)[x * C + c] = saturate_from_float<D>(p.fill);
+        return;
+    }
+    float wx[4], wy[4];
+    interp_weights<float>(uf - floorf(uf), Interp::BSpline, 0.0f, wx);
+    interp_weights<float>(vf - floorf(vf), Interp::BSpline, 0.0f, wy);
+    const long long bx = first_tap(uf, Interp::BSpline), by = first_tap(vf, Interp::BSpline);
+    for (int c = 0; c < C; ++c) {
+        float acc = 0.0f;
+        for (int j = 0; j < 4; ++j) {
+            const int iy = tap_index(by + j, fp.n_h, p.border);
+            float racc = 0.0f;
+            for (int k = 0; k < 4; ++k)
+                racc += wx[k] *
+                        direct_coeff<S, KB>(src, fp, tap_index(bx + k, fp.n_w, p.border), iy, c);
+            acc += wy[j] * racc;
+        }
+        dst.row(y)[x * C + c] = saturate_from_float<D>(acc);
+    }
+}
+
+constexpr int kMaxIn = kMaxSpan + 2 * bspline::kMaxFirRadius + 8;  // input box side bound
+
+template <class S, class D, int KB>
+__global__ void __launch_bounds__(kTile* kRows, 3)
     fused_kernel(Span2D<const S> src, Span2D<D> dst, FusedParams fp) {
     extern __shared__ float4 smem4[];
     float* smem = reinterpret_cast<float*>(smem4);
-    __shared__ int red[4][kRows];
+    __shared__ int xmap[kMaxIn], ymap[kMaxIn];
 
     const WarpPlan& p = fp.p;
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTile + tx;
-    const int x = blockIdx.x * kTile + tx;
+    const int x0 = blockIdx.x * kTile, y0 = blockIdx.y * kTile;
+    const int x = x0 + tx;
     const int C = src.channels;
-    double m[9];
-#pragma unroll
-    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
 
-    // 1. coordinates and the coefficient range of the tile
-    OutPoint o[kPer];
-    int lox = INT_MAX, hix = INT_MIN, loy = INT_MAX, hiy = INT_MIN;
-    SplitAffine sa;
-    const bool split = x < dst.width && sa.init(p, m, x, blockIdx.y * kTile + ty);
-#pragma unroll
-    for (int r = 0; r < kPer; ++r) {
-        const int y = blockIdx.y * kTile + ty + r * kRows;
-        o[r].valid = false;
-        o[r].mapped = false;
-        o[r].bx = o[r].by = 0;
-        o[r].tx = o[r].ty = 0.0f;
-        if (x >= dst.width || y >= dst.height) continue;
-        double u, v;
-        int iu = 0, iv = 0;
-        float tu = 0.0f, tv = 0.0f;
-        if (split) {
-            sa.at(r * kRows, iu, tu, iv, tv);
-            u = sa.u(r * kRows);
-            v = sa.v(r * kRows);
-        } else {
-            input_point(p, m, x, y, u, v);
-        }
-        if (split && interior_split<Interp::BSpline>(iu, fp.n_w) &&
-            interior_split<Interp::BSpline>(iv, fp.n_h)) {
-            o[r].bx = iu - 1;
-            o[r].by = iv - 1;
-            o[r].tx = tu;
-            o[r].ty = tv;
-            o[r].valid = true;
-        } else if (!split && interior<Interp::BSpline>(u, fp.n_w) &&
-                   interior<Interp::BSpline>(v, fp.n_h)) {
-            const double fx = floor(u), fy = floor(v);
-            o[r].bx = static_cast<int>(fx) - 1;
-            o[r].by = static_cast<int>(fy) - 1;
-            o[r].tx = static_cast<float>(u - fx);
-            o[r].ty = static_cast<float>(v - fy);
-            o[r].valid = true;
-        } else {
-            float uf = static_cast<float>(u), vf = static_cast<float>(v);
-            if (map_coord(uf, fp.n_w, p.border) && map_coord(vf, fp.n_h, p.border)) {
-                o[r].bx = static_cast<int>(first_tap(uf, Interp::BSpline));
-                o[r].by = static_cast<int>(first_tap(vf, Interp::BSpline));
-                o[r].tx = uf - floorf(uf);
-                o[r].ty = vf - floorf(vf);
-                o[r].valid = true;
-                o[r].mapped = true;
+    // 1. the tile's coefficient box (b) and input box (b + KB on each side)
+    TileBox b;
+    const bool ok = tile_box(p, x0, y0, 4, 0, fp.n_w, fp.n_h, b);
+    const Layout L = Layout::make(ok ? b.rw : 0, ok ? b.rh : 0, KB);
+    if (!ok || L.iwp > kMaxIn || L.ihp > kMaxIn || L.floats() > fp.cap_floats) {
+        if (x < dst.width)  // uniform per block: the direct (slow) path
+            for (int r = 0; r < kPer; ++r) {
+                const int y = y0 + ty + r * kRows;
+                if (y < dst.height) fused_one_direct<S, D, KB>(src, dst, fp, x, y);
             }
-        }
-        if (!o[r].valid) continue;
-        if (o[r].mapped) {
-            const int2 rx = mapped_range(o[r].bx, fp.n_w, p.border);
-            const int2 ry = mapped_range(o[r].by, fp.n_h, p.border);
-            lox = min(lox, rx.x), hix = max(hix, rx.y);
-            loy = min(loy, ry.x), hiy = max(hiy, ry.y);
-        } else {
-            lox = min(lox, o[r].bx), hix = max(hix, o[r].bx + 3);
-            loy = min(loy, o[r].by), hiy = max(hiy, o[r].by + 3);
-        }
+        return;
     }
-    lox = warp_min(lox), hix = warp_max(hix), loy = warp_min(loy), hiy = warp_max(hiy);
-    if (tx == 0) red[0][ty] = lox, red[1][ty] = hix, red[2][ty] = loy, red[3][ty] = hiy;
-    __syncthreads();
-    lox = red[0][0], hix = red[1][0], loy = red[2][0], hiy = red[3][0];
-#pragma unroll
-    for (int w = 1; w < kRows; ++w) {
-        lox = min(lox, red[0][w]), hix = max(hix, red[1][w]);
-        loy = min(loy, red[2][w]), hiy = max(hiy, red[3][w]);
-    }
+    for (int i = tid; i < L.iwp; i += kTile * kRows)
+        xmap[i] = fetch_index(b.xa - KB + i, fp.n_w, fp.src_w, p.pad, p.border);
+    for (int j = tid; j < L.ihp; j += kTile * kRows)
+        ymap[j] = fetch_index(b.ya - KB + j, fp.n_h, fp.src_h, p.pad, p.border);
+
+    // Border::Nearest: coordinates and taps clamped to the padded coefficient domain.
+    const bool nearest = p.border == Border::Nearest;
+    const int cx_lo = -b.xa, cx_hi = fp.n_w - 1 - b.xa, cy_lo = -b.ya, cy_hi = fp.n_h - 1 - b.ya;
+    const bool clamp_taps =
+        nearest && (cx_lo > 0 || cy_lo > 0 || cx_hi < b.rw - 1 || cy_hi < b.rh - 1);
     const D fill = saturate_from_float<D>(p.fill);
-    auto store_fill = [&](int r) {
-        const int y = blockIdx.y * kTile + ty + r * kRows;
-        if (x < dst.width && y < dst.height)
-            for (int c = 0; c < C; ++c) dst.row(y)[x * C + c] = fill;
-    };
-    if (lox > hix) {  // every output of the tile is the fill value
-#pragma unroll
-        for (int r = 0; r < kPer; ++r) store_fill(r);
-        return;
-    }
-    const Layout L = Layout::make(hix - lox + 1, hiy - loy + 1, KB);
-    if (L.floats() > fp.cap_floats) {  // safety net: direct coefficients
-#pragma unroll
-        for (int r = 0; r < kPer; ++r) {
-            const int y = blockIdx.y * kTile + ty + r * kRows;
-            if (!o[r].valid) {
-                store_fill(r);
-                continue;
-            }
-            float wx[4], wy[4];
-            interp_weights<float>(o[r].tx, Interp::BSpline, 0.0f, wx);
-            interp_weights<float>(o[r].ty, Interp::BSpline, 0.0f, wy);
-            for (int c = 0; c < C; ++c) {
-                float acc = 0.0f;
-                for (int j = 0; j < 4; ++j) {
-                    const int iy = tap_at(o[r], j, false, fp.n_h, p.border);
-                    float racc = 0.0f;
-                    for (int k = 0; k < 4; ++k)
-                        racc +=
-                            wx[k] * direct_coeff<S, KB>(
-                                        src, fp, tap_at(o[r], k, true, fp.n_w, p.border), iy, c);
-                    acc += wy[j] * racc;
-                }
-                dst.row(y)[x * C + c] = saturate_from_float<D>(acc);
-            }
-        }
-        return;
-    }
+    __syncthreads();
 
     float* in = smem;                    // ihp x iwp input, then rhp x rwp coefficients
     float* rows = smem + L.ihp * L.iwp;  // ihp x rwp row-filtered
-    const int x0 = lox - KB, y0 = loy - KB;
-
-    // Footprint inside the source on an axis: the extension is the identity there.
-    const bool id_x = x0 - p.pad >= 0 && x0 - p.pad + L.iwp <= fp.src_w;
-    const bool id_y = y0 - p.pad >= 0 && y0 - p.pad + L.ihp <= fp.src_h;
     for (int c = 0; c < C; ++c) {
-        // 2. gather the input footprint (coalesced along x)
+        // 2. gather the input box (coalesced along x)
         for (int j = ty; j < L.ihp; j += kRows) {
-            const S* srow = src.row(id_y ? y0 - p.pad + j
-                                         : fetch_index(y0 + j, fp.n_h, fp.src_h, p.pad, p.border));
-            if (id_x) {
-                const S* s0 = srow + (x0 - p.pad) * C + c;
-#pragma unroll 4
-                for (int i = tx; i < L.iwp; i += kTile)
-                    in[j * L.iwp + i] = static_cast<float>(__ldg(s0 + i * C));
-            } else {
-                for (int i = tx; i < L.iwp; i += kTile) {
-                    const int sx = fetch_index(x0 + i, fp.n_w, fp.src_w, p.pad, p.border);
-                    in[j * L.iwp + i] = static_cast<float>(__ldg(srow + sx * C + c));
-                }
+            const S* srow = src.row(ymap[j]) + c;
+            float* drow = in + j * L.iwp;
+            for (int i = tx; i < L.iwp; i += kTile) {
+                if constexpr (std::is_same_v<S, float>)
+                    __pipeline_memcpy_async(drow + i, srow + xmap[i] * C, sizeof(float));
+                else
+                    drow[i] = static_cast<float>(__ldg(srow + xmap[i] * C));
             }
+        }
+        if constexpr (std::is_same_v<S, float>) {
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
         }
         __syncthreads();
         // 3a. row FIR: rows[j][i] = sum_k taps[k] in[j][i + k], i in [4q, 4q + 4)
@@ -337,34 +234,30 @@ __global__ void __launch_bounds__(kTile* kRows)
         }
         __syncthreads();
         // 4. interpolation from the coefficients in shared memory
+        if (x < dst.width) {
 #pragma unroll
-        for (int r = 0; r < kPer; ++r) {
-            const int y = blockIdx.y * kTile + ty + r * kRows;
-            if (x >= dst.width || y >= dst.height) continue;
-            if (!o[r].valid) {
-                dst.row(y)[x * C + c] = fill;
-                continue;
-            }
-            float acc;
-            if (o[r].mapped) {
-                acc = interp_mapped(in, L.rwp, o[r].bx, o[r].by, o[r].tx, o[r].ty, fp.n_w, fp.n_h,
-                                    p.border, lox, loy);
-            } else {  // taps bx .. bx + 3 inside: no index mapping
-                float wx[4], wy[4];
-                interp_weights<float>(o[r].tx, Interp::BSpline, 0.0f, wx);
-                interp_weights<float>(o[r].ty, Interp::BSpline, 0.0f, wy);
-                const float* c0 = in + (o[r].by - loy) * L.rwp + (o[r].bx - lox);
-                acc = 0.0f;
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    const float* crow = c0 + j * L.rwp;
-                    float racc = 0.0f;
-#pragma unroll
-                    for (int k = 0; k < 4; ++k) racc += wx[k] * crow[k];
-                    acc += wy[j] * racc;
+            for (int r = 0; r < kPer; ++r) {
+                const int y = y0 + ty + r * kRows;
+                if (y >= dst.height) continue;
+                float lu, lv;
+                tile_coord(p, b, tx, ty + r * kRows, lu, lv);
+                if (p.border == Border::Constant &&
+                    constant_outside(p, b, lu, lv, x, y, fp.n_w, fp.n_h)) {
+                    dst.row(y)[x * C + c] = fill;
+                    continue;
                 }
+                float acc[1];
+                if (nearest) {
+                    lu = fminf(fmaxf(lu, static_cast<float>(cx_lo)), static_cast<float>(cx_hi));
+                    lv = fminf(fmaxf(lv, static_cast<float>(cy_lo)), static_cast<float>(cy_hi));
+                }
+                if (clamp_taps)
+                    tile_interp<1, Interp::BSpline, true>(in, L.rwp, b.rw, b.rh, lu, lv, 0.0f, acc,
+                                                          cx_lo, cx_hi, cy_lo, cy_hi);
+                else
+                    tile_interp<1, Interp::BSpline>(in, L.rwp, b.rw, b.rh, lu, lv, 0.0f, acc);
+                dst.row(y)[x * C + c] = saturate_from_float<D>(acc[0]);
             }
-            dst.row(y)[x * C + c] = saturate_from_float<D>(acc);
         }
         __syncthreads();  // `in` is overwritten by the next channel
     }
@@ -378,20 +271,9 @@ int radius_bucket(int K) {
     return 15;
 }
 
-// Largest region (coefficients) a 32 x 32 tile of this plan can touch, per axis.
-bool region_bound(const WarpPlan& p, int& rw, int& rh) {
-    if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
-    const double ex = (std::abs(p.m[0]) + std::abs(p.m[1])) * (kTile - 1);
-    const double ey = (std::abs(p.m[3]) + std::abs(p.m[4])) * (kTile - 1);
-    if (!(ex < 4096.0 && ey < 4096.0)) return false;
-    rw = static_cast<int>(std::ceil(ex)) + 6;  // 4 taps, floor and rounding slack
-    rh = static_cast<int>(std::ceil(ey)) + 6;
-    return true;
-}
-
 int needed_floats(const WarpPlan& p, int fir_length) {
     int rw = 0, rh = 0;
-    if (!region_bound(p, rw, rh)) return INT_MAX;
+    if (!tile_box_bound(p, 4, 0, rw, rh)) return INT_MAX;
     return Layout::make(rw, rh, radius_bucket((fir_length - 1) / 2)).floats();
 }
 
