@@ -5,8 +5,10 @@
 //   Cuda_SrcnnLayer/<layer>/<case>/3840/2160   the paper's Table II: one layer (1: 64x1x9x9,
 //       2: 32x64x1x1, 3: 1x32x5x5) with one variant, CHW fp32 planes in and out (conv_layer).
 //       Cases: 0 direct, 1 shared-kernel, 2 shared-kernel-patch, 3 registered-pixel,
-//       4 tensor-core fp32 (3xTF32), 5 tf32, 6 fp16, 7 bf16. A variant that cannot run the layer
-//       is reported as skipped with the engine's reason (the paper's "Unable").
+//       4 tensor-core fp32 (3xTF32), 5 tf32, 6 fp16, 7 bf16, 8 cudnn fp32 (cuDNN's own fastest
+//       deterministic algorithm, no TF32, after a replicate-padded copy; skipped with the reason
+//       where libcudnn.so.9 cannot be loaded). A variant that cannot run the layer is reported
+//       as skipped with the engine's reason (the paper's "Unable").
 //       bytes/s counts the fp32 input planes read once + the output planes written once.
 //   Cuda_SrcnnNetwork/<case>/3840/2160   the whole network on a device plane (srcnn::cuda::
 //       forward): cases 0-4 Auto at fp32, tf32, fp16, bf16, fastest; 5-8 every layer forced to
@@ -25,6 +27,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -78,6 +81,7 @@ const LayerCase kLayerCases[] = {
     {SrcnnVariant::TensorCore, SrcnnPrecision::Tf32},
     {SrcnnVariant::TensorCore, SrcnnPrecision::Fp16},
     {SrcnnVariant::TensorCore, SrcnnPrecision::Bf16},
+    {SrcnnVariant::Cudnn, SrcnnPrecision::Fp32},
 };
 
 void Cuda_SrcnnLayer(benchmark::State& state) {
@@ -114,7 +118,7 @@ BENCHMARK(Cuda_SrcnnLayer)
     // pixel do not fit in registers: the paper's "Unable" cells).
     ->Apply([](benchmark::internal::Benchmark* b) {
         for (int layer = 1; layer <= 3; ++layer)
-            for (int c = 0; c < 8; ++c)
+            for (int c = 0; c < static_cast<int>(std::size(kLayerCases)); ++c)
                 if (kLayerCases[c].v != SrcnnVariant::RegisteredPixel || layer == 2)
                     b->Args({layer, c, 3840, 2160});
     })

@@ -215,6 +215,13 @@ BUILD=$(cd "$BUILD" 2>/dev/null && pwd || echo "$ROOT/$BUILD")
 mapfile -t TEST_BINS < <(find "$BUILD/tests" -maxdepth 2 -type f -name '*_test' -perm -u+x 2>/dev/null | sort)
 BENCH_BIN="$BUILD/bench/upres_bench"
 
+# cuDNN (the SRCNN `cudnn` variant loads libcudnn.so.9 at run time): where only PyTorch's wheel
+# carries it, put its folder on the loader path so the variant is tested and benchmarked.
+if cudnn_lib=$(python3 -c 'import nvidia.cudnn, os; print(os.path.join(os.path.dirname(nvidia.cudnn.__file__), "lib"))' 2>/dev/null) &&
+    [[ -d "$cudnn_lib" ]]; then
+    export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$cudnn_lib"
+fi
+
 # Shared libraries the loader here lacks: take them (only them) from <build>/runtime-libs.
 if [[ -d "$BUILD/runtime-libs" ]]; then
     LIBDIR=$(mktemp -d /tmp/upres-libs.XXXX)

@@ -85,7 +85,8 @@ SrcnnPrecision parse_srcnn_precision(const std::string& name);  // "fp32", "tf32
 //   SharedKernelPatch: weights and the block's input patch in shared memory.
 //   RegisteredPixel:   "shared kernel and registered pixel": the pixel's inputs in registers
 //                      (1x1 layers only in the paper; any layer whose inputs fit).
-//   Cudnn:             cuDNN convolution + fused ReLU (only when built with cuDNN).
+//   Cudnn:             cuDNN convolution + fused ReLU (fp32/tf32; when built with cuDNN's
+//                      headers and libcudnn.so.9 loads at run time).
 //   TensorCore:        implicit-GEMM convolution on tensor cores, ReLU fused (per layer).
 //   FusedNetwork:      one kernel for all three layers, tile by tile, intermediates on chip.
 //   Auto:              the fastest, measured on first use for the shape, GPU and precision,

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,7 @@
 
 #include "ops/srcnn/srcnn_backends.hpp"
 #include "ops/srcnn/srcnn_cuda.hpp"
+#include "ops/srcnn/srcnn_cudnn.hpp"
 #endif
 
 namespace upres {
@@ -105,7 +107,8 @@ RelErr rel_err(const std::vector<float>& a, const std::vector<float>& b) {
 // one layer: CUDA-core fp32 1.6e-6, 3xTF32 2.8e-5, tf32 3.9e-4, fp16 3.9e-4, bf16 3.3e-3;
 // whole network: fp32 (any variant) 1.3e-5, tf32 1.3e-3, fp16 1.3e-3, bf16 1.25e-2.
 double layer_tol(SrcnnVariant v, SrcnnPrecision p) {
-    if (v != SrcnnVariant::TensorCore || p == SrcnnPrecision::Fp32) return 1e-4;
+    if ((v != SrcnnVariant::TensorCore && v != SrcnnVariant::Cudnn) || p == SrcnnPrecision::Fp32)
+        return 1e-4;
     if (p == SrcnnPrecision::Bf16) return 8e-3;
     return 1e-3;  // tf32, fp16
 }
@@ -158,7 +161,8 @@ const VariantPrecision kLayerCases[] = {
     {SrcnnVariant::TensorCore, SrcnnPrecision::Bf16},
 };
 
-void check_layer(const LayerShape& s, const Size& sz, bool relu, std::uint32_t seed) {
+void check_layer(const LayerShape& s, const Size& sz, bool relu, std::uint32_t seed,
+                 std::span<const VariantPrecision> cases = kLayerCases) {
     const SrcnnLayer layer = random_layer(s.cout, s.cin, s.k, seed, !relu);
     const std::size_t px = static_cast<std::size_t>(sz.w) * sz.h;
     const auto in = random_planes(px * s.cin, seed + 7);
@@ -166,7 +170,7 @@ void check_layer(const LayerShape& s, const Size& sz, bool relu, std::uint32_t s
     srcnn::conv_reference(in.data(), ref.data(), sz.w, sz.h, layer, relu);
     DevPlanes din(sz.w, sz.h, s.cin), dout(sz.w, sz.h, s.cout);
     din.upload(in);
-    for (const VariantPrecision& c : kLayerCases) {
+    for (const VariantPrecision& c : cases) {
         SCOPED_TRACE(std::string(to_string(c.v)) + " " + to_string(c.p) + " layer " +
                      std::to_string(s.cout) + "x" + std::to_string(s.cin) + "x" +
                      std::to_string(s.k) + " on " + std::to_string(sz.w) + "x" +
@@ -323,6 +327,47 @@ TEST(SrcnnCudaForward, ForcedVariantsMatchReference) {
     }
 }
 
+// The cudnn variant (srcnn_cudnn.cu, libcudnn.so.9 loaded at run time): each layer of 9-1-5 and
+// 9-5-5's middle layer against conv_reference (fp32: FMA math, no TF32; tf32), and the whole
+// network forced to cudnn on device sub-views. Where the variant is unavailable (not built, or
+// the library cannot be loaded) forcing it must be BackendUnavailable, then the test skips
+// visibly with the reason.
+TEST(SrcnnCudaCudnn, LayersAndNetworkMatchReference) {
+    UPRES_REQUIRE_GPU();
+    const std::string& why = srcnn::cuda::cudnn_unavailable_reason();
+    if (!why.empty()) {
+        const SrcnnLayer l = random_layer(64, 1, 9, 31, false);
+        DevPlanes a(16, 16, 1), b(16, 16, 64);
+        test::expect_error(
+            [&] {
+                srcnn::cuda::conv_layer(a.data(), b.data(), 16, 16, l, true, SrcnnVariant::Cudnn,
+                                        SrcnnPrecision::Fp32, nullptr);
+            },
+            ErrorCode::BackendUnavailable, "cudnn");
+        GTEST_SKIP() << "cudnn variant unavailable: " << why;
+    }
+    const VariantPrecision cases[] = {{SrcnnVariant::Cudnn, SrcnnPrecision::Fp32},
+                                      {SrcnnVariant::Cudnn, SrcnnPrecision::Tf32}};
+    for (const Size sz : {Size{257, 131}, Size{13, 13}, Size{7, 3}}) {
+        check_layer({64, 1, 9}, sz, true, 11, cases);
+        check_layer({32, 64, 1}, sz, true, 12, cases);
+        check_layer({1, 32, 5}, sz, false, 13, cases);
+    }
+    check_layer({32, 64, 5}, {37, 29}, true, 21, cases);  // SRCNN 9-5-5's middle layer
+    const SrcnnModel m = random_model(9, 1, 5, 64, 32, 101);
+    const Image<float> photo = photo_plane("baboon.jpg", 40, 60, 160, 120);
+    SrcnnOptions o;
+    o.variant = SrcnnVariant::Cudnn;
+    const SrcnnPlan plan =
+        check_forward(m, photo, reference(m, photo), o, net_tol(o.precision), "915 photo");
+    EXPECT_EQ(plan.layers[0], SrcnnVariant::Cudnn);
+    o.precision = SrcnnPrecision::Fp16;  // fp16 storage: refused, naming the variant
+    Image<float> din(32, 32, 1, Location::Device), dout(32, 32, 1, Location::Device);
+    Context ctx;
+    test::expect_error([&] { srcnn_forward(din.view(), dout.view(), m, o, ctx); },
+                       ErrorCode::InvalidArgument, "'cudnn' runs only at precision fp32 or tf32");
+}
+
 TEST(SrcnnCudaForward, AutoEveryPrecisionMatchesReference) {
     UPRES_REQUIRE_GPU();
     const SrcnnModel m = random_model(9, 1, 5, 64, 32, 404);
@@ -454,8 +499,16 @@ TEST(SrcnnCudaErrors, VariantsThatCannotRunALayerAreRefused) {
     o.layer_variants = {SrcnnVariant::Auto, SrcnnVariant::FusedNetwork, SrcnnVariant::Auto};
     test::expect_error([&] { run(o); }, ErrorCode::InvalidArgument, "whole-network");
     o.layer_variants = {SrcnnVariant::Auto, SrcnnVariant::Auto, SrcnnVariant::Auto};
+    // cudnn: refused where unavailable, else at a precision it does not run (SrcnnCudaCudnn
+    // tests that it runs).
     o.variant = SrcnnVariant::Cudnn;
-    test::expect_error([&] { run(o); }, ErrorCode::BackendUnavailable, "cudnn");
+    if (!srcnn::cuda::cudnn_unavailable_reason().empty()) {
+        test::expect_error([&] { run(o); }, ErrorCode::BackendUnavailable, "cudnn");
+    } else {
+        o.precision = SrcnnPrecision::Bf16;
+        test::expect_error([&] { run(o); }, ErrorCode::InvalidArgument, "'cudnn' runs only");
+        o.precision = SrcnnPrecision::Fp32;
+    }
 
     const SrcnnLayer& l1 = m.layers[0];
     DevPlanes a(16, 16, 1), b(16, 16, 64);

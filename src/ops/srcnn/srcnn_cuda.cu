@@ -32,6 +32,7 @@
 #include "core/cuda_check.hpp"
 #include "ops/srcnn/srcnn_backends.hpp"
 #include "ops/srcnn/srcnn_cuda.hpp"
+#include "ops/srcnn/srcnn_cudnn.hpp"
 
 namespace upres::srcnn::cuda {
 namespace {
@@ -613,9 +614,14 @@ Unsupported check_layer(SrcnnVariant v, SrcnnPrecision p, int cout, int cin, int
     if (v == SrcnnVariant::Auto || v == SrcnnVariant::FusedNetwork)
         return {ErrorCode::InvalidArgument,
                 std::string("'") + variant_name(v) + "' is not a per-layer variant"};
-    if (v == SrcnnVariant::Cudnn)
-        return {ErrorCode::BackendUnavailable,
-                "the cudnn variant is not available: this build of upres has no cuDNN"};
+    // cudnn (srcnn_cudnn.cu): unavailable when not built or libcudnn cannot be loaded, so Auto
+    // never lists it then.
+    if (v == SrcnnVariant::Cudnn && !cudnn_unavailable_reason().empty())
+        return {ErrorCode::BackendUnavailable, cudnn_unavailable_reason()};
+    if (v == SrcnnVariant::Cudnn && !cudnn_supports(p))
+        return {ErrorCode::InvalidArgument,
+                std::string("variant 'cudnn' runs only at precision fp32 or tf32 (asked: ") +
+                    precision_name(p) + "); use tensor-core or fused for " + precision_name(p)};
     if (cuda_core && p != SrcnnPrecision::Fp32)
         return {ErrorCode::InvalidArgument,
                 std::string("variant '") + variant_name(v) +
@@ -738,6 +744,10 @@ void launch_layer(SrcnnVariant v, SrcnnPrecision p, const DevLayer& L, const Act
     }
     if (in.type != DType::F32 || out.type != DType::F32)
         throw Error(ErrorCode::Internal, "srcnn: CUDA-core variant on non-fp32 storage");
+    if (v == SrcnnVariant::Cudnn)  // srcnn_cudnn.cu
+        return cudnn_conv_layer(static_cast<const float*>(in.data), in.row, in.plane,
+                                static_cast<float*>(out.data), out.row, out.plane, w, h, L.cin,
+                                L.cout, L.k, L.w, L.b, relu, p, s);
     Planes<const float> pin{static_cast<const float*>(in.data), w, h, in.row, in.plane};
     Planes<float> pout{static_cast<float*>(out.data), w, h, out.row, out.plane};
     const dim3 block(kBlockX, kBlockY);
@@ -1126,7 +1136,10 @@ std::string plan_string(const SrcnnPlan& plan) {
     Choice c{plan.precision, plan.fused, plan.layers};
     return choice_string(c);
 }
-void release_caches() noexcept { engine().release(); }
+void release_caches() noexcept {
+    engine().release();
+    cudnn_release();  // srcnn_cudnn.cu's handles and workspaces
+}
 
 SrcnnPlan forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model,
                   const SrcnnOptions& opts, void* stream) {
