@@ -343,42 +343,9 @@ __global__ void __launch_bounds__(kTcThreads)
 
 // ------------------------------------------------------------------ device model cache
 
-const char* variant_name(SrcnnVariant v) {
-    switch (v) {
-        case SrcnnVariant::Auto:
-            return "auto";
-        case SrcnnVariant::Direct:
-            return "direct";
-        case SrcnnVariant::SharedKernel:
-            return "shared-kernel";
-        case SrcnnVariant::SharedKernelPatch:
-            return "shared-kernel-patch";
-        case SrcnnVariant::RegisteredPixel:
-            return "registered-pixel";
-        case SrcnnVariant::Cudnn:
-            return "cudnn";
-        case SrcnnVariant::TensorCore:
-            return "tensor-core";
-        case SrcnnVariant::FusedNetwork:
-            return "fused";
-    }
-    return "?";
-}
-const char* precision_name(SrcnnPrecision p) {
-    switch (p) {
-        case SrcnnPrecision::Fp32:
-            return "fp32";
-        case SrcnnPrecision::Tf32:
-            return "tf32";
-        case SrcnnPrecision::Fp16:
-            return "fp16";
-        case SrcnnPrecision::Bf16:
-            return "bf16";
-        case SrcnnPrecision::Fastest:
-            return "fastest";
-    }
-    return "?";
-}
+// The public names (srcnn.cpp): plans, cache keys and messages use them.
+const char* variant_name(SrcnnVariant v) { return to_string(v); }
+const char* precision_name(SrcnnPrecision p) { return to_string(p); }
 constexpr SrcnnVariant kLayerVariants[] = {
     SrcnnVariant::Direct,          SrcnnVariant::SharedKernel, SrcnnVariant::SharedKernelPatch,
     SrcnnVariant::RegisteredPixel, SrcnnVariant::TensorCore,   SrcnnVariant::Cudnn};
