@@ -11,10 +11,12 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include <upres/context.hpp>
 #include <upres/error.hpp>
 #include <upres/image.hpp>
+#include <upres/io.hpp>
 
 namespace upres::test {
 
@@ -38,6 +40,13 @@ inline std::string data_path(const std::string& rel) {
 // test command fetches data first.
 inline std::string sample_path(const std::string& rel) {
     return env_or("UPRES_DATA_DIR", UPRES_DATA_DIR) + "/" + rel;
+}
+
+// A golden file of tests/data (NPY, PNG, ...) read with upres's own reader, as pixel type T
+// (Error(InvalidArgument) if the file holds another type).
+template <class T>
+Image<T> load_golden(const std::string& rel) {
+    return std::move(read_image(data_path(rel)).as<T>());
 }
 
 // Random image with values in [lo, hi] (never all zero), fixed seed.

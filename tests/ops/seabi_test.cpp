@@ -21,11 +21,6 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
-// Golden uint8 NPY files of tests/data/seabi, read with upres's own NPY reader.
-Image<U8> load_npy_u8(const std::string& rel) {
-    return std::move(read_image(test::data_path(rel)).as<U8>());
-}
-
 Context ctx_of(Backend b, int threads = 0) {
     Context c;
     c.backend = b;
@@ -52,10 +47,10 @@ const char* kGolden[] = {"rand", "smooth", "photo"};
 
 TEST(SeabiGolden, TapBaselinesMatchNumpy) {
     for (const char* name : kGolden) {
-        const Image<U8> in = load_npy_u8(std::string("seabi/") + name + "_in.npy");
+        const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
         for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
-            const Image<U8> want = load_npy_u8(std::string("seabi/") + name +
-                                               (f == TapFilter::Tap4 ? "_tap4.npy" : "_tap6.npy"));
+            const Image<U8> want = test::load_golden<U8>(
+                std::string("seabi/") + name + (f == TapFilter::Tap4 ? "_tap4.npy" : "_tap6.npy"));
             for (Backend b : {Backend::Reference, Backend::Cpu}) {
                 Image<U8> out(2 * in.width(), 2 * in.height(), 1);
                 tap_upscale2(in.view(), out.view(), f, ctx_of(b));
@@ -68,10 +63,10 @@ TEST(SeabiGolden, TapBaselinesMatchNumpy) {
 
 TEST(SeabiGolden, SeabiMethodsMatchNumpyModel) {
     for (const char* name : kGolden) {
-        const Image<U8> in = load_npy_u8(std::string("seabi/") + name + "_in.npy");
-        const Image<U8> lseai = load_npy_u8(std::string("seabi/") + name + "_lseai.npy");
-        const Image<U8> sil = load_npy_u8(std::string("seabi/") + name + "_silseabi.npy");
-        const Image<U8> l3 = load_npy_u8(std::string("seabi/") + name + "_lseabi3.npy");
+        const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
+        const Image<U8> lseai = test::load_golden<U8>(std::string("seabi/") + name + "_lseai.npy");
+        const Image<U8> sil = test::load_golden<U8>(std::string("seabi/") + name + "_silseabi.npy");
+        const Image<U8> l3 = test::load_golden<U8>(std::string("seabi/") + name + "_lseabi3.npy");
         for (Backend b : {Backend::Reference, Backend::Cpu}) {
             EXPECT_TRUE(images_near(run(in, SeabiMethod::LSeai, b).view(), lseai.view(), 0.0))
                 << name << " lseai " << to_string(b);
@@ -171,7 +166,7 @@ TEST(SeabiProperties, ConstantImagesStayConstant) {
 }
 
 TEST(SeabiProperties, SilSeabiIsOneAlwaysAppliedIteration) {
-    const Image<U8> in = load_npy_u8("seabi/photo_in.npy");
+    const Image<U8> in = test::load_golden<U8>("seabi/photo_in.npy");
     SeabiStats s1, s2;
     const Image<U8> sil = run(in, SeabiMethod::SilSeabi, Backend::Cpu, 4, 0.5, 0, &s1);
     const Image<U8> l1 = run(in, SeabiMethod::LSeabi, Backend::Cpu, 1, 0.0, 0, &s2);
@@ -188,7 +183,7 @@ TEST(SeabiProperties, SilSeabiIsOneAlwaysAppliedIteration) {
 
 TEST(SeabiProperties, BackProjectionReducesTheError) {
     // The l1 norm of the re-degraded image against the input falls with each iteration.
-    const Image<U8> in = load_npy_u8("seabi/photo_in.npy");
+    const Image<U8> in = test::load_golden<U8>("seabi/photo_in.npy");
     std::int64_t prev = std::numeric_limits<std::int64_t>::max();
     for (int it = 1; it <= 3; ++it) {
         SeabiStats s;
@@ -230,7 +225,7 @@ TEST(SeabiCpu, MatchesReferenceOnRandomDataAllSizesAndMethods) {
 }
 
 TEST(SeabiCpu, BitIdenticalForStripeCounts1To7) {
-    const Image<U8> in = load_npy_u8("seabi/photo_in.npy");
+    const Image<U8> in = test::load_golden<U8>("seabi/photo_in.npy");
     const Image<U8> rnd = random_image<U8>(50, 44, 1, 77);
     for (const Image<U8>* im : {&in, &rnd})
         for (SeabiMethod m : {SeabiMethod::SilSeabi, SeabiMethod::LSeabi, SeabiMethod::LSeai}) {
@@ -247,7 +242,7 @@ TEST(SeabiCpu, BitIdenticalForStripeCounts1To7) {
 
 TEST(SeabiCpu, MatchesReferenceOnRealPhotoCropsAndLSeabiStops) {
     for (const char* name : kGolden) {
-        const Image<U8> in = load_npy_u8(std::string("seabi/") + name + "_in.npy");
+        const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
         SeabiStats sr, sc;
         const Image<U8> ref = run(in, SeabiMethod::LSeabi, Backend::Reference, 6, 0.3, 0, &sr);
         const Image<U8> cpu = run(in, SeabiMethod::LSeabi, Backend::Cpu, 6, 0.3, 3, &sc);

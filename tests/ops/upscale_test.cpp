@@ -20,11 +20,6 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
-// Golden uint8 NPY files of tests/data/seabi, read with upres's own NPY reader.
-Image<U8> load_npy_u8(const std::string& rel) {
-    return std::move(read_image(test::data_path(rel)).as<U8>());
-}
-
 UpscaleOptions opts_of(UpscaleMethod m, double s = 2.0) {
     UpscaleOptions o;
     o.method = m;
@@ -47,12 +42,13 @@ TEST(Upscale, GrayX2AndX4CascadeSeabi) {
 
 TEST(Upscale, BilinearMatchesNumpyGoldenAndTapsMatchTapUpscale) {
     for (const char* name : {"rand", "smooth", "photo"}) {
-        const Image<U8> in = load_npy_u8(std::string("seabi/") + name + "_in.npy");
-        const Image<U8> want = load_npy_u8(std::string("seabi/") + name + "_bilinear.npy");
+        const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
+        const Image<U8> want =
+            test::load_golden<U8>(std::string("seabi/") + name + "_bilinear.npy");
         EXPECT_TRUE(images_near(upscale(in.view(), opts_of(UpscaleMethod::Bilinear)).view(),
                                 want.view(), 0.0))
             << name;
-        const Image<U8> t6 = load_npy_u8(std::string("seabi/") + name + "_tap6.npy");
+        const Image<U8> t6 = test::load_golden<U8>(std::string("seabi/") + name + "_tap6.npy");
         EXPECT_TRUE(
             images_near(upscale(in.view(), opts_of(UpscaleMethod::Tap6)).view(), t6.view(), 0.0));
     }

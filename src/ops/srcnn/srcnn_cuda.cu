@@ -444,11 +444,6 @@ struct DevModel {
     }
 };
 
-struct Workspace {
-    void* p = nullptr;
-    std::size_t bytes = 0;
-};
-
 struct DeviceInfo {
     std::string name;
     int smem_optin = 48 * 1024;
@@ -459,7 +454,7 @@ struct DeviceInfo {
 struct Engine {
     std::mutex mu;
     std::list<std::shared_ptr<DevModel>> models;  // most recently used first
-    std::map<std::pair<int, cudaStream_t>, Workspace> workspaces;
+    std::map<std::pair<int, cudaStream_t>, DeviceScratch> workspaces;
     std::map<int, DeviceInfo> devices;
     std::map<std::string, std::string> tuned;  // autotune key -> plan string
     int tunings = 0;
@@ -469,8 +464,7 @@ struct Engine {
     void release() noexcept {
         std::lock_guard<std::mutex> lock(mu);
         models.clear();
-        for (auto& [key, ws] : workspaces)
-            if (ws.p) (void)cudaFree(ws.p);
+        for (auto& [key, ws] : workspaces) ws.release();
         workspaces.clear();
     }
 };
@@ -535,26 +529,7 @@ void* workspace(cudaStream_t stream, std::size_t bytes) {
     const int dev = current_device();
     Engine& e = engine();
     std::lock_guard<std::mutex> lock(e.mu);
-    Workspace& ws = e.workspaces[{dev, stream}];
-    if (ws.bytes >= bytes) return ws.p;
-    if (ws.p) {
-        UPRES_CUDA_CHECK(cudaStreamSynchronize(stream));
-        UPRES_CUDA_CHECK(cudaFree(ws.p));
-        ws = Workspace{};
-    }
-    const cudaError_t err = cudaMalloc(&ws.p, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        ws = Workspace{};
-        throw Error(ErrorCode::OutOfMemory, "srcnn: cannot allocate " +
-                                                std::to_string(bytes >> 20) + " MiB (" +
-                                                std::to_string(bytes) +
-                                                " bytes) of device memory for the intermediate "
-                                                "feature maps");
-    }
-    UPRES_CUDA_CHECK(err);
-    ws.bytes = bytes;
-    return ws.p;
+    return e.workspaces[{dev, stream}].grow(bytes, stream, "the intermediate feature maps");
 }
 
 // ------------------------------------------------------------------ per-layer launch
@@ -1099,6 +1074,31 @@ void autotune_forget() noexcept {
     std::lock_guard<std::mutex> lock(engine().mu);
     engine().tuned.clear();
 }
+void* DeviceScratch::grow(std::size_t need, void* stream, const char* what) {
+    if (bytes >= need) return p;
+    if (p) {
+        UPRES_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+        UPRES_CUDA_CHECK(cudaFree(p));
+        *this = DeviceScratch{};
+    }
+    const cudaError_t err = cudaMalloc(&p, need);
+    if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        *this = DeviceScratch{};
+        throw Error(ErrorCode::OutOfMemory, "srcnn: cannot allocate " + std::to_string(need >> 20) +
+                                                " MiB (" + std::to_string(need) +
+                                                " bytes) of device memory for " + what);
+    }
+    UPRES_CUDA_CHECK(err);
+    bytes = need;
+    return p;
+}
+
+void DeviceScratch::release() noexcept {
+    if (p) (void)cudaFree(p);
+    *this = DeviceScratch{};
+}
+
 std::string plan_string(const SrcnnPlan& plan) {
     Choice c{plan.precision, plan.fused, plan.layers};
     return choice_string(c);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <string>
 
 #include <upres/srcnn.hpp>
@@ -28,6 +29,17 @@ void autotune_forget() noexcept;
 // "fp16 fused" / "fp32 direct,tensor-core,shared-kernel-patch": the form plans take in the
 // autotune cache file.
 std::string plan_string(const SrcnnPlan& plan);
+
+// A grow-only device buffer (the engine keeps one per device and stream for its intermediates,
+// the cudnn variant one for its padded input). grow() returns a buffer of at least `bytes`;
+// growing first waits for `stream` (work queued on the old buffer) and frees it. A failed
+// allocation is Error(OutOfMemory) naming the size and `what`.
+struct DeviceScratch {
+    void* p = nullptr;
+    std::size_t bytes = 0;
+    void* grow(std::size_t need, void* stream, const char* what);
+    void release() noexcept;  // errors ignored (also used at exit)
+};
 
 // Frees every cached device model and workspace (the engine also frees them at exit).
 void release_caches() noexcept;

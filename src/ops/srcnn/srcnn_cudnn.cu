@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "core/cuda_check.hpp"
+#include "ops/srcnn/srcnn_cuda.hpp"
 #include "ops/srcnn/srcnn_cudnn.hpp"
 
 #if UPRES_HAVE_CUDNN
@@ -125,11 +126,6 @@ struct Plan {
     std::size_t ws_bytes = 0;
 };
 
-struct Workspace {
-    void* p = nullptr;
-    std::size_t bytes = 0;
-};
-
 // (device, w, h, cin, cout, k, precision)
 using PlanKey = std::tuple<int, int, int, int, int, int, int>;
 
@@ -137,7 +133,7 @@ using PlanKey = std::tuple<int, int, int, int, int, int, int>;
 struct State {
     std::mutex mu;
     std::map<std::pair<int, cudaStream_t>, cudnnHandle_t> handles;
-    std::map<std::pair<int, cudaStream_t>, Workspace> workspaces;
+    std::map<std::pair<int, cudaStream_t>, DeviceScratch> workspaces;
     std::map<PlanKey, Plan> plans;
 
     ~State() { release(); }
@@ -156,8 +152,7 @@ struct State {
         plans.clear();
         for (auto& [key, h] : handles) a.Destroy(h);
         handles.clear();
-        for (auto& [key, ws] : workspaces)
-            if (ws.p) (void)cudaFree(ws.p);
+        for (auto& [key, ws] : workspaces) ws.release();
         workspaces.clear();
     }
 };
@@ -183,25 +178,7 @@ cudnnHandle_t handle(State& st, int dev, cudaStream_t s) {
 
 // Grow-only; caller holds state().mu.
 void* workspace(State& st, int dev, cudaStream_t s, std::size_t bytes) {
-    Workspace& ws = st.workspaces[{dev, s}];
-    if (ws.bytes >= bytes) return ws.p;
-    if (ws.p) {
-        UPRES_CUDA_CHECK(cudaStreamSynchronize(s));
-        UPRES_CUDA_CHECK(cudaFree(ws.p));
-        ws = Workspace{};
-    }
-    const cudaError_t err = cudaMalloc(&ws.p, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        ws = Workspace{};
-        throw Error(ErrorCode::OutOfMemory,
-                    "srcnn: cannot allocate " + std::to_string(bytes) +
-                        " bytes of device memory for the cudnn variant's padded input and "
-                        "workspace");
-    }
-    UPRES_CUDA_CHECK(err);
-    ws.bytes = bytes;
-    return ws.p;
+    return st.workspaces[{dev, s}].grow(bytes, s, "the cudnn variant's padded input and workspace");
 }
 
 // Caller holds state().mu.
