@@ -17,6 +17,7 @@
 #if UPRES_HAVE_CUDA
 #include "core/span2d.hpp"
 #include "ops/bspline/bspline_backends.hpp"
+#include "ops/bspline/bspline_math.hpp"
 #endif
 
 namespace upres {
@@ -465,7 +466,7 @@ TEST(BsplineCuda, FusedImplementationsMatchReference) {
                 Image<float> want = run(img.view(), opts(b, fir), Backend::Reference);
                 const PrefilterVariant v =
                     fir ? PrefilterVariant::FirFused : PrefilterVariant::IirFused;
-                for (int impl : {0, 1, 2, 3, 5, 7})
+                for (int impl : {0, 1, 2, 3, 5, 7, 8})
                     for (int seg : {0, 8, 24}) {
                         if ((impl == 2 && fir) || (impl <= 1 && seg)) continue;
                         // experiments 3 and 5: 1 channel, IIR or FIR 9..15 only
@@ -482,6 +483,45 @@ TEST(BsplineCuda, FusedImplementationsMatchReference) {
             }
     }
     std::printf("[   info   ] cuda fused implementations: worst |diff| / range = %.3g\n", worst);
+}
+
+// FirRec (the recursive-sum tile kernel, 1 channel): every FIR length and the exact filter, every
+// border, sizes with partial tiles and images narrower than the halo, and device sub-views whose
+// rows are not 16-byte aligned (the mapped load path) next to aligned ones (float4 loads).
+TEST(BsplineCuda, FirRecEveryLengthBorderAndView) {
+    UPRES_REQUIRE_GPU();
+    double worst = 0;
+    Image<float> big = random_image<float>(333, 260, 1, 899, -0.25, 1.0);
+    Image<float> dbig = clone(big.view(), Location::Device);
+    Image<float> dout(333, 260, 1, Location::Device);
+    struct Case {
+        int x, y, w, h;
+    };
+    for (const Case& c : {Case{0, 0, 333, 260}, Case{4, 8, 200, 130}, Case{5, 3, 141, 77},
+                          Case{0, 0, 9, 40}, Case{1, 2, 70, 5}}) {
+        ImageView<const float> in = ImageView<const float>(dbig.view()).sub(c.x, c.y, c.w, c.h);
+        ImageView<float> out = dout.view().sub(c.x, c.y, c.w, c.h);
+        Image<float> host = clone(big.view().sub(c.x, c.y, c.w, c.h));
+        const double range = value_range(host.view());
+        for (Border b :
+             {Border::Mirror, Border::Reflect, Border::Wrap, Border::Nearest, Border::Constant})
+            for (int fir = 0; fir <= 31; fir += (fir == 0 ? 3 : 2)) {
+                if (fir == 0 && std::min(c.w, c.h) < 2 * bspline::kMaxFirRadius + 2) continue;
+                Image<float> want = run(host.view(), opts(b, fir), Backend::Reference);
+                const PrefilterVariant v =
+                    fir ? PrefilterVariant::FirFused : PrefilterVariant::IirFused;
+                for (int impl : {8}) {
+                    cuda::bspline_prefilter_tuned(span_of(in), span_of(out), opts(b, fir, v), impl,
+                                                  0, nullptr);
+                    Image<float> got = clone(ImageView<const float>(out));
+                    EXPECT_TRUE(images_near(got.view(), want.view(), kFloatTol * range))
+                        << c.w << "x" << c.h << "+" << c.x << "+" << c.y << " " << to_string(b)
+                        << " fir " << fir << " impl " << impl;
+                    worst = std::max(worst, max_diff(got.view(), want.view()) / range);
+                }
+            }
+    }
+    std::printf("[   info   ] FirRec: worst |diff| / range = %.3g\n", worst);
 }
 #endif
 

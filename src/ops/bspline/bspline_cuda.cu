@@ -13,6 +13,10 @@
 //              second shared buffer, then along columns straight to global memory. Each
 //              thread computes runs of 16 outputs from a register window (16 + 2K shared loads
 //              for 16 (2K + 1) FMAs). Taps are kernel parameters (constant bank).
+//   FirRec     (1 channel, FIR, from 2^23 samples) the FIR taps g z^|k| as two running
+//              exponential sums (one recursion each way, the sample leaving the window
+//              subtracted): 7 operations per output and pass instead of 2K + 1 FMAs; persistent
+//              blocks over 64 x 64 tiles with the next tile's copy in flight (double buffer).
 //   IirFused   the exact IIR; from 2^21 elements the warp-streaming kernel (stream_kernel<15,
 //              C, true>: causal + anticausal sums in registers, see "Stream" below), else the
 //              overlapped 2-D tile kernel: each block loads its tile plus 16 samples of warm-up
@@ -25,12 +29,14 @@
 // Measured (bench/bspline_bench.cpp, NVIDIA H200, 2026-11-21 06:38 UTC, 2048^2 float, 1
 // channel; a device-to-device copy of the image takes 11.9 us): Recursive 1103 us, FirShared
 // FIR15 99.6 us, FirFused FIR15 25.3 us (2.12x copy; the streaming FIR kernel: 28.4 us),
-// FIR7 19.9, FIR31 39.2, IirFused 34.4 us (2.88x copy; the tile kernel: 42.2 us).
+// FIR7 19.9, FIR31 39.2, IirFused 34.4 us (2.88x copy; the tile kernel: 42.2 us). FirRec
+// (10:40 UTC): 27.5 us at 2048^2, 65.1 us at 4096^2 (FirFused 84.6 us).
 // docs/ops/bspline.md has all sizes and the experiments.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -1014,6 +1020,221 @@ void launch_stream_ldg(Span2D<const float> src, Span2D<float> dst, Border b, con
 
 // ---------------------------------------------------------------- non-finite scan
 
+// ---------------------------------------------------------------- FirRec (1 channel)
+
+// The FIR taps are g z^|k|, |k| <= K (eq. 6 renormalised: g = 1 / sum_k z^|k|; the exact filter:
+// g = sqrt(3), K = 15, whose neglected tail is below |z|^16 = 7e-10 of the input). So
+// out(i) = g (C(i) + A(i) - x(i)) with the running exponential sums C(i) = sum_{k=0..K} z^k
+// x(i - k) and A(i) = sum_{k=0..K} z^k x(i + k), each a first-order recursion that drops the
+// sample leaving the window: C(i) = z C(i - 1) + x(i) - z^(K+1) x(i - K - 1). A run of N outputs
+// costs 2K FMAs to start the two sums and 7 operations per output, against 2K + 1 FMAs per
+// output for the direct taps (FirFused), so the kernel is no longer bound by instruction issue
+// (FirFused FIR15 on the H200: 72% issue slots busy, 134 instructions per output). Rounding:
+// each step adds ~1 ulp that decays by |z| = 0.27 per sample, so the error stays ~1.4 ulp.
+// Schedule: 64 x 64 tiles, blocks of 256 threads; the tile plus an x halo rounded up to 4
+// samples (HA) and a y halo of K rows is copied with 16-byte cp.async (interior, aligned tiles)
+// or 4-byte border-mapped loads (the others); the row pass writes 16 outputs per thread (float4
+// loads and stores, pitches of an odd number of float4: conflict-free), the column pass runs 16
+// rows per thread down a column straight to global memory (coalesced). Measured (H200): fewer
+// instructions did not make it faster at 2048^2 (27.5 us vs FirFused 25.5 us; ncu: 39% issue
+// slots, 12% of DRAM bandwidth, warps stalled on the recursions' dependent FMAs and the
+// barriers), it is faster from 4096^2 (65.1 vs 84.6 us): bspline_prefilter picks it from 2^23
+// samples.
+constexpr int kRecTile = 64;  // tile side (pixels)
+constexpr int kRecRun = 16;   // outputs per thread and pass
+constexpr int kRecThreads = 256;
+
+template <int K>
+struct RecGeom {
+    static constexpr int HA = (K + 3) / 4 * 4;             // x halo, a multiple of 4
+    static constexpr int NX = kRecTile + 2 * HA;           // loaded width
+    static constexpr int PX = (NX / 4) % 2 ? NX : NX + 4;  // pitch: odd number of float4
+    static constexpr int NY = kRecTile + 2 * K;            // loaded rows
+    static constexpr int PM = kRecTile + 4;                // row-pass output pitch (17 float4)
+    static constexpr int NV = (kRecRun + 2 * HA) / 4;      // float4 loads per row-pass run
+    // two input buffers (double buffering) + the row-pass output
+    static constexpr std::size_t kSmemBytes = sizeof(float) * std::size_t(NY) * (2 * PX + PM);
+};
+
+// Run of kRecRun outputs from v[0 .. kRecRun + 2K): output i is centred on v[i + K].
+template <int K>
+__device__ __forceinline__ void rec_run(const float (&v)[kRecRun + 2 * K], float z, float zk1,
+                                        float g, float (&o)[kRecRun]) {
+    constexpr int N = kRecRun;
+    float c = v[0];  // C(0) = sum_{k<=K} z^k v[K - k], Horner
+#pragma unroll
+    for (int q = 1; q <= K; ++q) c = fmaf(z, c, v[q]);
+    o[0] = c;
+#pragma unroll
+    for (int i = 1; i < N; ++i) o[i] = c = fmaf(z, c, fmaf(-zk1, v[i - 1], v[i + K]));
+    float a = v[N - 1 + 2 * K];  // A(N - 1) = sum_{k<=K} z^k v[N - 1 + K + k], Horner
+#pragma unroll
+    for (int q = N - 2 + 2 * K; q >= N - 1 + K; --q) a = fmaf(z, a, v[q]);
+    o[N - 1] = g * (o[N - 1] + a - v[N - 1 + K]);
+#pragma unroll
+    for (int i = N - 2; i >= 0; --i) {
+        a = fmaf(z, a, fmaf(-zk1, v[i + 1 + 2 * K], v[i + K]));
+        o[i] = g * (o[i] + a - v[i + K]);
+    }
+}
+
+// Issues the copy of tile (x0, y0) plus halos into s_in (interior tiles of 16-byte aligned
+// rows: 16-byte cp.async, asynchronous; the others: border-mapped 4-byte loads, synchronous).
+template <int K>
+__device__ __forceinline__ void rec_load_tile(Span2D<const float> src, Border b, int x0, int y0,
+                                              float* s_in) {
+    using G = RecGeom<K>;
+    const int w = src.width, h = src.height, tid = threadIdx.x;
+    const bool vec = x0 - G::HA >= 0 && x0 + kRecTile + G::HA <= w &&
+                     (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
+                     (src.stride & 3) == 0;
+    if (vec) {
+        constexpr int NQ = G::NX / 4;
+        for (int f = tid; f < G::NY * NQ; f += kRecThreads) {
+            const int r = f / NQ, q = f - r * NQ;
+            const float* g4 = src.row(prefilter_index(y0 - K + r, h, b)) + (x0 - G::HA + 4 * q);
+            cp_async16(s_in + r * G::PX + 4 * q, g4);
+        }
+    } else {
+        for (int f = tid; f < G::NY * G::NX; f += kRecThreads) {
+            const int r = f / G::NX, q = f - r * G::NX;
+            const float* row = src.row(prefilter_index(y0 - K + r, h, b));
+            s_in[r * G::PX + q] = row[prefilter_index(x0 - G::HA + q, w, b)];
+        }
+    }
+}
+
+// Persistent blocks (as many as fit on the device, see launch_rec_k) walk the tiles; the copy of
+// the next tile is in flight while the current one is filtered (two input buffers), so memory
+// traffic and arithmetic overlap. Without this (one tile per block, load -> filter -> store),
+// the blocks of a wave run in lockstep and the memory sits idle while they compute: 27.2 us at
+// 2048^2 FIR15 on the H200, with only 13% of DRAM bandwidth used (ncu).
+template <int K>
+__global__ void __launch_bounds__(kRecThreads, K <= 7 ? 3 : 2)
+    fir_rec_kernel(Span2D<const float> src, Span2D<float> dst, Border b, float g, float zk1,
+                   int tiles_x, int ntiles) {
+    using G = RecGeom<K>;
+    extern __shared__ float4 rec_smem4[];
+    float* s_in0 = reinterpret_cast<float*>(rec_smem4);  // 2 x [NY][PX]: x0 - HA .. x0 + 64 + HA
+    float* s_mid = s_in0 + 2 * G::NY * G::PX;            // [NY][PM]: row-filtered, x0 .. x0 + 64
+    const float z = static_cast<float>(bspline::kPole);
+    const int w = src.width, h = src.height, tid = threadIdx.x;
+    int tile = blockIdx.x, buf = 0;
+    if (tile < ntiles)
+        rec_load_tile<K>(src, b, tile % tiles_x * kRecTile, tile / tiles_x * kRecTile, s_in0);
+    cp_async_commit();
+    for (; tile < ntiles; tile += gridDim.x, buf ^= 1) {
+        const int x0 = tile % tiles_x * kRecTile, y0 = tile / tiles_x * kRecTile;
+        const int next = tile + gridDim.x;
+        float* s_in = s_in0 + buf * G::NY * G::PX;
+        if (next < ntiles)  // its buffer was last read before the previous iteration's barrier
+            rec_load_tile<K>(src, b, next % tiles_x * kRecTile, next / tiles_x * kRecTile,
+                             s_in0 + (buf ^ 1) * G::NY * G::PX);
+        cp_async_commit();
+        cp_async_wait<1>();  // this tile's copy has landed (the next one may be in flight)
+        __syncthreads();
+
+        // Row pass: task (run rx, row r), consecutive threads on consecutive rows.
+        constexpr int kRuns = kRecTile / kRecRun;
+        for (int t = tid; t < G::NY * kRuns; t += kRecThreads) {
+            const int rx = t / G::NY, r = t - rx * G::NY;
+            const float4* in4 = reinterpret_cast<const float4*>(s_in + r * G::PX + rx * kRecRun);
+            float l[4 * G::NV];
+#pragma unroll
+            for (int q = 0; q < G::NV; ++q) {
+                const float4 f = in4[q];
+                l[4 * q] = f.x, l[4 * q + 1] = f.y, l[4 * q + 2] = f.z, l[4 * q + 3] = f.w;
+            }
+            float v[kRecRun + 2 * K];
+#pragma unroll
+            for (int q = 0; q < kRecRun + 2 * K; ++q) v[q] = l[q + G::HA - K];
+            float o[kRecRun];
+            rec_run<K>(v, z, zk1, g, o);
+            float4* out4 = reinterpret_cast<float4*>(s_mid + r * G::PM + rx * kRecRun);
+#pragma unroll
+            for (int q = 0; q < kRecRun / 4; ++q)
+                out4[q] = make_float4(o[4 * q], o[4 * q + 1], o[4 * q + 2], o[4 * q + 3]);
+        }
+        __syncthreads();
+
+        // Column pass: task (column j, run ry) -> global, coalesced along j.
+        static_assert(kRecThreads == kRecTile * (kRecTile / kRecRun), "one column task per thread");
+        const int j = tid % kRecTile, ry = tid / kRecTile;
+        const int x = x0 + j;
+        if (x < w) {
+            float v[kRecRun + 2 * K];
+#pragma unroll
+            for (int q = 0; q < kRecRun + 2 * K; ++q) v[q] = s_mid[(ry * kRecRun + q) * G::PM + j];
+            float o[kRecRun];
+            rec_run<K>(v, z, zk1, g, o);
+            const int yb = y0 + ry * kRecRun;
+#pragma unroll
+            for (int i = 0; i < kRecRun; ++i)
+                if (yb + i < h) dst.row(yb + i)[x] = o[i];
+        }
+        __syncthreads();  // s_mid is rewritten by the next tile's row pass
+    }
+    cp_async_wait<0>();
+}
+
+template <int K>
+void launch_rec_k(Span2D<const float> src, Span2D<float> dst, Border b, float g, float zk1,
+                  cudaStream_t s) {
+    using G = RecGeom<K>;
+    constexpr std::size_t smem = G::kSmemBytes;
+    static int resident[kMaxDevices] = {};  // blocks per SM x SMs, per device
+    static std::once_flag once[kMaxDevices];
+    const int dev = current_device();
+    std::call_once(once[dev], [dev] {
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(fir_rec_kernel<K>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(smem)));
+        int per_sm = 0, sms = 0;
+        UPRES_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fir_rec_kernel<K>,
+                                                                       kRecThreads, smem));
+        UPRES_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        resident[dev] = std::max(1, per_sm) * sms;
+    });
+    const int tiles_x = (src.width + kRecTile - 1) / kRecTile;
+    const int ntiles = tiles_x * ((src.height + kRecTile - 1) / kRecTile);
+    const int grid = std::min(ntiles, resident[dev]);
+    fir_rec_kernel<K><<<grid, kRecThreads, smem, s>>>(src, dst, b, g, zk1, tiles_x, ntiles);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+// fir_length 0: the exact filter (K = 15, g = sqrt(3)); else the renormalised FIR (eq. 6).
+void launch_rec(Span2D<const float> src, Span2D<float> dst, Border b, int fir_length,
+                cudaStream_t s) {
+    const int K = fir_length == 0 ? bspline::kMaxFirRadius : (fir_length - 1) / 2;
+    double taps[kMaxFirLength];
+    if (fir_length) bspline::fir_taps(fir_length, taps);  // centre tap: g of eq. 6
+    const float g = static_cast<float>(fir_length == 0 ? bspline::kSqrt3 : taps[K]);
+    const float zk1 = static_cast<float>(std::pow(bspline::kPole, K + 1));
+    switch (K) {
+#define UPRES_REC_CASE(k) \
+    case k:               \
+        return launch_rec_k<k>(src, dst, b, g, zk1, s);
+        UPRES_REC_CASE(1)
+        UPRES_REC_CASE(2)
+        UPRES_REC_CASE(3)
+        UPRES_REC_CASE(4)
+        UPRES_REC_CASE(5)
+        UPRES_REC_CASE(6)
+        UPRES_REC_CASE(7)
+        UPRES_REC_CASE(8)
+        UPRES_REC_CASE(9)
+        UPRES_REC_CASE(10)
+        UPRES_REC_CASE(11)
+        UPRES_REC_CASE(12)
+        UPRES_REC_CASE(13)
+        UPRES_REC_CASE(14)
+        UPRES_REC_CASE(15)
+#undef UPRES_REC_CASE
+        default:
+            throw Error(ErrorCode::Internal, "bspline_prefilter: FIR radius out of range");
+    }
+}
+
 __global__ void find_nonfinite_kernel(Span2D<const float> src, unsigned long long* first) {
     const int n = src.width * src.channels;
     const int y = blockIdx.x;  // rows in x: heights up to kMaxDimension exceed gridDim.y
@@ -1072,13 +1293,19 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
         }
         return;
     }
-    if (impl == 0) {
+    // FirRec (1 channel, FIR) from 2^23 samples: 4096^2 FIR15 65.1 us vs 84.6 us (FirFused); at
+    // 2048^2 it is slower, 27.5 vs 25.5 us, and at 1024^2 18.0 vs 10.3 us (H200, 2026-11-21).
+    if (impl == 0 && src.channels == 1 && opts.fir_length != 0 &&
+        std::int64_t{src.width} * src.height >= (std::int64_t{1} << 23))
+        impl = 8;
+    if (impl == 0 || (impl == 8 && src.channels != 1)) {
         // Measured fastest (docs/ops/bspline.md, section 4): FIR: the tile kernel; exact: the
         // streaming kernel from 2^21 elements (2048^2: 34.7 us vs 42.4 us), the tile kernel
         // below (1024^2: 18.9 us vs 24.3 us).
         const bool big = std::int64_t{src.width} * src.channels * src.height >= (1 << 21);
         impl = (opts.fir_length == 0 && big) ? 7 : 1;
     }
+    if (impl == 8) return launch_rec(in, dst, b, opts.fir_length, s);
     if (opts.fir_length == 0) {
         if (impl == 1)
             launch_iir_fused(in, dst, b, s);
@@ -1186,7 +1413,7 @@ void bspline_prefilter_tuned(Span2D<const float> src, Span2D<float> dst,
         (opts.fir_length == 0 && std::min(src.width, src.height) < 2 * bspline::kMaxFirRadius + 2))
         return bspline_prefilter(src, dst, opts, stream);
     if ((opts.variant == PrefilterVariant::IirFused) != (opts.fir_length == 0) || impl < 0 ||
-        impl > 7 || (impl == 2 && opts.fir_length != 0))
+        impl > 8 || (impl == 2 && opts.fir_length != 0))
         throw Error(ErrorCode::InvalidArgument, "bspline_prefilter_tuned: bad variant/impl");
     run_fused(src, dst, opts, impl, seg, static_cast<cudaStream_t>(stream));
 }
