@@ -9,7 +9,9 @@
 // Modes: nearest, linear, cubic (Keys), bspline_iir (exact prefilter + interpolation),
 // bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_fused (one pass,
 // src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode),
-// bspline_interp (the interpolation step alone: the random source read as coefficients).
+// bspline_interp (the interpolation step alone: the random source read as coefficients),
+// linear_per_output and bspline_fir15_per_output (the per-output kernels instead of the tiled
+// default, WarpPlan::cuda_schedule = 1).
 // B-spline times include the prefilter. Bytes: input read once + output written once (the
 // floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
 // measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
@@ -45,6 +47,8 @@ enum Mode {
     kBsplineFir15Texture,
     kLinearTexture,
     kBsplineInterp,
+    kLinearPerOutput,
+    kBsplineFir15PerOutput,
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -54,7 +58,9 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_fir15_fused",
                                   "bspline_fir15_texture",
                                   "linear_texture",
-                                  "bspline_interp"};
+                                  "bspline_interp",
+                                  "linear_per_output",
+                                  "bspline_fir15_per_output"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -102,6 +108,7 @@ WarpPlan plan_for(Mode mode, const Affine& a, Transform::Kind kind) {
             break;
         case kLinear:
         case kLinearTexture:
+        case kLinearPerOutput:
             p.interp = Interp::Linear;
             break;
         case kCubic:
@@ -111,6 +118,8 @@ WarpPlan plan_for(Mode mode, const Affine& a, Transform::Kind kind) {
             p.interp = Interp::BSpline;
     }
     p.fast_texture = mode == kBsplineFir15Texture || mode == kLinearTexture;
+    // Schedule comparisons: the per-output kernels instead of the tiled default.
+    p.cuda_schedule = mode == kLinearPerOutput || mode == kBsplineFir15PerOutput ? 1 : 0;
     return p;
 }
 
@@ -230,16 +239,18 @@ BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Cuda_WarpRotate)
     ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
-                    kBsplineFir15Texture, kLinearTexture, kBsplineInterp},
+                    kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
+                    kBsplineFir15PerOutput},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateInside)
-    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineInterp}, {2048}})
+    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineInterp, kLinearPerOutput}, {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
-    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused}, {2, 4, 8, 16}})
+    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput},
+                   {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_BsplinePrefilter)

@@ -507,6 +507,50 @@ TEST(CudaWarpFused, SupportedPlans) {
     EXPECT_FALSE(cuda::warp_fused_supported(resize_plan(4096, 4096, 256, 256, Border::Mirror), 4096,
                                             4096, 15));
 }
+
+// The tiled shared-memory kernel (the default for B-spline and Linear on float samples) and the
+// per-output kernels (WarpPlan::cuda_schedule 1) compute the same function: every border, 1, 3 and
+// 4 channels, rotations (tiles whose box crosses the border, boxes wholly outside), an upscale and
+// a downscale, on whole images (aligned rows: float4 staging) and on device sub-views with
+// unaligned rows (mapped staging).
+TEST(CudaWarpTiled, MatchesPerOutputKernels) {
+    UPRES_REQUIRE_GPU();
+    std::uint32_t seed = 1500;
+    for (int ch : {1, 3, 4}) {
+        const Image<float> host = random_image<float>(203, 141, ch, seed++);
+        const Image<float> dev = clone(host.view(), Location::Device);
+        for (bool sub : {false, true}) {
+            const ImageView<const float> src =
+                sub ? ImageView<const float>(dev.view()).sub(3, 2, 197, 130)
+                    : ImageView<const float>(dev.view());
+            const int w = src.width(), h = src.height();
+            for (Interp interp : {Interp::Linear, Interp::BSpline})
+                for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
+                                      Border::Nearest, Border::Constant})
+                    for (int geo = 0; geo < 4; ++geo) {
+                        WarpPlan p = geo == 0   ? rotation_plan(30.0, w, h, border)
+                                     : geo == 1 ? rotation_plan(-117.0, w, h, border)
+                                     : geo == 2 ? resize_plan(w, h, 2 * w + 3, 2 * h - 1, border)
+                                                : resize_plan(w, h, w / 2, h / 3, border);
+                        p.interp = interp;
+                        p.pad = 0;  // the source is read as given (coefficients or pixels)
+                        const int dw = geo >= 2 ? (geo == 2 ? 2 * w + 3 : w / 2) : w + 9;
+                        const int dh = geo >= 2 ? (geo == 2 ? 2 * h - 1 : h / 3) : h - 5;
+                        Image<float> a(dw, dh, ch, Location::Device),
+                            b(dw, dh, ch, Location::Device);
+                        p.cuda_schedule = 1;
+                        cuda::warp(span_of(src), span_of(a.view()), p, nullptr);
+                        p.cuda_schedule = 2;
+                        cuda::warp(span_of(src), span_of(b.view()), p, nullptr);
+                        const Image<float> ha = clone(ImageView<const float>(a.view()));
+                        const Image<float> hb = clone(ImageView<const float>(b.view()));
+                        EXPECT_TRUE(check_close<float>(hb.view(), ha.view(), interp, 2e-5))
+                            << to_string(interp) << " " << to_string(border) << " geo " << geo
+                            << " channels " << ch << (sub ? " sub-view" : "");
+                    }
+        }
+    }
+}
 #endif
 
 #if UPRES_HAVE_CUDA

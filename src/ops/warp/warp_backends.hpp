@@ -41,6 +41,9 @@ struct WarpPlan {
     bool antialias = false;
     bool fast_texture = false;  // CUDA only (warp.cpp rejects it elsewhere)
     int pad = 0;                // coordinates in the source span are u + pad, v + pad
+    // CUDA exact mode, Affine / Resize, tests and benchmarks: 0 the measured default, 1 the
+    // per-output kernels, 2 the tiled shared-memory kernel (B-spline and Linear, float samples).
+    int cuda_schedule = 0;
 };
 
 }  // namespace upres

@@ -9,14 +9,16 @@
 //    branch-free path: warp_math's interp_weights, a fixed tap loop, loads through the read-only
 //    cache (__ldg), rows summed first as sample_point does; the others (near or beyond the
 //    border) call sample_point<float> itself;
-//  * Affine / Resize with Linear on the hot pixel types (f32, u8; 1, 3, 4 channels):
+//  * Affine / Resize with Linear or B-spline on float samples (the image, or the B-spline
+//    coefficients; 1, 3, 4 channels): warp_tile_lean_kernel, the tiled affine schedule of
+//    warp_cuda_util.cuh (each block stages its 32 x 32 tile's input box in shared memory, already
+//    border-extended; float coordinates stepped from the tile origin; no border logic per output);
+//    box constants per plan from the host (LeanGrid), shared-memory pitch chosen per plan for
+//    few bank conflicts (lean_pitch), float4 cp.async staging of interior boxes;
+//  * Affine / Resize with Linear on u8 sources (and plans whose boxes do not fit):
 //    warp_affine_kernel, coordinates split once per thread in double and stepped in
 //    float; when all 4 outputs of a thread are interior, their taps are loaded with no branch in
 //    between (ILP); the others take the exact per-output path above;
-//  * Affine / Resize with B-spline (float coefficients; 1, 3, 4 channels): warp_tile_kernel,
-//    the tiled affine schedule of warp_cuda_util.cuh (the tile's input box staged in shared
-//    memory, already border-extended; float coordinates stepped from the tile origin; no
-//    border logic per output);
 //  * resize with antialias: one thread per output, per-axis taps and weights from
 //    warp_math.hpp's resize_aa_* in double, normalised, in the reference's order.
 // Measured on an H200 (bench/warp_bench.cpp; docs/ops/warp.md section 9.3).
@@ -229,87 +231,167 @@ constexpr bool kAffineFast = (C == 1 || C == 3 || C == 4) &&
                                (std::is_same_v<D, float> || std::is_same_v<D, std::uint8_t>)) ||
                               (std::is_same_v<S, std::uint8_t> && std::is_same_v<D, std::uint8_t>));
 
-// Affine / Resize with B-spline (warp_cuda_util.cuh, "tiled affine schedule"; written for every
-// 2- and 4-tap kernel, but Linear was slower this way, 37 vs 29 us on the rotation, and keeps
-// warp_affine_kernel; Keys cubic keeps warp_kernel, see launch_exact): the block stages its
-// tile's input box in shared memory (sample indices through tap_index, so the box is already
-// border-extended; coalesced row copies, cp.async for float sources, each input sample read once
-// per block), then each thread interpolates its 4 outputs from shared memory with float
-// coordinates stepped from the tile origin: no double arithmetic and no border logic per output
-// (Constant's fill test aside). Blocks whose box does not fit (non-finite or huge coordinates)
-// take the exact per-output path. Launched when the plan's largest box fits kTileCapFloats.
-// (A persistent, double-buffered variant of this kernel was slower on the H200: 66.8 vs 50.5 us
-// for the B-spline rotation; docs/ops/warp.md 9.3.)
-constexpr int kTileCapFloats = 12288;  // 48 KB: no opt-in needed
+constexpr int kTileCapFloats = 11776;  // 46 KB (+ 2 KB of index maps): no opt-in needed
 
-template <class S, class D, int C, Interp I>
-__global__ void __launch_bounds__(kTileW* kRowsY)
-    warp_tile_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p, int cap_floats) {
-    static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
-    extern __shared__ float4 tile_smem4[];
-    float* s = reinterpret_cast<float*>(tile_smem4);
+// Lean tiled schedule (Affine / Resize, float samples: B-spline coefficients or a float image
+// for Linear). The box and formulas of the tiled affine schedule (warp_cuda_util.cuh); it
+// replaced warp_tile_kernel, which was bound by instruction issue on the H200 (ncu: 268
+// instructions per output, 80 registers, 37.5% occupancy, 67% issue slots busy; now ~170
+// instructions per output, 48 registers, 56% occupancy; 2048^2 rotation 50.6 -> 33.1 us):
+//  * the border mode is a template parameter (kExt: Mirror / Reflect / Wrap, whose staged box is
+//    already border-extended, no per-output test; kClamp: Nearest; kFill: Constant);
+//  * a box inside the image (most tiles) is copied with 16-byte cp.async from 4-aligned columns
+//    (1 channel, aligned rows), without the per-sample index maps of the border case;
+//  * the exact per-output fallback (non-finite or huge coordinates) is out of line;
+//  * 1-D blocks of 256 threads, at most 48 registers (5 blocks per SM).
+// Shared-memory pitch: chosen on the host per plan (lean_pitch): a warp's 32 outputs lie along a
+// line of the source, and which pitch keeps their tap loads at ~2-way bank conflicts instead of
+// 3-6-way depends on the direction (ncu, 30-degree rotation: 2.8-way with a fixed pitch).
+enum LeanBorder { kExt = 0, kClamp = 1, kFill = 2 };
+
+template <class D, int C, Interp I>
+__device__ __noinline__ void lean_fallback(Span2D<const float> src, Span2D<D> dst, WarpPlan p,
+                                           int x0, int y0, int tx, int ty) {
+    const int x = x0 + tx;
+    if (x >= dst.width) return;
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = y0 + ty + r * kRowsY;
+        if (y < dst.height) warp_one<float, D, C, I>(src, dst, p, p.m, x, y);
+    }
+}
+
+// Per-plan constants of the tile boxes (computed on the host): the tile of block (bx, by) has
+// its origin at u = u0 + bx dux + by duy (v likewise) and its outputs' coordinates span
+// [u + ulo, u + uhi]; the box adds `before` / `after` samples (taps and one of rounding margin),
+// as tile_box does (warp_cuda_util.cuh) with a few double operations per block instead of ~200
+// instructions per warp (ncu: a quarter of the kernel's instructions went to tile_box).
+struct LeanGrid {
+    double u0, dux, duy, v0, dvx, dvy;
+    double ulo, uhi, vlo, vhi;
+    int before, after;
+};
+
+// False when some tile's coordinates are non-finite or beyond 1e7 (the kernel then does not
+// run; the per-output kernels handle such plans).
+bool lean_grid(const WarpPlan& p, int taps, int dst_w, int dst_h, LeanGrid& g) {
+    const double e = kTileOut - 1;
+    g.u0 = p.m[2] + p.pad, g.dux = kTileOut * p.m[0], g.duy = kTileOut * p.m[1];
+    g.v0 = p.m[5] + p.pad, g.dvx = kTileOut * p.m[3], g.dvy = kTileOut * p.m[4];
+    g.ulo = std::min(0.0, p.m[0] * e) + std::min(0.0, p.m[1] * e);
+    g.uhi = std::max(0.0, p.m[0] * e) + std::max(0.0, p.m[1] * e);
+    g.vlo = std::min(0.0, p.m[3] * e) + std::min(0.0, p.m[4] * e);
+    g.vhi = std::max(0.0, p.m[3] * e) + std::max(0.0, p.m[4] * e);
+    g.before = (taps == 4 ? 1 : 0) + 1;
+    g.after = taps / 2 + 1;
+    const double bx = (dst_w - 1) / kTileOut, by = (dst_h - 1) / kTileOut;
+    for (double cx : {0.0, bx})
+        for (double cy : {0.0, by}) {
+            const double u = g.u0 + cx * g.dux + cy * g.duy, v = g.v0 + cx * g.dvx + cy * g.dvy;
+            for (double c : {u + g.ulo, u + g.uhi, v + g.vlo, v + g.vhi})
+                if (!(std::abs(c) < 1e7)) return false;
+        }
+    return true;
+}
+
+template <class D, int C, Interp I, int kB>
+__global__ void __launch_bounds__(kTileW* kRowsY, 5)
+    warp_tile_lean_kernel(Span2D<const float> src, Span2D<D> dst, WarpPlan p, LeanGrid g, int pitch,
+                          int cap_floats) {
+    static_assert(I == Interp::Linear || I == Interp::BSpline, "2- and 4-tap kernels");
+    extern __shared__ float4 lean_smem4[];
+    float* s = reinterpret_cast<float*>(lean_smem4);
     __shared__ int xmap[kMaxSpan], ymap[kMaxSpan];
     const int x0 = blockIdx.x * kTileOut, y0 = blockIdx.y * kTileOut;
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTileW + tx;
-    TileBox b{};
-    const bool fits = tile_box(p, x0, y0, kTaps<I>, 0, src.width, src.height, b) &&
-                      b.rw <= kMaxSpan && b.rh <= kMaxSpan && b.rw * b.rh * C <= cap_floats;
-    if (!fits) {  // uniform per block
-        const int x = x0 + tx;
-        if (x >= dst.width) return;
-        double m[9];
-#pragma unroll
-        for (int i = 0; i < 9; ++i) m[i] = p.m[i];
-        for (int r = 0; r < kPerThread; ++r) {
-            const int y = y0 + ty + r * kRowsY;
-            if (y < dst.height) warp_one<S, D, C, I>(src, dst, p, m, x, y);
+    const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
+    TileBox b;
+    {
+        const double ub = fma(static_cast<double>(blockIdx.y), g.duy,
+                              fma(static_cast<double>(blockIdx.x), g.dux, g.u0));
+        const double vb = fma(static_cast<double>(blockIdx.y), g.dvy,
+                              fma(static_cast<double>(blockIdx.x), g.dvx, g.v0));
+        double u_lo = ub + g.ulo, u_hi = ub + g.uhi, v_lo = vb + g.vlo, v_hi = vb + g.vhi;
+        if constexpr (kB == kClamp) {  // map_coord clamps
+            const double uw = src.width - 1.0, vh = src.height - 1.0;
+            u_lo = fmin(fmax(u_lo, 0.0), uw), u_hi = fmin(fmax(u_hi, 0.0), uw);
+            v_lo = fmin(fmax(v_lo, 0.0), vh), v_hi = fmin(fmax(v_hi, 0.0), vh);
         }
-        return;
+        b.xa = static_cast<int>(floor(u_lo)) - g.before;
+        b.ya = static_cast<int>(floor(v_lo)) - g.before;
+        b.rw = static_cast<int>(floor(u_hi)) + g.after - b.xa + 1;
+        b.rh = static_cast<int>(floor(v_hi)) + g.after - b.ya + 1;
+        b.lu0 = static_cast<float>(ub - b.xa);
+        b.lv0 = static_cast<float>(vb - b.ya);
     }
-    // 1. stage the box (border-extended through tap_index)
-    for (int i = tid; i < b.rw; i += kTileW * kRowsY)
-        xmap[i] = tap_index(b.xa + i, src.width, p.border);
-    for (int j = tid; j < b.rh; j += kTileW * kRowsY)
-        ymap[j] = tap_index(b.ya + j, src.height, p.border);
-    __syncthreads();
-    const int pitch = b.rw * C;
-    for (int j = ty; j < b.rh; j += kRowsY) {
-        const S* row = src.row(ymap[j]);
-        float* srow = s + j * pitch;
-        for (int e = tx; e < pitch; e += kTileW) {
-            const int px = e / C;
-            const S* g = row + xmap[px] * C + (e - px * C);
-            if constexpr (std::is_same_v<S, float>)
-                __pipeline_memcpy_async(srow + e, g, sizeof(float));  // all loads in flight
-            else
-                srow[e] = load(g);
+    // 1. Stage the box (rows `pitch` floats apart).
+    const bool inside =
+        b.xa >= 0 && b.ya >= 0 && b.xa + b.rw <= src.width && b.ya + b.rh <= src.height;
+    const int xs = b.xa & ~3, nq = (b.xa + b.rw - xs + 3) >> 2;
+    const bool vec = C == 1 && inside && xs + 4 * nq <= src.width &&
+                     (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
+                     (src.stride & 3) == 0;
+    if (vec) {
+        // Columns from xs (4-aligned): 16 rows at a time, one float4 per thread and row.
+        b.lu0 += static_cast<float>(b.xa - xs);
+        b.xa = xs;
+        b.rw = 4 * nq;
+        if (b.rw > pitch || b.rh * pitch > cap_floats) {  // not with the host bound; stay safe
+            lean_fallback<D, C, I>(src, dst, p, x0, y0, tx, ty);
+            return;
         }
-    }
-    if constexpr (std::is_same_v<S, float>) {
+        const int half = tid >> 4, l16 = tid & 15;
+        const std::ptrdiff_t gstep = 16 * src.stride;
+        const unsigned sstep = 16u * static_cast<unsigned>(pitch) * sizeof(float);
+        for (int q = l16; q < nq; q += 16) {
+            const float* gp = src.row(b.ya + half) + xs + 4 * q;
+            unsigned sp = static_cast<unsigned>(__cvta_generic_to_shared(s + half * pitch + 4 * q));
+            for (int j = half; j < b.rh; j += 16, gp += gstep, sp += sstep)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sp), "l"(gp)
+                             : "memory");
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    } else {
+        if (b.rw * C > pitch || b.rh * pitch > cap_floats || b.rw > kMaxSpan || b.rh > kMaxSpan) {
+            lean_fallback<D, C, I>(src, dst, p, x0, y0, tx, ty);
+            return;
+        }
+        for (int i = tid; i < b.rw; i += kTileW * kRowsY)
+            xmap[i] = inside ? b.xa + i : tap_index(b.xa + i, src.width, p.border);
+        for (int j = tid; j < b.rh; j += kTileW * kRowsY)
+            ymap[j] = inside ? b.ya + j : tap_index(b.ya + j, src.height, p.border);
+        __syncthreads();
+        for (int j = ty; j < b.rh; j += kRowsY) {
+            const float* row = src.row(ymap[j]);
+            float* srow = s + j * pitch;
+            for (int e = tx; e < b.rw * C; e += kTileW) {
+                const int px = e / C;
+                __pipeline_memcpy_async(srow + e, row + xmap[px] * C + (e - px * C), sizeof(float));
+            }
+        }
         __pipeline_commit();
         __pipeline_wait_prior(0);
     }
     __syncthreads();
-    // 2. interpolate the thread's outputs (x0 + tx, y0 + ty + 8 r)
+    // 2. Interpolate the thread's outputs (x0 + tx, y0 + ty + 8 r).
     const int x = x0 + tx;
     if (x >= dst.width) return;
-    const float clo_u = static_cast<float>(-b.xa), chi_u = static_cast<float>(src.width - 1 - b.xa);
-    const float clo_v = static_cast<float>(-b.ya),
-                chi_v = static_cast<float>(src.height - 1 - b.ya);
     float out[kPerThread][C];
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) {
         float lu, lv;
         tile_coord(p, b, tx, ty + r * kRowsY, lu, lv);
-        if (p.border == Border::Nearest) {  // map_coord clamps
-            lu = fminf(fmaxf(lu, clo_u), chi_u);
-            lv = fminf(fmaxf(lv, clo_v), chi_v);
+        if constexpr (kB == kClamp) {  // map_coord clamps
+            lu = fminf(fmaxf(lu, static_cast<float>(-b.xa)),
+                       static_cast<float>(src.width - 1 - b.xa));
+            lv = fminf(fmaxf(lv, static_cast<float>(-b.ya)),
+                       static_cast<float>(src.height - 1 - b.ya));
         }
         tile_interp<C, I>(s, pitch, b.rw, b.rh, lu, lv, p.cubic_a, out[r]);
-        if (p.border == Border::Constant &&
-            constant_outside(p, b, lu, lv, x, y0 + ty + r * kRowsY, src.width, src.height)) {
+        if constexpr (kB == kFill) {
+            if (constant_outside(p, b, lu, lv, x, y0 + ty + r * kRowsY, src.width, src.height)) {
 #pragma unroll
-            for (int c = 0; c < C; ++c) out[r][c] = p.fill;
+                for (int c = 0; c < C; ++c) out[r][c] = p.fill;
+            }
         }
     }
 #pragma unroll
@@ -319,7 +401,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     }
 }
 
-// The (source type, channels) pairs that get warp_tile_kernel (float coefficients, the hot
+// The (source type, channels) pairs that get warp_tile_lean_kernel (float coefficients, the hot
 // channel counts; the others keep warp_kernel to bound the number of instantiations).
 template <class S, int C>
 constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && std::is_same_v<S, float>;
@@ -551,26 +633,97 @@ cudaTextureObject_t cached_texture(const void* ptr, int w, int h, int ct, std::s
 // ---------------------------------------------------------------- launchers
 dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH - 1) / kTileH); }
 
+// Row pitch (floats) of the staged box for the lean kernel: among the 8 pitches from min_floats
+// (multiples of 4 for float4 staging when C == 1), the one with the fewest bank conflicts of a
+// warp's tap loads: the warp's 32 outputs step (m0, m3) in the source; averaged over 16
+// sub-pixel offsets, the largest number of distinct addresses that share a bank. ~20 us of host
+// time, so the last results are kept per host thread.
+int lean_pitch(const WarpPlan& p, int min_floats, int C) {
+    struct Entry {
+        double m0, m3;
+        int min_floats, C, pitch;
+    };
+    thread_local Entry cache[8];
+    thread_local int next = 0;
+    for (const Entry& e : cache)
+        if (e.pitch && e.m0 == p.m[0] && e.m3 == p.m[3] && e.min_floats == min_floats && e.C == C)
+            return e.pitch;
+    const int step = C == 1 ? 4 : 1;
+    const int p0 = (min_floats + step - 1) / step * step;
+    int best = p0;
+    double best_cost = 1e30;
+    for (int cand = p0; cand < p0 + 8 * step; cand += step) {
+        double cost = 0;
+        for (int o = 0; o < 16; ++o) {
+            const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
+            long long addr[32];
+            for (int l = 0; l < 32; ++l)
+                addr[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * cand +
+                          static_cast<long long>(std::floor(u0 + p.m[0] * l)) * C;
+            std::sort(addr, addr + 32);
+            int count[32] = {};
+            for (int l = 0; l < 32; ++l)
+                if (l == 0 || addr[l] != addr[l - 1]) ++count[((addr[l] % 32) + 32) % 32];
+            cost += *std::max_element(count, count + 32);
+        }
+        if (cost < best_cost) best_cost = cost, best = cand;
+    }
+    cache[next] = Entry{p.m[0], p.m[3], min_floats, C, best};
+    next = (next + 1) % 8;
+    return best;
+}
+
+// The lean tiled kernel for an Affine / Resize plan whose largest tile box fits kTileCapFloats
+// (false: not launched).
+template <class S, class D, int C, Interp I>
+bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
+    if constexpr ((I == Interp::BSpline || I == Interp::Linear) && kTiled<S, C>) {
+        int rw = 0, rh = 0;
+        LeanGrid g;
+        if (!tile_box_bound(p, kTaps<I>, 0, rw, rh) ||
+            !lean_grid(p, kTaps<I>, dst.width, dst.height, g))
+            return false;
+        // + 3 columns of float4 alignment (1 channel)
+        const int pitch = lean_pitch(p, C == 1 ? rw + 3 : rw * C, C);
+        const int cap = pitch * rh;
+        if (cap > kTileCapFloats) return false;
+        const std::size_t smem = sizeof(float) * static_cast<std::size_t>(cap);
+        const dim3 grid = grid_for(dst.width, dst.height);
+        switch (p.border) {
+            case Border::Nearest:
+                warp_tile_lean_kernel<D, C, I, kClamp>
+                    <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
+                break;
+            case Border::Constant:
+                warp_tile_lean_kernel<D, C, I, kFill>
+                    <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
+                break;
+            default:  // Mirror, Reflect, Wrap
+                warp_tile_lean_kernel<D, C, I, kExt>
+                    <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
+                break;
+        }
+        UPRES_CUDA_CHECK_LAUNCH();
+        return true;
+    }
+    (void)src, (void)dst, (void)p, (void)st;
+    return false;
+}
+
 template <class S, class D, int C, Interp I>
 void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
     const bool affine = p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize;
+    // Schedules (docs/ops/warp.md 9.3), measured on the H200: B-spline and Linear on float
+    // samples: the lean tiled kernel (rotation 2048^2: B-spline interpolation 33.1 us vs 83.7 -
+    // 27.4 us per output, Linear 24.4 vs 29.3 us; zoom x2-x16 Linear 19.8-21.2 vs 21.0-21.8 us);
+    // plan.cuda_schedule = 1 forces the per-output kernels (tests and benchmarks).
+    if (affine && p.cuda_schedule != 1 && (I == Interp::BSpline || I == Interp::Linear) &&
+        launch_lean<S, D, C, I>(src, dst, p, st))
+        return;
     if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
         if (affine) {
             warp_affine_kernel<S, D, C, I>
                 <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
-            UPRES_CUDA_CHECK_LAUNCH();
-            return;
-        }
-    }
-    // B-spline only: Keys cubic through warp_tile_kernel was slower on the H200 (rotation 67.3 vs
-    // 66.6 us, the interior-only rotation 62.8 vs 48 us; docs/ops/warp.md 9.3).
-    if constexpr (I == Interp::BSpline && kTiled<S, C>) {
-        int rw = 0, rh = 0;
-        if (tile_box_bound(p, kTaps<I>, 0, rw, rh) && rw * rh * C <= kTileCapFloats) {
-            const int cap = rw * rh * C;
-            warp_tile_kernel<S, D, C, I>
-                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY),
-                   cap* static_cast<int>(sizeof(float)), st>>>(src, dst, p, cap);
             UPRES_CUDA_CHECK_LAUNCH();
             return;
         }

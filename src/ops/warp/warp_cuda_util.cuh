@@ -102,7 +102,7 @@ struct SplitAffine {
 };
 
 // ---------------------------------------------------------------- tiled affine schedule
-// Shared by warp_tile_kernel (warp_cuda.cu) and the fused FIR + B-spline kernel
+// Shared by warp_tile_lean_kernel (warp_cuda.cu) and the fused FIR + B-spline kernel
 // (warp_fused_cuda.cu). A block computes a kTileOut x kTileOut output tile of an Affine / Resize
 // map. Its input footprint is the bounding box of the tile's coordinates (an affine map sends the
 // tile to a parallelogram, so the box follows from the origin and the matrix), widened by the
