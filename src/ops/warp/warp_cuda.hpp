@@ -25,8 +25,8 @@ bool warp_fused_supported(const WarpPlan& plan, int src_w, int src_h, int fir_le
 // True when the fused kernel is also the faster schedule for `plan` (what warp.cpp asks before
 // choosing it). Measured on an H200 (docs/ops/warp.md, CUDA section): the fused kernel is
 // correct but still slower than FIR prefilter + interpolation (rotation 2048^2: 89 us vs
-// 57 us, 2026-11-21 10:53 UTC), so this returns false until that changes; tests and benchmarks call the fused kernel
-// directly.
+// 57 us, 2026-11-21 10:53 UTC), so this returns false until that changes; tests and benchmarks call
+// the fused kernel directly.
 bool warp_fused_preferred(const WarpPlan& plan, int src_w, int src_h, int fir_length);
 
 // Fused FIR prefilter + B-spline interpolation. src is the IMAGE (not coefficients), device
