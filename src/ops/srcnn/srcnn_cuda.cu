@@ -77,6 +77,22 @@ __device__ __forceinline__ int clampi(int v, int hi) { return v < 0 ? 0 : (v > h
 constexpr int kOcChunk = 16;
 constexpr int kBlockX = 32, kBlockY = 8;  // 256 threads, one output pixel each
 
+// Accumulators of output channels oc0 .. oc0 + kOcChunk - 1 start at their biases (0 past cout).
+__device__ __forceinline__ void chunk_bias(float (&acc)[kOcChunk], const float* __restrict__ bias,
+                                           int oc0, int cout) {
+#pragma unroll
+    for (int j = 0; j < kOcChunk; ++j) acc[j] = oc0 + j < cout ? bias[oc0 + j] : 0.f;
+}
+
+// Stores the chunk's outputs at pixel (x, y), ReLU applied when asked.
+__device__ __forceinline__ void store_chunk(Planes<float> out, const float (&acc)[kOcChunk],
+                                            int oc0, int cout, int x, int y, bool relu) {
+#pragma unroll
+    for (int j = 0; j < kOcChunk; ++j)
+        if (oc0 + j < cout)
+            out.data[(oc0 + j) * out.plane + y * out.row + x] = relu ? fmaxf(acc[j], 0.f) : acc[j];
+}
+
 // Direct (kSharedW false) and SharedKernel (true): one thread per output pixel.
 template <bool kSharedW>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
@@ -97,8 +113,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     const int r = k / 2, kk = k * k, kin = cin * kk;
     for (int oc0 = 0; oc0 < cout; oc0 += kOcChunk) {
         float acc[kOcChunk];
-#pragma unroll
-        for (int j = 0; j < kOcChunk; ++j) acc[j] = oc0 + j < cout ? bias[oc0 + j] : 0.f;
+        chunk_bias(acc, bias, oc0, cout);
         for (int ic = 0; ic < cin; ++ic) {
             for (int ky = 0; ky < k; ++ky) {
                 const float* rowp = in.data + ic * in.plane + clampi(y + ky - r, in.h - 1) * in.row;
@@ -111,11 +126,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
                 }
             }
         }
-#pragma unroll
-        for (int j = 0; j < kOcChunk; ++j)
-            if (oc0 + j < cout)
-                out.data[(oc0 + j) * out.plane + y * out.row + x] =
-                    relu ? fmaxf(acc[j], 0.f) : acc[j];
+        store_chunk(out, acc, oc0, cout, x, y, relu);
     }
 }
 
@@ -137,8 +148,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     const bool live = x < out.w && y < out.h;
     for (int oc0 = 0; oc0 < cout; oc0 += kOcChunk) {
         float acc[kOcChunk];
-#pragma unroll
-        for (int j = 0; j < kOcChunk; ++j) acc[j] = oc0 + j < cout ? bias[oc0 + j] : 0.f;
+        chunk_bias(acc, bias, oc0, cout);
         for (int ic = 0; ic < cin; ++ic) {
             __syncthreads();
             const float* src = in.data + ic * in.plane;
@@ -158,13 +168,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
                             acc[j] = fmaf(wbase[j * cin * kk + ky * k + kx], v, acc[j]);
                 }
         }
-        if (live) {
-#pragma unroll
-            for (int j = 0; j < kOcChunk; ++j)
-                if (oc0 + j < cout)
-                    out.data[(oc0 + j) * out.plane + y * out.row + x] =
-                        relu ? fmaxf(acc[j], 0.f) : acc[j];
-        }
+        if (live) store_chunk(out, acc, oc0, cout, x, y, relu);
     }
 }
 

@@ -144,12 +144,11 @@ __device__ __forceinline__ void warp_one(Span2D<const S> src, Span2D<D> dst, con
 // Blocks of 32 x 8 threads; a warp is 32 consecutive outputs of a row and each thread does 4
 // rows 8 apart (a 32 x 32 output tile). Tried on the H200 (docs/ops/warp.md): warps of 8 x 4
 // outputs and float-stepped coordinates made rotation 1.7x slower.
+// The thread's outputs (x, y0 + 8 r), r < kPerThread, each by warp_one.
 template <class S, class D, int C, Interp I>
-__global__ void __launch_bounds__(kTileW* kRowsY)
-    warp_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
-    const int x = blockIdx.x * kTileW + threadIdx.x;
+__device__ __forceinline__ void warp_thread_outputs(Span2D<const S> src, Span2D<D> dst,
+                                                    const WarpPlan& p, int x, int y0) {
     if (x >= dst.width) return;
-    const int y0 = blockIdx.y * kTileH + threadIdx.y;
     double m[9];
 #pragma unroll
     for (int i = 0; i < 9; ++i) m[i] = p.m[i];
@@ -158,6 +157,13 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
         const int y = y0 + r * kRowsY;
         if (y < dst.height) warp_one<S, D, C, I>(src, dst, p, m, x, y);
     }
+}
+
+template <class S, class D, int C, Interp I>
+__global__ void __launch_bounds__(kTileW* kRowsY)
+    warp_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    warp_thread_outputs<S, D, C, I>(src, dst, p, blockIdx.x * kTileW + threadIdx.x,
+                                    blockIdx.y * kTileH + threadIdx.y);
 }
 
 // Affine / Resize (dispatched for Linear only, see launch_exact): each thread splits the
@@ -252,12 +258,7 @@ enum LeanBorder { kExt = 0, kClamp = 1, kFill = 2 };
 template <class D, int C, Interp I>
 __device__ __noinline__ void lean_fallback(Span2D<const float> src, Span2D<D> dst, WarpPlan p,
                                            int x0, int y0, int tx, int ty) {
-    const int x = x0 + tx;
-    if (x >= dst.width) return;
-    for (int r = 0; r < kPerThread; ++r) {
-        const int y = y0 + ty + r * kRowsY;
-        if (y < dst.height) warp_one<float, D, C, I>(src, dst, p, p.m, x, y);
-    }
+    warp_thread_outputs<float, D, C, I>(src, dst, p, x0 + tx, y0 + ty);
 }
 
 // Per-plan constants of the tile boxes (computed on the host): the tile of block (bx, by) has
