@@ -11,7 +11,8 @@
 // src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode),
 // bspline_interp (the interpolation step alone: the random source read as coefficients),
 // linear_per_output and bspline_fir15_per_output (the per-output kernels instead of the tiled
-// default, WarpPlan::cuda_schedule = 1).
+// default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter and interpolation in
+// one pass, the recursive fused kernel that upres::warp runs for such plans).
 // B-spline times include the prefilter. Bytes: input read once + output written once (the
 // floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
 // measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
@@ -49,6 +50,7 @@ enum Mode {
     kBsplineInterp,
     kLinearPerOutput,
     kBsplineFir15PerOutput,
+    kBsplineIirFused,
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -60,7 +62,8 @@ const char* const kModeNames[] = {"nearest",
                                   "linear_texture",
                                   "bspline_interp",
                                   "linear_per_output",
-                                  "bspline_fir15_per_output"};
+                                  "bspline_fir15_per_output",
+                                  "bspline_iir_fused"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -134,6 +137,10 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
     }
     if (mode == kBsplineInterp) {  // the interpolation step alone (src read as coefficients)
         cuda::warp(src, dst, p, st);
+        return;
+    }
+    if (mode == kBsplineIirFused) {
+        cuda::warp_bspline_rec(src, dst, p, 0, st);
         return;
     }
     if (mode == kBsplineFir15Fused) {
@@ -240,7 +247,7 @@ BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotate)
     ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
                     kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
-                    kBsplineFir15PerOutput},
+                    kBsplineFir15PerOutput, kBsplineIirFused},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
@@ -249,7 +256,8 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
-    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput},
+    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
+                    kBsplineIirFused},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -508,6 +508,95 @@ TEST(CudaWarpFused, SupportedPlans) {
                                             4096, 15));
 }
 
+// The recursive fused kernel (exact IIR prefilter and interpolation in one pass, what upres::warp
+// runs for float 1-channel B-spline plans with prefilter 0) against the two-pass CUDA path
+// (bspline_prefilter IIR + cuda::warp): every border it takes, rotations whose tiles cross the
+// border or lie wholly outside, an up- and a down-scale, the smallest accepted size, awkward
+// sizes, whole images and unaligned device sub-views, random data and a real photo.
+void rec_vs_two_pass(const ImageView<const float>& src, int dw, int dh, const WarpPlan& p,
+                     double atol, const std::string& what) {
+    ASSERT_TRUE(cuda::warp_rec_supported(p, src.width(), src.height(), dw, dh, 1, 0)) << what;
+    Image<float> coef(src.width(), src.height(), 1, Location::Device);
+    PrefilterOptions po;
+    po.border = tap_border(p.border);
+    po.fir_length = 0;
+    cuda::bspline_prefilter(span_of(src), span_of(coef.view()), po, nullptr);
+    Image<float> a(dw, dh, 1, Location::Device), b(dw, dh, 1, Location::Device);
+    cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(a.view()), p, nullptr);
+    cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr);
+    const Image<float> ha = clone(ImageView<const float>(a.view()));
+    const Image<float> hb = clone(ImageView<const float>(b.view()));
+    EXPECT_TRUE(check_close<float>(hb.view(), ha.view(), Interp::BSpline, atol))
+        << " [recursive fused vs two-pass IIR, " << what << ", " << to_string(p.border) << ", "
+        << src.width() << "x" << src.height() << " -> " << dw << "x" << dh << "]";
+}
+
+TEST(CudaWarpRec, MatchesTwoPassIir) {
+    UPRES_REQUIRE_GPU();
+    AnyImage any = read_image(test::sample_path("baboon.jpg"));
+    const Image<std::uint8_t>& rgb = any.as<std::uint8_t>();
+    Image<float> photo(rgb.width(), rgb.height(), 1);
+    for (int y = 0; y < photo.height(); ++y)
+        for (int x = 0; x < photo.width(); ++x)
+            photo(x, y) = 0.299f * rgb(x, y, 0) + 0.587f * rgb(x, y, 1) + 0.114f * rgb(x, y, 2);
+    const Image<float> dphoto = clone(photo.view(), Location::Device);
+    std::uint32_t seed = 2100;
+    for (const auto& sz : {std::pair{203, 141}, std::pair{16, 16}, std::pair{300, 37}}) {
+        const Image<float> dev = clone(
+            random_image<float>(sz.first + 5, sz.second + 3, 1, seed++).view(), Location::Device);
+        for (bool sub : {false, true}) {
+            const ImageView<const float> src =
+                sub ? ImageView<const float>(dev.view()).sub(3, 2, sz.first, sz.second)
+                    : ImageView<const float>(dev.view()).sub(0, 0, sz.first, sz.second);
+            const int w = src.width(), h = src.height();
+            for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap, Border::Constant})
+                for (int geo = 0; geo < 5; ++geo) {
+                    WarpPlan p = geo == 0   ? rotation_plan(30.0, w, h, border)
+                                 : geo == 1 ? rotation_plan(-117.0, w, h, border)
+                                 : geo == 2 ? resize_plan(w, h, 2 * w + 3, 2 * h - 1, border)
+                                 : geo == 3 ? resize_plan(w, h, w * 3 / 4, h * 3 / 4, border)
+                                            : rotation_plan(17.0, w, h, border);
+                    const int dw = geo == 2 ? 2 * w + 3 : geo == 3 ? w * 3 / 4 : w + 9;
+                    const int dh = geo == 2 ? 2 * h - 1 : geo == 3 ? h * 3 / 4 : h - 5;
+                    rec_vs_two_pass(src, dw, dh, p, 2e-5,
+                                    "random geo " + std::to_string(geo) + (sub ? " sub-view" : ""));
+                }
+        }
+    }
+    const ImageView<const float> ph(dphoto.view());
+    const int w = ph.width(), h = ph.height();
+    for (Border border : {Border::Mirror, Border::Constant}) {
+        rec_vs_two_pass(ph, w, h, rotation_plan(30.0, w, h, border), 2e-5 * 255, "photo rotate");
+        rec_vs_two_pass(ph.sub(7, 5, w - 20, h - 11), 2 * w - 41, 2 * h - 22,
+                        resize_plan(w - 20, h - 11, 2 * w - 41, 2 * h - 22, border), 2e-5 * 255,
+                        "photo zoom sub-view");
+    }
+}
+
+TEST(CudaWarpRec, SupportedPlans) {
+    UPRES_REQUIRE_GPU();
+    const WarpPlan rot = rotation_plan(30, 2048, 2048, Border::Mirror);
+    EXPECT_TRUE(cuda::warp_rec_supported(rot, 2048, 2048, 2048, 2048, 1, 0));
+    EXPECT_FALSE(cuda::warp_rec_supported(rot, 2048, 2048, 2048, 2048, 1, 15));  // FIR
+    EXPECT_FALSE(cuda::warp_rec_supported(rot, 2048, 2048, 2048, 2048, 3, 0));   // channels
+    EXPECT_FALSE(cuda::warp_rec_supported(rotation_plan(30, 64, 64, Border::Nearest), 64, 64, 64,
+                                          64, 1, 0));  // padded prefilter
+    EXPECT_FALSE(cuda::warp_rec_supported(rotation_plan(30, 15, 40, Border::Mirror), 15, 40, 15, 40,
+                                          1, 0));  // below 16 pixels
+    WarpPlan persp = rot;
+    persp.kind = Transform::Kind::Perspective;
+    EXPECT_FALSE(cuda::warp_rec_supported(persp, 2048, 2048, 2048, 2048, 1, 0));
+    WarpPlan tex = rot;
+    tex.fast_texture = true;
+    EXPECT_FALSE(cuda::warp_rec_supported(tex, 2048, 2048, 2048, 2048, 1, 0));
+    EXPECT_FALSE(cuda::warp_rec_supported(resize_plan(4096, 4096, 256, 256, Border::Mirror), 4096,
+                                          4096, 256, 256, 1, 0));  // box beyond shared memory
+    WarpPlan forced = rot;
+    forced.cuda_schedule = 1;
+    EXPECT_FALSE(cuda::warp_rec_preferred(forced, 2048, 2048, 2048, 2048, 1, 0));
+    EXPECT_TRUE(cuda::warp_rec_preferred(rot, 2048, 2048, 2048, 2048, 1, 0));
+}
+
 // The tiled shared-memory kernel (the default for B-spline and Linear on float samples) and the
 // per-output kernels (WarpPlan::cuda_schedule 1) compute the same function: every border, 1, 3 and
 // 4 channels, rotations (tiles whose box crosses the border, boxes wholly outside), an upscale and
@@ -584,6 +673,11 @@ TEST(CudaWarpSanitize, SmallEverything) {
         fused_vs_unfused(g, 90, 70, resize_plan(45, 38, 90, 70, border), 7, 2e-4);
         fused_vs_unfused(u, 11, 6, rotation_plan(45.0, 7, 3, border), 31, 1.0);
     }
+    const Image<float> r = random_image<float>(70, 45, 1, 1203);
+    const Image<float> dr = clone(r.view(), Location::Device);
+    for (Border border : {Border::Mirror, Border::Constant})
+        rec_vs_two_pass(ImageView<const float>(dr.view()).sub(1, 2, 66, 40), 80, 50,
+                        rotation_plan(30.0, 66, 40, border), 2e-5, "sanitizer");
 }
 #endif
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/warp/warp_math.hpp"
 #include "test_util.hpp"
 
 namespace upres {
@@ -304,6 +305,20 @@ void all_transforms(ImageView<const T> src, int ow, int oh, std::uint32_t seed) 
                 o.fill = std::is_same_v<T, float> ? 0.75f : 100.0f;
                 cpu_vs_ref<T>(src, ow, oh, t, o, name);
             }
+}
+
+// bspline_weights6 (the CUDA fused kernel's form: weights times 6, w2 by symmetry) against
+// interp_weights' B-spline weights, in float, on a fine grid of fractions including 0 and 1.
+TEST(WarpProperties, ScaledBsplineWeightsMatchTheReferenceForm) {
+    double worst = 0;
+    for (int i = 0; i <= 4096; ++i) {
+        const float t = static_cast<float>(i) / 4096.0f;
+        float w[4], w6[4];
+        interp_weights<float>(t, Interp::BSpline, 0.0f, w);
+        bspline_weights6<float>(t, w6);
+        for (int k = 0; k < 4; ++k) worst = std::max(worst, std::abs(w6[k] / 6.0 - w[k]));
+    }
+    EXPECT_LT(worst, 5e-7);
 }
 
 TEST(WarpDifferential, CpuMatchesReferenceOnRandomData) {

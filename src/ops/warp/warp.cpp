@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/border_math.hpp"
 #include "core/dispatch.hpp"
@@ -288,8 +289,19 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
 
     const WarpPlan p = make_plan(t, opts, src.width(), src.height(), dst.width(), dst.height());
 #if UPRES_HAVE_CUDA
-    // CUDA + FIR prefilter: one fused kernel (prefilter in shared memory + interpolation) where
-    // it is the faster schedule (warp_cuda.hpp); same function up to float rounding.
+    // CUDA + exact prefilter on float 1-channel images: the recursive fused kernel (prefilter
+    // recursions in shared memory + interpolation, warp_cuda.hpp) where it is the measured faster
+    // schedule; same function up to float rounding.
+    if constexpr (std::is_same_v<T, float>) {
+        if (b == Backend::Cuda && opts.interp == Interp::BSpline &&
+            cuda::warp_rec_preferred(p, src.width(), src.height(), dst.width(), dst.height(),
+                                     src.channels(), opts.prefilter)) {
+            cuda::warp_bspline_rec(span_of(src), span_of(dst), p, opts.prefilter, ctx.cuda_stream);
+            return;
+        }
+    }
+    // CUDA + FIR prefilter: the FIR fused kernel where it is the faster schedule (never, so far:
+    // warp_cuda.hpp).
     if (b == Backend::Cuda && opts.interp == Interp::BSpline && opts.prefilter != 0 &&
         cuda::warp_fused_preferred(p, src.width(), src.height(), opts.prefilter)) {
         cuda::warp_bspline_fused(span_of(src), span_of(dst), p, opts.prefilter, ctx.cuda_stream);

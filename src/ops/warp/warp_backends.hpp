@@ -41,7 +41,8 @@ struct WarpPlan {
     bool antialias = false;
     bool fast_texture = false;  // CUDA only (warp.cpp rejects it elsewhere)
     int pad = 0;                // coordinates in the source span are u + pad, v + pad
-    // CUDA exact mode, Affine / Resize, tests and benchmarks: 0 the measured default, 1 the
+    // CUDA exact mode, Affine / Resize, tests and benchmarks: 0 the measured default (float
+    // 1-channel B-spline with the IIR prefilter: the recursive fused kernel, warp_cuda.hpp), 1 the
     // per-output kernels, 2 the tiled shared-memory kernel (B-spline and Linear, float samples).
     int cuda_schedule = 0;
 };

@@ -14,7 +14,7 @@
 //    warp_cuda_util.cuh (each block stages its 32 x 32 tile's input box in shared memory, already
 //    border-extended; float coordinates stepped from the tile origin; no border logic per output);
 //    box constants per plan from the host (LeanGrid), shared-memory pitch chosen per plan for
-//    few bank conflicts (lean_pitch), float4 cp.async staging of interior boxes;
+//    few bank conflicts (bank_pitch), float4 cp.async staging of interior boxes;
 //  * Affine / Resize with Linear on u8 sources (and plans whose boxes do not fit):
 //    warp_affine_kernel, coordinates split once per thread in double and stepped in
 //    float; when all 4 outputs of a thread are interior, their taps are loaded with no branch in
@@ -250,9 +250,10 @@ constexpr int kTileCapFloats = 11776;  // 46 KB (+ 2 KB of index maps): no opt-i
 //    (1 channel, aligned rows), without the per-sample index maps of the border case;
 //  * the exact per-output fallback (non-finite or huge coordinates) is out of line;
 //  * 1-D blocks of 256 threads, at most 48 registers (5 blocks per SM).
-// Shared-memory pitch: chosen on the host per plan (lean_pitch): a warp's 32 outputs lie along a
-// line of the source, and which pitch keeps their tap loads at ~2-way bank conflicts instead of
-// 3-6-way depends on the direction (ncu, 30-degree rotation: 2.8-way with a fixed pitch).
+// Shared-memory pitch: chosen on the host per plan (bank_pitch, warp_cuda_util.cuh): a warp's 32
+// outputs lie along a line of the source, and which pitch keeps their tap loads at ~2-way bank
+// conflicts instead of 3-6-way depends on the direction (ncu, 30-degree rotation: 2.8-way with a
+// fixed pitch).
 enum LeanBorder { kExt = 0, kClamp = 1, kFill = 2 };
 
 template <class D, int C, Interp I>
@@ -634,46 +635,6 @@ cudaTextureObject_t cached_texture(const void* ptr, int w, int h, int ct, std::s
 // ---------------------------------------------------------------- launchers
 dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH - 1) / kTileH); }
 
-// Row pitch (floats) of the staged box for the lean kernel: among the 8 pitches from min_floats
-// (multiples of 4 for float4 staging when C == 1), the one with the fewest bank conflicts of a
-// warp's tap loads: the warp's 32 outputs step (m0, m3) in the source; averaged over 16
-// sub-pixel offsets, the largest number of distinct addresses that share a bank. ~20 us of host
-// time, so the last results are kept per host thread.
-int lean_pitch(const WarpPlan& p, int min_floats, int C) {
-    struct Entry {
-        double m0, m3;
-        int min_floats, C, pitch;
-    };
-    thread_local Entry cache[8];
-    thread_local int next = 0;
-    for (const Entry& e : cache)
-        if (e.pitch && e.m0 == p.m[0] && e.m3 == p.m[3] && e.min_floats == min_floats && e.C == C)
-            return e.pitch;
-    const int step = C == 1 ? 4 : 1;
-    const int p0 = (min_floats + step - 1) / step * step;
-    int best = p0;
-    double best_cost = 1e30;
-    for (int cand = p0; cand < p0 + 8 * step; cand += step) {
-        double cost = 0;
-        for (int o = 0; o < 16; ++o) {
-            const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
-            long long addr[32];
-            for (int l = 0; l < 32; ++l)
-                addr[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * cand +
-                          static_cast<long long>(std::floor(u0 + p.m[0] * l)) * C;
-            std::sort(addr, addr + 32);
-            int count[32] = {};
-            for (int l = 0; l < 32; ++l)
-                if (l == 0 || addr[l] != addr[l - 1]) ++count[((addr[l] % 32) + 32) % 32];
-            cost += *std::max_element(count, count + 32);
-        }
-        if (cost < best_cost) best_cost = cost, best = cand;
-    }
-    cache[next] = Entry{p.m[0], p.m[3], min_floats, C, best};
-    next = (next + 1) % 8;
-    return best;
-}
-
 // The lean tiled kernel for an Affine / Resize plan whose largest tile box fits kTileCapFloats
 // (false: not launched).
 template <class S, class D, int C, Interp I>
@@ -685,7 +646,8 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
             !lean_grid(p, kTaps<I>, dst.width, dst.height, g))
             return false;
         // + 3 columns of float4 alignment (1 channel)
-        const int pitch = lean_pitch(p, C == 1 ? rw + 3 : rw * C, C);
+        const int step = C == 1 ? 4 : 1, min_floats = C == 1 ? rw + 3 : rw * C;
+        const int pitch = bank_pitch(p, (min_floats + step - 1) / step * step, step, C);
         const int cap = pitch * rh;
         if (cap > kTileCapFloats) return false;
         const std::size_t smem = sizeof(float) * static_cast<std::size_t>(cap);

@@ -39,4 +39,26 @@ void warp_bspline_fused(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> d
 void warp_bspline_fused(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
                         int fir_length, void* stream);
 
+// Recursive fused path (float images, 1 channel, the exact IIR prefilter): one kernel per 64x64
+// output tile gathers the tile's footprint plus kIirHalo = 12 samples on each side, runs the IIR's
+// causal and anticausal recursions along its rows and then its columns in shared memory (started
+// at the box's edges: the truncated tails weigh |z|^13, 1.7e-7 of the range per pass) and
+// interpolates from there: one read of the image and one write of the output, ~3 operations per
+// box sample and pass for the prefilter instead of 15 for the FIR15 taps. Same function as
+// bspline_prefilter(IIR) followed by cuda::warp up to float rounding (CudaWarpRec tests). H200,
+// 2048^2, 30-degree rotation: 51.2 us against 75.8 us for the two passes (docs/ops/warp.md 9.3).
+// Runs Affine and Resize plans, Interp::BSpline, exact mode, every border but Nearest (whose
+// prefilter pads the image first), sources of 16 x 16 pixels or more, when the tile box fits
+// 100 KB of shared memory; prefilter must be 0 (IIR).
+bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
+                        int channels, int prefilter);
+// What warp.cpp asks: supported, plan.cuda_schedule == 0, and a tile box of at most 64 KB (the
+// measured regime: rotations and zooms; docs/ops/warp.md section 9.3, round 5).
+bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
+                        int channels, int prefilter);
+// src is the IMAGE (device memory), dst the output; asynchronous on `stream`. Throws
+// ErrorCode::Internal when !warp_rec_supported().
+void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
+                      int prefilter, void* stream);
+
 }  // namespace upres::cuda

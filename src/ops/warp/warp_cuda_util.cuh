@@ -2,6 +2,7 @@
 // decisions only; every formula comes from warp_math.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops/warp/warp_backends.hpp"
@@ -164,6 +165,46 @@ inline bool tile_box_bound(const WarpPlan& p, int taps, int halo, int& rw, int& 
     rw = static_cast<int>(std::ceil(ex)) + extra;
     rh = static_cast<int>(std::ceil(ey)) + extra;
     return rw <= kMaxSpan && rh <= kMaxSpan;
+}
+
+// Row pitch (floats) of a box staged in shared memory: among the 8 pitches first + k step, the one
+// with the fewest bank conflicts of a warp's tap loads (C channels interleaved): the warp's 32
+// outputs step (m0, m3) in the source; averaged over 16 sub-pixel offsets, the largest number of
+// distinct addresses that share a bank. ~20 us of host time, so the last results are kept per
+// host thread. The lean kernel asks for multiples of 4 (float4 staging), the recursive fused
+// kernel for odd pitches (its one-thread-per-row pass is then free of conflicts).
+inline int bank_pitch(const WarpPlan& p, int first, int step, int C) {
+    struct Entry {
+        double m0, m3;
+        int first, step, C, pitch;
+    };
+    thread_local Entry cache[8];
+    thread_local int next = 0;
+    for (const Entry& e : cache)
+        if (e.pitch && e.m0 == p.m[0] && e.m3 == p.m[3] && e.first == first && e.step == step &&
+            e.C == C)
+            return e.pitch;
+    int best = first;
+    double best_cost = 1e30;
+    for (int cand = first; cand < first + 8 * step; cand += step) {
+        double cost = 0;
+        for (int o = 0; o < 16; ++o) {
+            const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
+            long long addr[32];
+            for (int l = 0; l < 32; ++l)
+                addr[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * cand +
+                          static_cast<long long>(std::floor(u0 + p.m[0] * l)) * C;
+            std::sort(addr, addr + 32);
+            int count[32] = {};
+            for (int l = 0; l < 32; ++l)
+                if (l == 0 || addr[l] != addr[l - 1]) ++count[((addr[l] % 32) + 32) % 32];
+            cost += *std::max_element(count, count + 32);
+        }
+        if (cost < best_cost) best_cost = cost, best = cand;
+    }
+    cache[next] = Entry{p.m[0], p.m[3], first, step, C, best};
+    next = (next + 1) % 8;
+    return best;
 }
 
 // Box-relative coordinate (lu, lv) of output (x0 + dx, y0 + dy).

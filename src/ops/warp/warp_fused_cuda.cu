@@ -327,6 +327,349 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
     }
 }
 
+// ---------------------------------------------------------------- recursive fused kernel
+// The exact (IIR) prefilter and the interpolation in one pass, float images, 1 channel
+// (warp_bspline_rec, warp_cuda.hpp). Per block of 256 threads, a kRT x kRT output tile:
+//  1. the tile's coefficient box (the taps' footprint, as LeanGrid / tile_box) widened by
+//     kIirHalo samples on each side is gathered into shared memory with 4-byte cp.async (one
+//     warp per row, immediate offsets from one row pointer), through the prefilter's extension
+//     (bspline::prefilter_extension: for Mirror, Reflect, Wrap and Constant the prefiltered
+//     extended image is the tap extension of the coefficients, so the box needs no border logic
+//     afterwards); rows an odd number of floats apart, so the passes below (lanes on consecutive
+//     rows, then on consecutive columns) are free of bank conflicts;
+//  2. row pass, in place: the causal recursion p(i) = x(i) + z p(i - 1) from the box's first
+//     sample (p = 0 before it), then q(i) = z q(i + 1) - p(i) from its last sample; q is stored
+//     on the coefficient columns. The IIR's coefficient is 6 z q (scipy's c- = z (c-(i + 1) -
+//     c+(i)) = z q, times the gain 6), so the constant (6 z)^2 of both passes is applied once per
+//     output. Starting the recursions kIirHalo samples before the first and after the last
+//     coefficient truncates the exact filter's tails there: the error is below
+//     2 sqrt(3) |z|^(H+1) / (1 - |z|) = 1.7e-7 of the range per pass (H = 12), under float
+//     rounding of the result. Each row is split between two threads (iir_half_*), so 234 of the
+//     256 threads work and the serial chain is ~130 steps instead of ~220;
+//  3. column pass, the same on the coefficient columns;
+//  4. B-spline interpolation from the coefficients in shared memory (float coordinates from the
+//     tile origin as tile_coord, bspline_weights6), 16 outputs per thread.
+// Measured on the H200 (docs/ops/warp.md 9.3, round 5): 2048^2 rotation by 30 degrees 51.2 us
+// against 75.8 us for bspline_prefilter(IIR) + the lean interpolation kernel. ncu: ~195
+// instructions per output, issue slots ~50% busy; the shared-memory pipe is the limit (the
+// rotated 4 x 4 tap gathers are ~2-way bank-conflicted for any row pitch or warp shape).
+constexpr int kRT = 64;
+constexpr int kRThreads = 256;
+constexpr int kRRows = kRThreads / 32;  // rows of threads: thread (tid & 31, tid >> 5)
+constexpr int kIirHalo = 12;
+constexpr int kRecMaxSmemBytes = 100 * 1024;  // 2 blocks per SM at the largest accepted box
+constexpr int kRMaxChunks = 6;                // box rows of at most 192 samples
+
+// 4-byte cp.async (global -> shared), .ca: the sample may be read again by the next tile. No
+// "memory" clobber (it made the compiler reload the kernel parameters and recompute the shared
+// window after every copy): nothing reads the box before the wait_all + barrier that follow,
+// and that wait carries the clobber.
+__device__ __forceinline__ void cp_async4(unsigned smem_addr, const float* g) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_addr), "l"(g));
+}
+
+// One lane's samples of a box row: g[32 k] -> shared d + 128 k for the chunks k with 32 k < n, at
+// immediate offsets from the two base addresses (one cp.async and one compare per chunk; the
+// compiler's own version recomputed both 64-bit addresses per chunk).
+__device__ __forceinline__ void cp_async_row(unsigned d, const float* g, int n) {
+    static_assert(kRMaxChunks == 6, "one line per chunk below");
+    asm volatile(
+        "{\n"
+        " .reg .pred p;\n"
+        " setp.gt.s32 p, %2, 0;   @p cp.async.ca.shared.global [%0], [%1], 4;\n"
+        " setp.gt.s32 p, %2, 32;  @p cp.async.ca.shared.global [%0+128], [%1+128], 4;\n"
+        " setp.gt.s32 p, %2, 64;  @p cp.async.ca.shared.global [%0+256], [%1+256], 4;\n"
+        " setp.gt.s32 p, %2, 96;  @p cp.async.ca.shared.global [%0+384], [%1+384], 4;\n"
+        " setp.gt.s32 p, %2, 128; @p cp.async.ca.shared.global [%0+512], [%1+512], 4;\n"
+        " setp.gt.s32 p, %2, 160; @p cp.async.ca.shared.global [%0+640], [%1+640], 4;\n"
+        "}\n" ::"r"(d),
+        "l"(g), "r"(n));
+}
+
+struct RecParams {
+    FusedParams fp;  // plan, domains, FIR31 taps of the exact filter (out-of-box fallback)
+    double u0, dux, duy, v0, dvx, dvy;  // tile (bx, by) origin: u0 + bx dux + by duy
+    double ulo, uhi, vlo, vhi;          // the tile's coordinates relative to its origin
+    int max_w, max_h;                   // input box bound (host)
+    int pitch;                          // odd, >= max_w
+};
+
+// Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
+// 1e7, or its box is too large; the plan then takes the two-pass path).
+bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
+    if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
+    const double e = kRT - 1;
+    r.u0 = p.m[2] + p.pad, r.dux = kRT * p.m[0], r.duy = kRT * p.m[1];
+    r.v0 = p.m[5] + p.pad, r.dvx = kRT * p.m[3], r.dvy = kRT * p.m[4];
+    r.ulo = std::min(0.0, p.m[0] * e) + std::min(0.0, p.m[1] * e);
+    r.uhi = std::max(0.0, p.m[0] * e) + std::max(0.0, p.m[1] * e);
+    r.vlo = std::min(0.0, p.m[3] * e) + std::min(0.0, p.m[4] * e);
+    r.vhi = std::max(0.0, p.m[3] * e) + std::max(0.0, p.m[4] * e);
+    const double bx = (dst_w - 1) / kRT, by = (dst_h - 1) / kRT;
+    for (double cx : {0.0, bx})
+        for (double cy : {0.0, by}) {
+            const double u = r.u0 + cx * r.dux + cy * r.duy, v = r.v0 + cx * r.dvx + cy * r.dvy;
+            for (double c : {u + r.ulo, u + r.uhi, v + r.vlo, v + r.vhi})
+                if (!(std::abs(c) < 1e7)) return false;
+        }
+    // floor(a) - floor(b) <= ceil(a - b); + 6 for the taps and margins, + 1 for rounding.
+    const double dw = r.uhi - r.ulo, dh = r.vhi - r.vlo;
+    if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
+    r.max_w = static_cast<int>(std::ceil(dw)) + 7 + 2 * kIirHalo;
+    r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * kIirHalo;
+    return true;
+}
+
+// Shared memory of a block: the box (pitch x max_h floats), then the column map (max_w ints).
+std::size_t rec_smem_bytes(const RecParams& r) {
+    return sizeof(float) * (static_cast<std::size_t>(r.pitch) * r.max_h + r.max_w);
+}
+
+// The exact IIR along one line of the box in shared memory, x[i * st] for i in [A, B), in place,
+// split between two threads: the left one stores the coefficients (times 1 / (6 z)) on
+// [A + H, m), the right one on [m, B - H), m = (A + B) / 2 (B - A >= 2H). Each first copies the H
+// samples of the other half it needs into registers (iir_half_load; a barrier must follow before
+// any thread runs iir_half_run): the left half continues its causal recursion over x[m, m + H)
+// and starts its anticausal one there; the right half starts its causal recursion at m - H.
+// Every recursion thus starts H samples before the first value it stores, as in the unsplit
+// form, and the two threads write disjoint samples.
+template <int H>
+__device__ __forceinline__ void iir_half_load(const float* x, int st, int A, int B, bool right,
+                                              float w[H]) {
+    const int m = (A + B) >> 1;
+    const float* a = x + (right ? m - H : m) * st;
+#pragma unroll
+    for (int k = 0; k < H; ++k) w[k] = a[k * st];
+}
+
+template <int H>
+__device__ __forceinline__ void iir_half_run(float* x, int st, int A, int B, bool right, float w[H],
+                                             float z) {
+    const int m = (A + B) >> 1;
+    if (!right) {
+        float pc = 0.0f;
+        float* a = x + A * st;
+#pragma unroll 8
+        for (int i = A; i < m; ++i, a += st) {
+            pc = fmaf(z, pc, *a);
+            *a = pc;
+        }
+#pragma unroll
+        for (int k = 0; k < H; ++k) w[k] = pc = fmaf(z, pc, w[k]);
+        float q = 0.0f;
+#pragma unroll
+        for (int k = H - 1; k >= 0; --k) q = fmaf(z, q, -w[k]);
+        a = x + (m - 1) * st;
+#pragma unroll 8
+        for (int i = m - 1; i >= A + H; --i, a -= st) {
+            q = fmaf(z, q, -*a);
+            *a = q;
+        }
+    } else {
+        float pc = 0.0f;
+#pragma unroll
+        for (int k = 0; k < H; ++k) pc = fmaf(z, pc, w[k]);
+        float* a = x + m * st;
+#pragma unroll 8
+        for (int i = m; i < B; ++i, a += st) {
+            pc = fmaf(z, pc, *a);
+            *a = pc;
+        }
+        float q = 0.0f;
+        a = x + (B - 1) * st;
+#pragma unroll
+        for (int k = 0; k < H; ++k, a -= st) q = fmaf(z, q, -*a);
+#pragma unroll 8
+        for (int i = B - 1 - H; i >= m; --i, a -= st) {
+            q = fmaf(z, q, -*a);
+            *a = q;
+        }
+    }
+}
+
+// The 16 outputs of thread (x, y) (x + 32 i, y + 8 j) straight from global memory (FIR31 taps of
+// the exact filter), out of line: the parameters stay in the kernel's constant bank.
+__device__ __noinline__ void rec_fallback(Span2D<const float> src, Span2D<float> dst,
+                                          const FusedParams* fp, int x, int y) {
+    for (int k = 0; k < 2 * kRT / kRRows; ++k) {
+        const int xo = x + 32 * (k & 1), yo = y + kRRows * (k >> 1);
+        if (xo < dst.width && yo < dst.height)
+            fused_one_direct<float, float, bspline::kMaxFirRadius>(src, dst, *fp, xo, yo);
+    }
+}
+
+template <bool kFill>
+__global__ void __launch_bounds__(kRThreads, 4)
+    rec_fused_kernel(Span2D<const float> src, Span2D<float> dst,
+                     const __grid_constant__ RecParams rp) {
+    extern __shared__ float4 rec_smem4[];
+    float* s = reinterpret_cast<float*>(rec_smem4);
+    int* xmap = reinterpret_cast<int*>(s + static_cast<std::size_t>(rp.pitch) * rp.max_h);
+    constexpr int H = kIirHalo;
+    const WarpPlan& p = rp.fp.p;
+    const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
+    const int x0 = blockIdx.x * kRT, y0 = blockIdx.y * kRT;
+    const double ub = fma(static_cast<double>(blockIdx.y), rp.duy,
+                          fma(static_cast<double>(blockIdx.x), rp.dux, rp.u0));
+    const double vb = fma(static_cast<double>(blockIdx.y), rp.dvy,
+                          fma(static_cast<double>(blockIdx.x), rp.dvx, rp.v0));
+    // Coefficient box [floor(u_lo) - 2, floor(u_hi) + 3] (as LeanGrid), input box H wider.
+    const int cxa = static_cast<int>(floor(ub + rp.ulo)) - 2;
+    const int cya = static_cast<int>(floor(vb + rp.vlo)) - 2;
+    const int xa = cxa - H, ya = cya - H;
+    const int iw = static_cast<int>(floor(ub + rp.uhi)) + 3 - cxa + 1 + 2 * H;
+    const int ih = static_cast<int>(floor(vb + rp.vhi)) + 3 - cya + 1 + 2 * H;
+    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
+        rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
+        return;
+    }
+    // 1. Gather the input box: one warp per row (the row through the prefilter's extension), 4-byte
+    // cp.async per sample (fire and forget: the whole box is in flight at once) at immediate
+    // offsets from one row pointer; columns through a map when the box crosses a side.
+    const int W = src.width, Hs = src.height;
+    const Border ext = bspline::prefilter_extension(p.border);
+    const bool cols_inside = xa >= 0 && xa + iw <= W;
+    if (!cols_inside) {
+        for (int i = tid; i < iw; i += kRThreads) xmap[i] = border_index(xa + i, W, ext);
+        __syncthreads();
+    }
+    const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
+    if (cols_inside && ya >= 0 && ya + ih <= Hs) {  // most tiles: pointers stepped by 8 rows
+        const float* g = src.row(ya + ty) + xa + tx;
+        const std::ptrdiff_t gstep = kRRows * src.stride;
+        unsigned d = s_base + 4u * static_cast<unsigned>(ty * rp.pitch + tx);
+        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(rp.pitch);
+        for (int j = ty; j < ih; j += kRRows, g += gstep, d += dstep) cp_async_row(d, g, iw - tx);
+    } else {
+        for (int j = ty; j < ih; j += kRRows) {
+            const float* g = src.row(border_index(ya + j, Hs, ext));
+            const unsigned d = s_base + 4u * static_cast<unsigned>(j * rp.pitch + tx);
+            if (cols_inside) {
+                cp_async_row(d, g + xa + tx, iw - tx);
+            } else {
+#pragma unroll
+                for (int k = 0; k < kRMaxChunks; ++k)
+                    if (tx + 32 * k < iw) cp_async4(d + 128u * k, g + xmap[tx + 32 * k]);
+            }
+        }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads();
+    const float z = static_cast<float>(bspline::kPole);
+    // 2. Row pass (all rows; coefficient columns [H, iw - H) stored): rows split between threads
+    // t and t + 128 (iir_half_*), warps 0-3 the left halves, 4-7 the right ones.
+    constexpr int kHalf = kRThreads / 2;
+    const bool right = tid >= kHalf;
+    const int lane_line = tid & (kHalf - 1);
+    float w[H];
+    for (int base = 0; base < ih; base += kHalf) {  // block-uniform rounds of 128 rows
+        const int j = base + lane_line;
+        if (j < ih) iir_half_load<H>(s + j * rp.pitch, 1, 0, iw, right, w);
+        __syncthreads();
+        if (j < ih) iir_half_run<H>(s + j * rp.pitch, 1, 0, iw, right, w, z);
+    }
+    __syncthreads();
+    // 3. Column pass on the coefficient columns (coefficient rows [H, ih - H) stored), split
+    // between two threads as the rows. (Trimming each column to the rows the tile's outputs read
+    // there was measured slower: the lanes of a warp then walk different rows, and the shared
+    // loads became 2.2-way bank-conflicted; docs/ops/warp.md 9.3, round 5.)
+    for (int base = H; base < iw - H; base += kHalf) {  // block-uniform rounds of 128 columns
+        const int c = base + lane_line;
+        if (c < iw - H) iir_half_load<H>(s + c, rp.pitch, 0, ih, right, w);
+        __syncthreads();
+        if (c < iw - H) iir_half_run<H>(s + c, rp.pitch, 0, ih, right, w, z);
+    }
+    __syncthreads();
+    const float m0 = static_cast<float>(p.m[0]), m1 = static_cast<float>(p.m[1]);
+    const float m3 = static_cast<float>(p.m[3]), m4 = static_cast<float>(p.m[4]);
+    const float lu0 = static_cast<float>(ub - xa), lv0 = static_cast<float>(vb - ya);
+    // 4. Interpolate (coordinates relative to the input box; taps inside its coefficient part):
+    // output (x0 + tx + 32 cx, y0 + ty + 8 r) at box coordinate b + cx 32 m + r 8 m', in float as
+    // tile_coord; the B-spline weights times 6 (bspline_weights6), whose 1/36 joins the
+    // recursions' (6 z)^2 in one scale per output.
+    TileBox b;
+    b.xa = xa, b.ya = ya, b.rw = iw, b.rh = ih;
+    b.lu0 = lu0;
+    b.lv0 = lv0;
+    const float bu = fmaf(m0, static_cast<float>(tx), fmaf(m1, static_cast<float>(ty), b.lu0));
+    const float bv = fmaf(m3, static_cast<float>(tx), fmaf(m4, static_cast<float>(ty), b.lv0));
+    const float su = kRRows * m1, sv = kRRows * m4;
+    const int last = (ih - 4) * rp.pitch + iw - 4;  // largest first-tap offset in the box
+    const int ps = rp.pitch;
+    constexpr float kScale = static_cast<float>(bspline::kPole * bspline::kPole);  // (6z)^2/36
+#pragma unroll 1
+    for (int cx = 0; cx < 2; ++cx) {
+        const int x = x0 + tx + 32 * cx;
+        if (x >= dst.width) break;
+        const float cu = fmaf(32.0f * cx, m0, bu), cv = fmaf(32.0f * cx, m3, bv);
+        float fr0 = 0.0f;
+#pragma unroll 1
+        for (int r0 = 0; r0 < kRT / kRRows; r0 += 4, fr0 += 4.0f) {
+            float out[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const float fr = fr0 + static_cast<float>(k);
+                const float lu = fmaf(fr, su, cu), lv = fmaf(fr, sv, cv);
+                const float fu = floorf(lu), fv = floorf(lv);
+                float wx[4], wy[4];
+                bspline_weights6(lu - fu, wx);
+                bspline_weights6(lv - fv, wy);
+                const int o =
+                    min(max((static_cast<int>(fv) - 1) * ps + static_cast<int>(fu) - 1, 0), last);
+                const float* t = s + o;
+                float acc = 0.0f;
+#pragma unroll
+                for (int j = 0; j < 4; ++j, t += ps)
+                    acc = fmaf(
+                        wy[j],
+                        fmaf(wx[3], t[3], fmaf(wx[2], t[2], fmaf(wx[1], t[1], wx[0] * t[0]))), acc);
+                out[k] = acc * kScale;
+                if constexpr (kFill)
+                    if (constant_outside(p, b, lu, lv, x, y0 + ty + kRRows * (r0 + k), W, Hs))
+                        out[k] = p.fill;
+            }
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const int y = y0 + ty + kRRows * (r0 + k);
+                if (y < dst.height) dst.row(y)[x] = out[k];
+            }
+        }
+    }
+}
+
+// The plan's constants for rec_fused_kernel; false when the plan is not one it runs.
+bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h, int channels,
+               int prefilter, RecParams& rp) {
+    if (plan.interp != Interp::BSpline || plan.fast_texture || plan.pad != 0 || channels != 1 ||
+        prefilter != 0 || plan.border == Border::Nearest)
+        return false;
+    // Small sources: the two-pass path (scipy's reflect start-up differs from the extension's
+    // exact filter for tiny lines).
+    if (src_w < 16 || src_h < 16 || dst_w <= 0 || dst_h <= 0) return false;
+    if (!rec_grid(plan, dst_w, dst_h, rp)) return false;
+    rp.pitch = bank_pitch(plan, rp.max_w | 1, 2, 1);
+    return rec_smem_bytes(rp) <= static_cast<std::size_t>(kRecMaxSmemBytes);
+}
+
+template <bool kF>
+void launch_rec(Span2D<const float> src, Span2D<float> dst, const RecParams& rp, cudaStream_t st) {
+    static std::atomic<unsigned long long> configured{0};
+    int dev = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+    const unsigned long long bit = 1ull << (dev & 63);
+    if (!(configured.load() & bit)) {
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(
+            rec_fused_kernel<kF>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRecMaxSmemBytes));
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(rec_fused_kernel<kF>,
+                                              cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              cudaSharedmemCarveoutMaxShared));
+        configured.fetch_or(bit);
+    }
+    const dim3 grid((dst.width + kRT - 1) / kRT, (dst.height + kRT - 1) / kRT);
+    rec_fused_kernel<kF><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 bool warp_fused_supported(const WarpPlan& plan, int src_w, int src_h, int fir_length) {
@@ -341,6 +684,45 @@ bool warp_fused_supported(const WarpPlan& plan, int src_w, int src_h, int fir_le
 bool warp_fused_preferred(const WarpPlan& plan, int src_w, int src_h, int fir_length) {
     (void)plan, (void)src_w, (void)src_h, (void)fir_length;
     return false;  // slower than the two-pass schedule on the H200 (see warp_cuda.hpp)
+}
+
+bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
+                        int channels, int prefilter) {
+    RecParams rp{};
+    return rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp);
+}
+
+bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
+                        int channels, int prefilter) {
+    // Measured faster than the two-pass IIR path for rotations and zooms whose boxes leave at
+    // least 3 blocks per SM (boxes of up to ~64 KB); larger boxes (strong down-scales) keep
+    // the two-pass path, where the fused kernel was not measured.
+    RecParams rp{};
+    return plan.cuda_schedule == 0 &&
+           rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
+           rec_smem_bytes(rp) <= 64 * 1024;
+}
+
+void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
+                      int prefilter, void* stream) {
+    if (dst.width <= 0 || dst.height <= 0) return;
+    RecParams rp{};
+    if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
+        throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
+    rp.fp.p = plan;
+    rp.fp.src_w = src.width;
+    rp.fp.src_h = src.height;
+    rp.fp.n_w = src.width;
+    rp.fp.n_h = src.height;
+    // The out-of-box fallback's taps: the exact filter truncated at 15 (|z|^16: 7e-10).
+    double t[bspline::kMaxFirLength];
+    bspline::fir_taps(bspline::kMaxFirLength, t);
+    for (int k = 0; k < bspline::kMaxFirLength; ++k) rp.fp.taps[k] = static_cast<float>(t[k]);
+    const auto st = static_cast<cudaStream_t>(stream);
+    if (plan.border == Border::Constant)
+        launch_rec<true>(src, dst, rp, st);
+    else
+        launch_rec<false>(src, dst, rp, st);
 }
 
 void warp_bspline_fused(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst,
