@@ -29,7 +29,8 @@
 # Environment knobs: GIT_COMMIT (else <build>/GIT_COMMIT, ./GIT_COMMIT, git rev-parse),
 # BENCH_REPS (5), BENCH_MIN_TIME (0.2), BENCH_FILTER, BENCH_TIMEOUT (240), PEERS_ARGS,
 # PEERS_TIMEOUT (240), TEST_TIMEOUT (300 per binary), SANITIZER_TOOLS ("memcheck racecheck"),
-# SANITIZER_TIMEOUT (420 per binary and tool; srcnn_cuda_test under racecheck takes ~340 s on an H200), SKIP_STEPS (e.g. "peers sanitizer"),
+# SANITIZER_TIMEOUT (420 per binary and tool; srcnn_cuda_test under racecheck takes ~340 s on an H200),
+# SANITIZER_BINS (regex of test binary names to run under the sanitizers; default all), SKIP_STEPS (e.g. "peers sanitizer"),
 # GPU_CHECK_BUDGET (seconds for the whole script, 0 = none: each step's timeout is capped to
 # what is left, and steps that no longer fit are recorded as FAIL "not run: time budget").
 set -u
@@ -318,6 +319,7 @@ else
         details=()
         for b in "${TEST_BINS[@]}"; do
             name=$(basename "$b")
+            [[ -n "${SANITIZER_BINS:-}" && ! "$name" =~ ^(${SANITIZER_BINS})$ ]] && continue
             n=$("$b" --gtest_list_tests --gtest_filter='*Cuda*' 2>/dev/null | grep -c '^  ')
             [[ "$n" -gt 0 ]] || continue
             tmo=$(cap "${SANITIZER_TIMEOUT:-420}")
