@@ -262,37 +262,20 @@ __device__ __noinline__ void lean_fallback(Span2D<const float> src, Span2D<D> ds
     warp_thread_outputs<float, D, C, I>(src, dst, p, x0 + tx, y0 + ty);
 }
 
-// Per-plan constants of the tile boxes (computed on the host): the tile of block (bx, by) has
-// its origin at u = u0 + bx dux + by duy (v likewise) and its outputs' coordinates span
-// [u + ulo, u + uhi]; the box adds `before` / `after` samples (taps and one of rounding margin),
-// as tile_box does (warp_cuda_util.cuh) with a few double operations per block instead of ~200
+// Per-plan constants of the tile boxes (computed on the host; TileGrid of warp_cuda_util.cuh for
+// 32 x 32 tiles); the box adds `before` / `after` samples (taps and one of rounding margin), as
+// tile_box does (warp_cuda_util.cuh) with a few double operations per block instead of ~200
 // instructions per warp (ncu: a quarter of the kernel's instructions went to tile_box).
-struct LeanGrid {
-    double u0, dux, duy, v0, dvx, dvy;
-    double ulo, uhi, vlo, vhi;
+struct LeanGrid : TileGrid {
     int before, after;
 };
 
 // False when some tile's coordinates are non-finite or beyond 1e7 (the kernel then does not
 // run; the per-output kernels handle such plans).
 bool lean_grid(const WarpPlan& p, int taps, int dst_w, int dst_h, LeanGrid& g) {
-    const double e = kTileOut - 1;
-    g.u0 = p.m[2] + p.pad, g.dux = kTileOut * p.m[0], g.duy = kTileOut * p.m[1];
-    g.v0 = p.m[5] + p.pad, g.dvx = kTileOut * p.m[3], g.dvy = kTileOut * p.m[4];
-    g.ulo = std::min(0.0, p.m[0] * e) + std::min(0.0, p.m[1] * e);
-    g.uhi = std::max(0.0, p.m[0] * e) + std::max(0.0, p.m[1] * e);
-    g.vlo = std::min(0.0, p.m[3] * e) + std::min(0.0, p.m[4] * e);
-    g.vhi = std::max(0.0, p.m[3] * e) + std::max(0.0, p.m[4] * e);
     g.before = (taps == 4 ? 1 : 0) + 1;
     g.after = taps / 2 + 1;
-    const double bx = (dst_w - 1) / kTileOut, by = (dst_h - 1) / kTileOut;
-    for (double cx : {0.0, bx})
-        for (double cy : {0.0, by}) {
-            const double u = g.u0 + cx * g.dux + cy * g.duy, v = g.v0 + cx * g.dvx + cy * g.dvy;
-            for (double c : {u + g.ulo, u + g.uhi, v + g.vlo, v + g.vhi})
-                if (!(std::abs(c) < 1e7)) return false;
-        }
-    return true;
+    return tile_grid(p, kTileOut, dst_w, dst_h, g);
 }
 
 template <class D, int C, Interp I, int kB>

@@ -2,9 +2,13 @@
 // decisions only; every formula comes from warp_math.hpp.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
+#include "core/cuda_check.hpp"
 #include "ops/warp/warp_backends.hpp"
 
 namespace upres::cuda::detail {
@@ -153,6 +157,53 @@ __device__ __forceinline__ bool tile_box(const WarpPlan& p, int x0, int y0, int 
     b.lu0 = static_cast<float>(ub - b.xa);
     b.lv0 = static_cast<float>(vb - b.ya);
     return true;
+}
+
+// Per-plan constants of `tile` x `tile` output tiles (computed on the host): the tile of block
+// (bx, by) has its origin at u = u0 + bx dux + by duy (v likewise) and its outputs' coordinates
+// span [u + ulo, u + uhi] (the box of the tiled kernels adds the taps' margins to that).
+struct TileGrid {
+    double u0, dux, duy, v0, dvx, dvy;
+    double ulo, uhi, vlo, vhi;
+};
+
+// False when some tile's coordinates are non-finite or beyond 1e7 (the tiled kernels then do
+// not run; the per-output or two-pass paths handle such plans).
+inline bool tile_grid(const WarpPlan& p, int tile, int dst_w, int dst_h, TileGrid& g) {
+    const double e = tile - 1;
+    g.u0 = p.m[2] + p.pad, g.dux = tile * p.m[0], g.duy = tile * p.m[1];
+    g.v0 = p.m[5] + p.pad, g.dvx = tile * p.m[3], g.dvy = tile * p.m[4];
+    g.ulo = std::min(0.0, p.m[0] * e) + std::min(0.0, p.m[1] * e);
+    g.uhi = std::max(0.0, p.m[0] * e) + std::max(0.0, p.m[1] * e);
+    g.vlo = std::min(0.0, p.m[3] * e) + std::min(0.0, p.m[4] * e);
+    g.vhi = std::max(0.0, p.m[3] * e) + std::max(0.0, p.m[4] * e);
+    const double bx = (dst_w - 1) / tile, by = (dst_h - 1) / tile;
+    for (double cx : {0.0, bx})
+        for (double cy : {0.0, by}) {
+            const double u = g.u0 + cx * g.dux + cy * g.duy, v = g.v0 + cx * g.dvx + cy * g.dvy;
+            for (double c : {u + g.ulo, u + g.uhi, v + g.vlo, v + g.vhi})
+                if (!(std::abs(c) < 1e7)) return false;
+        }
+    return true;
+}
+
+// Raises `kernel`'s dynamic shared-memory limit to `bytes` (and, with max_carveout, asks for
+// the largest shared-memory carveout) once per device: a per-launch call costs host time and
+// may serialize. `configured` is the caller's per-kernel set of devices already done.
+template <class K>
+void set_smem_limit_once(K* kernel, int bytes, bool max_carveout,
+                         std::atomic<unsigned long long>& configured) {
+    int dev = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+    const unsigned long long bit = 1ull << (dev & 63);
+    if (configured.load() & bit) return;
+    UPRES_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    if (max_carveout)
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(kernel,
+                                              cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              cudaSharedmemCarveoutMaxShared));
+    configured.fetch_or(bit);
 }
 
 // Host bound of TileBox::rw / rh over all tiles of an Affine / Resize plan (false otherwise).

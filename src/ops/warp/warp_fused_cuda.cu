@@ -280,17 +280,8 @@ int needed_floats(const WarpPlan& p, int fir_length) {
 template <class S, class D, int KB>
 void launch_kb(Span2D<const S> src, Span2D<D> dst, FusedParams& fp, cudaStream_t st) {
     const int bytes = fp.cap_floats * static_cast<int>(sizeof(float));
-    // The dynamic shared-memory limit is raised once per device (a per-launch call costs host
-    // time and may serialize).
     static std::atomic<unsigned long long> configured{0};
-    int dev = 0;
-    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
-    const unsigned long long bit = 1ull << (dev & 63);
-    if (!(configured.load() & bit)) {
-        UPRES_CUDA_CHECK(cudaFuncSetAttribute(
-            fused_kernel<S, D, KB>, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxSmemBytes));
-        configured.fetch_or(bit);
-    }
+    set_smem_limit_once(fused_kernel<S, D, KB>, kMaxSmemBytes, false, configured);
     const dim3 grid((dst.width + kTile - 1) / kTile, (dst.height + kTile - 1) / kTile);
     fused_kernel<S, D, KB><<<grid, dim3(kTile, kRows), bytes, st>>>(src, dst, fp);
     UPRES_CUDA_CHECK_LAUNCH();
@@ -387,33 +378,19 @@ __device__ __forceinline__ void cp_async_row(unsigned d, const float* g, int n) 
 }
 
 struct RecParams {
-    FusedParams fp;  // plan, domains, FIR31 taps of the exact filter (out-of-box fallback)
-    double u0, dux, duy, v0, dvx, dvy;  // tile (bx, by) origin: u0 + bx dux + by duy
-    double ulo, uhi, vlo, vhi;          // the tile's coordinates relative to its origin
-    int max_w, max_h;                   // input box bound (host)
-    int pitch;                          // odd, >= max_w
+    FusedParams fp;    // plan, domains, FIR31 taps of the exact filter (out-of-box fallback)
+    TileGrid g;        // 64 x 64 tiles
+    int max_w, max_h;  // input box bound (host)
+    int pitch;         // odd, >= max_w
 };
 
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
 // 1e7, or its box is too large; the plan then takes the two-pass path).
 bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
-    const double e = kRT - 1;
-    r.u0 = p.m[2] + p.pad, r.dux = kRT * p.m[0], r.duy = kRT * p.m[1];
-    r.v0 = p.m[5] + p.pad, r.dvx = kRT * p.m[3], r.dvy = kRT * p.m[4];
-    r.ulo = std::min(0.0, p.m[0] * e) + std::min(0.0, p.m[1] * e);
-    r.uhi = std::max(0.0, p.m[0] * e) + std::max(0.0, p.m[1] * e);
-    r.vlo = std::min(0.0, p.m[3] * e) + std::min(0.0, p.m[4] * e);
-    r.vhi = std::max(0.0, p.m[3] * e) + std::max(0.0, p.m[4] * e);
-    const double bx = (dst_w - 1) / kRT, by = (dst_h - 1) / kRT;
-    for (double cx : {0.0, bx})
-        for (double cy : {0.0, by}) {
-            const double u = r.u0 + cx * r.dux + cy * r.duy, v = r.v0 + cx * r.dvx + cy * r.dvy;
-            for (double c : {u + r.ulo, u + r.uhi, v + r.vlo, v + r.vhi})
-                if (!(std::abs(c) < 1e7)) return false;
-        }
+    if (!tile_grid(p, kRT, dst_w, dst_h, r.g)) return false;
     // floor(a) - floor(b) <= ceil(a - b); + 6 for the taps and margins, + 1 for rounding.
-    const double dw = r.uhi - r.ulo, dh = r.vhi - r.vlo;
+    const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
     if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
     r.max_w = static_cast<int>(std::ceil(dw)) + 7 + 2 * kIirHalo;
     r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * kIirHalo;
@@ -509,16 +486,16 @@ __global__ void __launch_bounds__(kRThreads, 4)
     const WarpPlan& p = rp.fp.p;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     const int x0 = blockIdx.x * kRT, y0 = blockIdx.y * kRT;
-    const double ub = fma(static_cast<double>(blockIdx.y), rp.duy,
-                          fma(static_cast<double>(blockIdx.x), rp.dux, rp.u0));
-    const double vb = fma(static_cast<double>(blockIdx.y), rp.dvy,
-                          fma(static_cast<double>(blockIdx.x), rp.dvx, rp.v0));
+    const double ub = fma(static_cast<double>(blockIdx.y), rp.g.duy,
+                          fma(static_cast<double>(blockIdx.x), rp.g.dux, rp.g.u0));
+    const double vb = fma(static_cast<double>(blockIdx.y), rp.g.dvy,
+                          fma(static_cast<double>(blockIdx.x), rp.g.dvx, rp.g.v0));
     // Coefficient box [floor(u_lo) - 2, floor(u_hi) + 3] (as LeanGrid), input box H wider.
-    const int cxa = static_cast<int>(floor(ub + rp.ulo)) - 2;
-    const int cya = static_cast<int>(floor(vb + rp.vlo)) - 2;
+    const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 2;
+    const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 2;
     const int xa = cxa - H, ya = cya - H;
-    const int iw = static_cast<int>(floor(ub + rp.uhi)) + 3 - cxa + 1 + 2 * H;
-    const int ih = static_cast<int>(floor(vb + rp.vhi)) + 3 - cya + 1 + 2 * H;
+    const int iw = static_cast<int>(floor(ub + rp.g.uhi)) + 3 - cxa + 1 + 2 * H;
+    const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 3 - cya + 1 + 2 * H;
     if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
         rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
         return;
@@ -654,17 +631,7 @@ bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
 template <bool kF>
 void launch_rec(Span2D<const float> src, Span2D<float> dst, const RecParams& rp, cudaStream_t st) {
     static std::atomic<unsigned long long> configured{0};
-    int dev = 0;
-    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
-    const unsigned long long bit = 1ull << (dev & 63);
-    if (!(configured.load() & bit)) {
-        UPRES_CUDA_CHECK(cudaFuncSetAttribute(
-            rec_fused_kernel<kF>, cudaFuncAttributeMaxDynamicSharedMemorySize, kRecMaxSmemBytes));
-        UPRES_CUDA_CHECK(cudaFuncSetAttribute(rec_fused_kernel<kF>,
-                                              cudaFuncAttributePreferredSharedMemoryCarveout,
-                                              cudaSharedmemCarveoutMaxShared));
-        configured.fetch_or(bit);
-    }
+    set_smem_limit_once(rec_fused_kernel<kF>, kRecMaxSmemBytes, true, configured);
     const dim3 grid((dst.width + kRT - 1) / kRT, (dst.height + kRT - 1) / kRT);
     rec_fused_kernel<kF><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp);
     UPRES_CUDA_CHECK_LAUNCH();
