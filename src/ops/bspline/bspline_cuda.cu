@@ -220,11 +220,13 @@ std::size_t fused_smem_bytes(int C) {
     return sizeof(float) * (std::size_t(NX) * PY + std::size_t(NY) * PX);
 }
 
-template <int KMAX>
+// CC: the channel count as a compile-time constant (1), or 0 for src.channels. One channel gets
+// constant strides and no integer divisions by C (the kernel is bound by instruction issue).
+template <int KMAX, int CC>
 __global__ void __launch_bounds__(kFusedThreads)
     fir_fused_kernel(Span2D<const float> src, Span2D<float> dst, Border b, Taps taps) {
     extern __shared__ float sm[];
-    const int C = src.channels, w = src.width, h = src.height;
+    const int C = CC ? CC : src.channels, w = src.width, h = src.height;
     int twp, twe, NX, NY, PY, PX;
     fused_geometry<KMAX>(C, twp, twe, NX, NY, PY, PX);
     float* s_in = sm;             // [NX][PY], transposed: element column-major
@@ -287,13 +289,14 @@ __global__ void __launch_bounds__(kFusedThreads)
         float v[kRun + 2 * KMAX];
 #pragma unroll
         for (int q = 0; q < kRun + 2 * KMAX; ++q) v[q] = col[q * PX];
+        const int yb = y0 + ry * kRun;
+        float* d = dst.row(min(yb, h - 1)) + gx + j;  // stepped by the stride (no 64-bit multiply)
 #pragma unroll
-        for (int i = 0; i < kRun; ++i) {
-            const int y = y0 + ry * kRun + i;
+        for (int i = 0; i < kRun; ++i, d += dst.stride) {
             float acc = 0.0f;
 #pragma unroll
             for (int k = 0; k <= 2 * KMAX; ++k) acc = fmaf(taps.t[k], v[i + k], acc);
-            if (y < h) dst.row(y)[gx + j] = acc;
+            if (yb + i < h) *d = acc;
         }
     }
 }
@@ -303,14 +306,20 @@ void launch_fused(Span2D<const float> src, Span2D<float> dst, Border b, const Ta
                   cudaStream_t s) {
     static std::once_flag once[kMaxDevices];
     std::call_once(once[current_device()], [] {
-        UPRES_CUDA_CHECK(cudaFuncSetAttribute(fir_fused_kernel<KMAX>,
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(fir_fused_kernel<KMAX, 0>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(fused_smem_bytes<KMAX>(4))));
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(fir_fused_kernel<KMAX, 1>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(fused_smem_bytes<KMAX>(1))));
     });
     const int twp = fused_tile_pixels(src.channels);
     const dim3 grid((src.width + twp - 1) / twp, (src.height + kTileH - 1) / kTileH);
-    fir_fused_kernel<KMAX>
-        <<<grid, kFusedThreads, fused_smem_bytes<KMAX>(src.channels), s>>>(src, dst, b, taps);
+    const std::size_t smem = fused_smem_bytes<KMAX>(src.channels);
+    if (src.channels == 1)
+        fir_fused_kernel<KMAX, 1><<<grid, kFusedThreads, smem, s>>>(src, dst, b, taps);
+    else
+        fir_fused_kernel<KMAX, 0><<<grid, kFusedThreads, smem, s>>>(src, dst, b, taps);
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
