@@ -51,6 +51,7 @@ enum Mode {
     kLinearPerOutput,
     kBsplineFir15PerOutput,
     kBsplineIirFused,
+    kBsplineIirFusedNarrow,  // the recursive fused kernel with four 4-byte tap loads per row
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -63,7 +64,8 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_interp",
                                   "linear_per_output",
                                   "bspline_fir15_per_output",
-                                  "bspline_iir_fused"};
+                                  "bspline_iir_fused",
+                                  "bspline_iir_fused_narrow"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -139,8 +141,8 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         cuda::warp(src, dst, p, st);
         return;
     }
-    if (mode == kBsplineIirFused) {
-        cuda::warp_bspline_rec(src, dst, p, 0, st);
+    if (mode == kBsplineIirFused || mode == kBsplineIirFusedNarrow) {
+        cuda::warp_bspline_rec(src, dst, p, 0, st, mode == kBsplineIirFused ? -1 : 0);
         return;
     }
     if (mode == kBsplineFir15Fused) {
@@ -247,7 +249,7 @@ BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotate)
     ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
                     kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
-                    kBsplineFir15PerOutput, kBsplineIirFused},
+                    kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

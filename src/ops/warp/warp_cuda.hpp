@@ -46,7 +46,7 @@ void warp_bspline_fused(Span2D<const float> src, Span2D<float> dst, const WarpPl
 // interpolates from there: one read of the image and one write of the output, ~3 operations per
 // box sample and pass for the prefilter instead of 15 for the FIR15 taps. Same function as
 // bspline_prefilter(IIR) followed by cuda::warp up to float rounding (CudaWarpRec tests). H200,
-// 2048^2, 30-degree rotation: 51.2 us against 75.8 us for the two passes (docs/ops/warp.md 9.3).
+// 2048^2, 30-degree rotation: 50.0 us against 76.6 us for the two passes (docs/ops/warp.md 9.3).
 // Runs Affine and Resize plans, Interp::BSpline, exact mode, every border but Nearest (whose
 // prefilter pads the image first), sources of 16 x 16 pixels or more, when the tile box fits
 // 100 KB of shared memory; prefilter must be 0 (IIR).
@@ -57,8 +57,11 @@ bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
 // src is the IMAGE (device memory), dst the output; asynchronous on `stream`. Throws
-// ErrorCode::Internal when !warp_rec_supported().
+// ErrorCode::Internal when !warp_rec_supported(). tap_form: how the interpolation reads each row
+// of 4 taps from shared memory: -1 the form with the fewest modelled bank conflicts for the plan
+// (what upres::warp runs), 0 four 4-byte loads, 1 two 8-byte loads and one 4-byte load (fewer
+// wavefronts for rotations); the results are identical (tests run both).
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream);
+                      int prefilter, void* stream, int tap_form = -1);
 
 }  // namespace upres::cuda

@@ -30,6 +30,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "core/convert_math.hpp"
@@ -339,11 +340,15 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 //     256 threads work and the serial chain is ~130 steps instead of ~220;
 //  3. column pass, the same on the coefficient columns;
 //  4. B-spline interpolation from the coefficients in shared memory (float coordinates from the
-//     tile origin as tile_coord, bspline_weights6), 16 outputs per thread.
-// Measured on the H200 (docs/ops/warp.md 9.3, round 5): 2048^2 rotation by 30 degrees 51.2 us
-// against 75.8 us for bspline_prefilter(IIR) + the lean interpolation kernel. ncu: ~195
-// instructions per output, issue slots ~50% busy; the shared-memory pipe is the limit (the
-// rotated 4 x 4 tap gathers are ~2-way bank-conflicted for any row pitch or warp shape).
+//     tile origin as tile_coord, bspline_weights6), 16 outputs per thread. Each row of 4 taps is
+//     read either as four 4-byte loads or (RecParams::wide) as two aligned 8-byte loads and one
+//     4-byte load with the weights shifted by the row's parity; the host picks the pitch and the
+//     form with the fewest modelled wavefronts (rec_pitch).
+// Measured on the H200 (docs/ops/warp.md 9.3, rounds 5 and 6): 2048^2 rotation by 30 degrees
+// 50.0 us (51.1 us with the 4-byte form only) against 76.6 us for bspline_prefilter(IIR) + the
+// lean interpolation kernel. ncu: ~217 instructions per output, issue slots ~59% busy, 43%
+// achieved occupancy (4 blocks of 256 threads per SM, bound by registers and shared memory);
+// stalls: fixed-latency dependencies 20%, not selected 19%, shared memory 15%, barriers 10%.
 constexpr int kRT = 64;
 constexpr int kRThreads = 256;
 constexpr int kRRows = kRThreads / 32;  // rows of threads: thread (tid & 31, tid >> 5)
@@ -382,6 +387,7 @@ struct RecParams {
     TileGrid g;        // 64 x 64 tiles
     int max_w, max_h;  // input box bound (host)
     int pitch;         // odd, >= max_w
+    int wide;          // 1: the interpolation reads each tap row as 2 x 8 + 4 bytes (rec_pitch)
 };
 
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
@@ -397,9 +403,10 @@ bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     return true;
 }
 
-// Shared memory of a block: the box (pitch x max_h floats), then the column map (max_w ints).
+// Shared memory of a block: the box (pitch x max_h floats), one float, then the column map
+// (max_w ints).
 std::size_t rec_smem_bytes(const RecParams& r) {
-    return sizeof(float) * (static_cast<std::size_t>(r.pitch) * r.max_h + r.max_w);
+    return sizeof(float) * (static_cast<std::size_t>(r.pitch) * r.max_h + 1 + r.max_w);
 }
 
 // The exact IIR along one line of the box in shared memory, x[i * st] for i in [A, B), in place,
@@ -481,7 +488,8 @@ __global__ void __launch_bounds__(kRThreads, 4)
                      const __grid_constant__ RecParams rp) {
     extern __shared__ float4 rec_smem4[];
     float* s = reinterpret_cast<float*>(rec_smem4);
-    int* xmap = reinterpret_cast<int*>(s + static_cast<std::size_t>(rp.pitch) * rp.max_h);
+    // the box, one float (zeroed for the wide tap reads), the column map
+    int* xmap = reinterpret_cast<int*>(s + static_cast<std::size_t>(rp.pitch) * rp.max_h + 1);
     constexpr int H = kIirHalo;
     const WarpPlan& p = rp.fp.p;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
@@ -509,6 +517,11 @@ __global__ void __launch_bounds__(kRThreads, 4)
     if (!cols_inside) {
         for (int i = tid; i < iw; i += kRThreads) xmap[i] = border_index(xa + i, W, ext);
         __syncthreads();
+    }
+    if (rp.wide) {  // zero what the wide tap reads touch outside the box (no NaN x 0 below)
+        for (int r = tid; r < ih; r += kRThreads)
+            for (int c = iw; c < rp.pitch; ++c) s[r * rp.pitch + c] = 0.0f;
+        if (tid == 0) s[ih * rp.pitch] = 0.0f;
     }
     const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
     if (cols_inside && ya >= 0 && ya + ih <= Hs) {  // most tiles: pointers stepped by 8 rows
@@ -593,13 +606,44 @@ __global__ void __launch_bounds__(kRThreads, 4)
                 bspline_weights6(lv - fv, wy);
                 const int o =
                     min(max((static_cast<int>(fv) - 1) * ps + static_cast<int>(fu) - 1, 0), last);
-                const float* t = s + o;
                 float acc = 0.0f;
+                if (rp.wide) {  // block-uniform
+                    // Row j's taps x[o_j .. o_j + 3], o_j = o + j ps, are read as the 8-byte pairs
+                    // at e_j = o_j - (o_j & 1) and e_j + 2 and the float at e_j + 4, weighted by
+                    // (w0, w1, w2, w3, 0) when o_j is even and (0, w0, w1, w2, w3) when it is odd.
+                    // ps is odd, so the parity flips every row: rows 0 and 2 take one weight set,
+                    // rows 1 and 3 the other. The zero-weighted reads (one sample before or after
+                    // the row's taps) land on the box, its zeroed pad columns or the zeroed
+                    // float after it.
+                    const int par = o & 1;
+                    const float* e0 = s + (o - par);
+                    const int d = ps - 1 + 2 * par;  // e_1 - e_0 (even)
+                    float wa[5], wb[5];
+                    wa[0] = par ? 0.0f : wx[0], wb[0] = par ? wx[0] : 0.0f;
 #pragma unroll
-                for (int j = 0; j < 4; ++j, t += ps)
-                    acc = fmaf(
-                        wy[j],
-                        fmaf(wx[3], t[3], fmaf(wx[2], t[2], fmaf(wx[1], t[1], wx[0] * t[0]))), acc);
+                    for (int q = 1; q < 4; ++q)
+                        wa[q] = par ? wx[q - 1] : wx[q], wb[q] = par ? wx[q] : wx[q - 1];
+                    wa[4] = par ? wx[3] : 0.0f, wb[4] = par ? 0.0f : wx[3];
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const float* e = e0 + (j >> 1) * 2 * ps + (j & 1) * d;
+                        const float* wj = (j & 1) ? wb : wa;
+                        const float2 a = *reinterpret_cast<const float2*>(e);
+                        const float2 c = *reinterpret_cast<const float2*>(e + 2);
+                        const float h =
+                            fmaf(wj[4], e[4],
+                                 fmaf(wj[3], c.y, fmaf(wj[2], c.x, fmaf(wj[1], a.y, wj[0] * a.x))));
+                        acc = fmaf(wy[j], h, acc);
+                    }
+                } else {
+                    const float* t = s + o;
+#pragma unroll
+                    for (int j = 0; j < 4; ++j, t += ps)
+                        acc = fmaf(
+                            wy[j],
+                            fmaf(wx[3], t[3], fmaf(wx[2], t[2], fmaf(wx[1], t[1], wx[0] * t[0]))),
+                            acc);
+                }
                 out[k] = acc * kScale;
                 if constexpr (kFill)
                     if (constant_outside(p, b, lu, lv, x, y0 + ty + kRRows * (r0 + k), W, Hs))
@@ -614,6 +658,76 @@ __global__ void __launch_bounds__(kRThreads, 4)
     }
 }
 
+// Shared-memory wavefronts of one warp's tap row: 32 lanes on consecutive outputs (steps m0, m3
+// in the box), first taps at the box offsets a[l]. wide 0: four 4-byte loads (a distinct address
+// per bank and wavefront); wide 1: two 8-byte loads (per half-warp) and one 4-byte load.
+double rec_row_cost(const long long (&a)[32], int wide) {
+    auto words = [](const long long* v, int n, int width) {
+        long long w[64];
+        int nw = 0;
+        for (int l = 0; l < n; ++l)
+            for (int k = 0; k < width; ++k) w[nw++] = v[l] + k;
+        std::sort(w, w + nw);
+        int count[32] = {};
+        for (int i = 0; i < nw; ++i)
+            if (i == 0 || w[i] != w[i - 1]) ++count[((w[i] % 32) + 32) % 32];
+        return *std::max_element(count, count + 32);
+    };
+    long long v[32];
+    double cost = 0;
+    if (!wide) {
+        for (int k = 0; k < 4; ++k) {
+            for (int l = 0; l < 32; ++l) v[l] = a[l] + k;
+            cost += words(v, 32, 1);
+        }
+        return cost;
+    }
+    for (int part = 0; part < 2; ++part) {  // the pairs at e and e + 2
+        for (int l = 0; l < 32; ++l) v[l] = (a[l] & ~1LL) + 2 * part;
+        cost += words(v, 16, 2) + words(v + 16, 16, 2);
+    }
+    for (int l = 0; l < 32; ++l) v[l] = (a[l] & ~1LL) + 4;
+    return cost + words(v, 32, 1);
+}
+
+// The box pitch (odd, from first) and the tap-load form with the fewest modelled wavefronts for
+// the plan's steps (rec_row_cost over 16 sub-pixel origins and the 4 tap rows); cached per host
+// thread.
+void rec_pitch(const WarpPlan& p, int first, int& pitch, int& wide) {
+    struct Entry {
+        double m0, m3;
+        int first, pitch, wide;
+    };
+    thread_local Entry cache[8];
+    thread_local int next = 0;
+    for (const Entry& e : cache)
+        if (e.pitch && e.m0 == p.m[0] && e.m3 == p.m[3] && e.first == first) {
+            pitch = e.pitch, wide = e.wide;
+            return;
+        }
+    double best = 1e30;
+    for (int cand = first; cand < first + 16; cand += 2)
+        for (int wd = 0; wd < 2; ++wd) {
+            double cost = 0;
+            for (int o = 0; o < 16; ++o) {
+                const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
+                long long a[32];
+                for (int l = 0; l < 32; ++l)
+                    a[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * cand +
+                           static_cast<long long>(std::floor(u0 + p.m[0] * l));
+                for (int j = 0; j < 4; ++j) {
+                    long long r[32];
+                    for (int l = 0; l < 32; ++l) r[l] = a[l] + j * cand;
+                    cost += rec_row_cost(r, wd);
+                }
+            }
+            if (wd == 1) cost *= 1.02;  // prefer the plain form at equal cost (fewer instructions)
+            if (cost < best) best = cost, pitch = cand, wide = wd;
+        }
+    cache[next] = Entry{p.m[0], p.m[3], first, pitch, wide};
+    next = (next + 1) % 8;
+}
+
 // The plan's constants for rec_fused_kernel; false when the plan is not one it runs.
 bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h, int channels,
                int prefilter, RecParams& rp) {
@@ -624,7 +738,7 @@ bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
     // exact filter for tiny lines).
     if (src_w < 16 || src_h < 16 || dst_w <= 0 || dst_h <= 0) return false;
     if (!rec_grid(plan, dst_w, dst_h, rp)) return false;
-    rp.pitch = bank_pitch(plan, rp.max_w | 1, 2, 1);
+    rec_pitch(plan, rp.max_w | 1, rp.pitch, rp.wide);
     return rec_smem_bytes(rp) <= static_cast<std::size_t>(kRecMaxSmemBytes);
 }
 
@@ -671,11 +785,16 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 }
 
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream) {
+                      int prefilter, void* stream, int tap_form) {
     if (dst.width <= 0 || dst.height <= 0) return;
     RecParams rp{};
     if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
         throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
+    if (tap_form < -1 || tap_form > 1)
+        throw Error(
+            ErrorCode::InvalidArgument,
+            "cuda::warp_bspline_rec: tap_form must be -1, 0 or 1, got " + std::to_string(tap_form));
+    if (tap_form >= 0) rp.wide = tap_form;
     rp.fp.p = plan;
     rp.fp.src_w = src.width;
     rp.fp.src_h = src.height;
