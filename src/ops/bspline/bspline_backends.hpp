@@ -46,8 +46,9 @@ std::int64_t bspline_find_nonfinite(Span2D<const float> src, void* stream);
 void bspline_prefilter_pass(Span2D<const float> src, Span2D<float> dst,
                             const PrefilterOptions& opts, int pass, void* stream);
 // Benchmarks and tests only: FirFused / IirFused with a chosen implementation. impl 0: what
-// bspline_prefilter runs (1 channel: 8; else FIR: the tile kernels; exact: the streaming kernel
-// from 2^21 elements, else the tile kernel); 8: the recursive-sum tile kernel (FirRec, 1
+// bspline_prefilter runs (FIR: the tile kernels, 8 for 1 channel, FIR 17..31 and 2^23 samples
+// or more; exact: the streaming kernel from 2^21 elements, else the tile kernel); 8: the
+// recursive-sum tile kernel (FirRec, 1
 // channel; others as 0); 1: the 2-D tile kernels; 2 (IIR only): the exact taps
 // through the direct (FIR) streaming kernel; 7: the streaming kernels. Experiments, 1 channel
 // and FIR 9..15 or IIR only (else as 0): 3 the streaming kernel with a rolled row loop, 5 the

@@ -13,7 +13,7 @@
 //              second shared buffer, then along columns straight to global memory. Each
 //              thread computes runs of 16 outputs from a register window (16 + 2K shared loads
 //              for 16 (2K + 1) FMAs). Taps are kernel parameters (constant bank).
-//   FirRec     (1 channel, FIR, from 2^23 samples) the FIR taps g z^|k| as two running
+//   FirRec     (1 channel, FIR 17..31, from 2^23 samples) the FIR taps g z^|k| as two running
 //              exponential sums (one recursion each way, the sample leaving the window
 //              subtracted): 7 operations per output and pass instead of 2K + 1 FMAs; persistent
 //              blocks over 64 x 64 tiles with the next tile's copy in flight (double buffer).
@@ -30,8 +30,9 @@
 // channel; a device-to-device copy of the image takes 11.9 us): Recursive 1103 us, FirShared
 // FIR15 99.6 us, FirFused FIR15 25.3 us (2.12x copy; the streaming FIR kernel: 28.4 us),
 // FIR7 19.9, FIR31 39.2, IirFused 34.4 us (2.88x copy; the tile kernel: 42.2 us). FirRec
-// (10:40 UTC): 27.5 us at 2048^2, 65.1 us at 4096^2 (FirFused 84.6 us).
-// docs/ops/bspline.md has all sizes and the experiments.
+// (10:40 UTC): 27.5 us at 2048^2, 65.1 us at 4096^2 (FirFused 84.6 us). FirFused compiled for
+// one channel (13:31 UTC, commit 28fe69e): FIR15 20.8 us at 2048^2 (1.73x the 12.0 us copy),
+// 61.8 us at 4096^2 (FirRec 65.5 us). docs/ops/bspline.md has all sizes and the experiments.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -1302,9 +1303,11 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
         }
         return;
     }
-    // FirRec (1 channel, FIR) from 2^23 samples: 4096^2 FIR15 65.1 us vs 84.6 us (FirFused); at
-    // 2048^2 it is slower, 27.5 vs 25.5 us, and at 1024^2 18.0 vs 10.3 us (H200, 2026-11-21).
-    if (impl == 0 && src.channels == 1 && opts.fir_length != 0 &&
+    // FirRec (1 channel) only for FIR lengths above 15 (radius 8..15, 31 taps in FirFused) from
+    // 2^23 samples. Up to 15 taps FirFused is faster at every size since it is compiled for one
+    // channel (H200, 2026-11-21, commit 28fe69e, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
+    // 27.7 us); FirRec was picked from 2^23 samples before that (4096^2 65.1 vs 84.6 us).
+    if (impl == 0 && src.channels == 1 && opts.fir_length > 15 &&
         std::int64_t{src.width} * src.height >= (std::int64_t{1} << 23))
         impl = 8;
     if (impl == 0 || (impl == 8 && src.channels != 1)) {

@@ -482,7 +482,9 @@ __device__ __noinline__ void rec_fallback(Span2D<const float> src, Span2D<float>
     }
 }
 
-template <bool kFill>
+// kWide: RecParams::wide as a template parameter (one kernel per tap form: with a run-time branch
+// the plain form, which zooms take, was ~3% slower than without the wide code).
+template <bool kFill, bool kWide>
 __global__ void __launch_bounds__(kRThreads, 4)
     rec_fused_kernel(Span2D<const float> src, Span2D<float> dst,
                      const __grid_constant__ RecParams rp) {
@@ -518,7 +520,7 @@ __global__ void __launch_bounds__(kRThreads, 4)
         for (int i = tid; i < iw; i += kRThreads) xmap[i] = border_index(xa + i, W, ext);
         __syncthreads();
     }
-    if (rp.wide) {  // zero what the wide tap reads touch outside the box (no NaN x 0 below)
+    if constexpr (kWide) {  // zero what the wide tap reads touch outside the box (no NaN x 0)
         for (int r = tid; r < ih; r += kRThreads)
             for (int c = iw; c < rp.pitch; ++c) s[r * rp.pitch + c] = 0.0f;
         if (tid == 0) s[ih * rp.pitch] = 0.0f;
@@ -607,7 +609,7 @@ __global__ void __launch_bounds__(kRThreads, 4)
                 const int o =
                     min(max((static_cast<int>(fv) - 1) * ps + static_cast<int>(fu) - 1, 0), last);
                 float acc = 0.0f;
-                if (rp.wide) {  // block-uniform
+                if constexpr (kWide) {
                     // Row j's taps x[o_j .. o_j + 3], o_j = o + j ps, are read as the 8-byte pairs
                     // at e_j = o_j - (o_j & 1) and e_j + 2 and the float at e_j + 4, weighted by
                     // (w0, w1, w2, w3, 0) when o_j is even and (0, w0, w1, w2, w3) when it is odd.
@@ -742,12 +744,12 @@ bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
     return rec_smem_bytes(rp) <= static_cast<std::size_t>(kRecMaxSmemBytes);
 }
 
-template <bool kF>
+template <bool kF, bool kW>
 void launch_rec(Span2D<const float> src, Span2D<float> dst, const RecParams& rp, cudaStream_t st) {
     static std::atomic<unsigned long long> configured{0};
-    set_smem_limit_once(rec_fused_kernel<kF>, kRecMaxSmemBytes, true, configured);
+    set_smem_limit_once(rec_fused_kernel<kF, kW>, kRecMaxSmemBytes, true, configured);
     const dim3 grid((dst.width + kRT - 1) / kRT, (dst.height + kRT - 1) / kRT);
-    rec_fused_kernel<kF><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp);
+    rec_fused_kernel<kF, kW><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp);
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
@@ -805,10 +807,15 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
     bspline::fir_taps(bspline::kMaxFirLength, t);
     for (int k = 0; k < bspline::kMaxFirLength; ++k) rp.fp.taps[k] = static_cast<float>(t[k]);
     const auto st = static_cast<cudaStream_t>(stream);
-    if (plan.border == Border::Constant)
-        launch_rec<true>(src, dst, rp, st);
+    const bool fill = plan.border == Border::Constant;
+    if (fill && rp.wide)
+        launch_rec<true, true>(src, dst, rp, st);
+    else if (fill)
+        launch_rec<true, false>(src, dst, rp, st);
+    else if (rp.wide)
+        launch_rec<false, true>(src, dst, rp, st);
     else
-        launch_rec<false>(src, dst, rp, st);
+        launch_rec<false, false>(src, dst, rp, st);
 }
 
 void warp_bspline_fused(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst,
