@@ -218,12 +218,22 @@ inline bool tile_box_bound(const WarpPlan& p, int taps, int halo, int& rw, int& 
     return rw <= kMaxSpan && rh <= kMaxSpan;
 }
 
+// The bank-conflict models' sample (bank_pitch, rec_pitch): the first-tap offsets, in floats
+// for a row pitch and C channels, of a warp's 32 lanes on consecutive outputs (box steps m0, m3)
+// from sub-pixel origin o of 16.
+inline void model_first_taps(const WarpPlan& p, int o, int pitch, int C, long long (&a)[32]) {
+    const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
+    for (int l = 0; l < 32; ++l)
+        a[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * pitch +
+               static_cast<long long>(std::floor(u0 + p.m[0] * l)) * C;
+}
+
 // Row pitch (floats) of a box staged in shared memory: among the 8 pitches first + k step, the one
 // with the fewest bank conflicts of a warp's tap loads (C channels interleaved): the warp's 32
 // outputs step (m0, m3) in the source; averaged over 16 sub-pixel offsets, the largest number of
 // distinct addresses that share a bank. ~20 us of host time, so the last results are kept per
-// host thread. The lean kernel asks for multiples of 4 (float4 staging), the recursive fused
-// kernel for odd pitches (its one-thread-per-row pass is then free of conflicts).
+// host thread. The lean kernel asks for multiples of 4 (float4 staging); the recursive fused
+// kernel has its own search (rec_pitch: odd pitches, and 8-byte tap reads modelled too).
 inline int bank_pitch(const WarpPlan& p, int first, int step, int C) {
     struct Entry {
         double m0, m3;
@@ -240,11 +250,8 @@ inline int bank_pitch(const WarpPlan& p, int first, int step, int C) {
     for (int cand = first; cand < first + 8 * step; cand += step) {
         double cost = 0;
         for (int o = 0; o < 16; ++o) {
-            const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
             long long addr[32];
-            for (int l = 0; l < 32; ++l)
-                addr[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * cand +
-                          static_cast<long long>(std::floor(u0 + p.m[0] * l)) * C;
+            model_first_taps(p, o, cand, C, addr);
             std::sort(addr, addr + 32);
             int count[32] = {};
             for (int l = 0; l < 32; ++l)

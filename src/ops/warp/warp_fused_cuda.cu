@@ -712,11 +712,8 @@ void rec_pitch(const WarpPlan& p, int first, int& pitch, int& wide) {
         for (int wd = 0; wd < 2; ++wd) {
             double cost = 0;
             for (int o = 0; o < 16; ++o) {
-                const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
                 long long a[32];
-                for (int l = 0; l < 32; ++l)
-                    a[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * cand +
-                           static_cast<long long>(std::floor(u0 + p.m[0] * l));
+                model_first_taps(p, o, cand, 1, a);
                 for (int j = 0; j < 4; ++j) {
                     long long r[32];
                     for (int l = 0; l < 32; ++l) r[l] = a[l] + j * cand;
