@@ -133,7 +133,7 @@ void tuned_args(benchmark::internal::Benchmark* b) {
         if (n == 2048) b->Args({n, 0, I, 2, 0});
         b->Args({n, 15, F, 0, 0});
         b->Args({n, 0, I, 0, 0});
-        b->Args({n, 15, F, 8, 0});  // FirRec (the default for 1 channel)
+        b->Args({n, 15, F, 8, 0});  // FirRec (the default for 1 channel, FIR 17..31, 2^23+)
         b->Args({n, 0, I, 8, 0});
         for (int seg : {16, 32, 64, 128}) {
             if (seg < 128) b->Args({n, 15, F, 7, seg});

@@ -1048,8 +1048,8 @@ void launch_stream_ldg(Span2D<const float> src, Span2D<float> dst, Border b, con
 // rows per thread down a column straight to global memory (coalesced). Measured (H200): fewer
 // instructions did not make it faster at 2048^2 (27.5 us vs FirFused 25.5 us; ncu: 39% issue
 // slots, 12% of DRAM bandwidth, warps stalled on the recursions' dependent FMAs and the
-// barriers), it is faster from 4096^2 (65.1 vs 84.6 us): bspline_prefilter picks it from 2^23
-// samples.
+// barriers), it was faster from 4096^2 (65.1 vs 84.6 us) until FirFused got its one-channel
+// build (61.8 vs 65.5 us); bspline_prefilter now picks it only for FIR 17..31 from 2^23 samples.
 constexpr int kRecTile = 64;  // tile side (pixels)
 constexpr int kRecRun = 16;   // outputs per thread and pass
 constexpr int kRecThreads = 256;
