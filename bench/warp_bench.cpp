@@ -3,6 +3,7 @@
 //   Cuda_WarpRotate/<mode>   2048^2 float32, 1 channel, rotation by 30 degrees about the centre,
 //                            Border::Mirror (the setting of cupyx.scipy.ndimage.rotate(order=3,
 //                            mode='mirror', reshape=False), tools/peers/warp_peers.py);
+//   Cuda_WarpRotateAngle/<mode>/<deg>  the recursive fused kernel at other angles;
 //   Cuda_WarpRotateInside/<mode>  the same rotation scaled by 0.7 (every output interior);
 //   Cuda_WarpZoom/<mode>/<z> zoom x2, x4, x8, x16 to a 2048^2 output (paper Table 3);
 //   Cuda_BsplinePrefilter/<fir>/<n>  the prefilter alone, n^2 float32 (paper Table 1).
@@ -12,7 +13,8 @@
 // bspline_interp (the interpolation step alone: the random source read as coefficients),
 // linear_per_output and bspline_fir15_per_output (the per-output kernels instead of the tiled
 // default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter and interpolation in
-// one pass, the recursive fused kernel that upres::warp runs for such plans).
+// one pass, the recursive fused kernel that upres::warp runs for such plans) and the same kernel
+// with its tap form forced: bspline_iir_fused_narrow, _wide and _narrow16 (warp_bspline_rec).
 // B-spline times include the prefilter. Bytes: input read once + output written once (the
 // floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
 // measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
@@ -51,7 +53,9 @@ enum Mode {
     kLinearPerOutput,
     kBsplineFir15PerOutput,
     kBsplineIirFused,
-    kBsplineIirFusedNarrow,  // the recursive fused kernel with four 4-byte tap loads per row
+    kBsplineIirFusedNarrow,    // the recursive fused kernel, tap form 0 (4-byte loads, 32 x 1)
+    kBsplineIirFusedWide,      // tap form 1 (8-byte pairs, 32 x 1 outputs per warp)
+    kBsplineIirFusedNarrow16,  // tap form 2 (4-byte loads, 16 x 2 outputs per warp)
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -65,7 +69,9 @@ const char* const kModeNames[] = {"nearest",
                                   "linear_per_output",
                                   "bspline_fir15_per_output",
                                   "bspline_iir_fused",
-                                  "bspline_iir_fused_narrow"};
+                                  "bspline_iir_fused_narrow",
+                                  "bspline_iir_fused_wide",
+                                  "bspline_iir_fused_narrow16"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -141,8 +147,8 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         cuda::warp(src, dst, p, st);
         return;
     }
-    if (mode == kBsplineIirFused || mode == kBsplineIirFusedNarrow) {
-        cuda::warp_bspline_rec(src, dst, p, 0, st, mode == kBsplineIirFused ? -1 : 0);
+    if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2
+        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFused - 1);
         return;
     }
     if (mode == kBsplineFir15Fused) {
@@ -198,6 +204,16 @@ void Cuda_WarpRotate(benchmark::State& state) {
              plan_for(mode, rotation(30.0, n, n), Transform::Kind::Affine));
 }
 
+// Rotation by other angles (degrees), the recursive fused kernel's chosen and forced tap forms:
+// the bank-conflict pattern of its tap reads, hence the form it picks, depends on the angle.
+void Cuda_WarpRotateAngle(benchmark::State& state) {
+    const Mode mode = static_cast<Mode>(state.range(0));
+    const int n = 2048;
+    run_warp(state, mode, n, n, n, n,
+             plan_for(mode, rotation(static_cast<double>(state.range(1)), n, n),
+                      Transform::Kind::Affine));
+}
+
 // Rotation by 30 degrees with a scale of 0.7 about the centre: every output maps well inside the
 // source (no output takes the border rule), to separate the interior cost from the border cost.
 void Cuda_WarpRotateInside(benchmark::State& state) {
@@ -249,8 +265,15 @@ BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotate)
     ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
                     kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
-                    kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow},
+                    kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow,
+                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16},
                    {2048}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Cuda_WarpRotateAngle)
+    ->ArgsProduct({{kBsplineIirFused, kBsplineIirFusedNarrow, kBsplineIirFusedWide,
+                    kBsplineIirFusedNarrow16},
+                   {-30, 10, 45, 60}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateInside)

@@ -524,22 +524,24 @@ void rec_vs_two_pass(const ImageView<const float>& src, int dw, int dh, const Wa
     Image<float> a(dw, dh, 1, Location::Device);
     cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(a.view()), p, nullptr);
     const Image<float> ha = clone(ImageView<const float>(a.view()));
-    Image<float> first;
-    for (int form : {-1, 0, 1}) {  // the chosen tap form, then each form explicitly
+    std::vector<Image<float>> out;
+    for (int form : {-1, 0, 1, 2, 3}) {  // the chosen tap form, then each one explicitly
         Image<float> b(dw, dh, 1, Location::Device);
         cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr, form);
-        Image<float> hb = clone(ImageView<const float>(b.view()));
-        EXPECT_TRUE(check_close<float>(hb.view(), ha.view(), Interp::BSpline, atol))
+        out.push_back(clone(ImageView<const float>(b.view())));
+        EXPECT_TRUE(check_close<float>(out.back().view(), ha.view(), Interp::BSpline, atol))
             << " [recursive fused (tap form " << form << ") vs two-pass IIR, " << what << ", "
             << to_string(p.border) << ", " << src.width() << "x" << src.height() << " -> " << dw
             << "x" << dh << "]";
-        if (form == -1) {
-            first = std::move(hb);
-        } else {  // the forms differ in which shared words they read, not in the arithmetic
-            EXPECT_TRUE(test::images_near(hb.view(), first.view(), 0.0))
-                << " [tap form " << form << " vs the chosen form, " << what << "]";
-        }
     }
+    // The row forms differ in which shared words they read, not in the arithmetic; the chosen
+    // form is one of the four.
+    for (int layout : {0, 2})
+        EXPECT_TRUE(test::images_near(out[2 + layout].view(), out[1 + layout].view(), 0.0))
+            << " [row forms, layout " << layout / 2 << ", " << what << "]";
+    EXPECT_TRUE(test::images_near(out[0].view(), out[1].view(), 0.0) ||
+                test::images_near(out[0].view(), out[3].view(), 0.0))
+        << " [the chosen form vs the explicit ones, " << what << "]";
 }
 
 TEST(CudaWarpRec, MatchesTwoPassIir) {

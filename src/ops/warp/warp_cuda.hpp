@@ -57,10 +57,12 @@ bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
 // src is the IMAGE (device memory), dst the output; asynchronous on `stream`. Throws
-// ErrorCode::Internal when !warp_rec_supported(). tap_form: how the interpolation reads each row
-// of 4 taps from shared memory: -1 the form with the fewest modelled bank conflicts for the plan
-// (what upres::warp runs), 0 four 4-byte loads, 1 two 8-byte loads and one 4-byte load (fewer
-// wavefronts for rotations); the results are identical (tests run both).
+// ErrorCode::Internal when !warp_rec_supported(). tap_form: how the interpolation reads the taps
+// from shared memory: -1 the form with the fewest modelled bank conflicts for the plan (what
+// upres::warp runs); otherwise bit 0 the row form (0: four 4-byte loads, 1: two 8-byte loads and
+// one 4-byte load, fewer wavefronts for some rotations) and bit 1 the warp's outputs (0: 32 x 1,
+// 1: 16 x 2). The two row forms give identical results; the layouts differ by float rounding of
+// the coordinates (tests run all four).
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
                       int prefilter, void* stream, int tap_form = -1);
 

@@ -206,6 +206,28 @@ void set_smem_limit_once(K* kernel, int bytes, bool max_carveout,
     configured.fetch_or(bit);
 }
 
+// Blocks of `bytes` dynamic shared memory that fit on one SM of the current device (its shared
+// memory per SM over bytes plus the driver's reserve per block), read once per device.
+inline int smem_blocks_per_sm(std::size_t bytes) {
+    struct Dev {
+        int per_sm = 0, reserved = 0;
+    };
+    static Dev devs[64];
+    int dev = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+    Dev& d = devs[dev & 63];
+    if (d.per_sm == 0) {
+        int reserved = 0, per_sm = 0;
+        UPRES_CUDA_CHECK(
+            cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+        UPRES_CUDA_CHECK(
+            cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+        d.reserved = reserved;
+        d.per_sm = per_sm;  // written last: a racing reader sees 0 and queries again
+    }
+    return static_cast<int>(static_cast<std::size_t>(d.per_sm) / (bytes + d.reserved));
+}
+
 // Host bound of TileBox::rw / rh over all tiles of an Affine / Resize plan (false otherwise).
 inline bool tile_box_bound(const WarpPlan& p, int taps, int halo, int& rw, int& rh) {
     if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
@@ -221,11 +243,14 @@ inline bool tile_box_bound(const WarpPlan& p, int taps, int halo, int& rw, int& 
 // The bank-conflict models' sample (bank_pitch, rec_pitch): the first-tap offsets, in floats
 // for a row pitch and C channels, of a warp's 32 lanes on consecutive outputs (box steps m0, m3)
 // from sub-pixel origin o of 16.
-inline void model_first_taps(const WarpPlan& p, int o, int pitch, int C, long long (&a)[32]) {
+inline void model_first_taps(const WarpPlan& p, int o, int pitch, int C, long long (&a)[32],
+                             int lanes_x = 32) {
     const double u0 = 100.0 + (o % 4) / 4.0 + 0.03, v0 = 100.0 + (o / 4) / 4.0 + 0.07;
-    for (int l = 0; l < 32; ++l)
-        a[l] = static_cast<long long>(std::floor(v0 + p.m[3] * l)) * pitch +
-               static_cast<long long>(std::floor(u0 + p.m[0] * l)) * C;
+    for (int l = 0; l < 32; ++l) {
+        const int i = l % lanes_x, j = l / lanes_x;
+        a[l] = static_cast<long long>(std::floor(v0 + p.m[3] * i + p.m[4] * j)) * pitch +
+               static_cast<long long>(std::floor(u0 + p.m[0] * i + p.m[1] * j)) * C;
+    }
 }
 
 // Row pitch (floats) of a box staged in shared memory: among the 8 pitches first + k step, the one
