@@ -357,17 +357,13 @@ constexpr int kIirHalo = 12;
 constexpr int kRecMaxSmemBytes = 100 * 1024;  // 2 blocks per SM at the largest accepted box
 constexpr int kRMaxChunks = 6;                // box rows of at most 192 samples
 
-// 4-byte cp.async (global -> shared), .ca: the sample may be read again by the next tile. No
-// "memory" clobber (it made the compiler reload the kernel parameters and recompute the shared
-// window after every copy): nothing reads the box before the wait_all + barrier that follow,
-// and that wait carries the clobber.
-__device__ __forceinline__ void cp_async4(unsigned smem_addr, const float* g) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_addr), "l"(g));
-}
-
 // One lane's samples of a box row: g[32 k] -> shared d + 128 k for the chunks k with 32 k < n, at
 // immediate offsets from the two base addresses (one cp.async and one compare per chunk; the
-// compiler's own version recomputed both 64-bit addresses per chunk).
+// compiler's own version recomputed both 64-bit addresses per chunk). 4-byte cp.async (global ->
+// shared), .ca: the sample may be read again by the next tile. No "memory" clobber (it made the
+// compiler reload the kernel parameters and recompute the shared window after every copy):
+// nothing reads the box before the wait_all + barrier that follow, and that wait carries the
+// clobber.
 __device__ __forceinline__ void cp_async_row(unsigned d, const float* g, int n) {
     static_assert(kRMaxChunks == 6, "one line per chunk below");
     asm volatile(
@@ -381,6 +377,24 @@ __device__ __forceinline__ void cp_async_row(unsigned d, const float* g, int n) 
         " setp.gt.s32 p, %2, 160; @p cp.async.ca.shared.global [%0+640], [%1+640], 4;\n"
         "}\n" ::"r"(d),
         "l"(g), "r"(n));
+}
+
+// As cp_async_row, the chunks' sources at g + xm[k] (a row crossing a side of the image).
+__device__ __forceinline__ void cp_async_row_map(unsigned d, const float* g,
+                                                 const int (&xm)[kRMaxChunks], int n) {
+    static_assert(kRMaxChunks == 6, "one line per chunk below");
+    asm volatile(
+        "{\n"
+        " .reg .pred p;\n"
+        " setp.gt.s32 p, %7, 0;   @p cp.async.ca.shared.global [%0], [%1], 4;\n"
+        " setp.gt.s32 p, %7, 32;  @p cp.async.ca.shared.global [%0+128], [%2], 4;\n"
+        " setp.gt.s32 p, %7, 64;  @p cp.async.ca.shared.global [%0+256], [%3], 4;\n"
+        " setp.gt.s32 p, %7, 96;  @p cp.async.ca.shared.global [%0+384], [%4], 4;\n"
+        " setp.gt.s32 p, %7, 128; @p cp.async.ca.shared.global [%0+512], [%5], 4;\n"
+        " setp.gt.s32 p, %7, 160; @p cp.async.ca.shared.global [%0+640], [%6], 4;\n"
+        "}\n" ::"r"(d),
+        "l"(g + xm[0]), "l"(g + xm[1]), "l"(g + xm[2]), "l"(g + xm[3]), "l"(g + xm[4]),
+        "l"(g + xm[5]), "r"(n));
 }
 
 struct RecParams {
@@ -537,17 +551,15 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
         unsigned d = s_base + 4u * static_cast<unsigned>(ty * rp.pitch + tx);
         const unsigned dstep = 4u * kRRows * static_cast<unsigned>(rp.pitch);
         for (int j = ty; j < ih; j += kRRows, g += gstep, d += dstep) cp_async_row(d, g, iw - tx);
-    } else {
-        for (int j = ty; j < ih; j += kRRows) {
+    } else {  // the box crosses a side: rows (and columns) through the extension
+        unsigned d = s_base + 4u * static_cast<unsigned>(ty * rp.pitch + tx);
+        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(rp.pitch);
+        for (int j = ty; j < ih; j += kRRows, d += dstep) {
             const float* g = src.row(border_index(ya + j, Hs, ext));
-            const unsigned d = s_base + 4u * static_cast<unsigned>(j * rp.pitch + tx);
-            if (cols_inside) {
+            if (cols_inside)
                 cp_async_row(d, g + xa + tx, iw - tx);
-            } else {
-#pragma unroll
-                for (int k = 0; k < kRMaxChunks; ++k)
-                    if (tx + 32 * k < iw) cp_async4(d + 128u * k, g + xm[k]);
-            }
+            else
+                cp_async_row_map(d, g, xm, iw - tx);
         }
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
