@@ -323,12 +323,13 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 // The exact (IIR) prefilter and the interpolation in one pass, float images, 1 channel
 // (warp_bspline_rec, warp_cuda.hpp). Per block of 256 threads, a kRT x kRT output tile:
 //  1. the tile's coefficient box (the taps' footprint, as LeanGrid / tile_box) widened by
-//     kIirHalo samples on each side is gathered into shared memory with 4-byte cp.async (one
-//     warp per row, immediate offsets from one row pointer), through the prefilter's extension
-//     (bspline::prefilter_extension: for Mirror, Reflect, Wrap and Constant the prefiltered
-//     extended image is the tap extension of the coefficients, so the box needs no border logic
-//     afterwards); rows an odd number of floats apart, so the passes below (lanes on consecutive
-//     rows, then on consecutive columns) are free of bank conflicts;
+//     kIirHalo samples on each side (and to an even width) is gathered into shared memory with
+//     4-byte cp.async (one warp per row, immediate offsets from one row pointer), through the
+//     prefilter's extension (bspline::prefilter_extension: for Mirror, Reflect, Wrap and Constant
+//     the prefiltered extended image is the tap extension of the coefficients, so the box needs
+//     no border logic afterwards); rows a pitch of 2 mod 4 floats apart, so the passes below
+//     (8-byte words; lanes on consecutive rows, then on consecutive column pairs) are free of
+//     bank conflicts;
 //  2. row pass, in place: the causal recursion p(i) = x(i) + z p(i - 1) from the box's first
 //     sample (p = 0 before it), then q(i) = z q(i + 1) - p(i) from its last sample; q is stored
 //     on the coefficient columns. The IIR's coefficient is 6 z q (scipy's c- = z (c-(i + 1) -
@@ -336,19 +337,22 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 //     output. Starting the recursions kIirHalo samples before the first and after the last
 //     coefficient truncates the exact filter's tails there: the error is below
 //     2 sqrt(3) |z|^(H+1) / (1 - |z|) = 1.7e-7 of the range per pass (H = 12), under float
-//     rounding of the result. Each row is split between two threads (iir_half_*), so 234 of the
+//     rounding of the result. Each row is split between two threads (iir_row_*), so 234 of the
 //     256 threads work and the serial chain is ~130 steps instead of ~220;
-//  3. column pass, the same on the coefficient columns;
+//  3. column pass, the same on the coefficient columns, two adjacent columns per thread
+//     (iir_col_*);
 //  4. B-spline interpolation from the coefficients in shared memory (float coordinates from the
-//     tile origin as tile_coord, bspline_weights6), 16 outputs per thread. Each row of 4 taps is
-//     read either as four 4-byte loads or (RecParams::wide) as two aligned 8-byte loads and one
-//     4-byte load with the weights shifted by the row's parity; the host picks the pitch and the
-//     form with the fewest modelled wavefronts (rec_pitch).
-// Measured on the H200 (docs/ops/warp.md 9.3, rounds 5 and 6): 2048^2 rotation by 30 degrees
-// 50.0 us (51.1 us with the 4-byte form only) against 76.6 us for bspline_prefilter(IIR) + the
-// lean interpolation kernel. ncu: ~217 instructions per output, issue slots ~59% busy, 43%
-// achieved occupancy (4 blocks of 256 threads per SM, bound by registers and shared memory);
-// stalls: fixed-latency dependencies 20%, not selected 19%, shared memory 15%, barriers 10%.
+//     tile origin as tile_coord, bspline_weights6), 16 outputs per thread, a warp's 32 outputs
+//     as 32 x 1 or 16 x 2. Each row of 4 taps is read either as four 4-byte loads or
+//     (RecParams::wide) as two aligned 8-byte loads and one 4-byte load with the weights shifted
+//     by the first tap's parity; the host picks the pitch, the form and the layout with the
+//     fewest modelled wavefronts (rec_pitch).
+// Measured on the H200 (docs/ops/warp.md 9.3, rounds 5 to 7): 2048^2 rotation by 30 degrees
+// 47.5 us against 76 us for bspline_prefilter(IIR) + the lean interpolation kernel. ncu (round
+// 7): ~174 instructions per output, issue slots ~50% busy, 43% achieved occupancy (4 blocks of
+// 256 threads per SM, bound by registers and shared memory); the L1/shared pipe ~84% busy, 54%
+// of its wavefronts in the interpolation, which at 30 degrees reads its taps 2-way
+// bank-conflicted.
 constexpr int kRT = 64;
 constexpr int kRThreads = 256;
 constexpr int kRecBlocks = 4;  // blocks per SM of the register bound (__launch_bounds__ below)
