@@ -455,6 +455,29 @@ __device__ __forceinline__ void iir_row_load(const float* x, int m, bool right, 
     }
 }
 
+// The causal recursion over the pairs a[i0, i1), stored; returns its last value.
+__device__ __forceinline__ float causal_pairs(float2* a, int i0, int i1, float pc, float z) {
+#pragma unroll 4
+    for (int i = i0; i < i1; ++i) {
+        float2 v = a[i];
+        v.x = pc = fmaf(z, pc, v.x);
+        v.y = pc = fmaf(z, pc, v.y);
+        a[i] = v;
+    }
+    return pc;
+}
+
+// The anticausal recursion over the pairs a[i0, i1), from a[i1 - 1] down, stored.
+__device__ __forceinline__ void anticausal_pairs(float2* a, int i1, int i0, float q, float z) {
+#pragma unroll 4
+    for (int i = i1 - 1; i >= i0; --i) {
+        float2 v = a[i];
+        v.y = q = fmaf(z, q, -v.y);
+        v.x = q = fmaf(z, q, -v.x);
+        a[i] = v;
+    }
+}
+
 template <int H>
 __device__ __forceinline__ void iir_row_run(float* x, int m, int B, bool right, float w[H],
                                             float z) {
@@ -467,49 +490,25 @@ __device__ __forceinline__ void iir_row_run(float* x, int m, int B, bool right, 
             const float2 v = a[k];
             pc = fmaf(z, fmaf(z, pc, v.x), v.y);
         }
-#pragma unroll 4
-        for (int i = H / 2; i < m / 2; ++i) {
-            float2 v = a[i];
-            v.x = pc = fmaf(z, pc, v.x);
-            v.y = pc = fmaf(z, pc, v.y);
-            a[i] = v;
-        }
+        pc = causal_pairs(a, H / 2, m / 2, pc, z);
 #pragma unroll
         for (int k = 0; k < H; ++k) w[k] = pc = fmaf(z, pc, w[k]);
         float q = 0.0f;
 #pragma unroll
         for (int k = H - 1; k >= 0; --k) q = fmaf(z, q, -w[k]);
-#pragma unroll 4
-        for (int i = m / 2 - 1; i >= H / 2; --i) {
-            float2 v = a[i];
-            v.y = q = fmaf(z, q, -v.y);
-            v.x = q = fmaf(z, q, -v.x);
-            a[i] = v;
-        }
+        anticausal_pairs(a, m / 2, H / 2, q, z);
     } else {
         float pc = 0.0f;
 #pragma unroll
         for (int k = 0; k < H; ++k) pc = fmaf(z, pc, w[k]);
-#pragma unroll 4
-        for (int i = m / 2; i < B / 2; ++i) {
-            float2 v = a[i];
-            v.x = pc = fmaf(z, pc, v.x);
-            v.y = pc = fmaf(z, pc, v.y);
-            a[i] = v;
-        }
+        causal_pairs(a, m / 2, B / 2, pc, z);
         float q = 0.0f;
 #pragma unroll
         for (int i = B / 2 - 1; i >= B / 2 - H / 2; --i) {
             const float2 v = a[i];
             q = fmaf(z, fmaf(z, q, -v.y), -v.x);
         }
-#pragma unroll 4
-        for (int i = (B - H) / 2 - 1; i >= m / 2; --i) {
-            float2 v = a[i];
-            v.y = q = fmaf(z, q, -v.y);
-            v.x = q = fmaf(z, q, -v.x);
-            a[i] = v;
-        }
+        anticausal_pairs(a, (B - H) / 2, m / 2, q, z);
     }
 }
 
