@@ -30,7 +30,9 @@
 # BENCH_REPS (5), BENCH_MIN_TIME (0.2), BENCH_FILTER, BENCH_TIMEOUT (240), PEERS_ARGS,
 # PEERS_TIMEOUT (240), TEST_TIMEOUT (300 per binary), SANITIZER_TOOLS ("memcheck racecheck"),
 # SANITIZER_TIMEOUT (420 per binary and tool; srcnn_cuda_test under racecheck takes ~340 s on an H200),
-# SANITIZER_BINS (regex of test binary names to run under the sanitizers; default all), SKIP_STEPS (e.g. "peers sanitizer"),
+# SANITIZER_BINS (regex of test binary names to run under the sanitizers; default all),
+# SANITIZER_FILTER (gtest filter of the tests run under the sanitizers; default '*Cuda*'),
+# TEST_FILTER (gtest filter of the tests step; default all), SKIP_STEPS (e.g. "peers sanitizer"),
 # GPU_CHECK_BUDGET (seconds for the whole script, 0 = none: each step's timeout is capped to
 # what is left, and steps that no longer fit are recorded as FAIL "not run: time budget").
 set -u
@@ -279,7 +281,9 @@ else
         fi
         one=$(mktemp)
         t0=$SECONDS
-        (cd "$(dirname "$b")" && timeout "$tmo" "$b" --gtest_color=no) >"$one" 2>&1
+        (cd "$(dirname "$b")" &&
+            timeout "$tmo" "$b" --gtest_color=no ${TEST_FILTER:+--gtest_filter="$TEST_FILTER"}) \
+            >"$one" 2>&1
         rc=$?
         secs=$((SECONDS - t0))
         { echo "===== $name (exit $rc, $secs s)"; cat "$one"; echo; } >>"$TESTS_LOG"
@@ -310,6 +314,7 @@ if skipped_step sanitizer; then
 elif ! command -v compute-sanitizer >/dev/null 2>&1; then
     record sanitizer FAIL "compute-sanitizer not found on PATH"
 else
+    SAN_FILTER=${SANITIZER_FILTER:-*Cuda*}
     for tool in ${SANITIZER_TOOLS:-memcheck racecheck}; do
         # CUDA API errors are upres's to report (as upres::Error) and tests provoke them on
         # purpose (e.g. a failing cudaMalloc): memcheck checks memory accesses, not those.
@@ -320,7 +325,7 @@ else
         for b in "${TEST_BINS[@]}"; do
             name=$(basename "$b")
             [[ -n "${SANITIZER_BINS:-}" && ! "$name" =~ ^(${SANITIZER_BINS})$ ]] && continue
-            n=$("$b" --gtest_list_tests --gtest_filter='*Cuda*' 2>/dev/null | grep -c '^  ')
+            n=$("$b" --gtest_list_tests --gtest_filter="$SAN_FILTER" 2>/dev/null | grep -c '^  ')
             [[ "$n" -gt 0 ]] || continue
             tmo=$(cap "${SANITIZER_TIMEOUT:-420}")
             if [[ $tmo == 0 ]]; then
@@ -333,7 +338,7 @@ else
             (cd "$(dirname "$b")" &&
                 timeout "$tmo" compute-sanitizer --tool "$tool" \
                     --error-exitcode 86 --print-limit 50 $api_errors \
-                    "$b" --gtest_filter='*Cuda*' --gtest_color=no) >"$one" 2>&1
+                    "$b" --gtest_filter="$SAN_FILTER" --gtest_color=no) >"$one" 2>&1
             rc=$?
             secs=$((SECONDS - t0))
             { echo "===== $tool $name (exit $rc, $secs s)"; cat "$one"; echo; } >>"$SAN_LOG"
@@ -351,7 +356,7 @@ else
             rm -f "$one"
         done
         if [[ ${#details[@]} == 0 ]]; then
-            record "sanitizer $tool" FAIL "no test binary has '*Cuda*' tests"
+            record "sanitizer $tool" FAIL "no test binary has '$SAN_FILTER' tests"
         else
             d=$(printf '%s; ' "${details[@]}")
             record "sanitizer $tool" "$res" "${d%; }"
