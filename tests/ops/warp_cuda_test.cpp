@@ -512,7 +512,19 @@ TEST(CudaWarpFused, SupportedPlans) {
 // runs for float 1-channel B-spline plans with prefilter 0) against the two-pass CUDA path
 // (bspline_prefilter IIR + cuda::warp): every border it takes, rotations whose tiles cross the
 // border or lie wholly outside, an up- and a down-scale, the smallest accepted size, awkward
-// sizes, whole images and unaligned device sub-views, random data and a real photo.
+// sizes, whole images and unaligned device sub-views, random data and a real photo. Both tilings
+// (64 x 64 output tiles; source tiles of 64 and 48 for Affine plans), every tap form and layout;
+// outputs are poisoned with NaN first, so an output no block writes fails.
+Image<float> rec_run(const ImageView<const float>& src, int dw, int dh, const WarpPlan& p, int form,
+                     int tiles, int tile) {
+    Image<float> b(dw, dh, 1, Location::Device);
+    EXPECT_EQ(cudaMemset2D(b.view().data(), b.view().stride() * sizeof(float), 0xFF,
+                           dw * sizeof(float), dh),
+              cudaSuccess);
+    cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr, form, tiles, tile);
+    return clone(ImageView<const float>(b.view()));
+}
+
 void rec_vs_two_pass(const ImageView<const float>& src, int dw, int dh, const WarpPlan& p,
                      double atol, const std::string& what) {
     ASSERT_TRUE(cuda::warp_rec_supported(p, src.width(), src.height(), dw, dh, 1, 0)) << what;
@@ -524,24 +536,31 @@ void rec_vs_two_pass(const ImageView<const float>& src, int dw, int dh, const Wa
     Image<float> a(dw, dh, 1, Location::Device);
     cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(a.view()), p, nullptr);
     const Image<float> ha = clone(ImageView<const float>(a.view()));
+    struct Run {
+        int form, tiles, tile;
+    };
+    std::vector<Run> runs = {{-1, -1, 0}, {0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {3, 0, 0}};
+    const bool affine = p.kind == Transform::Kind::Affine;
+    if (affine) runs.insert(runs.end(), {{0, 1, 0}, {1, 1, 0}, {0, 1, 48}, {1, 1, 48}});
     std::vector<Image<float>> out;
-    for (int form : {-1, 0, 1, 2, 3}) {  // the chosen tap form, then each one explicitly
-        Image<float> b(dw, dh, 1, Location::Device);
-        cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr, form);
-        out.push_back(clone(ImageView<const float>(b.view())));
+    for (const Run& r : runs) {
+        out.push_back(rec_run(src, dw, dh, p, r.form, r.tiles, r.tile));
         EXPECT_TRUE(check_close<float>(out.back().view(), ha.view(), Interp::BSpline, atol))
-            << " [recursive fused (tap form " << form << ") vs two-pass IIR, " << what << ", "
-            << to_string(p.border) << ", " << src.width() << "x" << src.height() << " -> " << dw
-            << "x" << dh << "]";
+            << " [recursive fused (tap form " << r.form << ", tiles " << r.tiles << ", tile "
+            << r.tile << ") vs two-pass IIR, " << what << ", " << to_string(p.border) << ", "
+            << src.width() << "x" << src.height() << " -> " << dw << "x" << dh << "]";
     }
     // The row forms differ in which shared words they read, not in the arithmetic; the chosen
-    // form is one of the four.
-    for (int layout : {0, 2})
-        EXPECT_TRUE(test::images_near(out[2 + layout].view(), out[1 + layout].view(), 0.0))
-            << " [row forms, layout " << layout / 2 << ", " << what << "]";
-    EXPECT_TRUE(test::images_near(out[0].view(), out[1].view(), 0.0) ||
-                test::images_near(out[0].view(), out[3].view(), 0.0))
-        << " [the chosen form vs the explicit ones, " << what << "]";
+    // schedule is one of the explicit ones (source tiles of 64 for rotations).
+    for (int k : {1, 3, 5, 7}) {
+        if (k + 1 >= static_cast<int>(out.size())) break;
+        EXPECT_TRUE(test::images_near(out[k + 1].view(), out[k].view(), 0.0))
+            << " [row forms, run " << k << ", " << what << "]";
+    }
+    bool chosen = false;
+    for (int k = 1; k < (affine ? 7 : 5); ++k)
+        chosen = chosen || test::images_near(out[0].view(), out[k].view(), 0.0);
+    EXPECT_TRUE(chosen) << " [the chosen schedule vs the explicit ones, " << what << "]";
 }
 
 TEST(CudaWarpRec, MatchesTwoPassIir) {
@@ -608,6 +627,68 @@ TEST(CudaWarpRec, SupportedPlans) {
     forced.cuda_schedule = 1;
     EXPECT_FALSE(cuda::warp_rec_preferred(forced, 2048, 2048, 2048, 2048, 1, 0));
     EXPECT_TRUE(cuda::warp_rec_preferred(rot, 2048, 2048, 2048, 2048, 1, 0));
+}
+
+// Source tiles on the maps their partition finds hardest: angles where a coefficient of the map is
+// zero or tiny (90, 180 degrees; 0.001 degrees), flips, shears, rotations with a zoom or a
+// down-scale, destination sub-views (only the view written: the rest of the buffer keeps its
+// poison), and outputs far larger or smaller than the source.
+TEST(CudaWarpRec, SourceTiles) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> host = random_image<float>(211, 157, 1, 2300);
+    const Image<float> dev = clone(host.view(), Location::Device);
+    const ImageView<const float> src(dev.view());
+    auto with = [](WarpPlan p, double a, double b, double c, double d, double e, double f) {
+        const double m[6] = {a, b, c, d, e, f};
+        for (int i = 0; i < 6; ++i) p.m[i] = m[i];
+        return p;
+    };
+    for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap, Border::Constant}) {
+        const WarpPlan r30 = rotation_plan(30.0, 211, 157, border);
+        std::vector<std::pair<std::string, WarpPlan>> plans = {
+            {"90 degrees", rotation_plan(90.0, 211, 157, border)},
+            {"180 degrees", rotation_plan(180.0, 211, 157, border)},
+            {"0.001 degrees", rotation_plan(0.001, 211, 157, border)},
+            {"-135 degrees", rotation_plan(-135.0, 211, 157, border)},
+            {"flip", with(r30, -1.0, 0.0, 210.0, 0.0, 1.0, 0.0)},
+            {"shear", with(r30, 0.9, 0.35, -20.0, -0.2, 1.1, 7.25)},
+            {"rotation, zoom 1.8", with(r30, 0.48, -0.28, 60.0, 0.28, 0.48, 20.0)},
+            {"rotation, down-scale 1.4", with(r30, 1.21, -0.7, 30.0, 0.7, 1.21, -40.0)}};
+        for (const auto& [name, p] : plans) {
+            rec_vs_two_pass(src, 190, 170, p, 2e-5, "source tiles, " + name);
+            rec_vs_two_pass(src.sub(5, 3, 64, 41), 301, 9, p, 2e-5, name + ", wide output");
+        }
+        // A destination sub-view: the view is written, the rest of the buffer is not.
+        Image<float> big(260, 200, 1, Location::Device);
+        ASSERT_EQ(cudaMemset2D(big.view().data(), big.view().stride() * sizeof(float), 0xFF,
+                               260 * sizeof(float), 200),
+                  cudaSuccess);
+        ImageView<float> view = big.view().sub(17, 9, 203, 171);
+        cuda::warp_bspline_rec(span_of(src), span_of(view), r30, 0, nullptr, -1, 1, 0);
+        const Image<float> whole = clone(ImageView<const float>(big.view()));
+        const Image<float> ref = rec_run(src, 203, 171, r30, -1, 1, 0);
+        std::int64_t wrong = 0, touched = 0;
+        for (int y = 0; y < 200; ++y)
+            for (int x = 0; x < 260; ++x) {
+                const bool in = x >= 17 && x < 17 + 203 && y >= 9 && y < 9 + 171;
+                const float v = whole(x, y);
+                if (in)
+                    wrong += !(v == ref(x - 17, y - 9));
+                else
+                    touched += !std::isnan(v);
+            }
+        EXPECT_EQ(wrong, 0) << to_string(border);
+        EXPECT_EQ(touched, 0) << to_string(border);
+    }
+    // Plans the source tiles do not take: a Resize plan, a zoom beyond the rows a tile may span.
+    EXPECT_THROW(cuda::warp_bspline_rec(
+                     span_of(src), span_of(Image<float>(50, 50, 1, Location::Device).view()),
+                     resize_plan(211, 157, 50, 50, Border::Mirror), 0, nullptr, -1, 1, 0),
+                 Error);
+    EXPECT_THROW(cuda::warp_bspline_rec(
+                     span_of(src), span_of(Image<float>(50, 50, 1, Location::Device).view()),
+                     rotation_plan(30.0, 211, 157, Border::Mirror), 0, nullptr, 2, 1, 0),
+                 Error);  // the 16 x 2 layout is an output-tile layout
 }
 
 // The tiled shared-memory kernel (the default for B-spline and Linear on float samples) and the
