@@ -14,10 +14,7 @@
 // linear_per_output and bspline_fir15_per_output (the per-output kernels instead of the tiled
 // default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter and interpolation in
 // one pass, the recursive fused kernel that upres::warp runs for such plans) and the same kernel
-// with its schedule forced (warp_bspline_rec): 64 x 64 output tiles with tap forms 0, 1, 2
-// (bspline_iir_fused_narrow, _wide and _narrow16) or the modelled one (bspline_iir_out_tiles);
-// source tiles of 48 to 80 (bspline_iir_src48 ... src80) and of 64 with tap form 0 / 1
-// (bspline_iir_src64_narrow, _wide).
+// with its tap form forced: bspline_iir_fused_narrow, _wide and _narrow16 (warp_bspline_rec).
 // B-spline times include the prefilter. Bytes: input read once + output written once (the
 // floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
 // measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
@@ -59,14 +56,6 @@ enum Mode {
     kBsplineIirFusedNarrow,    // the recursive fused kernel, tap form 0 (4-byte loads, 32 x 1)
     kBsplineIirFusedWide,      // tap form 1 (8-byte pairs, 32 x 1 outputs per warp)
     kBsplineIirFusedNarrow16,  // tap form 2 (4-byte loads, 16 x 2 outputs per warp)
-    kBsplineIirOutTiles,       // 64 x 64 output tiles, the modelled tap form and layout
-    kBsplineIirSrc48,          // source tiles of 48, 56, 64, 72, 80: the modelled tap form
-    kBsplineIirSrc56,
-    kBsplineIirSrc64,
-    kBsplineIirSrc72,
-    kBsplineIirSrc80,
-    kBsplineIirSrc64Narrow,  // source tiles of 64, tap form 0 / 1
-    kBsplineIirSrc64Wide,
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -82,15 +71,7 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_iir_fused",
                                   "bspline_iir_fused_narrow",
                                   "bspline_iir_fused_wide",
-                                  "bspline_iir_fused_narrow16",
-                                  "bspline_iir_out_tiles",
-                                  "bspline_iir_src48",
-                                  "bspline_iir_src56",
-                                  "bspline_iir_src64",
-                                  "bspline_iir_src72",
-                                  "bspline_iir_src80",
-                                  "bspline_iir_src64_narrow",
-                                  "bspline_iir_src64_wide"};
+                                  "bspline_iir_fused_narrow16"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -166,22 +147,8 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         cuda::warp(src, dst, p, st);
         return;
     }
-    if (mode >= kBsplineIirFused && mode <= kBsplineIirFusedNarrow16) {
-        // the chosen schedule; output tiles with tap forms 0, 1, 2
-        const int form = mode - kBsplineIirFused - 1;
-        cuda::warp_bspline_rec(src, dst, p, 0, st, form, form < 0 ? -1 : 0);
-        return;
-    }
-    if (mode == kBsplineIirOutTiles) {
-        cuda::warp_bspline_rec(src, dst, p, 0, st, -1, 0);
-        return;
-    }
-    if (mode >= kBsplineIirSrc48 && mode <= kBsplineIirSrc80) {
-        cuda::warp_bspline_rec(src, dst, p, 0, st, -1, 1, 48 + 8 * (mode - kBsplineIirSrc48));
-        return;
-    }
-    if (mode == kBsplineIirSrc64Narrow || mode == kBsplineIirSrc64Wide) {
-        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirSrc64Narrow, 1, 64);
+    if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2
+        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFused - 1);
         return;
     }
     if (mode == kBsplineFir15Fused) {
@@ -296,35 +263,16 @@ void Cuda_BsplinePrefilter(benchmark::State& state) {
 BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Cuda_WarpRotate)
-    ->ArgsProduct({{kNearest,
-                    kLinear,
-                    kCubic,
-                    kBsplineIir,
-                    kBsplineFir15,
-                    kBsplineFir15Fused,
-                    kBsplineFir15Texture,
-                    kLinearTexture,
-                    kBsplineInterp,
-                    kLinearPerOutput,
-                    kBsplineFir15PerOutput,
-                    kBsplineIirFused,
-                    kBsplineIirFusedNarrow,
-                    kBsplineIirFusedWide,
-                    kBsplineIirFusedNarrow16,
-                    kBsplineIirOutTiles,
-                    kBsplineIirSrc48,
-                    kBsplineIirSrc56,
-                    kBsplineIirSrc64,
-                    kBsplineIirSrc72,
-                    kBsplineIirSrc80,
-                    kBsplineIirSrc64Narrow,
-                    kBsplineIirSrc64Wide},
+    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
+                    kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
+                    kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow,
+                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateAngle)
-    ->ArgsProduct({{kBsplineIirFused, kBsplineIirOutTiles, kBsplineIirSrc64Narrow,
-                    kBsplineIirSrc64Wide},
+    ->ArgsProduct({{kBsplineIirFused, kBsplineIirFusedNarrow, kBsplineIirFusedWide,
+                    kBsplineIirFusedNarrow16},
                    {-30, 10, 45, 60}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

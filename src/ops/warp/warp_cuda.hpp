@@ -57,18 +57,13 @@ bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
 // src is the IMAGE (device memory), dst the output; asynchronous on `stream`. Throws
-// ErrorCode::Internal when !warp_rec_supported() (or the schedule asked for does not take the
-// plan). tiles: -1 the measured choice (what upres::warp runs: source tiles for Affine plans that
-// rotate or shear, output tiles otherwise), 0 the 64 x 64 output tiles of rec_fused_kernel, 1
-// the source tiles of rec_owner_kernel (Affine plans only; `tile` their side, 0: 64, even, 16 to
-// 128). tap_form: how the interpolation reads the taps from shared memory: -1 the form with the
-// fewest modelled bank conflicts for the plan (what upres::warp runs); otherwise bit 0 the row
-// form (0: four 4-byte loads, 1: two 8-byte loads and one 4-byte load, fewer wavefronts for some
-// rotations) and, with output tiles (tiles 0) only, bit 1 the warp's outputs (0: 32 x 1, 1: 16 x 2;
-// source tiles always take 32 consecutive outputs of a row). The two row forms give identical
-// results; the layouts and the two tilings differ by float rounding of the coordinates (tests run
-// them all).
+// ErrorCode::Internal when !warp_rec_supported(). tap_form: how the interpolation reads the taps
+// from shared memory: -1 the form with the fewest modelled bank conflicts for the plan (what
+// upres::warp runs); otherwise bit 0 the row form (0: four 4-byte loads, 1: two 8-byte loads and
+// one 4-byte load, fewer wavefronts for some rotations) and bit 1 the warp's outputs (0: 32 x 1,
+// 1: 16 x 2). The two row forms give identical results; the layouts differ by float rounding of
+// the coordinates (tests run all four).
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form = -1, int tiles = -1, int tile = 0);
+                      int prefilter, void* stream, int tap_form = -1);
 
 }  // namespace upres::cuda

@@ -38,7 +38,6 @@
 #include "ops/bspline/bspline_math.hpp"
 #include "ops/warp/warp_cuda.hpp"
 #include "ops/warp/warp_cuda_util.cuh"
-#include "ops/warp/warp_owner.hpp"
 
 namespace upres::cuda {
 
@@ -556,7 +555,7 @@ __device__ __forceinline__ void iir_col_run(float* x, int st, int m, int B, bool
     }
 }
 
-// Steps 1-3 of both recursive fused kernels on the input box [xa, xa + iw) x [ya, ya + ih) (iw
+// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (iw
 // even, pitch 2 mod 4 >= iw): gather it into s through the prefilter's extension, then the IIR
 // along its rows and along its coefficient columns, in place; ends with a barrier, after which s
 // holds the coefficients times 1 / (6 z)^2 on [H, iw - H) x [H, ih - H).
@@ -639,7 +638,7 @@ __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int p
     __syncthreads();
 }
 
-// Step 4 of both recursive fused kernels, one output: the B-spline weights times 6 at the
+// Step 4 of the recursive fused kernel, one output: the B-spline weights times 6 at the
 // box-relative coordinate (lu, lv) (bspline_weights6, whose 1/36 joins the recursions' (6 z)^2 in
 // kScale) and the 16 coefficients from the box in shared memory (rows ps floats apart; the first
 // tap's offset clamped to [0, last], a no-op up to float rounding). kWide: each row of 4 taps is
@@ -778,167 +777,6 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     }
 }
 
-// ---------------------------------------------------------------- owner tiles
-// The same exact prefilter and interpolation per tile of the SOURCE (warp_owner.hpp): block b
-// takes listed tile (I, J) = [U0, U0 + T) x [V0, V0 + T) and computes the outputs whose source
-// coordinate falls in it. For a rotation that halves the box overhead: a 64 x 64 output tile
-// rotated by 30 degrees needs a ~116 x 116 input box (3.3 samples per output), a 64 x 64 source
-// tile ~94 x 93 (2.1, plus the tiles that the output's edge cuts). Per block (256 threads):
-//  1. thread r takes output row y0 + r of the tile's row range: its owned outputs [xs, xs + len)
-//     (owner_row); a block scan numbers the N owned outputs row after row (n = prefix_r + x -
-//     xs_r), and block reductions give the box of their coordinates;
-//  2. the row table: per row {prefix_r, xs_r - prefix_r, box-relative coordinate of (xs_r, y)},
-//     and per run of 32 outputs the row of its first (chunk_row);
-//  3. rec_box: gather, row and column recursions (as rec_fused_kernel);
-//  4. warp w interpolates the runs w, w + 8, ... (32 consecutive outputs of a row, or of two):
-//     lane l's output n = 32 c + l finds its row from chunk_row[c] (rarely more than one step),
-//     then its coordinate from the row's entry, rec_tap_sum, and stores it.
-// Every output is owned by exactly one listed tile (tests/ops/warp_owner_test.cpp).
-constexpr int kOwnChunks = owner::kMaxOut / 32;
-
-struct OwnerShared {
-    float4 rows[owner::kMaxRows];  // {prefix (int bits), xs - prefix (int bits), lu, lv}
-    int prefix[owner::kMaxRows + 1];
-    unsigned short chunk_row[kOwnChunks];
-    int wsum[kRRows];
-    float wbox[4][kRRows];
-};
-constexpr int kOwnerStaticBytes = static_cast<int>(sizeof(OwnerShared));
-
-// The `len` outputs (xs .. xs + len - 1, y) straight from global memory (a block whose box does
-// not fit; never with the host's bounds), out of line.
-__device__ __noinline__ void owner_fallback(Span2D<const float> src, Span2D<float> dst,
-                                            const FusedParams* fp, int xs, int y, int len) {
-    for (int x = xs; x < xs + len; ++x)
-        fused_one_direct<float, float, bspline::kMaxFirRadius>(src, dst, *fp, x, y);
-}
-
-template <bool kFill, bool kWide>
-__global__ void __launch_bounds__(kRThreads, kRecBlocks)
-    rec_owner_kernel(Span2D<const float> src, Span2D<float> dst,
-                     const __grid_constant__ RecParams rp, const __grid_constant__ owner::Grid og) {
-    extern __shared__ float4 rec_smem4[];
-    float* s = reinterpret_cast<float*>(rec_smem4);
-    __shared__ OwnerShared t;
-    constexpr int H = kIirHalo;
-    const WarpPlan& p = rp.fp.p;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    int I = 0, J = 0, y0 = 0, y1 = -1;
-    owner::owner_tile(og, static_cast<int>(blockIdx.x), I, J);
-    owner::owner_rows(og, I, J, y0, y1);
-    const int R = y1 - y0 + 1;  // <= og.max_span <= kMaxRows = kRThreads (host)
-    const int U0 = og.ubase + I * og.tile, V0 = og.vbase + J * og.tile;
-    // 1. This thread's row, the outputs' numbering and the box of their coordinates (relative to
-    // the tile's corner, in float: |value| <= T + 1).
-    int xs = 0, len = 0;
-    double ur = 0.0, vr = 0.0;  // coordinate of (xs, y0 + tid)
-    float umin = INFINITY, umax = -INFINITY, vmin = INFINITY, vmax = -INFINITY;
-    if (tid < R) {
-        int xe = 0;
-        owner::owner_row(og, I, J, y0 + tid, xs, xe);
-        len = max(xe - xs, 0);
-        if (len > 0) {  // u and v are linear along the row: their extremes are at its ends
-            double ue, ve;
-            map_matrix_host_rounding(p.m, p.kind, xs, y0 + tid, ur, vr);
-            map_matrix_host_rounding(p.m, p.kind, xs + len - 1, y0 + tid, ue, ve);
-            const float a = static_cast<float>(ur - U0), b = static_cast<float>(ue - U0);
-            const float c = static_cast<float>(vr - V0), d = static_cast<float>(ve - V0);
-            umin = fminf(a, b), umax = fmaxf(a, b), vmin = fminf(c, d), vmax = fmaxf(c, d);
-        }
-    }
-    int incl = len;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const int v = __shfl_up_sync(~0u, incl, d);
-        if (lane >= d) incl += v;
-    }
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        umin = fminf(umin, __shfl_xor_sync(~0u, umin, d));
-        umax = fmaxf(umax, __shfl_xor_sync(~0u, umax, d));
-        vmin = fminf(vmin, __shfl_xor_sync(~0u, vmin, d));
-        vmax = fmaxf(vmax, __shfl_xor_sync(~0u, vmax, d));
-    }
-    if (lane == 31) t.wsum[warp] = incl;
-    if (lane == 0) t.wbox[0][warp] = umin, t.wbox[1][warp] = umax;
-    if (lane == 0) t.wbox[2][warp] = vmin, t.wbox[3][warp] = vmax;
-    __syncthreads();
-    int before = 0, N = 0;
-#pragma unroll
-    for (int w = 0; w < kRRows; ++w) {
-        const int v = t.wsum[w];
-        before += w < warp ? v : 0;
-        N += v;
-        umin = fminf(umin, t.wbox[0][w]), umax = fmaxf(umax, t.wbox[1][w]);
-        vmin = fminf(vmin, t.wbox[2][w]), vmax = fmaxf(vmax, t.wbox[3][w]);
-    }
-    if (N == 0) return;  // block-uniform: a listed tile that owns nothing
-    const int prefix = before + incl - len;
-    // Coefficient box [floor(u_min) - 2, floor(u_max) + 3] (as rec_fused_kernel), input box H
-    // wider.
-    const int cxa = U0 + static_cast<int>(floorf(umin)) - 2;
-    const int cya = V0 + static_cast<int>(floorf(vmin)) - 2;
-    const int xa = cxa - H, ya = cya - H;
-    const int iw = (U0 + static_cast<int>(floorf(umax)) + 3 - cxa + 1 + 2 * H + 1) & ~1;  // even
-    const int ih = V0 + static_cast<int>(floorf(vmax)) + 3 - cya + 1 + 2 * H;
-    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks || N > owner::kMaxOut) {
-        if (len > 0) owner_fallback(src, dst, &rp.fp, xs, y0 + tid, len);  // not with the bounds
-        return;
-    }
-    // 2. The row table.
-    if (tid < R) {
-        t.prefix[tid] = prefix;
-        if (len > 0) {
-            t.rows[tid] = make_float4(__int_as_float(prefix), __int_as_float(xs - prefix),
-                                      static_cast<float>(ur - xa), static_cast<float>(vr - ya));
-            for (int c = (prefix + 31) >> 5; 32 * c < prefix + len; ++c)
-                t.chunk_row[c] = static_cast<unsigned short>(tid);
-        }
-    }
-    if (tid == 0) t.prefix[R] = N;  // sentinel: the row search below stops before it
-    // 3. Gather, row and column recursions (its first barrier also publishes the table).
-    rec_box<kWide>(src, s, rp.pitch, p.border, xa, ya, iw, ih);
-    // 4. Interpolate, 4 runs of 32 outputs per round and warp: first each output's row and
-    // coordinate, then the 4 tap sums (independent shared loads in flight together).
-    const int W = src.width, Hs = src.height;
-    TileBox b;
-    b.xa = xa, b.ya = ya, b.rw = iw, b.rh = ih, b.lu0 = 0.0f, b.lv0 = 0.0f;
-    const float m0 = static_cast<float>(p.m[0]), m3 = static_cast<float>(p.m[3]);
-    const int last = (ih - 4) * rp.pitch + iw - 4;  // largest first-tap offset in the box
-    const int ps = rp.pitch;
-    const int nchunks = (N + 31) >> 5;
-#pragma unroll 1
-    for (int c0 = warp; c0 < nchunks; c0 += 4 * kRRows) {
-        float lu[4], lv[4];
-        int x[4], y[4];
-        bool ok[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const int c = c0 + k * kRRows, n = 32 * c + lane;
-            ok[k] = n < N;
-            lu[k] = lv[k] = 0.0f, x[k] = y[k] = 0;
-            if (!ok[k]) continue;
-            int r = t.chunk_row[c];
-            while (t.prefix[r + 1] <= n) ++r;
-            const float4 e = t.rows[r];
-            const float dx = static_cast<float>(n - __float_as_int(e.x));
-            x[k] = n + __float_as_int(e.y), y[k] = y0 + r;
-            lu[k] = fmaf(m0, dx, e.z), lv[k] = fmaf(m3, dx, e.w);
-        }
-        float out[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            out[k] = rec_tap_sum<kWide>(s, ps, last, lu[k], lv[k]);
-            if constexpr (kFill)
-                if (ok[k] && constant_outside(p, b, lu[k], lv[k], x[k], y[k], W, Hs))
-                    out[k] = p.fill;
-        }
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-            if (ok[k]) dst.data[static_cast<std::ptrdiff_t>(y[k]) * dst.stride + x[k]] = out[k];
-    }
-}
-
 // Shared-memory wavefronts of one warp's tap loads, first taps at the box offsets a[l] (one per
 // lane), rows ps floats apart. wide 0: sixteen 4-byte loads (a distinct address per bank and
 // wavefront); wide 1: per row two 8-byte loads (per half-warp) at o_j - (o_j & 1) and + 2, and a
@@ -977,22 +815,21 @@ double rec_tap_cost(const long long (&a)[32], int ps, int wide) {
 // outputs per warp) with the fewest modelled wavefronts for the plan's steps (rec_tap_cost over
 // 16 sub-pixel origins); at equal cost the plain form and the 32 x 1 layout (whole 128-byte rows
 // of output per store). Cached per host thread.
-void rec_pitch(const WarpPlan& p, int first, int last, bool allow16, int& pitch, int& wide,
-               int& lanes_x) {
+void rec_pitch(const WarpPlan& p, int first, int last, int& pitch, int& wide, int& lanes_x) {
     struct Entry {
         double m0, m1, m3, m4;
-        int first, last, allow16, pitch, wide, lanes_x;
+        int first, last, pitch, wide, lanes_x;
     };
     thread_local Entry cache[8];
     thread_local int next = 0;
     for (const Entry& e : cache)
         if (e.pitch && e.m0 == p.m[0] && e.m1 == p.m[1] && e.m3 == p.m[3] && e.m4 == p.m[4] &&
-            e.first == first && e.last == last && e.allow16 == static_cast<int>(allow16)) {
+            e.first == first && e.last == last) {
             pitch = e.pitch, wide = e.wide, lanes_x = e.lanes_x;
             return;
         }
     double best = 1e30;
-    for (int lx = 32; lx >= (allow16 ? 16 : 32); lx /= 2)
+    for (int lx = 32; lx >= 16; lx /= 2)
         for (int cand = first; cand <= last; cand += 4)
             for (int wd = 0; wd < 2; ++wd) {
                 double cost = 0;
@@ -1005,81 +842,33 @@ void rec_pitch(const WarpPlan& p, int first, int last, bool allow16, int& pitch,
                 if (lx != 32) cost *= 1.01;  // the 32 x 1 layout at equal cost
                 if (cost < best) best = cost, pitch = cand, wide = wd, lanes_x = lx;
             }
-    cache[next] = Entry{p.m[0], p.m[1], p.m[3], p.m[4], first, last, static_cast<int>(allow16),
-                        pitch,  wide,   lanes_x};
+    cache[next] = Entry{p.m[0], p.m[1], p.m[3], p.m[4], first, last, pitch, wide, lanes_x};
     next = (next + 1) % 8;
-}
-
-// Plans either recursive fused kernel runs: float 1 channel, B-spline with the IIR prefilter,
-// exact mode, no pad, every border but Nearest.
-bool rec_plan_ok(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h, int channels,
-                 int prefilter) {
-    if (plan.interp != Interp::BSpline || plan.fast_texture || plan.pad != 0 || channels != 1 ||
-        prefilter != 0 || plan.border == Border::Nearest)
-        return false;
-    // Small sources: the two-pass path (scipy's reflect start-up differs from the extension's
-    // exact filter for tiny lines).
-    return src_w >= 16 && src_h >= 16 && dst_w > 0 && dst_h > 0;
-}
-
-// The box pitch, tap form and lane layout of rp (max_w, max_h set; `fixed` bytes of static
-// shared memory per block): pitches 2 mod 4 (the IIR passes' 8-byte words without bank
-// conflicts) from the narrowest up to `more` more, as long as as many blocks fit on an SM (at
-// most kRecBlocks, the register bound) as with the narrowest -- a wider box that costs a block
-// per SM was measured slower than the bank conflicts it saves (50.5 against 49.4 us, 2048^2
-// rotation on the H200) -- and among those the fewest modelled wavefronts (rec_pitch).
-bool rec_choose_pitch(const WarpPlan& plan, RecParams& rp, std::size_t fixed, int more,
-                      bool allow16) {
-    const int first = rp.max_w % 4 == 2 ? rp.max_w : rp.max_w + 2;  // max_w is even
-    auto blocks = [&](int pitch) {
-        rp.pitch = pitch;
-        return std::min(kRecBlocks, smem_blocks_per_sm(rec_smem_bytes(rp) + fixed));
-    };
-    int last = first;
-    while (last + 4 <= first + more && blocks(last + 4) >= blocks(first)) last += 4;
-    rec_pitch(plan, first, last, allow16, rp.pitch, rp.wide, rp.lanes_x);
-    return rec_smem_bytes(rp) <= static_cast<std::size_t>(kRecMaxSmemBytes);
 }
 
 // The plan's constants for rec_fused_kernel; false when the plan is not one it runs.
 bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h, int channels,
                int prefilter, RecParams& rp) {
-    if (!rec_plan_ok(plan, src_w, src_h, dst_w, dst_h, channels, prefilter)) return false;
+    if (plan.interp != Interp::BSpline || plan.fast_texture || plan.pad != 0 || channels != 1 ||
+        prefilter != 0 || plan.border == Border::Nearest)
+        return false;
+    // Small sources: the two-pass path (scipy's reflect start-up differs from the extension's
+    // exact filter for tiny lines).
+    if (src_w < 16 || src_h < 16 || dst_w <= 0 || dst_h <= 0) return false;
     if (!rec_grid(plan, dst_w, dst_h, rp)) return false;
-    return rec_choose_pitch(plan, rp, 0, 12, true);
-}
-
-// Source tiles of kOwnerTile x kOwnerTile: 2.2 box samples per output against 3.3 for 64 x 64
-// output tiles at 30 degrees (docs/ops/warp.md 9.3, round 8).
-constexpr int kOwnerTile = 64;
-
-// The constants of rec_owner_kernel (tile side `tile`, 0: kOwnerTile); false when the plan is
-// not one it runs: an Affine plan (Resize plans keep output tiles, which are source-aligned
-// already) whose owner grid exists (warp_owner.hpp's bounds).
-bool owner_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h, int channels,
-                 int prefilter, int tile, RecParams& rp, owner::Grid& og) {
-    if (!rec_plan_ok(plan, src_w, src_h, dst_w, dst_h, channels, prefilter)) return false;
-    if (plan.kind != Transform::Kind::Affine) return false;
-    if (tile == 0) tile = kOwnerTile;
-    if (tile < 16 || tile > 128 || tile % 2 != 0) return false;
-    const double m[6] = {plan.m[0], plan.m[1], plan.m[2], plan.m[3], plan.m[4], plan.m[5]};
-    if (!owner::owner_grid(m, dst_w, dst_h, tile, og)) return false;
-    // Box bound (rec_owner_kernel): coefficients [floor(u_min) - 2, floor(u_max) + 3] with the
-    // owned coordinates in [U0, U0 + T] up to ~1e-12, so u_min >= U0 - 1 and u_max < U0 + T + 1:
-    // T + 7 coefficients (even: T + 8 with the halo's 2H) and T + 7 rows.
-    rp.max_w = tile + 8 + 2 * kIirHalo;
-    rp.max_h = tile + 7 + 2 * kIirHalo;
-    return rec_choose_pitch(plan, rp, kOwnerStaticBytes, 40, false);
-}
-
-// What the measured choice of warp_bspline_rec takes: source tiles for affine maps that rotate
-// or shear (their output tiles' boxes are 1.4-1.9 times larger than a source tile's), when
-// owner_setup accepts the plan.
-bool owner_preferred(const WarpPlan& plan) {
-    // Measured slower than the output tiles (H100, 2048^2, 30 degrees: 53.9 against 47.5 us):
-    // run only when asked for (tiles = 1).
-    (void)plan;
-    return false;
+    // Pitches 2 mod 4 (the IIR passes' 8-byte words without bank conflicts) from the narrowest up
+    // to 3 more, as long as as many blocks fit on an SM (at most kRecBlocks, the register bound)
+    // as with the narrowest: a wider box that costs a block per SM was measured slower than the
+    // bank conflicts it saves (50.5 against 49.4 us, 2048^2 rotation on the H200).
+    const int first = rp.max_w % 4 == 2 ? rp.max_w : rp.max_w + 2;  // max_w is even
+    auto blocks = [&](int pitch) {
+        rp.pitch = pitch;
+        return std::min(kRecBlocks, smem_blocks_per_sm(rec_smem_bytes(rp)));
+    };
+    int last = first;
+    while (last + 4 < first + 16 && blocks(last + 4) >= blocks(first)) last += 4;
+    rec_pitch(plan, first, last, rp.pitch, rp.wide, rp.lanes_x);
+    return rec_smem_bytes(rp) <= static_cast<std::size_t>(kRecMaxSmemBytes);
 }
 
 template <bool kF, bool kW>
@@ -1088,15 +877,6 @@ void launch_rec(Span2D<const float> src, Span2D<float> dst, const RecParams& rp,
     set_smem_limit_once(rec_fused_kernel<kF, kW>, kRecMaxSmemBytes, true, configured);
     const dim3 grid((dst.width + kRT - 1) / kRT, (dst.height + kRT - 1) / kRT);
     rec_fused_kernel<kF, kW><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp);
-    UPRES_CUDA_CHECK_LAUNCH();
-}
-
-template <bool kF, bool kW>
-void launch_owner(Span2D<const float> src, Span2D<float> dst, const RecParams& rp,
-                  const owner::Grid& og, cudaStream_t st) {
-    static std::atomic<unsigned long long> configured{0};
-    set_smem_limit_once(rec_owner_kernel<kF, kW>, kRecMaxSmemBytes, true, configured);
-    rec_owner_kernel<kF, kW><<<og.count, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp, og);
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
@@ -1119,9 +899,7 @@ bool warp_fused_preferred(const WarpPlan& plan, int src_w, int src_h, int fir_le
 bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter) {
     RecParams rp{};
-    owner::Grid og{};
-    return rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) ||
-           owner_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, 0, rp, og);
+    return rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp);
 }
 
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
@@ -1129,37 +907,22 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
     // Measured faster than the two-pass IIR path for rotations and zooms whose boxes leave at
     // least 3 blocks per SM (boxes of up to ~64 KB); larger boxes (strong down-scales) keep
     // the two-pass path, where the fused kernel was not measured.
-    if (plan.cuda_schedule != 0) return false;
     RecParams rp{};
-    owner::Grid og{};
-    if (owner_preferred(plan) &&
-        owner_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, 0, rp, og))
-        return true;
-    return rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
+    return plan.cuda_schedule == 0 &&
+           rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
            rec_smem_bytes(rp) <= 64 * 1024;
 }
 
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form, int tiles, int tile) {
+                      int prefilter, void* stream, int tap_form) {
     if (dst.width <= 0 || dst.height <= 0) return;
-    if (tap_form < -1 || tap_form > 3 || tiles < -1 || tiles > 1 || (tiles != 0 && tap_form > 1))
-        throw Error(ErrorCode::InvalidArgument,
-                    "cuda::warp_bspline_rec: tap_form must be -1, 0 or 1, or 2 or 3 with output "
-                    "tiles (tiles 0), and tiles -1, 0 or 1, got tap_form " +
-                        std::to_string(tap_form) + ", tiles " + std::to_string(tiles));
     RecParams rp{};
-    owner::Grid og{};
-    bool by_source = false;
-    if (tiles != 0 && (tiles == 1 || owner_preferred(plan)) && tile >= 0)
-        by_source = owner_setup(plan, src.width, src.height, dst.width, dst.height, src.channels,
-                                prefilter, tile, rp, og);
-    if (tiles == 1 && !by_source)
-        throw Error(ErrorCode::Internal,
-                    "cuda::warp_bspline_rec: plan not supported with source tiles of " +
-                        std::to_string(tile));
-    if (!by_source &&
-        !rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
+    if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
         throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
+    if (tap_form < -1 || tap_form > 3)
+        throw Error(ErrorCode::InvalidArgument,
+                    "cuda::warp_bspline_rec: tap_form must be -1, 0, 1, 2 or 3, got " +
+                        std::to_string(tap_form));
     if (tap_form >= 0) rp.wide = tap_form & 1, rp.lanes_x = tap_form & 2 ? 16 : 32;
     rp.fp.p = plan;
     rp.fp.src_w = src.width;
@@ -1172,17 +935,6 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
     for (int k = 0; k < bspline::kMaxFirLength; ++k) rp.fp.taps[k] = static_cast<float>(t[k]);
     const auto st = static_cast<cudaStream_t>(stream);
     const bool fill = plan.border == Border::Constant;
-    if (by_source) {
-        if (fill && rp.wide)
-            launch_owner<true, true>(src, dst, rp, og, st);
-        else if (fill)
-            launch_owner<true, false>(src, dst, rp, og, st);
-        else if (rp.wide)
-            launch_owner<false, true>(src, dst, rp, og, st);
-        else
-            launch_owner<false, false>(src, dst, rp, og, st);
-        return;
-    }
     if (fill && rp.wide)
         launch_rec<true, true>(src, dst, rp, st);
     else if (fill)
