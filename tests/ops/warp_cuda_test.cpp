@@ -514,12 +514,17 @@ TEST(CudaWarpFused, SupportedPlans) {
 // border or lie wholly outside, an up- and a down-scale, the smallest accepted size, awkward
 // sizes, whole images and unaligned device sub-views, random data and a real photo. Outputs are
 // poisoned with NaN first, so an output that no block writes fails.
+Image<float> nan_device_image(int w, int h) {
+    Image<float> b(w, h, 1, Location::Device);
+    EXPECT_EQ(cudaMemset2D(b.view().data(), b.view().stride() * sizeof(float), 0xFF,
+                           w * sizeof(float), h),
+              cudaSuccess);
+    return b;
+}
+
 Image<float> rec_run(const ImageView<const float>& src, int dw, int dh, const WarpPlan& p,
                      int form) {
-    Image<float> b(dw, dh, 1, Location::Device);
-    EXPECT_EQ(cudaMemset2D(b.view().data(), b.view().stride() * sizeof(float), 0xFF,
-                           dw * sizeof(float), dh),
-              cudaSuccess);
+    Image<float> b = nan_device_image(dw, dh);
     cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr, form);
     return clone(ImageView<const float>(b.view()));
 }
@@ -648,10 +653,7 @@ TEST(CudaWarpRec, OtherAffineMaps) {
             rec_vs_two_pass(src, 190, 170, p, 2e-5, name);
             rec_vs_two_pass(src.sub(5, 3, 64, 41), 301, 9, p, 2e-5, name + ", wide output");
         }
-        Image<float> big(260, 200, 1, Location::Device);
-        ASSERT_EQ(cudaMemset2D(big.view().data(), big.view().stride() * sizeof(float), 0xFF,
-                               260 * sizeof(float), 200),
-                  cudaSuccess);
+        Image<float> big = nan_device_image(260, 200);
         const ImageView<float> view = big.view().sub(17, 9, 203, 171);
         cuda::warp_bspline_rec(span_of(src), span_of(view), r30, 0, nullptr);
         const Image<float> whole = clone(ImageView<const float>(big.view()));

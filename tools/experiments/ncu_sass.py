@@ -51,7 +51,6 @@ print("opcode      inst%  stall%  wavefronts")
 for op, v in sorted(ops.items(), key=lambda kv: -kv[1][0])[:24]:
     print(f"{op:10s} {100 * v[0] / TI:6.2f} {100 * v[1] / TS:6.2f} {v[2]:11.0f}")
 print("markers (index, executed, instruction):")
-last = None
 for k, r in enumerate(data):
     s = r[cs]
     if any(m in s for m in ("BAR.SYNC", "LDGDEPBAR", "STG", "EXIT")) and num(r[ci]) > 0:
