@@ -361,17 +361,55 @@ constexpr int kRecBlocks = 4;  // blocks per SM of the register bound (__launch_
 constexpr int kRRows = kRThreads / 32;  // rows of threads: thread (tid & 31, tid >> 5)
 constexpr int kIirHalo = 12;
 constexpr int kRecMaxSmemBytes = 100 * 1024;  // 2 blocks per SM at the largest accepted box
-constexpr int kRowChunk = 128;                // samples of a box row per warp register chunk
-constexpr int kRMaxRow = 2 * kRowChunk;       // box rows of at most 2 chunks (from a multiple of 4)
+constexpr int kRMaxChunks = 6;                // box rows of at most 192 samples
+
+// One lane's samples of a box row: g[32 k] -> shared d + 128 k for the chunks k with 32 k < n, at
+// immediate offsets from the two base addresses (one cp.async and one compare per chunk; the
+// compiler's own version recomputed both 64-bit addresses per chunk). 4-byte cp.async (global ->
+// shared), .ca: the sample may be read again by the next tile. No "memory" clobber (it made the
+// compiler reload the kernel parameters and recompute the shared window after every copy):
+// nothing reads the box before the wait_all + barrier that follow, and that wait carries the
+// clobber.
+__device__ __forceinline__ void cp_async_row(unsigned d, const float* g, int n) {
+    static_assert(kRMaxChunks == 6, "one line per chunk below");
+    asm volatile(
+        "{\n"
+        " .reg .pred p;\n"
+        " setp.gt.s32 p, %2, 0;   @p cp.async.ca.shared.global [%0], [%1], 4;\n"
+        " setp.gt.s32 p, %2, 32;  @p cp.async.ca.shared.global [%0+128], [%1+128], 4;\n"
+        " setp.gt.s32 p, %2, 64;  @p cp.async.ca.shared.global [%0+256], [%1+256], 4;\n"
+        " setp.gt.s32 p, %2, 96;  @p cp.async.ca.shared.global [%0+384], [%1+384], 4;\n"
+        " setp.gt.s32 p, %2, 128; @p cp.async.ca.shared.global [%0+512], [%1+512], 4;\n"
+        " setp.gt.s32 p, %2, 160; @p cp.async.ca.shared.global [%0+640], [%1+640], 4;\n"
+        "}\n" ::"r"(d),
+        "l"(g), "r"(n));
+}
+
+// As cp_async_row, the chunks' sources at g + xm[k] (a row crossing a side of the image).
+__device__ __forceinline__ void cp_async_row_map(unsigned d, const float* g,
+                                                 const int (&xm)[kRMaxChunks], int n) {
+    static_assert(kRMaxChunks == 6, "one line per chunk below");
+    asm volatile(
+        "{\n"
+        " .reg .pred p;\n"
+        " setp.gt.s32 p, %7, 0;   @p cp.async.ca.shared.global [%0], [%1], 4;\n"
+        " setp.gt.s32 p, %7, 32;  @p cp.async.ca.shared.global [%0+128], [%2], 4;\n"
+        " setp.gt.s32 p, %7, 64;  @p cp.async.ca.shared.global [%0+256], [%3], 4;\n"
+        " setp.gt.s32 p, %7, 96;  @p cp.async.ca.shared.global [%0+384], [%4], 4;\n"
+        " setp.gt.s32 p, %7, 128; @p cp.async.ca.shared.global [%0+512], [%5], 4;\n"
+        " setp.gt.s32 p, %7, 160; @p cp.async.ca.shared.global [%0+640], [%6], 4;\n"
+        "}\n" ::"r"(d),
+        "l"(g + xm[0]), "l"(g + xm[1]), "l"(g + xm[2]), "l"(g + xm[3]), "l"(g + xm[4]),
+        "l"(g + xm[5]), "r"(n));
+}
 
 struct RecParams {
     FusedParams fp;    // plan, domains, FIR31 taps of the exact filter (out-of-box fallback)
     TileGrid g;        // 64 x 64 tiles
     int max_w, max_h;  // input box bound (host)
-    int pitch;         // shared row pitch, a multiple of 4 >= max_w
+    int pitch;         // 2 mod 4, >= max_w
     int wide;          // 1: the interpolation reads each tap row as 2 x 8 + 4 bytes (rec_pitch)
     int lanes_x;       // 32 or 16: a warp's outputs in the interpolation, lanes_x x (32 / lanes_x)
-    int vec;           // 1: the source rows are 16-byte aligned (float4 loads of interior boxes)
 };
 
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
@@ -381,196 +419,100 @@ bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     if (!tile_grid(p, kRT, dst_w, dst_h, r.g)) return false;
     // floor(a) - floor(b) <= ceil(a - b); + 6 for the taps and margins, + 1 for rounding.
     const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
-    if (!(dw < kRMaxRow - 3 - 8 - 2 * kIirHalo && dh < 512)) return false;
+    if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
     r.max_w = (static_cast<int>(std::ceil(dw)) + 7 + 2 * kIirHalo + 1) & ~1;  // even, as iw
     r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * kIirHalo;
     return true;
 }
 
-// The last quad of shared columns the row pass stores for a box row of iw samples from shared
-// column d: quads 2..q_hi hold its coefficient columns [H + d, iw - H + d) and one more on each
-// side (the wide tap form reads one sample beyond the taps).
-__host__ __device__ constexpr int rec_last_quad(int iw, int d) { return (iw - kIirHalo + d) >> 2; }
-
-// Shared memory of a block: the box (pitch x max_h floats) and 4 floats (the last row's
-// spill-over, rec_rows).
+// Shared memory of a block: the box (pitch x max_h floats) and one float.
 std::size_t rec_smem_bytes(const RecParams& r) {
-    return sizeof(float) * (static_cast<std::size_t>(r.pitch) * r.max_h + 4);
+    return sizeof(float) * (static_cast<std::size_t>(r.pitch) * r.max_h + 1);
 }
 
-// Step 2 of the recursive fused kernel: the exact IIR along one box row held in the registers of a
-// warp, NC chunks of 128 samples (nch of them used, nch <= NC), lane l holding samples 128 c + 4 l
-// + k (k = 0..3) of chunk c in x[c][k]; samples outside [lo, hi) are zero on entry. Returns q on
-// [lo, hi): the causal recursion p(i) = x(i) + z p(i - 1) from lo (p = 0 before), then q(i) =
-// z q(i + 1) - p(i) from hi - 1 (q = 0 after). Each lane runs both recursions over its 4 samples
-// from zero, then adds what the samples before (after) it contribute: z^(k+1) times the running
-// value at the end of the previous lane (z^(4-k) times the one at the start of the next), which a
-// 2-step shuffle scan gives as the sum over the 4 lanes before (after) it, and the chunk before
-// (after) through lane 0 (31). The terms dropped are those of samples 17 or more positions away,
-// weight |z|^17 < 2e-10: the same function as the one-sample recursion up to float rounding.
-template <int NC>
-__device__ __forceinline__ void iir_row_regs(float (&x)[NC][4], int nch, int lane, int lo, int hi) {
-    constexpr double zd = bspline::kPole;
-    const float z = static_cast<float>(zd);
-    const float zk[4] = {z, static_cast<float>(zd * zd), static_cast<float>(zd * zd * zd),
-                         static_cast<float>(zd * zd * zd * zd)};
-    const float z4 = zk[3], z8 = static_cast<float>(zd * zd * zd * zd * zd * zd * zd * zd);
-    constexpr unsigned kAll = 0xffffffffu;
-    float carry = 0.0f;
-#pragma unroll
-    for (int c = 0; c < NC; ++c) {
-        if (c < nch) {
-            float* p = x[c];
-            p[1] = fmaf(z, p[0], p[1]);
-            p[2] = fmaf(z, p[1], p[2]);
-            p[3] = fmaf(z, p[2], p[3]);
-            float e = lane == 0 ? fmaf(z4, carry, p[3]) : p[3];
-            e = fmaf(lane >= 1 ? z4 : 0.0f, __shfl_up_sync(kAll, e, 1), e);
-            e = fmaf(lane >= 2 ? z8 : 0.0f, __shfl_up_sync(kAll, e, 2), e);
-            float cin = __shfl_up_sync(kAll, e, 1);
-            cin = lane == 0 ? carry : cin;
-#pragma unroll
-            for (int k = 0; k < 4; ++k) p[k] = fmaf(zk[k], cin, p[k]);
-            carry = __shfl_sync(kAll, p[3], 31);
-        }
-    }
-    carry = 0.0f;
-#pragma unroll
-    for (int c = NC - 1; c >= 0; --c) {
-        if (c < nch) {
-            float* q = x[c];
-#pragma unroll
-            for (int k = 0; k < 4; ++k) {  // p = 0 after the box: the recursion starts at hi - 1
-                const int i = kRowChunk * c + 4 * lane + k;
-                if (i < lo || i >= hi) q[k] = 0.0f;
-            }
-            q[3] = -q[3];
-            q[2] = fmaf(z, q[3], -q[2]);
-            q[1] = fmaf(z, q[2], -q[1]);
-            q[0] = fmaf(z, q[1], -q[0]);
-            float f = lane == 31 ? fmaf(z4, carry, q[0]) : q[0];
-            f = fmaf(lane <= 30 ? z4 : 0.0f, __shfl_down_sync(kAll, f, 1), f);
-            f = fmaf(lane <= 29 ? z8 : 0.0f, __shfl_down_sync(kAll, f, 2), f);
-            float cin = __shfl_down_sync(kAll, f, 1);
-            cin = lane == 31 ? carry : cin;
-#pragma unroll
-            for (int k = 0; k < 4; ++k) q[k] = fmaf(zk[3 - k], cin, q[k]);
-            carry = __shfl_sync(kAll, q[0], 0);
-        }
-    }
-}
-
-// 16- and 4-byte cp.async (global -> shared, .ca: the samples may be read again by the next
-// tile). No "memory" clobber (it made the compiler reload the kernel parameters after every
-// copy): nothing reads the box before the wait_all + barrier that follow, and that wait carries
-// the clobber.
-__device__ __forceinline__ void cp_async16(unsigned d, const float* g) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(g));
-}
-__device__ __forceinline__ void cp_async4(unsigned d, const float* g) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(g));
-}
-
-// Steps 1-2 of the recursive fused kernel for box rows of at most 128 NC samples (d + iw <= 128
-// NC): the box [xa, xa + iw) x [ya, ya + ih), xa = xa4 + d, xa4 a multiple of 4, at shared column
-// (source column - xa4), so that register quads are 16-byte words of both the source row and the
-// shared row.
-//  1. Gather, the whole box in flight at once (one warp per row, lane l the quads 32 c + l): a
-//     16-byte cp.async per quad that lies inside the box when the box's columns are inside the
-//     image and the source rows 16-byte aligned (vec), else 4-byte copies of the quad's samples
-//     in the box, from per-lane columns through the prefilter's extension (rows through it as well
-//     when the box crosses the top or the bottom). Samples outside the box are never written:
-//     the pitch is only >= iw, so a row's last <= d samples spill over into columns [0, d) of the
-//     next row (or the 4 floats after the box), which that row does not use.
-//  2. Row pass: one warp per row reads it with 16-byte loads into registers (lane l: samples 128 c
-//     + 4 l + k), zeroes what lies outside the box, runs both recursions there (iir_row_regs)
-//     and writes quads 2..rec_last_quad back in place (the coefficient columns and one more on
-//     each side); kWide: the quads after those are zeroed up to the pitch (the wide tap form reads
-//     one sample beyond the taps). A warp reads its whole row before writing any of it, and no
-//     other warp touches that row: no barrier between rows.
-template <int NC, bool kWide>
-__device__ __forceinline__ void rec_rows(Span2D<const float> src, float* s, int pitch, Border ext,
-                                         int xa4, int d, int iw, int ya, int ih, bool vec) {
-    const int tid = threadIdx.x, lane = tid & 31, ty = tid >> 5;
-    const int W = src.width, Hs = src.height;
-    const int nch = (d + iw + kRowChunk - 1) / kRowChunk;  // <= NC
-    const int lo = d, hi = d + iw, qhi = rec_last_quad(iw, d);
-    const bool cols_inside = xa4 + d >= 0 && xa4 + d + iw <= W;
-    const bool rows_inside = ya >= 0 && ya + ih <= Hs;
-    const bool quads = vec && cols_inside;  // block-uniform
-    const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
-    // 1. Per lane and chunk: whether the quad meets the box (2: lies inside it), and the source
-    // columns of its samples (-1: outside the box, not copied).
-    int qm[NC], xm[NC][4];
-#pragma unroll
-    for (int c = 0; c < NC; ++c) {
-        const int i0 = kRowChunk * c + 4 * lane;
-        qm[c] = i0 + 3 >= lo && i0 < hi && c < nch ? (i0 >= lo && i0 + 4 <= hi ? 2 : 1) : 0;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const int i = i0 + k;
-            xm[c][k] = i >= lo && i < hi ? (quads ? xa4 + i : border_index(xa4 + i, W, ext)) : -1;
-        }
-    }
-    for (int j = ty; j < ih; j += kRRows) {
-        const float* g = src.row(rows_inside ? ya + j : border_index(ya + j, Hs, ext));
-        const unsigned dj = s_base + 4u * static_cast<unsigned>(j * pitch);
-#pragma unroll
-        for (int c = 0; c < NC; ++c) {
-            const int i0 = kRowChunk * c + 4 * lane;
-            if (quads && qm[c] == 2) {
-                cp_async16(dj + 4u * i0, g + xa4 + i0);
-            } else {
-#pragma unroll
-                for (int k = 0; k < 4; ++k)
-                    if (xm[c][k] >= 0) cp_async4(dj + 4u * (i0 + k), g + xm[c][k]);
-            }
-        }
-    }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-    __syncthreads();
-    // 2. Row pass.
-    for (int j = ty; j < ih; j += kRRows) {
-        float* row = s + j * pitch;
-        float x[NC][4];
-#pragma unroll
-        for (int c = 0; c < NC; ++c) {
-            const int i0 = kRowChunk * c + 4 * lane;
-            float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if (qm[c] != 0) t = *reinterpret_cast<const float4*>(row + i0);
-            x[c][0] = t.x, x[c][1] = t.y, x[c][2] = t.z, x[c][3] = t.w;
-#pragma unroll
-            for (int k = 0; k < 4; ++k)  // not copied (or image samples beyond the box): zero
-                if (xm[c][k] < 0) x[c][k] = 0.0f;
-        }
-        iir_row_regs<NC>(x, nch, lane, lo, hi);
-#pragma unroll
-        for (int c = 0; c < NC; ++c) {
-            const int q = 32 * c + lane;
-            float4* w = reinterpret_cast<float4*>(row + 4 * q);
-            if (q >= 2 && q <= qhi && c < nch)
-                *w = make_float4(x[c][0], x[c][1], x[c][2], x[c][3]);
-            else if (kWide && q > qhi && 4 * q < pitch)
-                *w = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        }
-    }
-}
-
-// The exact IIR along the coefficient columns of the box in shared memory, in place, split
-// between two threads: the left one stores the coefficients (times 1 / (6 z)) on rows [H, m), the
-// right one on [m, B - H) (B >= 2H + 2). Each first copies the H samples of the other half it
-// needs into registers (iir_col_load; a barrier must follow before any thread runs iir_col_run):
-// the left half continues its causal recursion over [m, m + H) and starts its anticausal one
-// there; the right half starts its causal recursion at m - H. Every recursion thus starts H
-// samples before the first value it stores, as in the unsplit form, and the two threads write
-// disjoint samples. Two adjacent columns at once, x[i * st] and x[i * st + 1] for i in [0, B), two
-// independent recursions in the two halves of a float2 (8-byte words: the lanes of a warp on
-// consecutive column pairs of one row), the same sums in the same order as a one-sample
-// recursion.
+// The exact IIR along one line of the box in shared memory, in place, split between two threads:
+// the left one stores the coefficients (times 1 / (6 z)) on [H, m), the right one on [m, B - H)
+// (B >= 2H + 2, m even in [H, B - H]). Each first copies the H samples of the other half it needs
+// into registers (iir_*_load; a barrier must follow before any thread runs iir_*_run): the left
+// half continues its causal recursion over [m, m + H) and starts its anticausal one there; the
+// right half starts its causal recursion at m - H. Every recursion thus starts H samples before
+// the first value it stores, as in the unsplit form, and the two threads write disjoint samples.
+// Two forms, both on 8-byte words (the box pitch is even):
+//  - iir_row_*: one row x[0, B), B even, read and written as pairs of consecutive samples;
+//  - iir_col_*: two adjacent columns at once, x[i * st] and x[i * st + 1] for i in [0, B), two
+//    independent recursions in the two halves of a float2.
+// Both give the same sums, in the same order, as a one-sample recursion.
 __device__ __forceinline__ float2 fma2(float z, float2 a, float2 b) {
     return make_float2(fmaf(z, a.x, b.x), fmaf(z, a.y, b.y));
 }
 __device__ __forceinline__ float2 neg2(float2 a) { return make_float2(-a.x, -a.y); }
+
+template <int H>
+__device__ __forceinline__ void iir_row_load(const float* x, int m, bool right, float w[H]) {
+    const float2* a = reinterpret_cast<const float2*>(x + (right ? m - H : m));
+#pragma unroll
+    for (int k = 0; k < H / 2; ++k) {
+        const float2 v = a[k];
+        w[2 * k] = v.x, w[2 * k + 1] = v.y;
+    }
+}
+
+// The causal recursion over the pairs a[i0, i1), stored; returns its last value.
+__device__ __forceinline__ float causal_pairs(float2* a, int i0, int i1, float pc, float z) {
+#pragma unroll 4
+    for (int i = i0; i < i1; ++i) {
+        float2 v = a[i];
+        v.x = pc = fmaf(z, pc, v.x);
+        v.y = pc = fmaf(z, pc, v.y);
+        a[i] = v;
+    }
+    return pc;
+}
+
+// The anticausal recursion over the pairs a[i0, i1), from a[i1 - 1] down, stored.
+__device__ __forceinline__ void anticausal_pairs(float2* a, int i1, int i0, float q, float z) {
+#pragma unroll 4
+    for (int i = i1 - 1; i >= i0; --i) {
+        float2 v = a[i];
+        v.y = q = fmaf(z, q, -v.y);
+        v.x = q = fmaf(z, q, -v.x);
+        a[i] = v;
+    }
+}
+
+template <int H>
+__device__ __forceinline__ void iir_row_run(float* x, int m, int B, bool right, float w[H],
+                                            float z) {
+    static_assert(H % 2 == 0, "pairs");
+    float2* a = reinterpret_cast<float2*>(x);
+    if (!right) {
+        float pc = 0.0f;
+#pragma unroll
+        for (int k = 0; k < H / 2; ++k) {  // not read back below
+            const float2 v = a[k];
+            pc = fmaf(z, fmaf(z, pc, v.x), v.y);
+        }
+        pc = causal_pairs(a, H / 2, m / 2, pc, z);
+#pragma unroll
+        for (int k = 0; k < H; ++k) w[k] = pc = fmaf(z, pc, w[k]);
+        float q = 0.0f;
+#pragma unroll
+        for (int k = H - 1; k >= 0; --k) q = fmaf(z, q, -w[k]);
+        anticausal_pairs(a, m / 2, H / 2, q, z);
+    } else {
+        float pc = 0.0f;
+#pragma unroll
+        for (int k = 0; k < H; ++k) pc = fmaf(z, pc, w[k]);
+        causal_pairs(a, m / 2, B / 2, pc, z);
+        float q = 0.0f;
+#pragma unroll
+        for (int i = B / 2 - 1; i >= B / 2 - H / 2; --i) {
+            const float2 v = a[i];
+            q = fmaf(z, fmaf(z, q, -v.y), -v.x);
+        }
+        anticausal_pairs(a, (B - H) / 2, m / 2, q, z);
+    }
+}
 
 template <int H>
 __device__ __forceinline__ void iir_col_load(const float* x, int st, int m, bool right,
@@ -615,39 +557,81 @@ __device__ __forceinline__ void iir_col_run(float* x, int st, int m, int B, bool
     }
 }
 
-// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (xa =
-// xa4 + d, xa4 a multiple of 4, iw even; source column xa4 + k at shared column k): gathered and
-// filtered along its rows (rec_rows), then along its coefficient columns, in place; ends with a
-// barrier, after which s holds the coefficients times 1 / (6 z)^2 on box rows [H, ih - H) and
-// shared columns [H + d, iw - H + d), the row-filtered halo on the rest of shared columns
-// [8, 4 rec_last_quad(iw, d) + 4) and, for kWide, zeros from there to the pitch.
+// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (iw
+// even, pitch 2 mod 4 >= iw): gather it into s through the prefilter's extension, then the IIR
+// along its rows and along its coefficient columns, in place; ends with a barrier, after which s
+// holds the coefficients times 1 / (6 z)^2 on [H, iw - H) x [H, ih - H).
 template <bool kWide>
 __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int pitch, Border border,
-                                        int xa4, int d, int ya, int iw, int ih, bool vec) {
+                                        int xa, int ya, int iw, int ih) {
     constexpr int H = kIirHalo;
-    const int tid = threadIdx.x;
+    const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
+    // 1. Gather the input box: one warp per row (the row through the prefilter's extension), 4-byte
+    // cp.async per sample (fire and forget: the whole box is in flight at once) at immediate
+    // offsets from one row pointer; columns through per-lane indices (xm) when the box crosses a
+    // side.
+    const int W = src.width, Hs = src.height;
     const Border ext = bspline::prefilter_extension(border);
-    // 1-2. Gather, then the row pass in registers (one warp per row).
-    if (d + iw <= kRowChunk)
-        rec_rows<1, kWide>(src, s, pitch, ext, xa4, d, iw, ya, ih, vec);
-    else
-        rec_rows<2, kWide>(src, s, pitch, ext, xa4, d, iw, ya, ih, vec);
+    const bool cols_inside = xa >= 0 && xa + iw <= W;
+    int xm[kRMaxChunks];  // this lane's source columns when the box crosses a side
+    if (!cols_inside) {
+#pragma unroll
+        for (int k = 0; k < kRMaxChunks; ++k)
+            xm[k] = tx + 32 * k < iw ? border_index(xa + tx + 32 * k, W, ext) : 0;
+    }
+    if constexpr (kWide) {  // zero what the wide tap reads touch outside the box (no NaN x 0)
+        for (int r = tid; r < ih; r += kRThreads)
+            for (int c = iw; c < pitch; ++c) s[r * pitch + c] = 0.0f;
+        if (tid == 0) s[ih * pitch] = 0.0f;
+    }
+    const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
+    if (cols_inside && ya >= 0 && ya + ih <= Hs) {  // most tiles: pointers stepped by 8 rows
+        const float* g = src.row(ya + ty) + xa + tx;
+        const std::ptrdiff_t gstep = kRRows * src.stride;
+        unsigned d = s_base + 4u * static_cast<unsigned>(ty * pitch + tx);
+        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(pitch);
+        for (int j = ty; j < ih; j += kRRows, g += gstep, d += dstep) cp_async_row(d, g, iw - tx);
+    } else {  // the box crosses a side: rows (and columns) through the extension
+        unsigned d = s_base + 4u * static_cast<unsigned>(ty * pitch + tx);
+        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(pitch);
+        for (int j = ty; j < ih; j += kRRows, d += dstep) {
+            const float* g = src.row(border_index(ya + j, Hs, ext));
+            if (cols_inside)
+                cp_async_row(d, g + xa + tx, iw - tx);
+            else
+                cp_async_row_map(d, g, xm, iw - tx);
+        }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
     const float z = static_cast<float>(bspline::kPole);
-    // 3. Column pass on the coefficient columns (coefficient rows [H, ih - H) stored), two
-    // adjacent columns per thread (iir_col_*, from an even shared column: with d odd one halo
-    // column more), each pair split between two threads. (Trimming each column to the rows the
-    // tile's outputs read there was measured slower: the lanes of a warp then walk different
-    // rows, and the shared loads became 2.2-way bank-conflicted; docs/ops/warp.md 9.3, round 5.)
+    // 2. Row pass (all rows; coefficient columns [H, iw - H) stored): rows split between threads
+    // t and t + 128 (iir_row_*), warps 0-3 the left halves, 4-7 the right ones; 8-byte words, the
+    // lanes of a half-warp on 16 consecutive rows (pitch 2 mod 4: no bank conflict).
     constexpr int kHalf = kRThreads / 2;
     const bool right = tid >= kHalf;
     const int lane_line = tid & (kHalf - 1);
     {
-        const int c0 = (H + d) & ~1, c1 = (iw - H + d + 1) & ~1;
-        const int m = ih >> 1, pairs = (c1 - c0) >> 1;
+        const int m = (iw >> 1) & ~1;
+        float w[H];
+        for (int base = 0; base < ih; base += kHalf) {  // block-uniform rounds of 128 rows
+            const int j = base + lane_line;
+            if (j < ih) iir_row_load<H>(s + j * pitch, m, right, w);
+            __syncthreads();
+            if (j < ih) iir_row_run<H>(s + j * pitch, m, iw, right, w, z);
+        }
+    }
+    __syncthreads();
+    // 3. Column pass on the coefficient columns (coefficient rows [H, ih - H) stored), two
+    // adjacent columns per thread (iir_col_*), each pair split between two threads as the rows.
+    // (Trimming each column to the rows the tile's outputs read there was measured slower: the
+    // lanes of a warp then walk different rows, and the shared loads became 2.2-way
+    // bank-conflicted; docs/ops/warp.md 9.3, round 5.)
+    {
+        const int m = ih >> 1, pairs = (iw - 2 * H) >> 1;
         float2 w[H];
         for (int base = 0; base < pairs; base += kHalf) {  // block-uniform rounds of 128 pairs
-            const int c = c0 + 2 * (base + lane_line);
+            const int c = H + 2 * (base + lane_line);
             if (base + lane_line < pairs) iir_col_load<H>(s + c, pitch, m, right, w);
             __syncthreads();
             if (base + lane_line < pairs) iir_col_run<H>(s + c, pitch, m, ih, right, w, z);
@@ -723,7 +707,7 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
                      const __grid_constant__ RecParams rp) {
     extern __shared__ float4 rec_smem4[];
     float* s = reinterpret_cast<float*>(rec_smem4);
-    // the box, then 4 floats (the last row's spill-over, rec_rows)
+    // the box, then one float (zeroed for the wide tap reads)
     constexpr int H = kIirHalo;
     const WarpPlan& p = rp.fp.p;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
@@ -738,14 +722,12 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const int xa = cxa - H, ya = cya - H;
     const int iw = (static_cast<int>(floor(ub + rp.g.uhi)) + 3 - cxa + 1 + 2 * H + 1) & ~1;  // even
     const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 3 - cya + 1 + 2 * H;
-    const int xa4 = xa & ~3, d = xa - xa4;  // register rows start at a multiple of 4
-    if (iw > rp.max_w || ih > rp.max_h || d + iw > kRMaxRow) {  // not with the host bound
+    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
         rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
         return;
     }
-    rec_box<kWide>(src, s, rp.pitch, p.border, xa4, d, ya, iw, ih, rp.vec != 0);
-    // 4. Interpolate (coordinates relative to the box in shared memory, whose column 0 is source
-    // column xa4; taps inside its coefficient part).
+    rec_box<kWide>(src, s, rp.pitch, p.border, xa, ya, iw, ih);
+    // 4. Interpolate (coordinates relative to the input box; taps inside its coefficient part).
     // The warp's lanes cover lx x (32 / lx) outputs (RecParams::lanes_x, 32 or 16: the layout
     // with the fewest modelled bank conflicts, rec_pitch): thread (ix, iy) computes the outputs
     // (x0 + ix + lx cx, y0 + iy + ry r), ry = 8 (32 / lx), at box coordinate b + (ix + lx cx) m +
@@ -753,9 +735,8 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     // whose 1/36 joins the recursions' (6 z)^2 in one scale per output.
     const int W = src.width, Hs = src.height;
     TileBox b;
-    const int ws = 4 * (rec_last_quad(iw, d) + 1);  // shared columns [0, ws) hold finite values
-    b.xa = xa4, b.ya = ya, b.rw = ws, b.rh = ih;
-    b.lu0 = static_cast<float>(ub - xa4);
+    b.xa = xa, b.ya = ya, b.rw = iw, b.rh = ih;
+    b.lu0 = static_cast<float>(ub - xa);
     b.lv0 = static_cast<float>(vb - ya);
     const int lx = rp.lanes_x, ly = 32 / lx;
     const int ix = tx & (lx - 1), iy = (tx / lx) + ly * ty;
@@ -765,7 +746,7 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const float bu = fmaf(m0, static_cast<float>(ix), fmaf(m1, static_cast<float>(iy), b.lu0));
     const float bv = fmaf(m3, static_cast<float>(ix), fmaf(m4, static_cast<float>(iy), b.lv0));
     const float su = static_cast<float>(ry) * m1, sv = static_cast<float>(ry) * m4;
-    const int last = (ih - 4) * rp.pitch + ws - 4;  // largest first-tap offset in the box
+    const int last = (ih - 4) * rp.pitch + iw - 4;  // largest first-tap offset in the box
     const int ps = rp.pitch;
     // Output r of column cx at row0 + lx cx + r ostep; nrows: the image rows from this thread's
     // first. One loop of 4 rounds of 4 outputs: round `it` takes column cx = it >> sh and rows
@@ -877,17 +858,17 @@ bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
     // exact filter for tiny lines).
     if (src_w < 16 || src_h < 16 || dst_w <= 0 || dst_h <= 0) return false;
     if (!rec_grid(plan, dst_w, dst_h, rp)) return false;
-    // Pitches: multiples of 4 (16-byte row stores), from the narrowest that holds the stored
-    // columns up to 7 more, as long as as many blocks fit on an SM (at most kRecBlocks, the
-    // register bound) as with the narrowest: a wider box that costs a block per SM was measured
-    // slower than the bank conflicts it saves (50.5 against 49.4 us, 2048^2 rotation on the H200).
-    const int first = (rp.max_w + 3) & ~3;
+    // Pitches 2 mod 4 (the IIR passes' 8-byte words without bank conflicts) from the narrowest up
+    // to 3 more, as long as as many blocks fit on an SM (at most kRecBlocks, the register bound)
+    // as with the narrowest: a wider box that costs a block per SM was measured slower than the
+    // bank conflicts it saves (50.5 against 49.4 us, 2048^2 rotation on the H200).
+    const int first = rp.max_w % 4 == 2 ? rp.max_w : rp.max_w + 2;  // max_w is even
     auto blocks = [&](int pitch) {
         rp.pitch = pitch;
         return std::min(kRecBlocks, smem_blocks_per_sm(rec_smem_bytes(rp)));
     };
     int last = first;
-    while (last + 4 < first + 32 && blocks(last + 4) >= blocks(first)) last += 4;
+    while (last + 4 < first + 16 && blocks(last + 4) >= blocks(first)) last += 4;
     rec_pitch(plan, first, last, rp.pitch, rp.wide, rp.lanes_x);
     return rec_smem_bytes(rp) <= static_cast<std::size_t>(kRecMaxSmemBytes);
 }
@@ -945,7 +926,6 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
                     "cuda::warp_bspline_rec: tap_form must be -1, 0, 1, 2 or 3, got " +
                         std::to_string(tap_form));
     if (tap_form >= 0) rp.wide = tap_form & 1, rp.lanes_x = tap_form & 2 ? 16 : 32;
-    rp.vec = reinterpret_cast<std::uintptr_t>(src.data) % 16 == 0 && src.stride % 4 == 0;
     rp.fp.p = plan;
     rp.fp.src_w = src.width;
     rp.fp.src_h = src.height;
