@@ -410,7 +410,6 @@ struct RecParams {
     int pitch;         // 2 mod 4, >= max_w
     int wide;          // 1: the interpolation reads each tap row as 2 x 8 + 4 bytes (rec_pitch)
     int lanes_x;       // 32 or 16: a warp's outputs in the interpolation, lanes_x x (32 / lanes_x)
-    int aligned2;      // 1: the source's rows start 8-byte aligned (8-byte column-pair loads)
 };
 
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
@@ -421,16 +420,14 @@ bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     // floor(a) - floor(b) <= ceil(a - b); + 6 for the taps and margins, + 1 for rounding.
     const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
     if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
-    // even, as iw (whose first column is rounded down to an even one: + 1)
-    r.max_w = (static_cast<int>(std::ceil(dw)) + 7 + 2 * kIirHalo + 2) & ~1;
+    r.max_w = (static_cast<int>(std::ceil(dw)) + 7 + 2 * kIirHalo + 1) & ~1;  // even, as iw
     r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * kIirHalo;
     return true;
 }
 
-// Shared memory of a block: the box's coefficient rows (pitch x (max_h - 2 H) floats) and one
-// float.
+// Shared memory of a block: the box (pitch x max_h floats) and one float.
 std::size_t rec_smem_bytes(const RecParams& r) {
-    return sizeof(float) * (static_cast<std::size_t>(r.pitch) * (r.max_h - 2 * kIirHalo) + 1);
+    return sizeof(float) * (static_cast<std::size_t>(r.pitch) * r.max_h + 1);
 }
 
 // The exact IIR along one line of the box in shared memory, in place, split between two threads:
@@ -560,107 +557,55 @@ __device__ __forceinline__ void iir_col_run(float* x, int st, int m, int B, bool
     }
 }
 
-// The column pass of the recursive fused kernel straight from global memory, for one thread: two
-// adjacent box columns (a float2), box rows [rb, re) of the coefficient rows. The causal recursion
-// runs in registers from H rows before rb (p = 0 there) over H + (re - rb) + H loaded rows; p is
-// stored on its rows [rb, re) (shared rows rb.., i.e. s holds only the coefficient rows), and its
-// last H values give the anticausal start q(re) = -sum_j z^j p(re + j) (the same truncation at H
-// as the one-sample form: the recursion starts H samples past the last value it stores). Then the
-// anticausal recursion runs back over [rb, re) in shared memory, in place. No other thread touches
-// these samples, so no barrier is needed inside. Ld(r) loads box row r (0 = the box's first).
-template <class Ld>
-__device__ __forceinline__ void iir_col_global(float* s, int pitch, int rb, int re, const Ld& ld,
-                                               float z) {
-    constexpr int H = kIirHalo;
-    float2 p = make_float2(0.0f, 0.0f);
-    {
-        float2 v[H];
-#pragma unroll
-        for (int k = 0; k < H; ++k) v[k] = ld(rb + k);  // the H rows above rb, loaded together
-#pragma unroll
-        for (int k = 0; k < H; ++k) p = fma2(z, p, v[k]);
-    }
-    float2* a = reinterpret_cast<float2*>(s + rb * pitch);
-    const int st = pitch / 2;
-    int i = rb;
-    for (; i + 8 <= re; i += 8) {  // 8 loads in flight, then 8 steps
-        float2 v[8];
-#pragma unroll
-        for (int k = 0; k < 8; ++k) v[k] = ld(i + H + k);
-#pragma unroll
-        for (int k = 0; k < 8; ++k, a += st) *a = p = fma2(z, p, v[k]);
-    }
-    for (; i < re; ++i, a += st) *a = p = fma2(z, p, ld(i + H));
-    float2 q = make_float2(0.0f, 0.0f);
-    {
-        float2 v[H];
-#pragma unroll
-        for (int k = 0; k < H; ++k) v[k] = ld(re + H + k);  // the H rows below re
-        float zk = 1.0f;
-#pragma unroll
-        for (int k = 0; k < H; ++k, zk *= z) {
-            p = fma2(z, p, v[k]);
-            q = fma2(-zk, p, q);
-        }
-    }
-    for (i = re - 1; i >= rb; --i) {
-        a -= st;
-        *a = q = fma2(z, q, neg2(*a));
-    }
-}
-
-// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + R + 2H) (xa
-// and iw even, pitch 2 mod 4 >= iw): s receives its R coefficient rows [H, H + R) only, times
-// 1 / (6 z)^2 on the coefficient columns [H, iw - H); ends with a barrier.
-//  a. column pass from global memory (iir_col_global): the lanes of a warp on consecutive column
-//     pairs of one row (coalesced 8-byte loads; through the prefilter's extension, per lane and
-//     per row, for boxes that cross a side of the image or unaligned sources), the rows split
-//     into nseg segments (one per group of threads), each with its own H-row starts;
-//  b. row pass on the R rows in shared memory, as before (iir_row_*).
+// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (iw
+// even, pitch 2 mod 4 >= iw): gather it into s through the prefilter's extension, then the IIR
+// along its rows and along its coefficient columns, in place; ends with a barrier, after which s
+// holds the coefficients times 1 / (6 z)^2 on [H, iw - H) x [H, ih - H).
 template <bool kWide>
 __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int pitch, Border border,
-                                        int xa, int ya, int iw, int R, bool aligned2) {
+                                        int xa, int ya, int iw, int ih) {
     constexpr int H = kIirHalo;
-    const int tid = threadIdx.x;
+    const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
+    // 1. Gather the input box: one warp per row (the row through the prefilter's extension), 4-byte
+    // cp.async per sample (fire and forget: the whole box is in flight at once) at immediate
+    // offsets from one row pointer; columns through per-lane indices (xm) when the box crosses a
+    // side.
     const int W = src.width, Hs = src.height;
     const Border ext = bspline::prefilter_extension(border);
-    const float z = static_cast<float>(bspline::kPole);
-    if constexpr (kWide) {  // zero what the wide tap reads touch outside the box (no NaN x 0)
-        for (int r = tid; r < R; r += kRThreads)
-            for (int c = iw; c < pitch; ++c) s[r * pitch + c] = 0.0f;
-        if (tid == 0) s[R * pitch] = 0.0f;
+    const bool cols_inside = xa >= 0 && xa + iw <= W;
+    int xm[kRMaxChunks];  // this lane's source columns when the box crosses a side
+    if (!cols_inside) {
+#pragma unroll
+        for (int k = 0; k < kRMaxChunks; ++k)
+            xm[k] = tx + 32 * k < iw ? border_index(xa + tx + 32 * k, W, ext) : 0;
     }
-    {
-        const int P = iw >> 1, P32 = (P + 31) & ~31;
-        const int nseg = max(1, min(kRThreads / P32, R / 16));
-        const int seg = tid / P32, pc = tid - seg * P32;
-        if (seg < nseg && pc < P) {
-            const int rb = (seg * R) / nseg, re = ((seg + 1) * R) / nseg;
-            const int ih = R + 2 * H;
-            if (aligned2 && xa >= 0 && xa + iw <= W && ya >= 0 && ya + ih <= Hs) {
-                const float2* g =
-                    reinterpret_cast<const float2*>(src.data + ya * src.stride + xa) + pc;
-                const std::ptrdiff_t st2 = src.stride / 2;
-                iir_col_global(
-                    s + 2 * pc, pitch, rb, re, [&](int r) { return __ldg(g + r * st2); }, z);
-            } else {
-                const int c0 = border_index(xa + 2 * pc, W, ext);
-                const int c1 = border_index(xa + 2 * pc + 1, W, ext);
-                iir_col_global(
-                    s + 2 * pc, pitch, rb, re,
-                    [&](int r) {
-                        int y = ya + r;
-                        if (static_cast<unsigned>(y) >= static_cast<unsigned>(Hs))
-                            y = border_index(y, Hs, ext);
-                        const float* row = src.data + static_cast<std::ptrdiff_t>(y) * src.stride;
-                        return make_float2(__ldg(row + c0), __ldg(row + c1));
-                    },
-                    z);
-            }
+    if constexpr (kWide) {  // zero what the wide tap reads touch outside the box (no NaN x 0)
+        for (int r = tid; r < ih; r += kRThreads)
+            for (int c = iw; c < pitch; ++c) s[r * pitch + c] = 0.0f;
+        if (tid == 0) s[ih * pitch] = 0.0f;
+    }
+    const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
+    if (cols_inside && ya >= 0 && ya + ih <= Hs) {  // most tiles: pointers stepped by 8 rows
+        const float* g = src.row(ya + ty) + xa + tx;
+        const std::ptrdiff_t gstep = kRRows * src.stride;
+        unsigned d = s_base + 4u * static_cast<unsigned>(ty * pitch + tx);
+        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(pitch);
+        for (int j = ty; j < ih; j += kRRows, g += gstep, d += dstep) cp_async_row(d, g, iw - tx);
+    } else {  // the box crosses a side: rows (and columns) through the extension
+        unsigned d = s_base + 4u * static_cast<unsigned>(ty * pitch + tx);
+        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(pitch);
+        for (int j = ty; j < ih; j += kRRows, d += dstep) {
+            const float* g = src.row(border_index(ya + j, Hs, ext));
+            if (cols_inside)
+                cp_async_row(d, g + xa + tx, iw - tx);
+            else
+                cp_async_row_map(d, g, xm, iw - tx);
         }
     }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
-    // Row pass (the R rows; coefficient columns [H, iw - H) stored): rows split between threads
+    const float z = static_cast<float>(bspline::kPole);
+    // 2. Row pass (all rows; coefficient columns [H, iw - H) stored): rows split between threads
     // t and t + 128 (iir_row_*), warps 0-3 the left halves, 4-7 the right ones; 8-byte words, the
     // lanes of a half-warp on 16 consecutive rows (pitch 2 mod 4: no bank conflict).
     constexpr int kHalf = kRThreads / 2;
@@ -669,11 +614,27 @@ __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int p
     {
         const int m = (iw >> 1) & ~1;
         float w[H];
-        for (int base = 0; base < R; base += kHalf) {  // block-uniform rounds of 128 rows
+        for (int base = 0; base < ih; base += kHalf) {  // block-uniform rounds of 128 rows
             const int j = base + lane_line;
-            if (j < R) iir_row_load<H>(s + j * pitch, m, right, w);
+            if (j < ih) iir_row_load<H>(s + j * pitch, m, right, w);
             __syncthreads();
-            if (j < R) iir_row_run<H>(s + j * pitch, m, iw, right, w, z);
+            if (j < ih) iir_row_run<H>(s + j * pitch, m, iw, right, w, z);
+        }
+    }
+    __syncthreads();
+    // 3. Column pass on the coefficient columns (coefficient rows [H, ih - H) stored), two
+    // adjacent columns per thread (iir_col_*), each pair split between two threads as the rows.
+    // (Trimming each column to the rows the tile's outputs read there was measured slower: the
+    // lanes of a warp then walk different rows, and the shared loads became 2.2-way
+    // bank-conflicted; docs/ops/warp.md 9.3, round 5.)
+    {
+        const int m = ih >> 1, pairs = (iw - 2 * H) >> 1;
+        float2 w[H];
+        for (int base = 0; base < pairs; base += kHalf) {  // block-uniform rounds of 128 pairs
+            const int c = H + 2 * (base + lane_line);
+            if (base + lane_line < pairs) iir_col_load<H>(s + c, pitch, m, right, w);
+            __syncthreads();
+            if (base + lane_line < pairs) iir_col_run<H>(s + c, pitch, m, ih, right, w, z);
         }
     }
     __syncthreads();
@@ -758,16 +719,14 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     // Coefficient box [floor(u_lo) - 2, floor(u_hi) + 3] (as LeanGrid), input box H wider.
     const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 2;
     const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 2;
-    // The box starts at an even column (8-byte loads) and is an even number of columns wide.
-    const int xa = (cxa - H) & ~1, ya = cya - H;
-    const int iw = (static_cast<int>(floor(ub + rp.g.uhi)) + 3 + H + 1 - xa + 1) & ~1;
+    const int xa = cxa - H, ya = cya - H;
+    const int iw = (static_cast<int>(floor(ub + rp.g.uhi)) + 3 - cxa + 1 + 2 * H + 1) & ~1;  // even
     const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 3 - cya + 1 + 2 * H;
     if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
         rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
         return;
     }
-    const int R = ih - 2 * H;  // coefficient rows: the rows s holds
-    rec_box<kWide>(src, s, rp.pitch, p.border, xa, ya, iw, R, rp.aligned2);
+    rec_box<kWide>(src, s, rp.pitch, p.border, xa, ya, iw, ih);
     // 4. Interpolate (coordinates relative to the input box; taps inside its coefficient part).
     // The warp's lanes cover lx x (32 / lx) outputs (RecParams::lanes_x, 32 or 16: the layout
     // with the fewest modelled bank conflicts, rec_pitch): thread (ix, iy) computes the outputs
@@ -776,9 +735,9 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     // whose 1/36 joins the recursions' (6 z)^2 in one scale per output.
     const int W = src.width, Hs = src.height;
     TileBox b;
-    b.xa = xa, b.ya = cya, b.rw = iw, b.rh = R;
+    b.xa = xa, b.ya = ya, b.rw = iw, b.rh = ih;
     b.lu0 = static_cast<float>(ub - xa);
-    b.lv0 = static_cast<float>(vb - cya);
+    b.lv0 = static_cast<float>(vb - ya);
     const int lx = rp.lanes_x, ly = 32 / lx;
     const int ix = tx & (lx - 1), iy = (tx / lx) + ly * ty;
     const int ry = kRRows * ly, ncx = kRT / lx;  // ncx columns x kRT / ry rows = 16 outputs
@@ -787,7 +746,7 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const float bu = fmaf(m0, static_cast<float>(ix), fmaf(m1, static_cast<float>(iy), b.lu0));
     const float bv = fmaf(m3, static_cast<float>(ix), fmaf(m4, static_cast<float>(iy), b.lv0));
     const float su = static_cast<float>(ry) * m1, sv = static_cast<float>(ry) * m4;
-    const int last = (R - 4) * rp.pitch + iw - 4;  // largest first-tap offset in the box
+    const int last = (ih - 4) * rp.pitch + iw - 4;  // largest first-tap offset in the box
     const int ps = rp.pitch;
     // Output r of column cx at row0 + lx cx + r ostep; nrows: the image rows from this thread's
     // first. One loop of 4 rounds of 4 outputs: round `it` takes column cx = it >> sh and rows
@@ -972,7 +931,6 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
     rp.fp.src_h = src.height;
     rp.fp.n_w = src.width;
     rp.fp.n_h = src.height;
-    rp.aligned2 = reinterpret_cast<std::uintptr_t>(src.data) % 8 == 0 && src.stride % 2 == 0;
     // The out-of-box fallback's taps: the exact filter truncated at 15 (|z|^16: 7e-10).
     double t[bspline::kMaxFirLength];
     bspline::fir_taps(bspline::kMaxFirLength, t);
