@@ -653,7 +653,7 @@ __device__ __forceinline__ float rec_tap_sum(const float* s, int ps, int last, f
     bspline_weights6(lu - fu, wx);
     bspline_weights6(lv - fv, wy);
     const int o = min(max((static_cast<int>(fv) - 1) * ps + static_cast<int>(fu) - 1, 0), last);
-    float acc;
+    float h[4];  // the 4 rows' sums
     if constexpr (kWide) {
         // Row j's taps x[o_j .. o_j + 3], o_j = o + j ps, are read as the 8-byte pairs
         // at e_j = o_j - (o_j & 1) and e_j + 2 and the float at e_j + 4, weighted by
@@ -663,7 +663,7 @@ __device__ __forceinline__ float rec_tap_sum(const float* s, int ps, int last, f
         // float after it.
         const int par = o & 1;
         const float* e0 = s + (o - par);
-        float wa[5], h[4];
+        float wa[5];
         wa[0] = par ? 0.0f : wx[0];
 #pragma unroll
         for (int q = 1; q < 4; ++q) wa[q] = par ? wx[q - 1] : wx[q];
@@ -676,16 +676,13 @@ __device__ __forceinline__ float rec_tap_sum(const float* s, int ps, int last, f
             h[j] = fmaf(wa[4], e[4],
                         fmaf(wa[3], c.y, fmaf(wa[2], c.x, fmaf(wa[1], a.y, wa[0] * a.x))));
         }
-        acc = fmaf(wy[3], h[3], fmaf(wy[2], h[2], fmaf(wy[1], h[1], wy[0] * h[0])));
     } else {
         const float* t = s + o;
-        float h[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j, t += ps)
             h[j] = fmaf(wx[3], t[3], fmaf(wx[2], t[2], fmaf(wx[1], t[1], wx[0] * t[0])));
-        acc = fmaf(wy[3], h[3], fmaf(wy[2], h[2], fmaf(wy[1], h[1], wy[0] * h[0])));
     }
-    return acc * kScale;
+    return fmaf(wy[3], h[3], fmaf(wy[2], h[2], fmaf(wy[1], h[1], wy[0] * h[0]))) * kScale;
 }
 
 // The 16 outputs of thread (x, y) (x + 32 i, y + 8 j) straight from global memory (FIR31 taps of
