@@ -56,9 +56,6 @@ enum Mode {
     kBsplineIirFusedNarrow,    // the recursive fused kernel, tap form 0 (4-byte loads, 32 x 1)
     kBsplineIirFusedWide,      // tap form 1 (8-byte pairs, 32 x 1 outputs per warp)
     kBsplineIirFusedNarrow16,  // tap form 2 (4-byte loads, 16 x 2 outputs per warp)
-    kBsplineIirSplit,          // the same recursions and interpolation as two kernels (schedule 1)
-    kBsplineIirSplit2,         // EXPERIMENT
-    kBsplineIirPersist,        // EXPERIMENT
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -74,10 +71,7 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_iir_fused",
                                   "bspline_iir_fused_narrow",
                                   "bspline_iir_fused_wide",
-                                  "bspline_iir_fused_narrow16",
-                                  "bspline_iir_split",
-                                  "bspline_iir_split2",
-                                  "bspline_iir_persist"};
+                                  "bspline_iir_fused_narrow16"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -153,12 +147,8 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         cuda::warp(src, dst, p, st);
         return;
     }
-    if (mode >= kBsplineIirSplit) {
-        cuda::warp_bspline_rec(src, dst, p, 0, st, -1, 1 + mode - kBsplineIirSplit);
-        return;
-    }
-    if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2; one kernel
-        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFused - 1, 0);
+    if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2
+        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFused - 1);
         return;
     }
     if (mode == kBsplineFir15Fused) {
@@ -176,14 +166,6 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
 void run_warp(benchmark::State& state, Mode mode, int sw, int sh, int dw, int dh,
               const WarpPlan& p) {
     if (!require_cuda(state)) return;
-    {  // EXPERIMENT: keep stream-ordered temporaries reserved between calls
-        int dev = 0;
-        cudaGetDevice(&dev);
-        cudaMemPool_t pool;
-        cudaDeviceGetDefaultMemPool(&pool, dev);
-        std::uint64_t th = ~0ull;
-        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &th);
-    }
     Stream st;
     const std::size_t in_bytes = sizeof(float) * sw * sh, out_bytes = sizeof(float) * dw * dh;
     const int sets = rotation_count(2 * in_bytes + out_bytes, device_l2_bytes(), 8);
@@ -284,14 +266,13 @@ BENCHMARK(Cuda_WarpRotate)
     ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
                     kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
                     kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow,
-                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16, kBsplineIirSplit,
-                    kBsplineIirSplit2, kBsplineIirPersist},
+                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateAngle)
     ->ArgsProduct({{kBsplineIirFused, kBsplineIirFusedNarrow, kBsplineIirFusedWide,
-                    kBsplineIirFusedNarrow16, kBsplineIirSplit2, kBsplineIirPersist},
+                    kBsplineIirFusedNarrow16},
                    {-30, 10, 45, 60}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
@@ -301,7 +282,7 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
     ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
-                    kBsplineIirFused, kBsplineIirSplit2, kBsplineIirPersist},
+                    kBsplineIirFused},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

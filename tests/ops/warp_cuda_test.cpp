@@ -522,10 +522,10 @@ Image<float> nan_device_image(int w, int h) {
     return b;
 }
 
-Image<float> rec_run(const ImageView<const float>& src, int dw, int dh, const WarpPlan& p, int form,
-                     int schedule = -1) {
+Image<float> rec_run(const ImageView<const float>& src, int dw, int dh, const WarpPlan& p,
+                     int form) {
     Image<float> b = nan_device_image(dw, dh);
-    cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr, form, schedule);
+    cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr, form);
     return clone(ImageView<const float>(b.view()));
 }
 
@@ -540,27 +540,22 @@ void rec_vs_two_pass(const ImageView<const float>& src, int dw, int dh, const Wa
     Image<float> a(dw, dh, 1, Location::Device);
     cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(a.view()), p, nullptr);
     const Image<float> ha = clone(ImageView<const float>(a.view()));
-    // Both schedules: one kernel (0) and two kernels through a coefficient image (1).
-    for (int schedule : {0, 1, 2, 3}) {
-        std::vector<Image<float>> out;
-        for (int form : {-1, 0, 1, 2, 3}) {  // the chosen tap form, then each one explicitly
-            out.push_back(rec_run(src, dw, dh, p, form, schedule));
-            EXPECT_TRUE(check_close<float>(out.back().view(), ha.view(), Interp::BSpline, atol))
-                << " [recursive fused (schedule " << schedule << ", tap form " << form
-                << ") vs two-pass IIR, " << what << ", " << to_string(p.border) << ", "
-                << src.width() << "x" << src.height() << " -> " << dw << "x" << dh << "]";
-        }
-        // The row forms differ in which shared words they read, not in the arithmetic; the
-        // chosen form is one of the four.
-        for (int layout : {0, 2})
-            EXPECT_TRUE(test::images_near(out[2 + layout].view(), out[1 + layout].view(), 0.0))
-                << " [row forms, layout " << layout / 2 << ", schedule " << schedule << ", " << what
-                << "]";
-        EXPECT_TRUE(test::images_near(out[0].view(), out[1].view(), 0.0) ||
-                    test::images_near(out[0].view(), out[3].view(), 0.0))
-            << " [the chosen form vs the explicit ones, schedule " << schedule << ", " << what
-            << "]";
+    std::vector<Image<float>> out;
+    for (int form : {-1, 0, 1, 2, 3}) {  // the chosen tap form, then each one explicitly
+        out.push_back(rec_run(src, dw, dh, p, form));
+        EXPECT_TRUE(check_close<float>(out.back().view(), ha.view(), Interp::BSpline, atol))
+            << " [recursive fused (tap form " << form << ") vs two-pass IIR, " << what << ", "
+            << to_string(p.border) << ", " << src.width() << "x" << src.height() << " -> " << dw
+            << "x" << dh << "]";
     }
+    // The row forms differ in which shared words they read, not in the arithmetic; the chosen
+    // form is one of the four.
+    for (int layout : {0, 2})
+        EXPECT_TRUE(test::images_near(out[2 + layout].view(), out[1 + layout].view(), 0.0))
+            << " [row forms, layout " << layout / 2 << ", " << what << "]";
+    EXPECT_TRUE(test::images_near(out[0].view(), out[1].view(), 0.0) ||
+                test::images_near(out[0].view(), out[3].view(), 0.0))
+        << " [the chosen form vs the explicit ones, " << what << "]";
 }
 
 TEST(CudaWarpRec, MatchesTwoPassIir) {
@@ -658,24 +653,22 @@ TEST(CudaWarpRec, OtherAffineMaps) {
             rec_vs_two_pass(src, 190, 170, p, 2e-5, name);
             rec_vs_two_pass(src.sub(5, 3, 64, 41), 301, 9, p, 2e-5, name + ", wide output");
         }
-        for (int schedule : {0, 1, 2, 3}) {
-            Image<float> big = nan_device_image(260, 200);
-            const ImageView<float> view = big.view().sub(17, 9, 203, 171);
-            cuda::warp_bspline_rec(span_of(src), span_of(view), r30, 0, nullptr, -1, schedule);
-            const Image<float> whole = clone(ImageView<const float>(big.view()));
-            const Image<float> ref = rec_run(src, 203, 171, r30, -1, schedule);
-            std::int64_t wrong = 0, touched = 0;
-            for (int y = 0; y < 200; ++y)
-                for (int x = 0; x < 260; ++x) {
-                    const bool in = x >= 17 && x < 17 + 203 && y >= 9 && y < 9 + 171;
-                    if (in)
-                        wrong += !(whole(x, y) == ref(x - 17, y - 9));
-                    else
-                        touched += !std::isnan(whole(x, y));
-                }
-            EXPECT_EQ(wrong, 0) << to_string(border) << ", schedule " << schedule;
-            EXPECT_EQ(touched, 0) << to_string(border) << ", schedule " << schedule;
-        }
+        Image<float> big = nan_device_image(260, 200);
+        const ImageView<float> view = big.view().sub(17, 9, 203, 171);
+        cuda::warp_bspline_rec(span_of(src), span_of(view), r30, 0, nullptr);
+        const Image<float> whole = clone(ImageView<const float>(big.view()));
+        const Image<float> ref = rec_run(src, 203, 171, r30, -1);
+        std::int64_t wrong = 0, touched = 0;
+        for (int y = 0; y < 200; ++y)
+            for (int x = 0; x < 260; ++x) {
+                const bool in = x >= 17 && x < 17 + 203 && y >= 9 && y < 9 + 171;
+                if (in)
+                    wrong += !(whole(x, y) == ref(x - 17, y - 9));
+                else
+                    touched += !std::isnan(whole(x, y));
+            }
+        EXPECT_EQ(wrong, 0) << to_string(border);
+        EXPECT_EQ(touched, 0) << to_string(border);
     }
 }
 

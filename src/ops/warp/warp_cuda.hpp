@@ -64,11 +64,7 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 // one 4-byte load, fewer wavefronts for some rotations) and bit 1 the warp's outputs (0: 32 x 1,
 // 1: 16 x 2). The two row forms give identical results; the layouts differ by float rounding of
 // the coordinates (tests run all four).
-// schedule: -1 the one warp.cpp runs; 0 one kernel (the prefilter per output tile, above); 1 two
-// kernels: the same recursions on 128 x 64 tiles of the image into a stream-ordered temporary
-// coefficient image (1.6 box samples per coefficient instead of ~3.3 per output for a rotation),
-// then the interpolation per output tile from a box of those coefficients.
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form = -1, int schedule = -1);
+                      int prefilter, void* stream, int tap_form = -1);
 
 }  // namespace upres::cuda

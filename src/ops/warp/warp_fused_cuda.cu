@@ -32,7 +32,6 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "core/convert_math.hpp"
 #include "core/cuda_check.hpp"
@@ -415,16 +414,14 @@ struct RecParams {
 
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
 // 1e7, or its box is too large; the plan then takes the two-pass path).
-// halo: kIirHalo for the one-kernel schedule's input boxes, 0 for the coefficient boxes of the
-// two-kernel schedule's interpolation.
-bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, int halo, RecParams& r) {
+bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
     if (!tile_grid(p, kRT, dst_w, dst_h, r.g)) return false;
     // floor(a) - floor(b) <= ceil(a - b); + 6 for the taps and margins, + 1 for rounding.
     const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
     if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
-    r.max_w = (static_cast<int>(std::ceil(dw)) + 7 + 2 * halo + 1) & ~1;  // even, as iw
-    r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * halo;
+    r.max_w = (static_cast<int>(std::ceil(dw)) + 7 + 2 * kIirHalo + 1) & ~1;  // even, as iw
+    r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * kIirHalo;
     return true;
 }
 
@@ -560,19 +557,14 @@ __device__ __forceinline__ void iir_col_run(float* x, int st, int m, int B, bool
     }
 }
 
-// What the wide tap reads touch outside the box: zeroed (no NaN x 0).
-__device__ __forceinline__ void rec_zero_pad(float* s, int pitch, int iw, int ih) {
-    for (int r = threadIdx.x; r < ih; r += kRThreads)
-        for (int c = iw; c < pitch; ++c) s[r * pitch + c] = 0.0f;
-    if (threadIdx.x == 0) s[ih * pitch] = 0.0f;
-}
-
-// Step 1 alone (also the interpolation kernel's gather of a coefficient box, rec_interp_kernel):
-// the box [xa, xa + iw) x [ya, ya + ih) of src through the prefilter's extension into s; ends with
-// a barrier. kWide also zeroes the pad columns [iw, pitch) and the float after the box.
+// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (iw
+// even, pitch 2 mod 4 >= iw): gather it into s through the prefilter's extension, then the IIR
+// along its rows and along its coefficient columns, in place; ends with a barrier, after which s
+// holds the coefficients times 1 / (6 z)^2 on [H, iw - H) x [H, ih - H).
 template <bool kWide>
-__device__ __forceinline__ void rec_gather(Span2D<const float> src, float* s, int pitch,
-                                           Border border, int xa, int ya, int iw, int ih) {
+__device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int pitch, Border border,
+                                        int xa, int ya, int iw, int ih) {
+    constexpr int H = kIirHalo;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     // 1. Gather the input box: one warp per row (the row through the prefilter's extension), 4-byte
     // cp.async per sample (fire and forget: the whole box is in flight at once) at immediate
@@ -587,7 +579,11 @@ __device__ __forceinline__ void rec_gather(Span2D<const float> src, float* s, in
         for (int k = 0; k < kRMaxChunks; ++k)
             xm[k] = tx + 32 * k < iw ? border_index(xa + tx + 32 * k, W, ext) : 0;
     }
-    if constexpr (kWide) rec_zero_pad(s, pitch, iw, ih);
+    if constexpr (kWide) {  // zero what the wide tap reads touch outside the box (no NaN x 0)
+        for (int r = tid; r < ih; r += kRThreads)
+            for (int c = iw; c < pitch; ++c) s[r * pitch + c] = 0.0f;
+        if (tid == 0) s[ih * pitch] = 0.0f;
+    }
     const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
     if (cols_inside && ya >= 0 && ya + ih <= Hs) {  // most tiles: pointers stepped by 8 rows
         const float* g = src.row(ya + ty) + xa + tx;
@@ -608,18 +604,6 @@ __device__ __forceinline__ void rec_gather(Span2D<const float> src, float* s, in
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
-}
-
-// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (iw
-// even, pitch 2 mod 4 >= iw): gather it into s through the prefilter's extension, then the IIR
-// along its rows and along its coefficient columns, in place; ends with a barrier, after which s
-// holds the coefficients times 1 / (6 z)^2 on [H, iw - H) x [H, ih - H).
-template <bool kWide>
-__device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int pitch, Border border,
-                                        int xa, int ya, int iw, int ih) {
-    constexpr int H = kIirHalo;
-    const int tid = threadIdx.x;
-    rec_gather<kWide>(src, s, pitch, border, xa, ya, iw, ih);
     const float z = static_cast<float>(bspline::kPole);
     // 2. Row pass (all rows; coefficient columns [H, iw - H) stored): rows split between threads
     // t and t + 128 (iir_row_*), warps 0-3 the left halves, 4-7 the right ones; 8-byte words, the
@@ -712,21 +696,41 @@ __device__ __noinline__ void rec_fallback(Span2D<const float> src, Span2D<float>
     }
 }
 
-// Step 4, the interpolation of the block's kRT x kRT output tile from the box in shared memory s
-// (box origin (xa, ya) in the coefficient domain, iw x ih samples, rows rp.pitch floats apart;
-// (ub, vb): the tile origin's coordinate in double). The warp's lanes cover lx x (32 / lx)
-// outputs (RecParams::lanes_x, 32 or 16: the layout with the fewest modelled bank conflicts,
-// rec_pitch): thread (ix, iy) computes the outputs (x0 + ix + lx cx, y0 + iy + ry r), ry = 8
-// (32 / lx), at box coordinate b + (ix + lx cx) m + (iy + ry r) m', in float as tile_coord; the
-// B-spline weights times 6 (bspline_weights6), whose 1/36 joins the recursions' (6 z)^2 in one
-// scale per output.
+// kWide: RecParams::wide as a template parameter (one kernel per tap form: with a run-time branch
+// the plain form, which zooms take, was ~3% slower than without the wide code).
 template <bool kFill, bool kWide>
-__device__ __forceinline__ void rec_interp(const float* s, const RecParams& rp, Span2D<float> dst,
-                                           int W, int Hs, int xa, int ya, int iw, int ih, double ub,
-                                           double vb, int bx, int by) {
+__global__ void __launch_bounds__(kRThreads, kRecBlocks)
+    rec_fused_kernel(Span2D<const float> src, Span2D<float> dst,
+                     const __grid_constant__ RecParams rp) {
+    extern __shared__ float4 rec_smem4[];
+    float* s = reinterpret_cast<float*>(rec_smem4);
+    // the box, then one float (zeroed for the wide tap reads)
+    constexpr int H = kIirHalo;
     const WarpPlan& p = rp.fp.p;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
-    const int x0 = bx * kRT, y0 = by * kRT;
+    const int x0 = blockIdx.x * kRT, y0 = blockIdx.y * kRT;
+    const double ub = fma(static_cast<double>(blockIdx.y), rp.g.duy,
+                          fma(static_cast<double>(blockIdx.x), rp.g.dux, rp.g.u0));
+    const double vb = fma(static_cast<double>(blockIdx.y), rp.g.dvy,
+                          fma(static_cast<double>(blockIdx.x), rp.g.dvx, rp.g.v0));
+    // Coefficient box [floor(u_lo) - 2, floor(u_hi) + 3] (as LeanGrid), input box H wider.
+    const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 2;
+    const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 2;
+    const int xa = cxa - H, ya = cya - H;
+    const int iw = (static_cast<int>(floor(ub + rp.g.uhi)) + 3 - cxa + 1 + 2 * H + 1) & ~1;  // even
+    const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 3 - cya + 1 + 2 * H;
+    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
+        rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
+        return;
+    }
+    rec_box<kWide>(src, s, rp.pitch, p.border, xa, ya, iw, ih);
+    // 4. Interpolate (coordinates relative to the input box; taps inside its coefficient part).
+    // The warp's lanes cover lx x (32 / lx) outputs (RecParams::lanes_x, 32 or 16: the layout
+    // with the fewest modelled bank conflicts, rec_pitch): thread (ix, iy) computes the outputs
+    // (x0 + ix + lx cx, y0 + iy + ry r), ry = 8 (32 / lx), at box coordinate b + (ix + lx cx) m +
+    // (iy + ry r) m', in float as tile_coord; the B-spline weights times 6 (bspline_weights6),
+    // whose 1/36 joins the recursions' (6 z)^2 in one scale per output.
+    const int W = src.width, Hs = src.height;
     TileBox b;
     b.xa = xa, b.ya = ya, b.rw = iw, b.rh = ih;
     b.lu0 = static_cast<float>(ub - xa);
@@ -769,239 +773,6 @@ __device__ __forceinline__ void rec_interp(const float* s, const RecParams& rp, 
 #pragma unroll
         for (int k = 0; k < 4; ++k, op += ostep)
             if (ry * (r0 + k) < nrows) *op = out[k];
-    }
-}
-
-// The tile's origin (ub, vb) in the coefficient domain and its coefficient box [cxa, cxa + cw) x
-// [cya, cya + ch): [floor(u_lo) - 2, floor(u_hi) + 3] (as LeanGrid) and as many rows, cw even.
-struct RecTile {
-    double ub, vb;
-    int cxa, cya, cw, ch;
-};
-UPRES_HD RecTile rec_tile(const TileGrid& g, int bx, int by) {
-    RecTile t;
-    t.ub = fma(static_cast<double>(by), g.duy, fma(static_cast<double>(bx), g.dux, g.u0));
-    t.vb = fma(static_cast<double>(by), g.dvy, fma(static_cast<double>(bx), g.dvx, g.v0));
-    t.cxa = static_cast<int>(floor(t.ub + g.ulo)) - 2;
-    t.cya = static_cast<int>(floor(t.vb + g.vlo)) - 2;
-    t.cw = (static_cast<int>(floor(t.ub + g.uhi)) + 3 - t.cxa + 2) & ~1;  // even
-    t.ch = static_cast<int>(floor(t.vb + g.vhi)) + 3 - t.cya + 1;
-    return t;
-}
-
-// kWide: RecParams::wide as a template parameter (one kernel per tap form: with a run-time branch
-// the plain form, which zooms take, was ~3% slower than without the wide code).
-template <bool kFill, bool kWide>
-__global__ void __launch_bounds__(kRThreads, kRecBlocks)
-    rec_fused_kernel(Span2D<const float> src, Span2D<float> dst,
-                     const __grid_constant__ RecParams rp) {
-    extern __shared__ float4 rec_smem4[];
-    float* s = reinterpret_cast<float*>(rec_smem4);
-    // the box, then one float (zeroed for the wide tap reads)
-    constexpr int H = kIirHalo;
-    const RecTile t = rec_tile(rp.g, blockIdx.x, blockIdx.y);
-    // The input box: the coefficient box H wider on each side.
-    const int xa = t.cxa - H, ya = t.cya - H, iw = t.cw + 2 * H, ih = t.ch + 2 * H;
-    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
-        rec_fallback(src, dst, &rp.fp, blockIdx.x * kRT + (threadIdx.x & 31),
-                     blockIdx.y * kRT + (threadIdx.x >> 5));
-        return;
-    }
-    rec_box<kWide>(src, s, rp.pitch, rp.fp.p.border, xa, ya, iw, ih);
-    // 4. Interpolate (coordinates relative to the input box; taps inside its coefficient part).
-    rec_interp<kFill, kWide>(s, rp, dst, src.width, src.height, xa, ya, iw, ih, t.ub, t.vb,
-                             blockIdx.x, blockIdx.y);
-}
-
-// The two-kernel schedule (warp_bspline_rec, schedule 1): steps 1-3 on tiles of the IMAGE
-// (kPT x kPTH coefficients, boxes kIirHalo wider on each side), written to a coefficient image in
-// global memory (times 1 / (6 z)^2, as in the box), then step 4 per output tile from a box of
-// those coefficients (rec_interp_kernel). The prefilter's boxes then carry 1.6 samples per
-// coefficient instead of the output tiles' ~3.3 per output (30-degree rotation).
-template <int kPT, int kPTH>
-__device__ __forceinline__ void rec_prefilter_tile(Span2D<const float> src, Span2D<float> coef,
-                                                   float* s, int pitch, Border border, int tx0,
-                                                   int ty0) {
-    constexpr int H = kIirHalo;
-    const int cx0 = tx0 * kPT, cy0 = ty0 * kPTH;
-    const int cw = min(kPT, src.width - cx0), ch = min(kPTH, src.height - cy0);
-    const int iw = (cw + 2 * H + 1) & ~1, ih = ch + 2 * H;
-    rec_box<false>(src, s, pitch, border, cx0 - H, cy0 - H, iw, ih);
-    // Each warp stores rows of the tile's coefficients (coalesced).
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
-    for (int r = ty; r < ch; r += kRRows) {
-        const float* a = s + (H + r) * pitch + H;
-        float* o = coef.row(cy0 + r) + cx0;
-        for (int c = tx; c < cw; c += 32) o[c] = a[c];
-    }
-}
-
-template <int kPT, int kPTH>
-__global__ void __launch_bounds__(kRThreads, kRecBlocks)
-    rec_prefilter_kernel(Span2D<const float> src, Span2D<float> coef, int pitch, Border border) {
-    extern __shared__ float4 rec_smem4[];
-    rec_prefilter_tile<kPT, kPTH>(src, coef, reinterpret_cast<float*>(rec_smem4), pitch, border,
-                                  blockIdx.x, blockIdx.y);
-}
-
-// The interpolation's box of output tile (bx, by) in the coefficient image: from a 4-aligned
-// column, 4-aligned width (16-byte copies; rows of coef are 16-byte aligned, its stride a
-// multiple of 4 and the pitch too).
-struct RecCoefBox {
-    RecTile t;
-    int xa, ya, iw, ih;
-};
-UPRES_HD RecCoefBox rec_coef_box(const TileGrid& g, int bx, int by) {
-    RecCoefBox b;
-    b.t = rec_tile(g, bx, by);
-    b.xa = b.t.cxa & ~3, b.iw = (b.t.cxa + b.t.cw - b.xa + 3) & ~3, b.ya = b.t.cya, b.ih = b.t.ch;
-    return b;
-}
-
-// Step 4 of output tile (bx, by) from the coefficient image: its box gathered (16-byte copies
-// inside the image, else through the extension as rec_gather), then rec_interp.
-template <bool kFill, bool kWide>
-__device__ __forceinline__ void rec_interp_tile(Span2D<const float> src, Span2D<const float> coef,
-                                                Span2D<float> dst, const RecParams& rp, float* s,
-                                                const RecCoefBox& b, int bx, int by) {
-    const int xa = b.xa, ya = b.ya, iw = b.iw, ih = b.ih;
-    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
-        rec_fallback(src, dst, &rp.fp, bx * kRT + (threadIdx.x & 31),
-                     by * kRT + (threadIdx.x >> 5));
-        return;
-    }
-    if (xa >= 0 && xa + iw <= coef.width && ya >= 0 && ya + ih <= coef.height) {
-        if constexpr (kWide) rec_zero_pad(s, rp.pitch, iw, ih);
-        const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5, nq = iw >> 2;
-        const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
-        for (int j = ty; j < ih; j += kRRows) {
-            const float* g = coef.row(ya + j) + xa;
-            const unsigned d = s_base + 4u * static_cast<unsigned>(j * rp.pitch);
-            for (int q = tx; q < nq; q += 32)
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d + 16u * q),
-                             "l"(g + 4 * q));
-        }
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
-        __syncthreads();
-    } else {
-        rec_gather<kWide>(coef, s, rp.pitch, rp.fp.p.border, xa, ya, iw, ih);
-    }
-    rec_interp<kFill, kWide>(s, rp, dst, src.width, src.height, xa, ya, iw, ih, b.t.ub, b.t.vb, bx,
-                             by);
-}
-
-template <bool kFill, bool kWide>
-__global__ void __launch_bounds__(kRThreads, kRecBlocks)
-    rec_interp_kernel(Span2D<const float> src, Span2D<const float> coef, Span2D<float> dst,
-                      const __grid_constant__ RecParams rp) {
-    extern __shared__ float4 rec_smem4[];
-    rec_interp_tile<kFill, kWide>(src, coef, dst, rp, reinterpret_cast<float*>(rec_smem4),
-                                  rec_coef_box(rp.g, blockIdx.x, blockIdx.y), blockIdx.x,
-                                  blockIdx.y);
-}
-
-// ---- The persistent schedule (warp_bspline_rec, schedule 3): the two kernels' tiles as the
-// items of one kernel, so that prefilter tiles (memory-bound) and interpolation tiles (bound by
-// the shared-memory pipe) run side by side on each SM. Blocks take items in a host-made order
-// (PersistParams::order) from an atomic counter; an interpolation item first waits (thread 0,
-// acquire loads) for the flags of the prefilter tiles its box reads, which the order places
-// earlier, so every wait is for an item already taken by a running block (no deadlock, whatever
-// the residency).
-constexpr int kPPT = 128, kPPTH = 64;  // prefilter tiles of the persistent schedule
-constexpr int kMaxPersistItems = 7000;
-struct PersistParams {
-    RecParams rp;  // interpolation boxes (rec_setup with halo 0)
-    int ppitch;    // prefilter boxes' pitch
-    int npx, npy;  // prefilter tiles per row and column
-    int ntx;       // output tiles per row
-    int nitems;
-    unsigned short order[kMaxPersistItems];  // < npx npy: prefilter tile, else that + output tile
-};
-
-// The prefilter tiles [c0, c1] x [r0, r1] whose coefficients the box [xa, xa + iw) x [ya, ya + ih)
-// reads through the extension (an interval covering the mapped indices).
-struct TileRange {
-    int c0, c1, r0, r1;
-};
-UPRES_HD void mapped_interval(int a, int n_box, int n, Border ext, int& lo, int& hi) {
-    if (a >= 0 && a + n_box <= n) {
-        lo = a, hi = a + n_box - 1;
-        return;
-    }
-    lo = n, hi = -1;
-    for (int i = a; i < a + n_box; ++i) {
-        const int m = border_index(i, n, ext);
-        lo = m < lo ? m : lo;
-        hi = m > hi ? m : hi;
-    }
-}
-UPRES_HD TileRange rec_deps(const RecCoefBox& b, int w, int h, Border border) {
-    const Border ext = bspline::prefilter_extension(border);
-    int lo, hi;
-    TileRange r;
-    mapped_interval(b.xa, b.iw, w, ext, lo, hi);
-    r.c0 = lo / kPPT, r.c1 = hi / kPPT;
-    mapped_interval(b.ya, b.ih, h, ext, lo, hi);
-    r.r0 = lo / kPPTH, r.r1 = hi / kPPTH;
-    return r;
-}
-
-__device__ __forceinline__ void persist_prefilter(Span2D<const float> src, Span2D<float> coef,
-                                                  float* s, const PersistParams* pp, int code) {
-    rec_prefilter_tile<kPPT, kPPTH>(src, coef, s, pp->ppitch, pp->rp.fp.p.border, code % pp->npx,
-                                    code / pp->npx);
-}
-template <bool kFill, bool kWide>
-__device__ __forceinline__ void persist_interp(Span2D<const float> src, Span2D<const float> coef,
-                                               Span2D<float> dst, float* s, const PersistParams* pp,
-                                               const int* flags, int t) {
-    const int bx = t % pp->ntx, by = t / pp->ntx;
-    const RecCoefBox b = rec_coef_box(pp->rp.g, bx, by);
-    if (threadIdx.x == 0) {
-        const TileRange d = rec_deps(b, src.width, src.height, pp->rp.fp.p.border);
-        for (int r = d.r0; r <= d.r1; ++r)
-            for (int c = d.c0; c <= d.c1; ++c) {
-                const int* f = flags + r * pp->npx + c;
-                for (;;) {
-                    int v;
-                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];"
-                                 : "=r"(v)
-                                 : "l"(f)
-                                 : "memory");
-                    if (v) break;
-                    __nanosleep(200);
-                }
-            }
-    }
-    __syncthreads();
-    rec_interp_tile<kFill, kWide>(src, coef, dst, pp->rp, s, b, bx, by);
-}
-
-template <bool kFill, bool kWide>
-__global__ void __launch_bounds__(kRThreads, kRecBlocks)
-    rec_persist_kernel(Span2D<const float> src, Span2D<float> coef, Span2D<float> dst, int* ctl,
-                       const __grid_constant__ PersistParams pp) {
-    extern __shared__ float4 rec_smem4[];
-    float* s = reinterpret_cast<float*>(rec_smem4);
-    __shared__ int s_item;
-    const int np = pp.npx * pp.npy;
-    int* const flags = ctl + 1;
-    // One item per block, taken in launch order (a ticket, not blockIdx): every item a block
-    // waits for has a smaller ticket, taken by a block that started earlier.
-    if (threadIdx.x == 0) s_item = atomicAdd(ctl, 1);
-    __syncthreads();
-    const int item = s_item;
-    if (item >= pp.nitems) return;
-    const int code = pp.order[item];
-    if (code < np) {
-        persist_prefilter(src, coef, s, &pp, code);
-        __threadfence();  // this thread's coefficient stores, before the flag
-        __syncthreads();
-        if (threadIdx.x == 0) atomicExch(flags + code, 1);
-    } else {
-        persist_interp<kFill, kWide>(
-            src, Span2D<const float>{coef.data, coef.width, coef.height, 1, coef.stride}, dst, s,
-            &pp, flags, code - np);
     }
 }
 
@@ -1076,29 +847,25 @@ void rec_pitch(const WarpPlan& p, int first, int last, int& pitch, int& wide, in
 
 // The plan's constants for rec_fused_kernel; false when the plan is not one it runs.
 bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h, int channels,
-               int prefilter, RecParams& rp, int halo = kIirHalo) {
+               int prefilter, RecParams& rp) {
     if (plan.interp != Interp::BSpline || plan.fast_texture || plan.pad != 0 || channels != 1 ||
         prefilter != 0 || plan.border == Border::Nearest)
         return false;
     // Small sources: the two-pass path (scipy's reflect start-up differs from the extension's
     // exact filter for tiny lines).
     if (src_w < 16 || src_h < 16 || dst_w <= 0 || dst_h <= 0) return false;
-    if (!rec_grid(plan, dst_w, dst_h, halo, rp)) return false;
-    if (halo == 0) rp.max_w = (rp.max_w + 6) & ~3;  // rec_interp_kernel: 4-aligned boxes
+    if (!rec_grid(plan, dst_w, dst_h, rp)) return false;
     // Pitches 2 mod 4 (the IIR passes' 8-byte words without bank conflicts) from the narrowest up
     // to 3 more, as long as as many blocks fit on an SM (at most kRecBlocks, the register bound)
     // as with the narrowest: a wider box that costs a block per SM was measured slower than the
     // bank conflicts it saves (50.5 against 49.4 us, 2048^2 rotation on the H200).
-    // (rec_interp_kernel: multiples of 4, for its 16-byte copies; no passes.)
-    const int first = halo == 0 || rp.max_w % 4 == 2 ? rp.max_w : rp.max_w + 2;  // max_w is even
+    const int first = rp.max_w % 4 == 2 ? rp.max_w : rp.max_w + 2;  // max_w is even
     auto blocks = [&](int pitch) {
         rp.pitch = pitch;
         return std::min(kRecBlocks, smem_blocks_per_sm(rec_smem_bytes(rp)));
     };
-    // (The coefficient boxes of the two-kernel schedule leave room for all 8 pitches mod 32.)
-    const int span = halo ? 16 : 32;
     int last = first;
-    while (last + 4 < first + span && blocks(last + 4) >= blocks(first)) last += 4;
+    while (last + 4 < first + 16 && blocks(last + 4) >= blocks(first)) last += 4;
     rec_pitch(plan, first, last, rp.pitch, rp.wide, rp.lanes_x);
     return rec_smem_bytes(rp) <= static_cast<std::size_t>(kRecMaxSmemBytes);
 }
@@ -1110,105 +877,6 @@ void launch_rec(Span2D<const float> src, Span2D<float> dst, const RecParams& rp,
     const dim3 grid((dst.width + kRT - 1) / kRT, (dst.height + kRT - 1) / kRT);
     rec_fused_kernel<kF, kW><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp);
     UPRES_CUDA_CHECK_LAUNCH();
-}
-
-// The two-kernel schedule: rec_prefilter_kernel into a stream-ordered temporary, then
-// rec_interp_kernel (rp: the coefficient boxes' constants, rec_setup with halo 0).
-// Prefilter tiles: kPT x kPTH coefficients, boxes of (<= kPT + 2 H, even) x (kPTH + 2 H).
-template <int kPT, int kPTH>
-void launch_rec_prefilter(Span2D<const float> src, Span2D<float> c, Border border,
-                          cudaStream_t st) {
-    static std::atomic<unsigned long long> configured{0};
-    set_smem_limit_once(rec_prefilter_kernel<kPT, kPTH>, kRecMaxSmemBytes, true, configured);
-    const int pw = (std::min(kPT, src.width) + 2 * kIirHalo + 1) & ~1;
-    const int ppitch = pw % 4 == 2 ? pw : pw + 2;
-    const std::size_t pbytes = sizeof(float) * static_cast<std::size_t>(ppitch) *
-                               (std::min(kPTH, src.height) + 2 * kIirHalo);
-    const dim3 pgrid((src.width + kPT - 1) / kPT, (src.height + kPTH - 1) / kPTH);
-    rec_prefilter_kernel<kPT, kPTH><<<pgrid, kRThreads, pbytes, st>>>(src, c, ppitch, border);
-    UPRES_CUDA_CHECK_LAUNCH();
-}
-
-// The persistent schedule; false (nothing queued) when its item table would not fit.
-template <bool kF, bool kW>
-bool launch_rec_persist(Span2D<const float> src, Span2D<float> c, Span2D<float> dst,
-                        const RecParams& rp, cudaStream_t st) {
-    const int W = src.width, Hs = src.height;
-    const int npx = (W + kPPT - 1) / kPPT, npy = (Hs + kPPTH - 1) / kPPTH, np = npx * npy;
-    const int ntx = (dst.width + kRT - 1) / kRT, nty = (dst.height + kRT - 1) / kRT;
-    const int nt = ntx * nty;
-    if (np + nt > kMaxPersistItems) return false;
-    static thread_local PersistParams pp;
-    pp.rp = rp;
-    pp.npx = npx, pp.npy = npy, pp.ntx = ntx, pp.nitems = np + nt;
-    const int pw = (std::min(kPPT, W) + 2 * kIirHalo + 1) & ~1;
-    pp.ppitch = pw % 4 == 2 ? pw : pw + 2;
-    // Order: the prefilter tiles strip by strip; after strip k, the output tiles whose boxes read
-    // strips up to k - 1 only (sorted by their last strip, then row-major).
-    std::vector<int> last(nt), tiles(nt);
-    for (int t = 0; t < nt; ++t) {
-        last[t] = rec_deps(rec_coef_box(rp.g, t % ntx, t / ntx), W, Hs, rp.fp.p.border).r1;
-        tiles[t] = t;
-    }
-    std::stable_sort(tiles.begin(), tiles.end(), [&](int a, int b) { return last[a] < last[b]; });
-    int n = 0, k = 0;
-    for (int strip = 0; strip < npy; ++strip) {
-        for (int i = 0; i < npx; ++i) pp.order[n++] = static_cast<unsigned short>(strip * npx + i);
-        while (k < nt && last[tiles[k]] <= strip - 1)
-            pp.order[n++] = static_cast<unsigned short>(np + tiles[k++]);
-    }
-    while (k < nt) pp.order[n++] = static_cast<unsigned short>(np + tiles[k++]);
-    // The counter and the flags: zeroed ints after the coefficients' allocation.
-    int* ctl = nullptr;
-    UPRES_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ctl), sizeof(int) * (np + 1), st));
-    struct Free {
-        int* p;
-        cudaStream_t s;
-        ~Free() { cudaFreeAsync(p, s); }
-    } release{ctl, st};
-    UPRES_CUDA_CHECK(cudaMemsetAsync(ctl, 0, sizeof(int) * (np + 1), st));
-    const std::size_t pbytes =
-        sizeof(float) * static_cast<std::size_t>(pp.ppitch) * (std::min(kPPTH, Hs) + 2 * kIirHalo);
-    const std::size_t bytes = std::max(pbytes, rec_smem_bytes(rp));
-    static std::atomic<unsigned long long> configured{0};
-    set_smem_limit_once(rec_persist_kernel<kF, kW>, kRecMaxSmemBytes, true, configured);
-    const int blocks = pp.nitems;
-    rec_persist_kernel<kF, kW><<<blocks, kRThreads, bytes, st>>>(src, c, dst, ctl, pp);
-    UPRES_CUDA_CHECK_LAUNCH();
-    return true;
-}
-
-template <bool kF, bool kW>
-void launch_rec_split(Span2D<const float> src, Span2D<float> dst, const RecParams& rp, int variant,
-                      cudaStream_t st) {
-    static std::atomic<unsigned long long> configured{0};
-    set_smem_limit_once(rec_interp_kernel<kF, kW>, kRecMaxSmemBytes, true, configured);
-    // The coefficient image: rows of a multiple of 32 floats (16-byte aligned).
-    const int cs = (src.width + 31) & ~31;
-    float* coef = nullptr;
-    const std::size_t n = static_cast<std::size_t>(cs) * src.height;
-    UPRES_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&coef), n * sizeof(float), st));
-    struct Free {
-        float* p;
-        cudaStream_t s;
-        ~Free() { cudaFreeAsync(p, s); }
-    } release{coef, st};
-    const Span2D<float> c{coef, src.width, src.height, 1, cs};
-    if (variant == 3 && launch_rec_persist<kF, kW>(src, c, dst, rp, st)) return;
-    if (variant == 2)
-        launch_rec_prefilter<128, 64>(src, c, rp.fp.p.border, st);
-    else
-        launch_rec_prefilter<64, 64>(src, c, rp.fp.p.border, st);
-    const dim3 grid((dst.width + kRT - 1) / kRT, (dst.height + kRT - 1) / kRT);
-    rec_interp_kernel<kF, kW><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(
-        src, Span2D<const float>{coef, src.width, src.height, 1, cs}, dst, rp);
-    UPRES_CUDA_CHECK_LAUNCH();
-}
-
-// Which schedule warp_bspline_rec runs when asked for none (schedule -1).
-bool rec_split_preferred(const RecParams& rp) {
-    (void)rp;
-    return false;
 }
 
 }  // namespace
@@ -1245,23 +913,15 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 }
 
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form, int schedule) {
+                      int prefilter, void* stream, int tap_form) {
     if (dst.width <= 0 || dst.height <= 0) return;
+    RecParams rp{};
+    if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
+        throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
     if (tap_form < -1 || tap_form > 3)
         throw Error(ErrorCode::InvalidArgument,
                     "cuda::warp_bspline_rec: tap_form must be -1, 0, 1, 2 or 3, got " +
                         std::to_string(tap_form));
-    if (schedule < -1 || schedule > 3)
-        throw Error(
-            ErrorCode::InvalidArgument,
-            "cuda::warp_bspline_rec: schedule must be -1, 0 or 1, got " + std::to_string(schedule));
-    RecParams rp{};
-    if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
-        throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
-    const bool split = schedule >= 1 || (schedule == -1 && rec_split_preferred(rp));
-    if (split && !rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels,
-                            prefilter, rp, 0))
-        throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
     if (tap_form >= 0) rp.wide = tap_form & 1, rp.lanes_x = tap_form & 2 ? 16 : 32;
     rp.fp.p = plan;
     rp.fp.src_w = src.width;
@@ -1274,17 +934,6 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
     for (int k = 0; k < bspline::kMaxFirLength; ++k) rp.fp.taps[k] = static_cast<float>(t[k]);
     const auto st = static_cast<cudaStream_t>(stream);
     const bool fill = plan.border == Border::Constant;
-    if (split) {
-        if (fill && rp.wide)
-            launch_rec_split<true, true>(src, dst, rp, schedule, st);
-        else if (fill)
-            launch_rec_split<true, false>(src, dst, rp, schedule, st);
-        else if (rp.wide)
-            launch_rec_split<false, true>(src, dst, rp, schedule, st);
-        else
-            launch_rec_split<false, false>(src, dst, rp, schedule, st);
-        return;
-    }
     if (fill && rp.wide)
         launch_rec<true, true>(src, dst, rp, st);
     else if (fill)
