@@ -135,6 +135,7 @@ void tuned_args(benchmark::internal::Benchmark* b) {
         b->Args({n, 0, I, 0, 0});
         b->Args({n, 15, F, 8, 0});  // FirRec (the default for 1 channel, FIR 17..31, 2^23+)
         b->Args({n, 0, I, 8, 0});
+        b->Args({n, 0, I, 9, 0});  // box tiles (the default for the exact filter, 1 channel)
         for (int seg : {16, 32, 64, 128}) {
             if (seg < 128) b->Args({n, 15, F, 7, seg});
             b->Args({n, 0, I, 7, seg});

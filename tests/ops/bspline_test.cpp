@@ -466,9 +466,9 @@ TEST(BsplineCuda, FusedImplementationsMatchReference) {
                 Image<float> want = run(img.view(), opts(b, fir), Backend::Reference);
                 const PrefilterVariant v =
                     fir ? PrefilterVariant::FirFused : PrefilterVariant::IirFused;
-                for (int impl : {0, 1, 2, 3, 5, 7, 8})
+                for (int impl : {0, 1, 2, 3, 5, 7, 8, 9})
                     for (int seg : {0, 8, 24}) {
-                        if ((impl == 2 && fir) || (impl <= 1 && seg)) continue;
+                        if ((impl == 2 && fir) || ((impl <= 1 || impl == 9) && seg)) continue;
                         // experiments 3 and 5: 1 channel, IIR or FIR 9..15 only
                         if (impl >= 3 && (s.c != 1 || (fir != 0 && fir != 15))) continue;
                         cuda::bspline_prefilter_tuned(span_of(ImageView<const float>(din.view())),
@@ -487,7 +487,8 @@ TEST(BsplineCuda, FusedImplementationsMatchReference) {
 
 // FirRec (the recursive-sum tile kernel, 1 channel): every FIR length and the exact filter, every
 // border, sizes with partial tiles and images narrower than the halo, and device sub-views whose
-// rows are not 16-byte aligned (the mapped load path) next to aligned ones (float4 loads).
+// rows are not 16-byte aligned (the mapped load path) next to aligned ones (float4 loads). The
+// same cases for the box tiles (impl 9, the exact filter; images under 32 x 32 take impl 0).
 TEST(BsplineCuda, FirRecEveryLengthBorderAndView) {
     UPRES_REQUIRE_GPU();
     double worst = 0;
@@ -510,7 +511,8 @@ TEST(BsplineCuda, FirRecEveryLengthBorderAndView) {
                 Image<float> want = run(host.view(), opts(b, fir), Backend::Reference);
                 const PrefilterVariant v =
                     fir ? PrefilterVariant::FirFused : PrefilterVariant::IirFused;
-                for (int impl : {8}) {
+                for (int impl : {8, 9}) {  // 9: the box tiles (exact filter only)
+                    if (impl == 9 && fir != 0) continue;
                     cuda::bspline_prefilter_tuned(span_of(in), span_of(out), opts(b, fir, v), impl,
                                                   0, nullptr);
                     Image<float> got = clone(ImageView<const float>(out));
@@ -521,7 +523,7 @@ TEST(BsplineCuda, FirRecEveryLengthBorderAndView) {
                 }
             }
     }
-    std::printf("[   info   ] FirRec: worst |diff| / range = %.3g\n", worst);
+    std::printf("[   info   ] FirRec and box tiles: worst |diff| / range = %.3g\n", worst);
 }
 #endif
 

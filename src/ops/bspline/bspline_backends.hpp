@@ -47,7 +47,9 @@ void bspline_prefilter_pass(Span2D<const float> src, Span2D<float> dst,
                             const PrefilterOptions& opts, int pass, void* stream);
 // Benchmarks and tests only: FirFused / IirFused with a chosen implementation. impl 0: what
 // bspline_prefilter runs (FIR: the tile kernels, 8 for 1 channel, FIR 17..31 and 2^23 samples
-// or more; exact: the streaming kernel from 2^21 elements, else the tile kernel); 8: the
+// or more; exact: 9 for 1 channel from 32 x 32, else the streaming kernel from 2^21 elements,
+// else the tile kernel); 9: the box tiles (the exact filter's recursions on 128 x 64 tiles in
+// shared memory, bspline_iir_box.cuh; 1 channel, 32 x 32 or more; others as 0); 8: the
 // recursive-sum tile kernel (FirRec, 1
 // channel; others as 0); 1: the 2-D tile kernels; 2 (IIR only): the exact taps
 // through the direct (FIR) streaming kernel; 7: the streaming kernels. Experiments, 1 channel

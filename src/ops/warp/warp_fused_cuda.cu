@@ -35,6 +35,7 @@
 
 #include "core/convert_math.hpp"
 #include "core/cuda_check.hpp"
+#include "ops/bspline/bspline_iir_box.cuh"
 #include "ops/bspline/bspline_math.hpp"
 #include "ops/warp/warp_cuda.hpp"
 #include "ops/warp/warp_cuda_util.cuh"
@@ -44,6 +45,7 @@ namespace upres::cuda {
 namespace {
 
 using namespace detail;
+using namespace iir_box;
 
 constexpr int kTile = kTileOut;  // output tile: kTile x kTile, blocks of kTile x kRows threads
 constexpr int kRows = 8;
@@ -356,52 +358,8 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 // 17% gather, 14% row and 18% column recursions, 51% interpolation; tiles of the source instead
 // of the output (smaller boxes) and batched column loads were measured slower there (9.3).
 constexpr int kRT = 64;
-constexpr int kRThreads = 256;
 constexpr int kRecBlocks = 4;  // blocks per SM of the register bound (__launch_bounds__ below)
-constexpr int kRRows = kRThreads / 32;  // rows of threads: thread (tid & 31, tid >> 5)
-constexpr int kIirHalo = 12;
 constexpr int kRecMaxSmemBytes = 100 * 1024;  // 2 blocks per SM at the largest accepted box
-constexpr int kRMaxChunks = 6;                // box rows of at most 192 samples
-
-// One lane's samples of a box row: g[32 k] -> shared d + 128 k for the chunks k with 32 k < n, at
-// immediate offsets from the two base addresses (one cp.async and one compare per chunk; the
-// compiler's own version recomputed both 64-bit addresses per chunk). 4-byte cp.async (global ->
-// shared), .ca: the sample may be read again by the next tile. No "memory" clobber (it made the
-// compiler reload the kernel parameters and recompute the shared window after every copy):
-// nothing reads the box before the wait_all + barrier that follow, and that wait carries the
-// clobber.
-__device__ __forceinline__ void cp_async_row(unsigned d, const float* g, int n) {
-    static_assert(kRMaxChunks == 6, "one line per chunk below");
-    asm volatile(
-        "{\n"
-        " .reg .pred p;\n"
-        " setp.gt.s32 p, %2, 0;   @p cp.async.ca.shared.global [%0], [%1], 4;\n"
-        " setp.gt.s32 p, %2, 32;  @p cp.async.ca.shared.global [%0+128], [%1+128], 4;\n"
-        " setp.gt.s32 p, %2, 64;  @p cp.async.ca.shared.global [%0+256], [%1+256], 4;\n"
-        " setp.gt.s32 p, %2, 96;  @p cp.async.ca.shared.global [%0+384], [%1+384], 4;\n"
-        " setp.gt.s32 p, %2, 128; @p cp.async.ca.shared.global [%0+512], [%1+512], 4;\n"
-        " setp.gt.s32 p, %2, 160; @p cp.async.ca.shared.global [%0+640], [%1+640], 4;\n"
-        "}\n" ::"r"(d),
-        "l"(g), "r"(n));
-}
-
-// As cp_async_row, the chunks' sources at g + xm[k] (a row crossing a side of the image).
-__device__ __forceinline__ void cp_async_row_map(unsigned d, const float* g,
-                                                 const int (&xm)[kRMaxChunks], int n) {
-    static_assert(kRMaxChunks == 6, "one line per chunk below");
-    asm volatile(
-        "{\n"
-        " .reg .pred p;\n"
-        " setp.gt.s32 p, %7, 0;   @p cp.async.ca.shared.global [%0], [%1], 4;\n"
-        " setp.gt.s32 p, %7, 32;  @p cp.async.ca.shared.global [%0+128], [%2], 4;\n"
-        " setp.gt.s32 p, %7, 64;  @p cp.async.ca.shared.global [%0+256], [%3], 4;\n"
-        " setp.gt.s32 p, %7, 96;  @p cp.async.ca.shared.global [%0+384], [%4], 4;\n"
-        " setp.gt.s32 p, %7, 128; @p cp.async.ca.shared.global [%0+512], [%5], 4;\n"
-        " setp.gt.s32 p, %7, 160; @p cp.async.ca.shared.global [%0+640], [%6], 4;\n"
-        "}\n" ::"r"(d),
-        "l"(g + xm[0]), "l"(g + xm[1]), "l"(g + xm[2]), "l"(g + xm[3]), "l"(g + xm[4]),
-        "l"(g + xm[5]), "r"(n));
-}
 
 struct RecParams {
     FusedParams fp;    // plan, domains, FIR31 taps of the exact filter (out-of-box fallback)
@@ -428,216 +386,6 @@ bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
 // Shared memory of a block: the box (pitch x max_h floats) and one float.
 std::size_t rec_smem_bytes(const RecParams& r) {
     return sizeof(float) * (static_cast<std::size_t>(r.pitch) * r.max_h + 1);
-}
-
-// The exact IIR along one line of the box in shared memory, in place, split between two threads:
-// the left one stores the coefficients (times 1 / (6 z)) on [H, m), the right one on [m, B - H)
-// (B >= 2H + 2, m even in [H, B - H]). Each first copies the H samples of the other half it needs
-// into registers (iir_*_load; a barrier must follow before any thread runs iir_*_run): the left
-// half continues its causal recursion over [m, m + H) and starts its anticausal one there; the
-// right half starts its causal recursion at m - H. Every recursion thus starts H samples before
-// the first value it stores, as in the unsplit form, and the two threads write disjoint samples.
-// Two forms, both on 8-byte words (the box pitch is even):
-//  - iir_row_*: one row x[0, B), B even, read and written as pairs of consecutive samples;
-//  - iir_col_*: two adjacent columns at once, x[i * st] and x[i * st + 1] for i in [0, B), two
-//    independent recursions in the two halves of a float2.
-// Both give the same sums, in the same order, as a one-sample recursion.
-__device__ __forceinline__ float2 fma2(float z, float2 a, float2 b) {
-    return make_float2(fmaf(z, a.x, b.x), fmaf(z, a.y, b.y));
-}
-__device__ __forceinline__ float2 neg2(float2 a) { return make_float2(-a.x, -a.y); }
-
-template <int H>
-__device__ __forceinline__ void iir_row_load(const float* x, int m, bool right, float w[H]) {
-    const float2* a = reinterpret_cast<const float2*>(x + (right ? m - H : m));
-#pragma unroll
-    for (int k = 0; k < H / 2; ++k) {
-        const float2 v = a[k];
-        w[2 * k] = v.x, w[2 * k + 1] = v.y;
-    }
-}
-
-// The causal recursion over the pairs a[i0, i1), stored; returns its last value.
-__device__ __forceinline__ float causal_pairs(float2* a, int i0, int i1, float pc, float z) {
-#pragma unroll 4
-    for (int i = i0; i < i1; ++i) {
-        float2 v = a[i];
-        v.x = pc = fmaf(z, pc, v.x);
-        v.y = pc = fmaf(z, pc, v.y);
-        a[i] = v;
-    }
-    return pc;
-}
-
-// The anticausal recursion over the pairs a[i0, i1), from a[i1 - 1] down, stored.
-__device__ __forceinline__ void anticausal_pairs(float2* a, int i1, int i0, float q, float z) {
-#pragma unroll 4
-    for (int i = i1 - 1; i >= i0; --i) {
-        float2 v = a[i];
-        v.y = q = fmaf(z, q, -v.y);
-        v.x = q = fmaf(z, q, -v.x);
-        a[i] = v;
-    }
-}
-
-template <int H>
-__device__ __forceinline__ void iir_row_run(float* x, int m, int B, bool right, float w[H],
-                                            float z) {
-    static_assert(H % 2 == 0, "pairs");
-    float2* a = reinterpret_cast<float2*>(x);
-    if (!right) {
-        float pc = 0.0f;
-#pragma unroll
-        for (int k = 0; k < H / 2; ++k) {  // not read back below
-            const float2 v = a[k];
-            pc = fmaf(z, fmaf(z, pc, v.x), v.y);
-        }
-        pc = causal_pairs(a, H / 2, m / 2, pc, z);
-#pragma unroll
-        for (int k = 0; k < H; ++k) w[k] = pc = fmaf(z, pc, w[k]);
-        float q = 0.0f;
-#pragma unroll
-        for (int k = H - 1; k >= 0; --k) q = fmaf(z, q, -w[k]);
-        anticausal_pairs(a, m / 2, H / 2, q, z);
-    } else {
-        float pc = 0.0f;
-#pragma unroll
-        for (int k = 0; k < H; ++k) pc = fmaf(z, pc, w[k]);
-        causal_pairs(a, m / 2, B / 2, pc, z);
-        float q = 0.0f;
-#pragma unroll
-        for (int i = B / 2 - 1; i >= B / 2 - H / 2; --i) {
-            const float2 v = a[i];
-            q = fmaf(z, fmaf(z, q, -v.y), -v.x);
-        }
-        anticausal_pairs(a, (B - H) / 2, m / 2, q, z);
-    }
-}
-
-template <int H>
-__device__ __forceinline__ void iir_col_load(const float* x, int st, int m, bool right,
-                                             float2 w[H]) {
-    const float* a = x + (right ? m - H : m) * st;
-#pragma unroll
-    for (int k = 0; k < H; ++k) w[k] = *reinterpret_cast<const float2*>(a + k * st);
-}
-
-template <int H>
-__device__ __forceinline__ void iir_col_run(float* x, int st, int m, int B, bool right, float2 w[H],
-                                            float z) {
-    auto at = [&](int i) { return reinterpret_cast<float2*>(x + i * st); };
-    if (!right) {
-        float2 pc = make_float2(0.0f, 0.0f);
-        float2* a = at(0);
-#pragma unroll
-        for (int k = 0; k < H; ++k, a += st / 2) pc = fma2(z, pc, *a);  // not read back below
-#pragma unroll 4
-        for (int i = H; i < m; ++i, a += st / 2) *a = pc = fma2(z, pc, *a);
-#pragma unroll
-        for (int k = 0; k < H; ++k) w[k] = pc = fma2(z, pc, w[k]);
-        float2 q = make_float2(0.0f, 0.0f);
-#pragma unroll
-        for (int k = H - 1; k >= 0; --k) q = fma2(z, q, neg2(w[k]));
-        a = at(m - 1);
-#pragma unroll 4
-        for (int i = m - 1; i >= H; --i, a -= st / 2) *a = q = fma2(z, q, neg2(*a));
-    } else {
-        float2 pc = make_float2(0.0f, 0.0f);
-#pragma unroll
-        for (int k = 0; k < H; ++k) pc = fma2(z, pc, w[k]);
-        float2* a = at(m);
-#pragma unroll 4
-        for (int i = m; i < B; ++i, a += st / 2) *a = pc = fma2(z, pc, *a);
-        float2 q = make_float2(0.0f, 0.0f);
-        a = at(B - 1);
-#pragma unroll
-        for (int k = 0; k < H; ++k, a -= st / 2) q = fma2(z, q, neg2(*a));
-#pragma unroll 4
-        for (int i = B - 1 - H; i >= m; --i, a -= st / 2) *a = q = fma2(z, q, neg2(*a));
-    }
-}
-
-// Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (iw
-// even, pitch 2 mod 4 >= iw): gather it into s through the prefilter's extension, then the IIR
-// along its rows and along its coefficient columns, in place; ends with a barrier, after which s
-// holds the coefficients times 1 / (6 z)^2 on [H, iw - H) x [H, ih - H).
-template <bool kWide>
-__device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int pitch, Border border,
-                                        int xa, int ya, int iw, int ih) {
-    constexpr int H = kIirHalo;
-    const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
-    // 1. Gather the input box: one warp per row (the row through the prefilter's extension), 4-byte
-    // cp.async per sample (fire and forget: the whole box is in flight at once) at immediate
-    // offsets from one row pointer; columns through per-lane indices (xm) when the box crosses a
-    // side.
-    const int W = src.width, Hs = src.height;
-    const Border ext = bspline::prefilter_extension(border);
-    const bool cols_inside = xa >= 0 && xa + iw <= W;
-    int xm[kRMaxChunks];  // this lane's source columns when the box crosses a side
-    if (!cols_inside) {
-#pragma unroll
-        for (int k = 0; k < kRMaxChunks; ++k)
-            xm[k] = tx + 32 * k < iw ? border_index(xa + tx + 32 * k, W, ext) : 0;
-    }
-    if constexpr (kWide) {  // zero what the wide tap reads touch outside the box (no NaN x 0)
-        for (int r = tid; r < ih; r += kRThreads)
-            for (int c = iw; c < pitch; ++c) s[r * pitch + c] = 0.0f;
-        if (tid == 0) s[ih * pitch] = 0.0f;
-    }
-    const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
-    if (cols_inside && ya >= 0 && ya + ih <= Hs) {  // most tiles: pointers stepped by 8 rows
-        const float* g = src.row(ya + ty) + xa + tx;
-        const std::ptrdiff_t gstep = kRRows * src.stride;
-        unsigned d = s_base + 4u * static_cast<unsigned>(ty * pitch + tx);
-        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(pitch);
-        for (int j = ty; j < ih; j += kRRows, g += gstep, d += dstep) cp_async_row(d, g, iw - tx);
-    } else {  // the box crosses a side: rows (and columns) through the extension
-        unsigned d = s_base + 4u * static_cast<unsigned>(ty * pitch + tx);
-        const unsigned dstep = 4u * kRRows * static_cast<unsigned>(pitch);
-        for (int j = ty; j < ih; j += kRRows, d += dstep) {
-            const float* g = src.row(border_index(ya + j, Hs, ext));
-            if (cols_inside)
-                cp_async_row(d, g + xa + tx, iw - tx);
-            else
-                cp_async_row_map(d, g, xm, iw - tx);
-        }
-    }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-    __syncthreads();
-    const float z = static_cast<float>(bspline::kPole);
-    // 2. Row pass (all rows; coefficient columns [H, iw - H) stored): rows split between threads
-    // t and t + 128 (iir_row_*), warps 0-3 the left halves, 4-7 the right ones; 8-byte words, the
-    // lanes of a half-warp on 16 consecutive rows (pitch 2 mod 4: no bank conflict).
-    constexpr int kHalf = kRThreads / 2;
-    const bool right = tid >= kHalf;
-    const int lane_line = tid & (kHalf - 1);
-    {
-        const int m = (iw >> 1) & ~1;
-        float w[H];
-        for (int base = 0; base < ih; base += kHalf) {  // block-uniform rounds of 128 rows
-            const int j = base + lane_line;
-            if (j < ih) iir_row_load<H>(s + j * pitch, m, right, w);
-            __syncthreads();
-            if (j < ih) iir_row_run<H>(s + j * pitch, m, iw, right, w, z);
-        }
-    }
-    __syncthreads();
-    // 3. Column pass on the coefficient columns (coefficient rows [H, ih - H) stored), two
-    // adjacent columns per thread (iir_col_*), each pair split between two threads as the rows.
-    // (Trimming each column to the rows the tile's outputs read there was measured slower: the
-    // lanes of a warp then walk different rows, and the shared loads became 2.2-way
-    // bank-conflicted; docs/ops/warp.md 9.3, round 5.)
-    {
-        const int m = ih >> 1, pairs = (iw - 2 * H) >> 1;
-        float2 w[H];
-        for (int base = 0; base < pairs; base += kHalf) {  // block-uniform rounds of 128 pairs
-            const int c = H + 2 * (base + lane_line);
-            if (base + lane_line < pairs) iir_col_load<H>(s + c, pitch, m, right, w);
-            __syncthreads();
-            if (base + lane_line < pairs) iir_col_run<H>(s + c, pitch, m, ih, right, w, z);
-        }
-    }
-    __syncthreads();
 }
 
 // Step 4 of the recursive fused kernel, one output: the B-spline weights times 6 at the
