@@ -47,7 +47,8 @@ void warp_bspline_fused(Span2D<const float> src, Span2D<float> dst, const WarpPl
 // box sample and pass for the prefilter instead of 15 for the FIR15 taps. Same function as
 // bspline_prefilter(IIR) followed by cuda::warp up to float rounding (CudaWarpRec tests). 2048^2,
 // 30-degree rotation: 47.5 us against 76-78 us for the two passes on an H200 and on an H100
-// (docs/ops/warp.md 9.3, rounds 7 and 8).
+// (docs/ops/warp.md 9.3, rounds 7 and 8), 54 us since the two passes' prefilter runs on box
+// tiles (round 11).
 // Runs Affine and Resize plans, Interp::BSpline, exact mode, every border but Nearest (whose
 // prefilter pads the image first), sources of 16 x 16 pixels or more, when the tile box fits
 // 100 KB of shared memory; prefilter must be 0 (IIR).
