@@ -1367,10 +1367,10 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
     // 2^23 samples. Up to 15 taps FirFused is faster at every size since it is compiled for one
     // channel (H200, 2026-11-21, commit 28fe69e, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
     // 27.7 us); FirRec was picked from 2^23 samples before that (4096^2 65.1 vs 84.6 us).
-    // Box tiles (impl 9): the exact filter, 1 channel, from 32 x 32 (below, the tile kernel's
-    // Recursive fallback keeps scipy's start-up for very short lines). Measured fastest for the
-    // exact filter at every size (docs/ops/bspline.md, section 4: 2048^2 18 us against 34 us for
-    // the streaming kernel on an H100).
+    // Box tiles (impl 9): the exact filter, 1 channel, 32 x 32 or more (smaller images take the
+    // kernels below, and bspline_prefilter runs Recursive under 32 in either direction). Measured
+    // fastest for the exact filter at 1024^2, 2048^2 and 4096^2 (docs/ops/bspline.md, section 4,
+    // H100: 2048^2 21.3-22.3 us against 35.1 us for the streaming kernel).
     const bool box_ok =
         opts.fir_length == 0 && src.channels == 1 && src.width >= 32 && src.height >= 32;
     if (impl == 9 && !box_ok) impl = 0;
