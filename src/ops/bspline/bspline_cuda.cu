@@ -1266,7 +1266,7 @@ __global__ void __launch_bounds__(iir_box::kRThreads, 4)
     constexpr int H = kIirHalo;
     const int cx0 = blockIdx.x * kBoxW, cy0 = blockIdx.y * kBoxH;
     const int cw = min(kBoxW, src.width - cx0), ch = min(kBoxH, src.height - cy0);
-    const int iw = (cw + 2 * H + 1) & ~1, ih = ch + 2 * H;
+    const int iw = box_width(cw), ih = ch + 2 * H;
     rec_box<false>(src, s, pitch, border, cx0 - H, cy0 - H, iw, ih);
     const float gain = static_cast<float>(36.0 * bspline::kPole * bspline::kPole);
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
@@ -1279,15 +1279,12 @@ __global__ void __launch_bounds__(iir_box::kRThreads, 4)
 
 // Box pitch (floats, 2 mod 4 >= the widest box) and shared-memory bytes of iir_box_kernel.
 void box_layout(int w, int h, int& pitch, std::size_t& bytes) {
-    const int iw = (std::min(kBoxW, w) + 2 * iir_box::kIirHalo + 1) & ~1;
-    pitch = iw % 4 == 2 ? iw : iw + 2;
+    pitch = iir_box::box_pitch(iir_box::box_width(std::min(kBoxW, w)));
     bytes = sizeof(float) * static_cast<std::size_t>(pitch) *
             (std::min(kBoxH, h) + 2 * iir_box::kIirHalo);
 }
 
 void launch_iir_box(Span2D<const float> src, Span2D<float> dst, Border b, cudaStream_t s) {
-    int pitch = 0;
-    std::size_t bytes = 0;
     static std::once_flag once[kMaxDevices];
     std::call_once(once[current_device()], [] {
         int p = 0;
@@ -1299,6 +1296,8 @@ void launch_iir_box(Span2D<const float> src, Span2D<float> dst, Border b, cudaSt
                                               cudaFuncAttributePreferredSharedMemoryCarveout,
                                               cudaSharedmemCarveoutMaxShared));
     });
+    int pitch = 0;
+    std::size_t bytes = 0;
     box_layout(src.width, src.height, pitch, bytes);
     const dim3 grid((src.width + kBoxW - 1) / kBoxW, (src.height + kBoxH - 1) / kBoxH);
     iir_box_kernel<<<grid, iir_box::kRThreads, bytes, s>>>(src, dst, pitch, b);

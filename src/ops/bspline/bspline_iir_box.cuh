@@ -23,6 +23,13 @@ inline constexpr int kRRows = kRThreads / 32;  // rows of threads: thread (tid &
 inline constexpr int kIirHalo = 12;            // samples before the first stored coefficient
 inline constexpr int kRMaxChunks = 6;          // box rows of at most 192 samples
 
+// Width of the box that holds n coefficient columns: kIirHalo more on each side, rounded up to
+// an even count (the row pass reads pairs).
+__host__ __device__ constexpr int box_width(int n) { return (n + 2 * kIirHalo + 1) & ~1; }
+// The narrowest row pitch >= the even width w that is 2 mod 4 floats: the passes' 8-byte words
+// of 16 consecutive rows or column pairs then hit distinct banks.
+__host__ __device__ constexpr int box_pitch(int w) { return w % 4 == 2 ? w : w + 2; }
+
 // One lane's samples of a box row: g[32 k] -> shared d + 128 k for the chunks k with 32 k < n, at
 // immediate offsets from the two base addresses (one cp.async and one compare per chunk; the
 // compiler's own version recomputed both 64-bit addresses per chunk). 4-byte cp.async (global ->

@@ -378,7 +378,7 @@ bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     // floor(a) - floor(b) <= ceil(a - b); + 6 for the taps and margins, + 1 for rounding.
     const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
     if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
-    r.max_w = (static_cast<int>(std::ceil(dw)) + 7 + 2 * kIirHalo + 1) & ~1;  // even, as iw
+    r.max_w = box_width(static_cast<int>(std::ceil(dw)) + 7);  // even, as iw
     r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * kIirHalo;
     return true;
 }
@@ -465,7 +465,7 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 2;
     const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 2;
     const int xa = cxa - H, ya = cya - H;
-    const int iw = (static_cast<int>(floor(ub + rp.g.uhi)) + 3 - cxa + 1 + 2 * H + 1) & ~1;  // even
+    const int iw = box_width(static_cast<int>(floor(ub + rp.g.uhi)) + 3 - cxa + 1);  // even
     const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 3 - cya + 1 + 2 * H;
     if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
         rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
@@ -607,7 +607,7 @@ bool rec_setup(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
     // to 3 more, as long as as many blocks fit on an SM (at most kRecBlocks, the register bound)
     // as with the narrowest: a wider box that costs a block per SM was measured slower than the
     // bank conflicts it saves (50.5 against 49.4 us, 2048^2 rotation on the H200).
-    const int first = rp.max_w % 4 == 2 ? rp.max_w : rp.max_w + 2;  // max_w is even
+    const int first = box_pitch(rp.max_w);
     auto blocks = [&](int pitch) {
         rp.pitch = pitch;
         return std::min(kRecBlocks, smem_blocks_per_sm(rec_smem_bytes(rp)));
