@@ -6,7 +6,9 @@
 //   Cuda_WarpRotateAngle/<mode>/<deg>  the recursive fused kernel at other angles;
 //   Cuda_WarpRotateInside/<mode>  the same rotation scaled by 0.7 (every output interior);
 //   Cuda_WarpZoom/<mode>/<z> zoom x2, x4, x8, x16 to a 2048^2 output (paper Table 3);
-//   Cuda_BsplinePrefilter/<fir>/<n>  the prefilter alone, n^2 float32 (paper Table 1).
+//   Cuda_BsplinePrefilter/<fir>/<n>  the prefilter alone, n^2 float32 (paper Table 1);
+//   Api_CudaWarp/<case>/<keep>  the public upres::warp on device images (see below);
+//   Cuda_MallocFree/<MiB>    a cudaMalloc + cudaFree pair (the per-call cost upres's pool avoids).
 // Modes: nearest, linear, cubic (Keys), bspline_iir (exact prefilter + interpolation),
 // bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_fused (one pass,
 // src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode),
@@ -31,6 +33,7 @@
 #include "bench_util.hpp"
 
 #if UPRES_HAVE_CUDA
+#include "core/device_temp.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "ops/warp/warp_cuda.hpp"
@@ -259,6 +262,87 @@ void Cuda_BsplinePrefilter(benchmark::State& state) {
     state.SetLabel(fir == 0 ? "iir" : "fir" + std::to_string(fir));
 }
 
+// The public call upres::warp on device images (what an application runs: plan, validation,
+// temporaries, kernels), one call per timed iteration with a synchronization after each (the
+// benchmark loop), so temporaries that the device's pool would give back at a synchronization
+// are allocated again at every call. range(0): the case; range(1): 1 keeps the temporaries in
+// upres's pool between calls (the library's behaviour), 0 gives them back at every
+// synchronization (release threshold 0, as the device's default pool).
+//   0: 2048^2 float32 rotation by 30 degrees, exact B-spline (the recursive fused kernel: no
+//      temporaries; compare with Cuda_WarpRotate/bspline_iir_fused);
+//   1: the same with the FIR15 prefilter (two passes: a 16 MiB coefficient temporary);
+//   2: 1920 x 1080 RGB u8 zoomed to 3840 x 2160, exact B-spline (a float staging image and the
+//      coefficients, 24 MiB each: the video case);
+//   3: 2048^2 float32 perspective warp, exact B-spline (two passes, as 1).
+enum ApiCase { kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective };
+const char* const kApiNames[] = {"rotate_bspline_iir", "rotate_bspline_fir15",
+                                 "zoom_rgb_u8_1080p_to_4k", "perspective_bspline_iir"};
+
+template <class T>
+void time_api(benchmark::State& state, int sw, int sh, int dw, int dh, int c, const Transform& t,
+              const WarpOptions& o) {
+    Stream st;
+    const std::size_t in_n = std::size_t(sw) * sh * c, out_n = std::size_t(dw) * dh * c;
+    const int sets = rotation_count(sizeof(T) * (in_n + out_n), device_l2_bytes(), 8);
+    std::vector<DeviceBuffer> in, out;
+    for (int i = 0; i < sets; ++i) {
+        in.emplace_back(sizeof(T) * in_n);
+        out.emplace_back(sizeof(T) * out_n);
+        fill_random_device(in.back().as<T>(), in_n, 31 + i, st);
+    }
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.cuda_stream = st.get();
+    time_device(state, st, [&](std::int64_t i) {
+        const int k = static_cast<int>(i % sets);
+        warp(ImageView<const T>(in[k].as<const T>(), sw, sh, c, 0, Location::Device),
+             ImageView<T>(out[k].as<T>(), dw, dh, c, 0, Location::Device), t, o, ctx);
+    });
+    set_rates(state, static_cast<double>(dw) * dh, static_cast<double>(sizeof(T) * (in_n + out_n)));
+}
+
+void Api_CudaWarp(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    const auto kase = static_cast<ApiCase>(state.range(0));
+    const bool keep = state.range(1) != 0;
+    cuda::set_temp_caching(keep);
+    WarpOptions o;  // B-spline, exact prefilter, Mirror
+    const int n = 2048;
+    switch (kase) {
+        case kApiRotateIir:
+        case kApiRotateFir15:
+            o.prefilter = kase == kApiRotateFir15 ? 15 : 0;
+            time_api<float>(state, n, n, n, n, 1, Transform::make_affine(rotation(30.0, n, n)), o);
+            break;
+        case kApiZoomRgbU8:
+            time_api<std::uint8_t>(state, 1920, 1080, 3840, 2160, 3, Transform::make_resize(), o);
+            break;
+        case kApiPerspective: {
+            Homography h;  // a mild keystone about the centre
+            const double hs[9] = {1.05, 0.08, -60.0, -0.03, 0.97, 40.0, 2e-5, -1.5e-5, 1.0};
+            for (int i = 0; i < 9; ++i) h.h[i] = hs[i];
+            time_api<float>(state, n, n, n, n, 1, Transform::make_perspective(h), o);
+            break;
+        }
+    }
+    state.counters["pool_MiB"] = static_cast<double>(cuda::temp_reserved_bytes()) / (1 << 20);
+    cuda::set_temp_caching(true);
+    state.SetLabel(std::string(kApiNames[kase]) + (keep ? " pool" : " release"));
+}
+
+// What a cudaMalloc + cudaFree pair of `MiB` costs on this device (the device Image that the
+// two-pass warp allocated per call before upres's pool; cudaFree also waits for the device).
+void Cuda_MallocFree(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    Stream st;
+    const std::size_t bytes = static_cast<std::size_t>(state.range(0)) << 20;
+    time_device(state, st, [&](std::int64_t) {
+        void* p = nullptr;
+        UPRES_BENCH_CUDA(cudaMalloc(&p, bytes));
+        UPRES_BENCH_CUDA(cudaFree(p));
+    });
+}
+
 // The copy floor (the same kernel copy_bytes_per_s() times, for the report).
 BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
@@ -286,6 +370,11 @@ BENCHMARK(Cuda_WarpZoom)
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Api_CudaWarp)
+    ->ArgsProduct({{kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective}, {1, 0}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Cuda_MallocFree)->Arg(16)->Arg(24)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_BsplinePrefilter)
     ->ArgsProduct({{0, 15}, {1024, 2048}})
     ->UseManualTime()

@@ -34,6 +34,13 @@ int cuda_device_count() noexcept;
 std::string cuda_device_info();
 // Blocks until all work queued on ctx.cuda_stream is done (no-op without CUDA).
 void synchronize(const Context& ctx);
+// Operations on the Cuda backend take their temporary device memory (B-spline coefficients,
+// staging copies) stream-ordered from one pool per device that upres owns, and keep it there
+// for the next call once it is freed, so that a call does not allocate again (memory allocated
+// by the application is not affected). This gives the kept memory back to the device; memory
+// still used by queued work is kept until a later call. No-op without CUDA or before the first
+// such operation. Throws Error(CudaError) if the driver fails.
+void cuda_release_cached_memory();
 
 struct BuildInfo {
     std::string version;

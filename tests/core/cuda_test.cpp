@@ -1,9 +1,19 @@
-// CUDA smoke test: device images, host<->device copies of sub-views, and the convert kernel.
+// CUDA smoke test: device images, host<->device copies of sub-views, the convert kernel, and
+// the pool of temporary device memory (core/device_temp.hpp).
 #include <upres/context.hpp>
 #include <upres/error.hpp>
 #include <upres/image.hpp>
+#include <upres/warp.hpp>
+
+#include <string>
 
 #include "test_util.hpp"
+
+#if UPRES_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "core/device_temp.hpp"
+#endif
 
 using namespace upres;
 
@@ -63,3 +73,61 @@ TEST(CoreCuda, ConvertTallestAllowedImage) {
     auto got = clone(dev_out.view());
     EXPECT_TRUE(test::images_near(got.view(), host.view(), 0.0));
 }
+
+// Without CUDA (or before any temporary) releasing the pools is a no-op, never an error.
+TEST(CorePool, ReleaseWithoutTemporariesIsHarmless) {
+    EXPECT_NO_THROW(cuda_release_cached_memory());
+}
+
+#if UPRES_HAVE_CUDA
+// A two-pass B-spline warp on device images (u8 RGB: staging + coefficient temporaries) leaves
+// its temporaries in upres's pool after the stream is synchronized, the next call reuses them
+// with the same result, and cuda_release_cached_memory() gives them back.
+TEST(CudaPool, TemporariesAreKeptAndReleased) {
+    UPRES_REQUIRE_GPU();
+    const int w = 301, h = 203, W = 2 * w + 1, H = 2 * h - 3;
+    auto host = test::random_image<std::uint8_t>(w, h, 3, 17, 1, 255);
+    auto src = clone(host.view(), Location::Device);
+    Image<std::uint8_t> d1(W, H, 3, Location::Device), d2(W, H, 3, Location::Device);
+    cudaStream_t st = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+    Context ctx;
+    ctx.cuda_stream = st;
+    WarpOptions o;  // B-spline, exact prefilter
+    warp(ImageView<const std::uint8_t>(src.view()), d1.view(), Transform::make_resize(), o, ctx);
+    synchronize(ctx);
+    const std::size_t need = 2 * sizeof(float) * std::size_t(w) * h * 3;  // staging + coefficients
+    EXPECT_GE(cuda::temp_reserved_bytes(), need / 2) << "the coefficients were not kept";
+    warp(ImageView<const std::uint8_t>(src.view()), d2.view(), Transform::make_resize(), o, ctx);
+    synchronize(ctx);
+    auto a = clone(d1.view()), b = clone(d2.view());
+    EXPECT_TRUE(test::images_near(a.view(), b.view(), 0.0));
+    // Same result as the host reference (the staging and coefficient temporaries are right).
+    Image<std::uint8_t> ref(W, H, 3);
+    Context rc;
+    rc.backend = Backend::Reference;
+    warp(ImageView<const std::uint8_t>(host.view()), ref.view(), Transform::make_resize(), o, rc);
+    EXPECT_TRUE(test::images_near(a.view(), ref.view(), 1.0));
+    cuda_release_cached_memory();
+    EXPECT_EQ(cuda::temp_reserved_bytes(), 0u);
+    cudaStreamDestroy(st);
+}
+
+// A temporary larger than the device: Error(OutOfMemory) naming what needed it and the size.
+TEST(CudaPool, HugeTemporaryIsOutOfMemory) {
+    UPRES_REQUIRE_GPU();
+    try {
+        cuda::DeviceTemp t(std::size_t{1} << 50, nullptr, "test temporary");
+        FAIL() << "1 PiB of device memory was allocated";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::OutOfMemory) << e.what();
+        const std::string m = e.what();
+        EXPECT_NE(m.find("test temporary"), std::string::npos) << m;
+        EXPECT_NE(m.find("out of memory"), std::string::npos) << m;
+    }
+    // The device is still usable afterwards.
+    cuda::DeviceTemp ok(1 << 20, nullptr, "test temporary");
+    EXPECT_NE(ok.get(), nullptr);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+#endif

@@ -23,8 +23,8 @@
 //              on every side (cp.async), runs the causal/anticausal recursions along rows then
 //              columns in shared memory, and writes the tile's centre. The zero start state
 //              decays by |z|^16 = 7e-10 before any output (bspline_math.hpp).
-// Every launch is checked; temporaries are stream-ordered (cudaMallocAsync). The streaming FIR
-// kernel and the 1-channel experiments are reachable through bspline_prefilter_tuned.
+// Every launch is checked; temporaries come stream-ordered from upres's pool (device_temp.hpp). The
+// streaming FIR kernel and the 1-channel experiments are reachable through bspline_prefilter_tuned.
 //
 // Measured (bench/bspline_bench.cpp, NVIDIA H200, 2026-11-21 06:38 UTC, 2048^2 float, 1
 // channel; a device-to-device copy of the image takes 11.9 us): Recursive 1103 us, FirShared
@@ -43,6 +43,7 @@
 #include <optional>
 
 #include "core/cuda_check.hpp"
+#include "core/device_temp.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_iir_box.cuh"
 #include "ops/bspline/bspline_math.hpp"
@@ -1313,20 +1314,6 @@ __global__ void find_nonfinite_kernel(Span2D<const float> src, unsigned long lon
             atomicMin(first, static_cast<unsigned long long>(y) * n + i);  // min: deterministic
 }
 
-// Stream-ordered temporary device buffer.
-struct DeviceTemp {
-    float* p = nullptr;
-    cudaStream_t s;
-    DeviceTemp(std::size_t bytes, cudaStream_t st) : s(st) {
-        UPRES_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p), bytes, s));
-    }
-    ~DeviceTemp() {
-        if (p) cudaFreeAsync(p, s);
-    }
-    DeviceTemp(const DeviceTemp&) = delete;
-    DeviceTemp& operator=(const DeviceTemp&) = delete;
-};
-
 // FirFused / IirFused. impl 0: the default choice below; 1: the 2-D tile kernels; 2 (IIR
 // only): the exact taps through the direct streaming kernel; 3-6: 1-channel experiments (see
 // bspline_backends.hpp); 7: the streaming kernels. seg: rows per warp segment, 0: automatic.
@@ -1338,11 +1325,11 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
     Span2D<const float> in = src;
     std::optional<DeviceTemp> tmp;
     if (src.data == dst.data) {
-        tmp.emplace(bytes, s);
-        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(tmp->p, rs * sizeof(float), src.data,
+        tmp.emplace(bytes, s, "bspline_prefilter (copy of the in-place source)");
+        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(tmp->as<float>(), rs * sizeof(float), src.data,
                                            src.stride * sizeof(float), rs * sizeof(float),
                                            src.height, cudaMemcpyDeviceToDevice, s));
-        in = Span2D<const float>{tmp->p, src.width, src.height, src.channels, rs};
+        in = Span2D<const float>{tmp->as<float>(), src.width, src.height, src.channels, rs};
     }
     const Border b = opts.border;
     if (impl >= 3 && impl <= 6 && src.channels == 1 &&
@@ -1419,10 +1406,10 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
 
 std::int64_t bspline_find_nonfinite(Span2D<const float> src, void* stream) {
     auto s = static_cast<cudaStream_t>(stream);
-    unsigned long long* d = nullptr;
-    UPRES_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), sizeof(*d), s));
+    const DeviceTemp flag(sizeof(unsigned long long), s, "bspline_prefilter (non-finite scan)");
+    auto* d = flag.as<unsigned long long>();
     unsigned long long h = ~0ull;
-    cudaError_t err = cudaMemcpyAsync(d, &h, sizeof(h), cudaMemcpyHostToDevice, s);
+    cudaError_t err = cudaMemsetAsync(d, 0xFF, sizeof(*d), s);  // ~0: none found
     if (err == cudaSuccess) {
         const int n = src.width * src.channels;
         const dim3 grid(src.height, std::min((n + 255) / 256, 16));
@@ -1430,7 +1417,6 @@ std::int64_t bspline_find_nonfinite(Span2D<const float> src, void* stream) {
         err = cudaGetLastError();
     }
     if (err == cudaSuccess) err = cudaMemcpyAsync(&h, d, sizeof(h), cudaMemcpyDeviceToHost, s);
-    cudaFreeAsync(d, s);
     if (err == cudaSuccess) err = cudaStreamSynchronize(s);
     if (err != cudaSuccess) throw_cuda_error(err, "bspline_find_nonfinite", __FILE__, __LINE__);
     return h == ~0ull ? -1 : static_cast<std::int64_t>(h);
@@ -1464,8 +1450,8 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
         case PrefilterVariant::FirShared: {
             const int K = (opts.fir_length - 1) / 2;
             const Taps taps = make_taps(opts.fir_length, K);
-            DeviceTemp tmp(bytes, s);
-            Span2D<float> t{tmp.p, src.width, src.height, src.channels, rs};
+            DeviceTemp tmp(bytes, s, "bspline_prefilter (FirShared row pass)");
+            Span2D<float> t{tmp.as<float>(), src.width, src.height, src.channels, rs};
             const dim3 g1(src.height, (rs + kRowThreads - 1) / kRowThreads);
             fir_rows_shared_kernel<<<g1, kRowThreads, 0, s>>>(src, t, opts.border, taps, K);
             UPRES_CUDA_CHECK_LAUNCH();

@@ -12,6 +12,7 @@
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
 #if UPRES_HAVE_CUDA
+#include "core/device_temp.hpp"
 #include "ops/warp/warp_cuda.hpp"
 #endif
 
@@ -192,41 +193,81 @@ void prefilter_backend(Backend b, ImageView<const float> src, ImageView<float> c
     throw Error(ErrorCode::Internal, "warp: unresolved backend");
 }
 
+// A w x h x c float image in host memory (an Image) or on the device, where it is a
+// stream-ordered temporary of upres's pool (core/device_temp.hpp), ordered on ctx.cuda_stream:
+// once the pool holds enough memory, no allocation.
+struct FloatImage {
+    Image<float> host;
+#if UPRES_HAVE_CUDA
+    cuda::DeviceTemp dev;
+#endif
+    ImageView<float> view;
+};
+
+FloatImage float_image(Location loc, int w, int h, int c, const Context& ctx,
+                       [[maybe_unused]] const char* what) {
+    FloatImage f;
+    if (loc == Location::Host) {
+        f.host = Image<float>(w, h, c, Location::Host);
+        f.view = f.host.view();
+        return f;
+    }
+#if UPRES_HAVE_CUDA
+    f.dev = cuda::DeviceTemp(sizeof(float) * static_cast<std::size_t>(w) * h * c,
+                             static_cast<cudaStream_t>(ctx.cuda_stream), what);
+    f.view = ImageView<float>(f.dev.as<float>(), w, h, c, 0, Location::Device);
+    return f;
+#else
+    (void)ctx;
+    throw Error(ErrorCode::BackendUnavailable, "warp: built without CUDA");
+#endif
+}
+
 // B-spline coefficients of src (in src's memory), padded by `pad` edge samples per side.
+// Float sources without padding are prefiltered straight into the coefficients; otherwise the
+// source is converted (and padded) into a staging image first, which the prefilter then reads
+// (on the device a second temporary, so that the prefilter is not in place: an in-place device
+// prefilter copies its input first).
 template <class T>
-Image<float> bspline_coefficients(ImageView<const T> src, int pad, Border border, int fir,
-                                  Backend b, const Context& ctx) {
+FloatImage bspline_coefficients(ImageView<const T> src, int pad, Border border, int fir, Backend b,
+                                const Context& ctx) {
     const int w = src.width(), h = src.height(), W = w + 2 * pad, H = h + 2 * pad;
-    Image<float> c(W, H, src.channels(), src.location());
-    ImageView<float> cv = c.view();
-    ImageView<float> inner = cv.sub(pad, pad, w, h);
+    const int C = src.channels();
+    FloatImage out = float_image(src.location(), W, H, C, ctx, "warp (B-spline coefficients)");
     PrefilterOptions po;
     po.border = pad > 0 ? Border::Mirror : tap_border(border);
     po.fir_length = fir;
     if constexpr (std::is_same_v<T, float>) {
         if (pad == 0) {  // prefilter straight from the image: no staging copy
-            prefilter_backend(b, src, cv, po, ctx);
-            return c;
+            prefilter_backend(b, src, out.view, po, ctx);
+            return out;
         }
-        copy(src, inner, ctx.cuda_stream);
-    } else {
-        convert(src, inner, /*normalize=*/false, ctx.cuda_stream, ctx.threads);
     }
+    // Host: in place. Device: a second temporary (an in-place device prefilter copies first).
+    FloatImage stage;
+    if (src.on_device())
+        stage = float_image(src.location(), W, H, C, ctx, "warp (B-spline staging)");
+    const ImageView<float> sv = src.on_device() ? stage.view : out.view;
+    ImageView<float> inner = sv.sub(pad, pad, w, h);
+    if constexpr (std::is_same_v<T, float>)
+        copy(src, inner, ctx.cuda_stream);
+    else
+        convert(src, inner, /*normalize=*/false, ctx.cuda_stream, ctx.threads);
     if (pad > 0) {  // edge replication: rows first, then whole columns
         for (int k = 0; k < pad; ++k) {
-            copy(ImageView<const float>(cv.sub(pad, pad, w, 1)), cv.sub(pad, k, w, 1),
+            copy(ImageView<const float>(sv.sub(pad, pad, w, 1)), sv.sub(pad, k, w, 1),
                  ctx.cuda_stream);
-            copy(ImageView<const float>(cv.sub(pad, pad + h - 1, w, 1)),
-                 cv.sub(pad, pad + h + k, w, 1), ctx.cuda_stream);
+            copy(ImageView<const float>(sv.sub(pad, pad + h - 1, w, 1)),
+                 sv.sub(pad, pad + h + k, w, 1), ctx.cuda_stream);
         }
         for (int k = 0; k < pad; ++k) {
-            copy(ImageView<const float>(cv.sub(pad, 0, 1, H)), cv.sub(k, 0, 1, H), ctx.cuda_stream);
-            copy(ImageView<const float>(cv.sub(pad + w - 1, 0, 1, H)), cv.sub(pad + w + k, 0, 1, H),
+            copy(ImageView<const float>(sv.sub(pad, 0, 1, H)), sv.sub(k, 0, 1, H), ctx.cuda_stream);
+            copy(ImageView<const float>(sv.sub(pad + w - 1, 0, 1, H)), sv.sub(pad + w + k, 0, 1, H),
                  ctx.cuda_stream);
         }
     }
-    prefilter_backend(b, cv, cv, po, ctx);
-    return c;
+    prefilter_backend(b, sv, out.view, po, ctx);
+    return out;  // the device staging is freed in stream order after the prefilter
 }
 
 template <class T>
@@ -312,9 +353,8 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
         // Small images: one thread for the staging (a parallel region costs more than the work).
         Context pctx = ctx;
         if (src.pixel_count() < (1 << 14)) pctx.threads = 1;
-        const Image<float> c =
-            bspline_coefficients(src, p.pad, opts.border, opts.prefilter, b, pctx);
-        run_backend<float, T>(b, span_of(c.view()), span_of(dst), p, ctx);
+        const FloatImage c = bspline_coefficients(src, p.pad, opts.border, opts.prefilter, b, pctx);
+        run_backend<float, T>(b, span_of(ImageView<const float>(c.view)), span_of(dst), p, ctx);
     } else {
         run_backend<T, T>(b, span_of(src), span_of(dst), p, ctx);
     }

@@ -42,6 +42,7 @@
 
 #include "core/convert_math.hpp"
 #include "core/cuda_check.hpp"
+#include "core/device_temp.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "ops/warp/warp_cuda_util.cuh"
 
@@ -701,11 +702,10 @@ void launch_texture_c(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cud
     // destroyed after the kernel (synchronous on the stream).
     std::size_t row = static_cast<std::size_t>(src.width) * CT * sizeof(float);
     row = (row + pitch_align - 1) / pitch_align * pitch_align;
-    void* raw = nullptr;
     const std::size_t bytes = row * src.height + static_cast<std::size_t>(base_align);
-    UPRES_CUDA_CHECK(cudaMallocAsync(&raw, bytes, st));
-    float* buf = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(raw) + base_align - 1) /
-                                          base_align * base_align);
+    const DeviceTemp raw(bytes, st, "warp (texture staging copy)");
+    float* buf = reinterpret_cast<float*>(
+        (reinterpret_cast<std::uintptr_t>(raw.get()) + base_align - 1) / base_align * base_align);
     to_texture_buffer<S, C, CT><<<dim3((src.width + 127) / 128, src.height), 128, 0, st>>>(
         src, buf, static_cast<std::ptrdiff_t>(row / sizeof(float)));
     UPRES_CUDA_CHECK_LAUNCH();
@@ -714,7 +714,6 @@ void launch_texture_c(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cud
     cudaError_t err = cudaGetLastError();
     const cudaError_t sync = cudaStreamSynchronize(st);
     cudaDestroyTextureObject(t);
-    cudaFreeAsync(raw, st);
     UPRES_CUDA_CHECK(err);
     UPRES_CUDA_CHECK(sync);
 }
