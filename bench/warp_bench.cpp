@@ -59,6 +59,8 @@ enum Mode {
     kBsplineIirFusedNarrow,    // the recursive fused kernel, tap form 0 (4-byte loads, 32 x 1)
     kBsplineIirFusedWide,      // tap form 1 (8-byte pairs, 32 x 1 outputs per warp)
     kBsplineIirFusedNarrow16,  // tap form 2 (4-byte loads, 16 x 2 outputs per warp)
+    kBsplineIirFusedRowMajor,  // the default tap form, tiles in blockIdx order (tile_order 0)
+    kBsplineIirFusedYFirst,    // the default tap form, edges first along y only (tile_order 2)
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -74,7 +76,9 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_iir_fused",
                                   "bspline_iir_fused_narrow",
                                   "bspline_iir_fused_wide",
-                                  "bspline_iir_fused_narrow16"};
+                                  "bspline_iir_fused_narrow16",
+                                  "bspline_iir_fused_rowmajor",
+                                  "bspline_iir_fused_yfirst"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -148,6 +152,10 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
     }
     if (mode == kBsplineInterp) {  // the interpolation step alone (src read as coefficients)
         cuda::warp(src, dst, p, st);
+        return;
+    }
+    if (mode == kBsplineIirFusedRowMajor || mode == kBsplineIirFusedYFirst) {
+        cuda::warp_bspline_rec(src, dst, p, 0, st, -1, mode == kBsplineIirFusedRowMajor ? 0 : 2);
         return;
     }
     if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2
@@ -350,13 +358,14 @@ BENCHMARK(Cuda_WarpRotate)
     ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
                     kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
                     kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow,
-                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16},
+                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor,
+                    kBsplineIirFusedYFirst},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateAngle)
     ->ArgsProduct({{kBsplineIirFused, kBsplineIirFusedNarrow, kBsplineIirFusedWide,
-                    kBsplineIirFusedNarrow16},
+                    kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor},
                    {-30, 10, 45, 60}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
@@ -366,7 +375,7 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
     ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
-                    kBsplineIirFused},
+                    kBsplineIirFused, kBsplineIirFusedRowMajor},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -65,7 +65,12 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 // one 4-byte load, fewer wavefronts for some rotations) and bit 1 the warp's outputs (0: 32 x 1,
 // 1: 16 x 2). The two row forms give identical results; the layouts differ by float rounding of
 // the coordinates (tests run all four).
+// tile_order: the order in which blocks take the 64 x 64 output tiles (same results): -1 the
+// default, edges first along both axes (3); 0 row-major; bit 0 / bit 1 edges first (0, n - 1, 1,
+// n - 2, ...) along x / y. Edges first puts the tiles whose boxes cross a side of the image (the
+// slower gather) in the first wave and ends on interior tiles: 2048^2 rotation by 30 degrees
+// 47.3 us against 48.4 us row-major on an H100 (docs/ops/warp.md 9.3, round 12).
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form = -1);
+                      int prefilter, void* stream, int tap_form = -1, int tile_order = -1);
 
 }  // namespace upres::cuda

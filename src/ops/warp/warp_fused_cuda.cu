@@ -349,6 +349,7 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 //     (RecParams::wide) as two aligned 8-byte loads and one 4-byte load with the weights shifted
 //     by the first tap's parity; the host picks the pitch, the form and the layout with the
 //     fewest modelled wavefronts (rec_pitch).
+// Blocks take the tiles edges first along both axes (RecParams::edges_first, warp_cuda.hpp).
 // Measured on the H200 (docs/ops/warp.md 9.3, rounds 5 to 7): 2048^2 rotation by 30 degrees
 // 47.5 us against 76 us for bspline_prefilter(IIR) + the lean interpolation kernel. ncu (round
 // 7): ~174 instructions per output, issue slots ~50% busy, 43% achieved occupancy (4 blocks of
@@ -368,7 +369,13 @@ struct RecParams {
     int pitch;         // 2 mod 4, >= max_w
     int wide;          // 1: the interpolation reads each tap row as 2 x 8 + 4 bytes (rec_pitch)
     int lanes_x;       // 32 or 16: a warp's outputs in the interpolation, lanes_x x (32 / lanes_x)
+    int edges_first;   // bit 0 (x), bit 1 (y): tiles in the order 0, n - 1, 1, n - 2, ... along it
 };
+
+// Tile k of n in the edges-first order: 0, n - 1, 1, n - 2, ... (a permutation of 0..n-1).
+__device__ __forceinline__ int edges_first_index(int k, int n) {
+    return (k & 1) ? n - 1 - (k >> 1) : (k >> 1);
+}
 
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
 // 1e7, or its box is too large; the plan then takes the two-pass path).
@@ -456,11 +463,15 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     constexpr int H = kIirHalo;
     const WarpPlan& p = rp.fp.p;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
-    const int x0 = blockIdx.x * kRT, y0 = blockIdx.y * kRT;
-    const double ub = fma(static_cast<double>(blockIdx.y), rp.g.duy,
-                          fma(static_cast<double>(blockIdx.x), rp.g.dux, rp.g.u0));
-    const double vb = fma(static_cast<double>(blockIdx.y), rp.g.dvy,
-                          fma(static_cast<double>(blockIdx.x), rp.g.dvx, rp.g.v0));
+    // The tile of this block: blocks start in blockIdx order, so with RecParams::edges_first the
+    // tiles go outside-in along each axis (0, n - 1, 1, n - 2, ...; edges_first_index).
+    const int tbx = rp.edges_first & 1 ? edges_first_index(blockIdx.x, gridDim.x) : blockIdx.x;
+    const int tby = rp.edges_first & 2 ? edges_first_index(blockIdx.y, gridDim.y) : blockIdx.y;
+    const int x0 = tbx * kRT, y0 = tby * kRT;
+    const double ub =
+        fma(static_cast<double>(tby), rp.g.duy, fma(static_cast<double>(tbx), rp.g.dux, rp.g.u0));
+    const double vb =
+        fma(static_cast<double>(tby), rp.g.dvy, fma(static_cast<double>(tbx), rp.g.dvx, rp.g.v0));
     // Coefficient box [floor(u_lo) - 2, floor(u_hi) + 3] (as LeanGrid), input box H wider.
     const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 2;
     const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 2;
@@ -661,7 +672,7 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 }
 
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form) {
+                      int prefilter, void* stream, int tap_form, int tile_order) {
     if (dst.width <= 0 || dst.height <= 0) return;
     RecParams rp{};
     if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
@@ -670,7 +681,12 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
         throw Error(ErrorCode::InvalidArgument,
                     "cuda::warp_bspline_rec: tap_form must be -1, 0, 1, 2 or 3, got " +
                         std::to_string(tap_form));
+    if (tile_order < -1 || tile_order > 3)
+        throw Error(ErrorCode::InvalidArgument,
+                    "cuda::warp_bspline_rec: tile_order must be -1, 0, 1, 2 or 3, got " +
+                        std::to_string(tile_order));
     if (tap_form >= 0) rp.wide = tap_form & 1, rp.lanes_x = tap_form & 2 ? 16 : 32;
+    rp.edges_first = tile_order < 0 ? 3 : tile_order;
     rp.fp.p = plan;
     rp.fp.src_w = src.width;
     rp.fp.src_h = src.height;
