@@ -40,7 +40,6 @@
 #include <cmath>
 #include <cstdint>
 #include <mutex>
-#include <optional>
 
 #include "core/cuda_check.hpp"
 #include "core/device_temp.hpp"
@@ -1323,13 +1322,13 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
     const std::size_t bytes = sizeof(float) * std::size_t(src.width) * src.channels * src.height;
     const std::ptrdiff_t rs = std::ptrdiff_t{src.width} * src.channels;
     Span2D<const float> in = src;
-    std::optional<DeviceTemp> tmp;
+    DeviceTemp tmp;  // empty unless in place
     if (src.data == dst.data) {
-        tmp.emplace(bytes, s, "bspline_prefilter (copy of the in-place source)");
-        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(tmp->as<float>(), rs * sizeof(float), src.data,
+        tmp = DeviceTemp(bytes, s, "bspline_prefilter (copy of the in-place source)");
+        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(tmp.as<float>(), rs * sizeof(float), src.data,
                                            src.stride * sizeof(float), rs * sizeof(float),
                                            src.height, cudaMemcpyDeviceToDevice, s));
-        in = Span2D<const float>{tmp->as<float>(), src.width, src.height, src.channels, rs};
+        in = Span2D<const float>{tmp.as<float>(), src.width, src.height, src.channels, rs};
     }
     const Border b = opts.border;
     if (impl >= 3 && impl <= 6 && src.channels == 1 &&
