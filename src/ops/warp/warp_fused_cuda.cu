@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/convert_math.hpp"
 #include "core/cuda_check.hpp"
@@ -638,6 +639,228 @@ void launch_rec(Span2D<const float> src, Span2D<float> dst, const RecParams& rp,
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
+// ---- Experiment (docs/ops/warp.md 9.3, round 13): the split schedule pipelined over strips.
+// The exact prefilter on 128 x 64 tiles of the image (as bspline_cuda.cu's iir_box_kernel; the box
+// values, times 1 / (6 z)^2, stored raw) strip by strip on the caller's stream; each strip's
+// output tiles (those whose coefficient box reads no row beyond the strip) are interpolated on a
+// second stream as soon as their strip is done, so prefilter tiles (latency-bound) and
+// interpolation tiles (shared-pipe-bound) share the SMs.
+constexpr int kSplitPW = 128, kSplitPH = 64;
+
+__global__ void __launch_bounds__(kRThreads, kRecBlocks)
+    split_prefilter_kernel(Span2D<const float> src, Span2D<float> coef, int pitch, Border border,
+                           int tile_row0) {
+    extern __shared__ float4 rec_smem4[];
+    float* s = reinterpret_cast<float*>(rec_smem4);
+    constexpr int H = kIirHalo;
+    const int cx0 = blockIdx.x * kSplitPW, cy0 = (blockIdx.y + tile_row0) * kSplitPH;
+    const int cw = min(kSplitPW, src.width - cx0), ch = min(kSplitPH, src.height - cy0);
+    const int iw = box_width(cw), ih = ch + 2 * H;
+    rec_box<false>(src, s, pitch, border, cx0 - H, cy0 - H, iw, ih);
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    for (int r = ty; r < ch; r += kRRows) {
+        const float* a = s + (H + r) * pitch + H;
+        float* o = coef.row(cy0 + r) + cx0;
+        for (int c = tx; c < cw; c += 32) o[c] = a[c];
+    }
+}
+
+struct SplitTile {
+    double ub, vb;
+    int xa, ya, iw, ih;  // coefficient box: 4-aligned column, width a multiple of 4
+};
+UPRES_HD SplitTile split_tile(const TileGrid& g, int bx, int by) {
+    SplitTile t;
+    t.ub = fma(static_cast<double>(by), g.duy, fma(static_cast<double>(bx), g.dux, g.u0));
+    t.vb = fma(static_cast<double>(by), g.dvy, fma(static_cast<double>(bx), g.dvx, g.v0));
+    const int cxa = static_cast<int>(floor(t.ub + g.ulo)) - 2;
+    const int cya = static_cast<int>(floor(t.vb + g.vlo)) - 2;
+    const int cxb = static_cast<int>(floor(t.ub + g.uhi)) + 3;  // last column
+    t.ya = cya;
+    t.ih = static_cast<int>(floor(t.vb + g.vhi)) + 3 - cya + 1;
+    t.xa = cxa & ~3;
+    t.iw = (cxb + 1 - t.xa + 3) & ~3;
+    return t;
+}
+
+template <bool kFill, bool kWide>
+__global__ void __launch_bounds__(kRThreads, kRecBlocks)
+    split_interp_kernel(Span2D<const float> src, Span2D<const float> coef, Span2D<float> dst,
+                        const __grid_constant__ RecParams rp, const unsigned short* tiles,
+                        int ntx) {
+    extern __shared__ float4 rec_smem4[];
+    float* s = reinterpret_cast<float*>(rec_smem4);
+    const WarpPlan& p = rp.fp.p;
+    const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
+    const int code = tiles[blockIdx.x];
+    const int tbx = code % ntx, tby = code / ntx;
+    const int x0 = tbx * kRT, y0 = tby * kRT;
+    const SplitTile t = split_tile(rp.g, tbx, tby);
+    const int xa = t.xa, ya = t.ya, iw = t.iw, ih = t.ih;
+    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {
+        rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
+        return;
+    }
+    if constexpr (kWide) {
+        for (int r = tid; r < ih; r += kRThreads)
+            for (int c = iw; c < rp.pitch; ++c) s[r * rp.pitch + c] = 0.0f;
+        if (tid == 0) s[ih * rp.pitch] = 0.0f;
+    }
+    const unsigned s_base = static_cast<unsigned>(__cvta_generic_to_shared(s));
+    if (xa >= 0 && xa + iw <= coef.width && ya >= 0 && ya + ih <= coef.height &&
+        (coef.stride & 3) == 0 && (reinterpret_cast<std::uintptr_t>(coef.data) & 15) == 0) {
+        const int nq = iw >> 2;
+        for (int j = ty; j < ih; j += kRRows) {
+            const float* g = coef.row(ya + j) + xa;
+            const unsigned d = s_base + 4u * static_cast<unsigned>(j * rp.pitch);
+            for (int q = tx; q < nq; q += 32)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d + 16u * q),
+                             "l"(g + 4 * q));
+        }
+    } else {  // through the extension (the coefficient image extends as the image)
+        const Border ext = bspline::prefilter_extension(p.border);
+        const int W = coef.width, Hh = coef.height;
+        for (int j = ty; j < ih; j += kRRows) {
+            const float* g = coef.row(border_index(ya + j, Hh, ext));
+            const unsigned d = s_base + 4u * static_cast<unsigned>(j * rp.pitch);
+            for (int c = tx; c < iw; c += 32)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d + 4u * c),
+                             "l"(g + border_index(xa + c, W, ext)));
+        }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads();
+    // Step 4 as rec_fused_kernel.
+    const int W = src.width, Hs = src.height;
+    TileBox b;
+    b.xa = xa, b.ya = ya, b.rw = iw, b.rh = ih;
+    b.lu0 = static_cast<float>(t.ub - xa);
+    b.lv0 = static_cast<float>(t.vb - ya);
+    const int lx = rp.lanes_x, ly = 32 / lx;
+    const int ix = tx & (lx - 1), iy = (tx / lx) + ly * ty;
+    const int ry = kRRows * ly, ncx = kRT / lx;
+    const float m0 = static_cast<float>(p.m[0]), m1 = static_cast<float>(p.m[1]);
+    const float m3 = static_cast<float>(p.m[3]), m4 = static_cast<float>(p.m[4]);
+    const float bu = fmaf(m0, static_cast<float>(ix), fmaf(m1, static_cast<float>(iy), b.lu0));
+    const float bv = fmaf(m3, static_cast<float>(ix), fmaf(m4, static_cast<float>(iy), b.lv0));
+    const float su = static_cast<float>(ry) * m1, sv = static_cast<float>(ry) * m4;
+    const int last = (ih - 4) * rp.pitch + iw - 4;
+    const int ps = rp.pitch;
+    const std::ptrdiff_t ostep = ry * dst.stride;
+    const int nrows = dst.height - (y0 + iy);
+    float* const row0 = dst.data + static_cast<std::ptrdiff_t>(y0 + iy) * dst.stride + x0 + ix;
+    const int sh = ncx == 2 ? 1 : 0;
+#pragma unroll 1
+    for (int it = 0; it < 4; ++it) {
+        const int cx = it >> sh, r0 = 4 * (it & sh);
+        const int x = x0 + ix + lx * cx;
+        if (x >= dst.width) break;
+        float* op = row0 + lx * cx + r0 * ostep;
+        const float fx = static_cast<float>(lx * cx), fr0 = static_cast<float>(r0);
+        const float cu = fmaf(fx, m0, bu), cv = fmaf(fx, m3, bv);
+        float out[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const float fr = fr0 + static_cast<float>(k);
+            const float lu = fmaf(fr, su, cu), lv = fmaf(fr, sv, cv);
+            out[k] = rec_tap_sum<kWide>(s, ps, last, lu, lv);
+            if constexpr (kFill)
+                if (constant_outside(p, b, lu, lv, x, y0 + iy + ry * (r0 + k), W, Hs))
+                    out[k] = p.fill;
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k, op += ostep)
+            if (ry * (r0 + k) < nrows) *op = out[k];
+    }
+}
+
+// The rows of the image that the box [a, a + n) reads through the extension: [lo, hi].
+void split_rows(int a, int n, int h, Border ext, int& lo, int& hi) {
+    lo = h, hi = -1;
+    if (a >= 0 && a + n <= h) {
+        lo = a, hi = a + n - 1;
+        return;
+    }
+    for (int i = a; i < a + n; ++i) {
+        const int m = border_index(i, h, ext);
+        lo = std::min(lo, m), hi = std::max(hi, m);
+    }
+}
+
+struct SplitPlan {
+    RecParams rp;
+    int ntx = 0, nty = 0, strips = 0, tile_rows = 0, ppitch = 0;
+    std::size_t psmem = 0;
+    std::vector<int> offsets;  // strips + 1
+    unsigned short* d_tiles = nullptr;
+};
+
+bool split_setup(const WarpPlan& plan, int sw, int sh, int dw, int dh, int strips, SplitPlan& sp) {
+    RecParams& rp = sp.rp;
+    rp = RecParams{};
+    if (plan.interp != Interp::BSpline || plan.fast_texture || plan.pad != 0 ||
+        plan.border == Border::Nearest || plan.border == Border::Wrap)
+        return false;
+    if (plan.kind != Transform::Kind::Affine && plan.kind != Transform::Kind::Resize) return false;
+    if (sw < 16 || sh < 16) return false;
+    if (!tile_grid(plan, kRT, dw, dh, rp.g)) return false;
+    const double dwd = rp.g.uhi - rp.g.ulo, dhd = rp.g.vhi - rp.g.vlo;
+    if (!(dwd < 32 * kRMaxChunks - 16 && dhd < 512)) return false;
+    rp.max_w = (static_cast<int>(std::ceil(dwd)) + 7 + 3 + 3) & ~3;
+    rp.max_h = static_cast<int>(std::ceil(dhd)) + 7;
+    const int first = rp.max_w;
+    auto blocks = [&](int pitch) {
+        rp.pitch = pitch;
+        return std::min(kRecBlocks, smem_blocks_per_sm(rec_smem_bytes(rp)));
+    };
+    int last = first;
+    while (last + 4 <= first + 28 && blocks(last + 4) >= blocks(first)) last += 4;
+    rec_pitch(plan, first, last, rp.pitch, rp.wide, rp.lanes_x);
+    rp.edges_first = 0;
+    rp.fp.p = plan;
+    rp.fp.src_w = sw, rp.fp.src_h = sh, rp.fp.n_w = sw, rp.fp.n_h = sh;
+    double t[bspline::kMaxFirLength];
+    bspline::fir_taps(bspline::kMaxFirLength, t);
+    for (int k = 0; k < bspline::kMaxFirLength; ++k) rp.fp.taps[k] = static_cast<float>(t[k]);
+    sp.ntx = (dw + kRT - 1) / kRT, sp.nty = (dh + kRT - 1) / kRT;
+    sp.tile_rows = (sh + kSplitPH - 1) / kSplitPH;
+    sp.strips = std::max(1, std::min(strips, sp.tile_rows));
+    sp.ppitch = box_pitch(box_width(std::min(kSplitPW, sw)));
+    sp.psmem = sizeof(float) * static_cast<std::size_t>(sp.ppitch) *
+               (std::min(kSplitPH, sh) + 2 * kIirHalo);
+    const int rps = (sp.tile_rows + sp.strips - 1) / sp.strips;
+    const Border ext = bspline::prefilter_extension(plan.border);
+    std::vector<std::vector<unsigned short>> buckets(sp.strips);
+    for (int by = 0; by < sp.nty; ++by)
+        for (int bx = 0; bx < sp.ntx; ++bx) {
+            const SplitTile tt = split_tile(rp.g, bx, by);
+            int lo, hi;
+            split_rows(tt.ya, tt.ih, sh, ext, lo, hi);
+            const int k = std::min(sp.strips - 1, (hi / kSplitPH) / rps);
+            buckets[k].push_back(static_cast<unsigned short>(by * sp.ntx + bx));
+        }
+    std::vector<unsigned short> all;
+    sp.offsets.assign(1, 0);
+    for (auto& b : buckets) {
+        all.insert(all.end(), b.begin(), b.end());
+        sp.offsets.push_back(static_cast<int>(all.size()));
+    }
+    UPRES_CUDA_CHECK(cudaMalloc(&sp.d_tiles, all.size() * sizeof(unsigned short)));
+    UPRES_CUDA_CHECK(cudaMemcpy(sp.d_tiles, all.data(), all.size() * sizeof(unsigned short),
+                                cudaMemcpyHostToDevice));
+    return true;
+}
+
+template <bool kF, bool kW>
+void launch_split_interp(Span2D<const float> src, Span2D<const float> coef, Span2D<float> dst,
+                         const SplitPlan& sp, int first, int count, cudaStream_t st) {
+    static std::atomic<unsigned long long> configured{0};
+    set_smem_limit_once(split_interp_kernel<kF, kW>, kRecMaxSmemBytes, true, configured);
+    split_interp_kernel<kF, kW><<<count, kRThreads, rec_smem_bytes(sp.rp), st>>>(
+        src, coef, dst, sp.rp, sp.d_tiles + first, sp.ntx);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 bool warp_fused_supported(const WarpPlan& plan, int src_w, int src_h, int fir_length) {
@@ -719,6 +942,86 @@ void warp_bspline_fused(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> d
 void warp_bspline_fused(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
                         int fir_length, void* stream) {
     fused(src, dst, plan, fir_length, stream);
+}
+
+void warp_bspline_rec_split(Span2D<const float> src, Span2D<float> coef, Span2D<float> dst,
+                            const WarpPlan& plan, void* stream, int strips, int nstreams,
+                            bool join) {
+    struct Entry {
+        double m[9];
+        int sw, sh, dw, dh, strips, border;
+        SplitPlan sp;
+    };
+    static std::vector<Entry*> cache;
+    Entry* e = nullptr;
+    for (Entry* c : cache)
+        if (std::equal(c->m, c->m + 9, plan.m) && c->sw == src.width && c->sh == src.height &&
+            c->dw == dst.width && c->dh == dst.height && c->strips == strips &&
+            c->border == static_cast<int>(plan.border))
+            e = c;
+    if (!e) {
+        e = new Entry{};
+        std::copy(plan.m, plan.m + 9, e->m);
+        e->sw = src.width, e->sh = src.height, e->dw = dst.width, e->dh = dst.height;
+        e->strips = strips, e->border = static_cast<int>(plan.border);
+        if (!split_setup(plan, src.width, src.height, dst.width, dst.height, strips, e->sp))
+            throw Error(ErrorCode::Internal, "warp_bspline_rec_split: plan not supported");
+        cache.push_back(e);
+    }
+    const SplitPlan& sp = e->sp;
+    static cudaStream_t aux[2];
+    static cudaEvent_t ev_start, ev_p[64], ev_end[2];
+    static bool init = false;
+    if (!init) {
+        for (auto& a : aux) UPRES_CUDA_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+        UPRES_CUDA_CHECK(cudaEventCreateWithFlags(&ev_start, cudaEventDisableTiming));
+        for (auto& v : ev_p) UPRES_CUDA_CHECK(cudaEventCreateWithFlags(&v, cudaEventDisableTiming));
+        for (auto& v : ev_end)
+            UPRES_CUDA_CHECK(cudaEventCreateWithFlags(&v, cudaEventDisableTiming));
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(
+            split_prefilter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(split_prefilter_kernel,
+                                              cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              cudaSharedmemCarveoutMaxShared));
+        init = true;
+    }
+    const auto st = static_cast<cudaStream_t>(stream);
+    const int ns = std::max(0, std::min(nstreams, 2));
+    UPRES_CUDA_CHECK(cudaEventRecord(ev_start, st));
+    for (int a = 0; a < ns; ++a) UPRES_CUDA_CHECK(cudaStreamWaitEvent(aux[a], ev_start, 0));
+    const int rps = (sp.tile_rows + sp.strips - 1) / sp.strips;
+    const bool fill = plan.border == Border::Constant;
+    const Span2D<const float> csrc{coef.data, coef.width, coef.height, 1, coef.stride};
+    for (int k = 0; k < sp.strips; ++k) {
+        const int r0 = k * rps, r1 = std::min(sp.tile_rows, r0 + rps);
+        if (r0 < r1) {
+            const dim3 grid((src.width + kSplitPW - 1) / kSplitPW, r1 - r0);
+            split_prefilter_kernel<<<grid, kRThreads, sp.psmem, st>>>(src, coef, sp.ppitch,
+                                                                      plan.border, r0);
+            UPRES_CUDA_CHECK_LAUNCH();
+        }
+        const int first = sp.offsets[k], count = sp.offsets[k + 1] - first;
+        if (count == 0) continue;
+        cudaStream_t is = st;
+        if (ns > 0) {
+            is = aux[k % ns];
+            UPRES_CUDA_CHECK(cudaEventRecord(ev_p[k], st));
+            UPRES_CUDA_CHECK(cudaStreamWaitEvent(is, ev_p[k], 0));
+        }
+        if (fill && sp.rp.wide)
+            launch_split_interp<true, true>(src, csrc, dst, sp, first, count, is);
+        else if (fill)
+            launch_split_interp<true, false>(src, csrc, dst, sp, first, count, is);
+        else if (sp.rp.wide)
+            launch_split_interp<false, true>(src, csrc, dst, sp, first, count, is);
+        else
+            launch_split_interp<false, false>(src, csrc, dst, sp, first, count, is);
+    }
+    if (join)
+        for (int a = 0; a < ns; ++a) {
+            UPRES_CUDA_CHECK(cudaEventRecord(ev_end[a], aux[a]));
+            UPRES_CUDA_CHECK(cudaStreamWaitEvent(st, ev_end[a], 0));
+        }
 }
 
 }  // namespace upres::cuda
