@@ -61,12 +61,6 @@ enum Mode {
     kBsplineIirFusedNarrow16,  // tap form 2 (4-byte loads, 16 x 2 outputs per warp)
     kBsplineIirFusedRowMajor,  // the default tap form, tiles in blockIdx order (tile_order 0)
     kBsplineIirFusedYFirst,    // the default tap form, edges first along y only (tile_order 2)
-    kSplit1,                   // EXPERIMENT round 13: split schedule, 1 strip, one stream
-    kSplit4,                   // 4 strips, interpolation on 1 internal stream
-    kSplit8,                   // 8 strips, 1 internal stream
-    kSplit8x2,                 // 8 strips, 2 internal streams
-    kSplit16x2,                // 16 strips, 2 internal streams
-    kSplitBatch4,              // 4 images per iteration, each 1 strip, pipelined on 2 streams
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -84,13 +78,7 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_iir_fused_wide",
                                   "bspline_iir_fused_narrow16",
                                   "bspline_iir_fused_rowmajor",
-                                  "bspline_iir_fused_yfirst",
-                                  "split1",
-                                  "split4",
-                                  "split8",
-                                  "split8x2",
-                                  "split16x2",
-                                  "split_batch4"};
+                                  "bspline_iir_fused_yfirst"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -166,13 +154,6 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         cuda::warp(src, dst, p, st);
         return;
     }
-    if (mode >= kSplit1 && mode <= kSplit16x2) {
-        const Span2D<float> coef{s.coef.as<float>(), sw, sh, 1, sw};
-        const int strips[] = {1, 4, 8, 8, 16}, ns[] = {0, 1, 1, 2, 2};
-        cuda::warp_bspline_rec_split(src, coef, dst, p, st, strips[mode - kSplit1],
-                                     ns[mode - kSplit1]);
-        return;
-    }
     if (mode == kBsplineIirFusedRowMajor || mode == kBsplineIirFusedYFirst) {
         cuda::warp_bspline_rec(src, dst, p, 0, st, -1, mode == kBsplineIirFusedRowMajor ? 0 : 2);
         return;
@@ -198,8 +179,7 @@ void run_warp(benchmark::State& state, Mode mode, int sw, int sh, int dw, int dh
     if (!require_cuda(state)) return;
     Stream st;
     const std::size_t in_bytes = sizeof(float) * sw * sh, out_bytes = sizeof(float) * dw * dh;
-    const int sets = std::max(mode == kSplitBatch4 ? 8 : 1,
-                              rotation_count(2 * in_bytes + out_bytes, device_l2_bytes(), 8));
+    const int sets = rotation_count(2 * in_bytes + out_bytes, device_l2_bytes(), 8);
     std::vector<Set> v(sets);
     for (int i = 0; i < sets; ++i) {
         v[i].src = DeviceBuffer(in_bytes);
@@ -207,20 +187,8 @@ void run_warp(benchmark::State& state, Mode mode, int sw, int sh, int dw, int dh
         v[i].dst = DeviceBuffer(out_bytes);
         fill_random_device(v[i].src.as<float>(), static_cast<std::size_t>(sw) * sh, 77 + i, st);
     }
-    if (mode == kSplitBatch4) {  // EXPERIMENT: 4 images per iteration, pipelined
-        time_device(state, st, [&](std::int64_t i) {
-            for (int j = 0; j < 4; ++j) {
-                const Set& s = v[(4 * i + j) % sets];
-                cuda::warp_bspline_rec_split(
-                    Span2D<const float>{s.src.as<const float>(), sw, sh, 1, sw},
-                    Span2D<float>{s.coef.as<float>(), sw, sh, 1, sw},
-                    Span2D<float>{s.dst.as<float>(), dw, dh, 1, dw}, p, st, 1, 1, j == 3);
-            }
-        });
-    } else {
-        time_device(state, st,
-                    [&](std::int64_t i) { enqueue(mode, v[i % sets], sw, sh, dw, dh, p, st); });
-    }
+    time_device(state, st,
+                [&](std::int64_t i) { enqueue(mode, v[i % sets], sw, sh, dw, dh, p, st); });
     const double bytes = static_cast<double>(in_bytes + out_bytes);
     set_rates(state, static_cast<double>(dw) * dh, bytes);
     state.counters["copy_frac"] =
@@ -387,35 +355,17 @@ void Cuda_MallocFree(benchmark::State& state) {
 BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Cuda_WarpRotate)
-    ->ArgsProduct({{kNearest,
-                    kLinear,
-                    kCubic,
-                    kBsplineIir,
-                    kBsplineFir15,
-                    kBsplineFir15Fused,
-                    kBsplineFir15Texture,
-                    kLinearTexture,
-                    kBsplineInterp,
-                    kLinearPerOutput,
-                    kBsplineFir15PerOutput,
-                    kBsplineIirFused,
-                    kBsplineIirFusedNarrow,
-                    kBsplineIirFusedWide,
-                    kBsplineIirFusedNarrow16,
-                    kBsplineIirFusedRowMajor,
-                    kBsplineIirFusedYFirst,
-                    kSplit1,
-                    kSplit4,
-                    kSplit8,
-                    kSplit8x2,
-                    kSplit16x2,
-                    kSplitBatch4},
+    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
+                    kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
+                    kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow,
+                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor,
+                    kBsplineIirFusedYFirst},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateAngle)
     ->ArgsProduct({{kBsplineIirFused, kBsplineIirFusedNarrow, kBsplineIirFusedWide,
-                    kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor, kSplit8, kSplit8x2},
+                    kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor},
                    {-30, 10, 45, 60}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
@@ -425,7 +375,7 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
     ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
-                    kBsplineIirFused, kBsplineIirFusedRowMajor, kSplit1, kSplit8, kSplit8x2},
+                    kBsplineIirFused, kBsplineIirFusedRowMajor},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

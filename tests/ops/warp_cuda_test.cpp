@@ -563,20 +563,6 @@ void rec_vs_two_pass(const ImageView<const float>& src, int dw, int dh, const Wa
         EXPECT_TRUE(
             test::images_near(rec_run(src, dw, dh, p, -1, order).view(), out[0].view(), 0.0))
             << " [tile order " << order << " vs the default, " << what << "]";
-    // EXPERIMENT (round 13): the split schedule over strips and streams.
-    if (p.border != Border::Wrap)
-        for (int strips : {1, 3})
-            for (int ns : {0, 2}) {
-                Image<float> c2(src.width(), src.height(), 1, Location::Device);
-                Image<float> b = nan_device_image(dw, dh);
-                cuda::warp_bspline_rec_split(span_of(src), span_of(c2.view()), span_of(b.view()), p,
-                                             nullptr, strips, ns);
-                ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-                const Image<float> hb = clone(ImageView<const float>(b.view()));
-                EXPECT_TRUE(check_close<float>(hb.view(), ha.view(), Interp::BSpline, atol))
-                    << " [split " << strips << " strips, " << ns << " streams, " << what << ", "
-                    << to_string(p.border) << "]";
-            }
 }
 
 TEST(CudaWarpRec, MatchesTwoPassIir) {

@@ -73,12 +73,4 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
                       int prefilter, void* stream, int tap_form = -1, int tile_order = -1);
 
-// EXPERIMENT (docs/ops/warp.md 9.3, round 13; not used by upres::warp): the exact B-spline warp as
-// the prefilter on 128 x 64 tiles of the image into `coef` (src's size, device memory), strip by
-// strip on `stream`, and the interpolation of each strip's output tiles on up to 2 internal
-// streams (nstreams 0: on `stream` too) once their strip is done; join: `stream` waits for them.
-void warp_bspline_rec_split(Span2D<const float> src, Span2D<float> coef, Span2D<float> dst,
-                            const WarpPlan& plan, void* stream, int strips, int nstreams,
-                            bool join = true);
-
 }  // namespace upres::cuda
