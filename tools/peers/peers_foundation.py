@@ -67,6 +67,46 @@ def cupy_spline_filter(ctx):
                 info={"cupy": cp.__version__, "size": f"{N2048}x{N2048} float32"})
 
 
+# ---------------------------------------------------------------- rotation (torch, GPU)
+# What a PyTorch user writes for the same 30-degree rotation of a 2048^2 float32 image:
+# affine_grid (the coordinate map, align_corners=True: the corner pixels' centres at +-1, as
+# scipy's pixel centres) then grid_sample, both timed; padding_mode='reflection' is the nearest
+# of its modes to mirror. Bilinear, and bicubic (Keys a = -0.75: an interpolating cubic
+# convolution, not a B-spline, so no prefilter). Not bit-compatible with scipy, the same work.
+def _torch_rotate(ctx, mode):
+    torch = ctx.need("torch")
+    F = ctx.need("torch.nn.functional")
+    import math
+
+    nbytes = 2 * N2048 * N2048 * 4
+    xs = [ctx.torch_random((1, 1, N2048, N2048)) for _ in range(ctx.sets(nbytes))]
+    c, s = math.cos(math.radians(ANGLE)), math.sin(math.radians(ANGLE))
+    theta = torch.tensor([[[c, -s, 0.0], [s, c, 0.0]]], dtype=torch.float32, device="cuda")
+
+    def run(i):
+        grid = F.affine_grid(theta, (1, 1, N2048, N2048), align_corners=True)
+        F.grid_sample(xs[i % len(xs)], grid, mode=mode, padding_mode="reflection",
+                      align_corners=True)
+
+    return Work(run, pixels=N2048 * N2048, bytes=nbytes, sets=len(xs),
+                info={"torch": torch.__version__, "size": f"{N2048}x{N2048} float32",
+                      "angle": ANGLE, "mode": mode, "grid": "affine_grid per call"})
+
+
+@peer("torch_grid_sample_bilinear_rotate_2048", kind="torch", ours="Cuda_WarpRotate/1/2048",
+      note="F.affine_grid + F.grid_sample(mode='bilinear', padding_mode='reflection', "
+           "align_corners=True), 30-degree rotation")
+def torch_rotate_bilinear(ctx):
+    return _torch_rotate(ctx, "bilinear")
+
+
+@peer("torch_grid_sample_bicubic_rotate_2048", kind="torch", ours="Cuda_WarpRotate/2/2048",
+      note="F.affine_grid + F.grid_sample(mode='bicubic', padding_mode='reflection', "
+           "align_corners=True), 30-degree rotation (Keys a=-0.75; ours: Keys a=-0.5)")
+def torch_rotate_bicubic(ctx):
+    return _torch_rotate(ctx, "bicubic")
+
+
 # ---------------------------------------------------------------- bicubic x2 (torch, GPU)
 W1080, H1080 = 1920, 1080
 
