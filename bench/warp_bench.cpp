@@ -13,12 +13,12 @@
 // bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_fused (one pass,
 // src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode),
 // bspline_interp (the interpolation step alone: the random source read as coefficients),
-// linear_per_output and bspline_fir15_per_output (the per-output kernels instead of the tiled
-// default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter and interpolation in
-// one pass, the recursive fused kernel that upres::warp runs for such plans) and the same kernel
-// with its tap form forced: bspline_iir_fused_narrow, _wide and _narrow16 (warp_bspline_rec).
-// B-spline times include the prefilter. Bytes: input read once + output written once (the
-// floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
+// linear_per_output, cubic_per_output and bspline_fir15_per_output (the per-output kernels
+// instead of the tiled default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter
+// and interpolation in one pass, the recursive fused kernel that upres::warp runs for such plans)
+// and the same kernel with its tap form forced: bspline_iir_fused_narrow, _wide and _narrow16
+// (warp_bspline_rec). B-spline times include the prefilter. Bytes: input read once + output written
+// once (the floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
 // measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
 #include <benchmark/benchmark.h>
 
@@ -61,6 +61,7 @@ enum Mode {
     kBsplineIirFusedNarrow16,  // tap form 2 (4-byte loads, 16 x 2 outputs per warp)
     kBsplineIirFusedRowMajor,  // the default tap form, tiles in blockIdx order (tile_order 0)
     kBsplineIirFusedYFirst,    // the default tap form, edges first along y only (tile_order 2)
+    kCubicPerOutput,  // Keys cubic on the per-output kernel (its schedule until 2026-11-25)
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -78,7 +79,8 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_iir_fused_wide",
                                   "bspline_iir_fused_narrow16",
                                   "bspline_iir_fused_rowmajor",
-                                  "bspline_iir_fused_yfirst"};
+                                  "bspline_iir_fused_yfirst",
+                                  "cubic_per_output"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -130,6 +132,7 @@ WarpPlan plan_for(Mode mode, const Affine& a, Transform::Kind kind) {
             p.interp = Interp::Linear;
             break;
         case kCubic:
+        case kCubicPerOutput:
             p.interp = Interp::Cubic;
             break;
         default:
@@ -137,7 +140,9 @@ WarpPlan plan_for(Mode mode, const Affine& a, Transform::Kind kind) {
     }
     p.fast_texture = mode == kBsplineFir15Texture || mode == kLinearTexture;
     // Schedule comparisons: the per-output kernels instead of the tiled default.
-    p.cuda_schedule = mode == kLinearPerOutput || mode == kBsplineFir15PerOutput ? 1 : 0;
+    p.cuda_schedule =
+        mode == kLinearPerOutput || mode == kBsplineFir15PerOutput || mode == kCubicPerOutput ? 1
+                                                                                              : 0;
     return p;
 }
 
@@ -359,7 +364,7 @@ BENCHMARK(Cuda_WarpRotate)
                     kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
                     kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow,
                     kBsplineIirFusedWide, kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor,
-                    kBsplineIirFusedYFirst},
+                    kBsplineIirFusedYFirst, kCubicPerOutput},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
@@ -370,12 +375,13 @@ BENCHMARK(Cuda_WarpRotateAngle)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateInside)
-    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineInterp, kLinearPerOutput}, {2048}})
+    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineInterp, kLinearPerOutput, kCubicPerOutput},
+                   {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
     ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
-                    kBsplineIirFused, kBsplineIirFusedRowMajor},
+                    kBsplineIirFused, kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -679,11 +679,11 @@ TEST(CudaWarpRec, OtherAffineMaps) {
     }
 }
 
-// The tiled shared-memory kernel (the default for B-spline and Linear on float samples) and the
-// per-output kernels (WarpPlan::cuda_schedule 1) compute the same function: every border, 1, 3 and
-// 4 channels, rotations (tiles whose box crosses the border, boxes wholly outside), an upscale and
-// a downscale, on whole images (aligned rows: float4 staging) and on device sub-views with
-// unaligned rows (mapped staging).
+// The tiled shared-memory kernel (the default for Linear, Keys cubic and B-spline on float samples)
+// and the per-output kernels (WarpPlan::cuda_schedule 1) compute the same function: every border,
+// 1, 3 and 4 channels, rotations (tiles whose box crosses the border, boxes wholly outside), an
+// upscale and a downscale, on whole images (aligned rows: float4 staging) and on device sub-views
+// with unaligned rows (mapped staging).
 TEST(CudaWarpTiled, MatchesPerOutputKernels) {
     UPRES_REQUIRE_GPU();
     std::uint32_t seed = 1500;
@@ -695,7 +695,7 @@ TEST(CudaWarpTiled, MatchesPerOutputKernels) {
                 sub ? ImageView<const float>(dev.view()).sub(3, 2, 197, 130)
                     : ImageView<const float>(dev.view());
             const int w = src.width(), h = src.height();
-            for (Interp interp : {Interp::Linear, Interp::BSpline})
+            for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::BSpline})
                 for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
                                       Border::Nearest, Border::Constant})
                     for (int geo = 0; geo < 4; ++geo) {
@@ -704,6 +704,7 @@ TEST(CudaWarpTiled, MatchesPerOutputKernels) {
                                      : geo == 2 ? resize_plan(w, h, 2 * w + 3, 2 * h - 1, border)
                                                 : resize_plan(w, h, w / 2, h / 3, border);
                         p.interp = interp;
+                        if (interp == Interp::Cubic && geo == 1) p.cubic_a = -0.75;  // settable a
                         p.pad = 0;  // the source is read as given (coefficients or pixels)
                         const int dw = geo >= 2 ? (geo == 2 ? 2 * w + 3 : w / 2) : w + 9;
                         const int dh = geo >= 2 ? (geo == 2 ? 2 * h - 1 : h / 3) : h - 5;

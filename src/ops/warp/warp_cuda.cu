@@ -9,8 +9,8 @@
 //    branch-free path: warp_math's interp_weights, a fixed tap loop, loads through the read-only
 //    cache (__ldg), rows summed first as sample_point does; the others (near or beyond the
 //    border) call sample_point<float> itself;
-//  * Affine / Resize with Linear or B-spline on float samples (the image, or the B-spline
-//    coefficients; 1, 3, 4 channels): warp_tile_lean_kernel, the tiled affine schedule of
+//  * Affine / Resize with Linear, Keys cubic or B-spline on float samples (the image, or the
+//    B-spline coefficients; 1, 3, 4 channels): warp_tile_lean_kernel, the tiled affine schedule of
 //    warp_cuda_util.cuh (each block stages its 32 x 32 tile's input box in shared memory, already
 //    border-extended; float coordinates stepped from the tile origin; no border logic per output);
 //    box constants per plan from the host (LeanGrid), shared-memory pitch chosen per plan for
@@ -283,7 +283,8 @@ template <class D, int C, Interp I, int kB>
 __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     warp_tile_lean_kernel(Span2D<const float> src, Span2D<D> dst, WarpPlan p, LeanGrid g, int pitch,
                           int cap_floats) {
-    static_assert(I == Interp::Linear || I == Interp::BSpline, "2- and 4-tap kernels");
+    static_assert(I == Interp::Linear || I == Interp::Cubic || I == Interp::BSpline,
+                  "2- and 4-tap kernels");
     extern __shared__ float4 lean_smem4[];
     float* s = reinterpret_cast<float*>(lean_smem4);
     __shared__ int xmap[kMaxSpan], ymap[kMaxSpan];
@@ -623,7 +624,8 @@ dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH
 // (false: not launched).
 template <class S, class D, int C, Interp I>
 bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
-    if constexpr ((I == Interp::BSpline || I == Interp::Linear) && kTiled<S, C>) {
+    if constexpr ((I == Interp::BSpline || I == Interp::Linear || I == Interp::Cubic) &&
+                  kTiled<S, C>) {
         int rw = 0, rh = 0;
         LeanGrid g;
         if (!tile_box_bound(p, kTaps<I>, 0, rw, rh) ||
@@ -663,8 +665,9 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // Schedules (docs/ops/warp.md 9.3), measured on the H200: B-spline and Linear on float
     // samples: the lean tiled kernel (rotation 2048^2: B-spline interpolation 33.1 us vs 83.7 -
     // 27.4 us per output, Linear 24.4 vs 29.3 us; zoom x2-x16 Linear 19.8-21.2 vs 21.0-21.8 us);
+    // Keys cubic too since round 13 (H100: rotation 32.9 vs 56.6 us, zoom x2 29.4 vs 37.3 us).
     // plan.cuda_schedule = 1 forces the per-output kernels (tests and benchmarks).
-    if (affine && p.cuda_schedule != 1 && (I == Interp::BSpline || I == Interp::Linear) &&
+    if (affine && p.cuda_schedule != 1 && I != Interp::Nearest &&
         launch_lean<S, D, C, I>(src, dst, p, st))
         return;
     if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
