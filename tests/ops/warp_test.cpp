@@ -321,6 +321,25 @@ TEST(WarpProperties, ScaledBsplineWeightsMatchTheReferenceForm) {
     EXPECT_LT(worst, 5e-7);
 }
 
+// interp_weights' Keys weights (cubic_weight_poly's polynomials, one piece per tap for t in
+// [0, 1]) are Keys' two-piece kernel at 1 + t, t, 1 - t, 2 - t: in double on a fine grid of
+// fractions including 0 and 1, for the allowed range of a; they also sum to 1.
+TEST(WarpProperties, KeysWeightsAreTheKernelAtTheTaps) {
+    double worst = 0, worst_sum = 0;
+    for (double a : {-0.5, -0.75, -1.0, -3.0, 0.0, -0.1234})
+        for (int i = 0; i <= 4096; ++i) {
+            const double t = i / 4096.0;
+            double w[4];
+            interp_weights<double>(t, Interp::Cubic, a, w);
+            const double k[4] = {keys_kernel(1.0 + t, a), keys_kernel(t, a),
+                                 keys_kernel(1.0 - t, a), keys_kernel(2.0 - t, a)};
+            for (int j = 0; j < 4; ++j) worst = std::max(worst, std::abs(w[j] - k[j]));
+            worst_sum = std::max(worst_sum, std::abs(w[0] + w[1] + w[2] + w[3] - 1.0));
+        }
+    EXPECT_LT(worst, 1e-14);
+    EXPECT_LT(worst_sum, 1e-14);
+}
+
 TEST(WarpDifferential, CpuMatchesReferenceOnRandomData) {
     const Shape shapes[] = {{1, 1, 3, 2}, {7, 3, 5, 9}, {23, 17, 31, 12}, {257, 131, 64, 45}};
     std::uint32_t seed = 100;
