@@ -5,6 +5,8 @@ same work, where one exists yet.
 """
 from __future__ import annotations
 
+import math
+
 from peerlib import Work, peer
 
 N2048 = 2048
@@ -76,8 +78,6 @@ def cupy_spline_filter(ctx):
 def _torch_rotate(ctx, mode):
     torch = ctx.need("torch")
     F = ctx.need("torch.nn.functional")
-    import math
-
     nbytes = 2 * N2048 * N2048 * 4
     xs = [ctx.torch_random((1, 1, N2048, N2048)) for _ in range(ctx.sets(nbytes))]
     c, s = math.cos(math.radians(ANGLE)), math.sin(math.radians(ANGLE))

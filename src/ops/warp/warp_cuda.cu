@@ -283,8 +283,7 @@ template <class D, int C, Interp I, int kB>
 __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     warp_tile_lean_kernel(Span2D<const float> src, Span2D<D> dst, WarpPlan p, LeanGrid g, int pitch,
                           int cap_floats) {
-    static_assert(I == Interp::Linear || I == Interp::Cubic || I == Interp::BSpline,
-                  "2- and 4-tap kernels");
+    static_assert(kTaps<I> >= 2, "Linear, Keys cubic and B-spline (2- and 4-tap kernels)");
     extern __shared__ float4 lean_smem4[];
     float* s = reinterpret_cast<float*>(lean_smem4);
     __shared__ int xmap[kMaxSpan], ymap[kMaxSpan];
@@ -621,11 +620,10 @@ cudaTextureObject_t cached_texture(const void* ptr, int w, int h, int ct, std::s
 dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH - 1) / kTileH); }
 
 // The lean tiled kernel for an Affine / Resize plan whose largest tile box fits kTileCapFloats
-// (false: not launched).
+// (false: not launched: Nearest, integer samples, 2 channels, or a box beyond kTileCapFloats).
 template <class S, class D, int C, Interp I>
 bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
-    if constexpr ((I == Interp::BSpline || I == Interp::Linear || I == Interp::Cubic) &&
-                  kTiled<S, C>) {
+    if constexpr (kTaps<I> >= 2 && kTiled<S, C>) {  // Linear, Keys cubic, B-spline
         int rw = 0, rh = 0;
         LeanGrid g;
         if (!tile_box_bound(p, kTaps<I>, 0, rw, rh) ||
@@ -667,9 +665,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // 27.4 us per output, Linear 24.4 vs 29.3 us; zoom x2-x16 Linear 19.8-21.2 vs 21.0-21.8 us);
     // Keys cubic too since round 13 (H100: rotation 32.9 vs 56.6 us, zoom x2 29.4 vs 37.3 us).
     // plan.cuda_schedule = 1 forces the per-output kernels (tests and benchmarks).
-    if (affine && p.cuda_schedule != 1 && I != Interp::Nearest &&
-        launch_lean<S, D, C, I>(src, dst, p, st))
-        return;
+    if (affine && p.cuda_schedule != 1 && launch_lean<S, D, C, I>(src, dst, p, st)) return;
     if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
         if (affine) {
             warp_affine_kernel<S, D, C, I>
