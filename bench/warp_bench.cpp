@@ -6,6 +6,9 @@
 //   Cuda_WarpRotateAngle/<mode>/<deg>  the recursive fused kernel at other angles;
 //   Cuda_WarpRotateInside/<mode>  the same rotation scaled by 0.7 (every output interior);
 //   Cuda_WarpZoom/<mode>/<z> zoom x2, x4, x8, x16 to a 2048^2 output (paper Table 3);
+//   Cuda_WarpVideo/<mode>/<c> a 1920 x 1080 u8 frame with c channels (1: luma, 3: RGB) resized to
+//                            3840 x 2160 u8 (the kernel alone; Keys cubic with a = -0.75, as
+//                            PyTorch's bicubic, the peer torch_bicubic_x2_1080p_u8);
 //   Cuda_BsplinePrefilter/<fir>/<n>  the prefilter alone, n^2 float32 (paper Table 1);
 //   Api_CudaWarp/<case>/<keep>  the public upres::warp on device images (see below);
 //   Cuda_MallocFree/<MiB>    a cudaMalloc + cudaFree pair (the per-call cost upres's pool avoids).
@@ -252,6 +255,37 @@ void Cuda_WarpZoom(benchmark::State& state) {
     run_warp(state, mode, m, m, n, n, plan_for(mode, a, Transform::Kind::Resize));
 }
 
+// 1080p -> 4K on u8 frames: Linear (warp_affine_kernel), Keys cubic with a = -0.75 on the tiled
+// kernel (the default) or on the per-output kernel (modes linear, cubic, cubic_per_output).
+void Cuda_WarpVideo(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    const Mode mode = static_cast<Mode>(state.range(0));
+    const int c = static_cast<int>(state.range(1));
+    const int sw = 1920, sh = 1080, dw = 3840, dh = 2160;
+    Affine a;
+    const double sx = resize_coeff(sw, dw), sy = resize_coeff(sh, dh);
+    a.m[0] = sx, a.m[1] = 0, a.m[2] = 0.5 * sx - 0.5, a.m[3] = 0, a.m[4] = sy,
+    a.m[5] = 0.5 * sy - 0.5;
+    WarpPlan p = plan_for(mode, a, Transform::Kind::Resize);
+    p.cubic_a = -0.75;
+    Stream st;
+    const std::size_t in_n = std::size_t(sw) * sh * c, out_n = std::size_t(dw) * dh * c;
+    const int sets = rotation_count(in_n + out_n, device_l2_bytes(), 8);
+    std::vector<DeviceBuffer> in, out;
+    for (int i = 0; i < sets; ++i) {
+        in.emplace_back(in_n);
+        out.emplace_back(out_n);
+        fill_random_device(in.back().as<std::uint8_t>(), in_n, 41 + i, st);
+    }
+    time_device(state, st, [&](std::int64_t i) {
+        const int k = static_cast<int>(i % sets);
+        cuda::warp(Span2D<const std::uint8_t>{in[k].as<const std::uint8_t>(), sw, sh, c, sw * c},
+                   Span2D<std::uint8_t>{out[k].as<std::uint8_t>(), dw, dh, c, dw * c}, p, st);
+    });
+    set_rates(state, static_cast<double>(dw) * dh, static_cast<double>(in_n + out_n));
+    state.SetLabel(std::string(kModeNames[mode]) + (c == 1 ? " luma" : " rgb"));
+}
+
 void Cuda_BsplinePrefilter(benchmark::State& state) {
     if (!require_cuda(state)) return;
     const int fir = static_cast<int>(state.range(0)), n = static_cast<int>(state.range(1));
@@ -383,6 +417,10 @@ BENCHMARK(Cuda_WarpZoom)
     ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
                     kBsplineIirFused, kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput},
                    {2, 4, 8, 16}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Cuda_WarpVideo)
+    ->ArgsProduct({{kLinear, kCubic, kCubicPerOutput}, {1, 3}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

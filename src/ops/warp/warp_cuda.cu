@@ -10,7 +10,8 @@
 //    cache (__ldg), rows summed first as sample_point does; the others (near or beyond the
 //    border) call sample_point<float> itself;
 //  * Affine / Resize with Linear, Keys cubic or B-spline on float samples (the image, or the
-//    B-spline coefficients; 1, 3, 4 channels): warp_tile_lean_kernel, the tiled affine schedule of
+//    B-spline coefficients; 1, 3, 4 channels), and Keys cubic on u8 / u16 images (staged as
+//    float): warp_tile_lean_kernel, the tiled affine schedule of
 //    warp_cuda_util.cuh (each block stages its 32 x 32 tile's input box in shared memory, already
 //    border-extended; float coordinates stepped from the tile origin; no border logic per output);
 //    box constants per plan from the host (LeanGrid), shared-memory pitch chosen per plan for
@@ -257,10 +258,10 @@ constexpr int kTileCapFloats = 11776;  // 46 KB (+ 2 KB of index maps): no opt-i
 // fixed pitch).
 enum LeanBorder { kExt = 0, kClamp = 1, kFill = 2 };
 
-template <class D, int C, Interp I>
-__device__ __noinline__ void lean_fallback(Span2D<const float> src, Span2D<D> dst, WarpPlan p,
-                                           int x0, int y0, int tx, int ty) {
-    warp_thread_outputs<float, D, C, I>(src, dst, p, x0 + tx, y0 + ty);
+template <class S, class D, int C, Interp I>
+__device__ __noinline__ void lean_fallback(Span2D<const S> src, Span2D<D> dst, WarpPlan p, int x0,
+                                           int y0, int tx, int ty) {
+    warp_thread_outputs<S, D, C, I>(src, dst, p, x0 + tx, y0 + ty);
 }
 
 // Per-plan constants of the tile boxes (computed on the host; TileGrid of warp_cuda_util.cuh for
@@ -279,9 +280,9 @@ bool lean_grid(const WarpPlan& p, int taps, int dst_w, int dst_h, LeanGrid& g) {
     return tile_grid(p, kTileOut, dst_w, dst_h, g);
 }
 
-template <class D, int C, Interp I, int kB>
+template <class S, class D, int C, Interp I, int kB>
 __global__ void __launch_bounds__(kTileW* kRowsY, 5)
-    warp_tile_lean_kernel(Span2D<const float> src, Span2D<D> dst, WarpPlan p, LeanGrid g, int pitch,
+    warp_tile_lean_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p, LeanGrid g, int pitch,
                           int cap_floats) {
     static_assert(kTaps<I> >= 2, "Linear, Keys cubic and B-spline (2- and 4-tap kernels)");
     extern __shared__ float4 lean_smem4[];
@@ -312,23 +313,26 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     const bool inside =
         b.xa >= 0 && b.ya >= 0 && b.xa + b.rw <= src.width && b.ya + b.rh <= src.height;
     const int xs = b.xa & ~3, nq = (b.xa + b.rw - xs + 3) >> 2;
-    const bool vec = C == 1 && inside && xs + 4 * nq <= src.width &&
-                     (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
-                     (src.stride & 3) == 0;
+    // Float samples of 1 channel: 16-byte copies; integer samples are converted to float as they
+    // are staged (sample by sample, below).
+    bool vec = false;
+    if constexpr (std::is_same_v<S, float>)
+        vec = C == 1 && inside && xs + 4 * nq <= src.width &&
+              (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 && (src.stride & 3) == 0;
     if (vec) {
         // Columns from xs (4-aligned): 16 rows at a time, one float4 per thread and row.
         b.lu0 += static_cast<float>(b.xa - xs);
         b.xa = xs;
         b.rw = 4 * nq;
         if (b.rw > pitch || b.rh * pitch > cap_floats) {  // not with the host bound; stay safe
-            lean_fallback<D, C, I>(src, dst, p, x0, y0, tx, ty);
+            lean_fallback<S, D, C, I>(src, dst, p, x0, y0, tx, ty);
             return;
         }
         const int half = tid >> 4, l16 = tid & 15;
         const std::ptrdiff_t gstep = 16 * src.stride;
         const unsigned sstep = 16u * static_cast<unsigned>(pitch) * sizeof(float);
         for (int q = l16; q < nq; q += 16) {
-            const float* gp = src.row(b.ya + half) + xs + 4 * q;
+            const S* gp = src.row(b.ya + half) + xs + 4 * q;
             unsigned sp = static_cast<unsigned>(__cvta_generic_to_shared(s + half * pitch + 4 * q));
             for (int j = half; j < b.rh; j += 16, gp += gstep, sp += sstep)
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sp), "l"(gp)
@@ -338,7 +342,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
         asm volatile("cp.async.wait_group 0;\n" ::: "memory");
     } else {
         if (b.rw * C > pitch || b.rh * pitch > cap_floats || b.rw > kMaxSpan || b.rh > kMaxSpan) {
-            lean_fallback<D, C, I>(src, dst, p, x0, y0, tx, ty);
+            lean_fallback<S, D, C, I>(src, dst, p, x0, y0, tx, ty);
             return;
         }
         for (int i = tid; i < b.rw; i += kTileW * kRowsY)
@@ -347,15 +351,21 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
             ymap[j] = inside ? b.ya + j : tap_index(b.ya + j, src.height, p.border);
         __syncthreads();
         for (int j = ty; j < b.rh; j += kRowsY) {
-            const float* row = src.row(ymap[j]);
+            const S* row = src.row(ymap[j]);
             float* srow = s + j * pitch;
             for (int e = tx; e < b.rw * C; e += kTileW) {
                 const int px = e / C;
-                __pipeline_memcpy_async(srow + e, row + xmap[px] * C + (e - px * C), sizeof(float));
+                const S* g = row + xmap[px] * C + (e - px * C);
+                if constexpr (std::is_same_v<S, float>)
+                    __pipeline_memcpy_async(srow + e, g, sizeof(float));
+                else
+                    srow[e] = load(g);
             }
         }
-        __pipeline_commit();
-        __pipeline_wait_prior(0);
+        if constexpr (std::is_same_v<S, float>) {
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
+        }
     }
     __syncthreads();
     // 2. Interpolate the thread's outputs (x0 + tx, y0 + ty + 8 r).
@@ -387,10 +397,15 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     }
 }
 
-// The (source type, channels) pairs that get warp_tile_lean_kernel (float coefficients, the hot
-// channel counts; the others keep warp_kernel to bound the number of instantiations).
-template <class S, int C>
-constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && std::is_same_v<S, float>;
+// The (source type, interpolation, channels) triples that get warp_tile_lean_kernel, the hot
+// channel counts: float samples (an image or B-spline coefficients) with Linear, Keys cubic or
+// B-spline, and u8 / u16 images with Keys cubic (staged as float). u8 Linear keeps
+// warp_affine_kernel, measured faster on 1080p -> 4K frames (H100: 35.4 vs 43.4 us luma, 50.8
+// vs 64.0 us RGB; Keys cubic 57.8 vs 66.9 and 97.3 vs 111 us tiled; docs/ops/warp.md 9.3,
+// round 14); the others keep warp_kernel, which also bounds the number of instantiations.
+template <class S, Interp I, int C>
+constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && kTaps<I> >= 2 &&
+                        (std::is_same_v<S, float> || I == Interp::Cubic);
 
 // ---------------------------------------------------------------- antialiased resize
 // Per-axis taps of the reference's axis_taps(): the antialiased kernel when scale < 1, else the
@@ -620,17 +635,18 @@ cudaTextureObject_t cached_texture(const void* ptr, int w, int h, int ct, std::s
 dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH - 1) / kTileH); }
 
 // The lean tiled kernel for an Affine / Resize plan whose largest tile box fits kTileCapFloats
-// (false: not launched: Nearest, integer samples, 2 channels, or a box beyond kTileCapFloats).
+// (false: not launched: the triples kTiled excludes, or a box beyond kTileCapFloats).
 template <class S, class D, int C, Interp I>
 bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
-    if constexpr (kTaps<I> >= 2 && kTiled<S, C>) {  // Linear, Keys cubic, B-spline
+    if constexpr (kTiled<S, I, C>) {
         int rw = 0, rh = 0;
         LeanGrid g;
         if (!tile_box_bound(p, kTaps<I>, 0, rw, rh) ||
             !lean_grid(p, kTaps<I>, dst.width, dst.height, g))
             return false;
-        // + 3 columns of float4 alignment (1 channel)
-        const int step = C == 1 ? 4 : 1, min_floats = C == 1 ? rw + 3 : rw * C;
+        // + 3 columns of float4 alignment (float samples, 1 channel)
+        constexpr bool kVec = C == 1 && std::is_same_v<S, float>;
+        const int step = kVec ? 4 : 1, min_floats = kVec ? rw + 3 : rw * C;
         const int pitch = bank_pitch(p, (min_floats + step - 1) / step * step, step, C);
         const int cap = pitch * rh;
         if (cap > kTileCapFloats) return false;
@@ -638,15 +654,15 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
         const dim3 grid = grid_for(dst.width, dst.height);
         switch (p.border) {
             case Border::Nearest:
-                warp_tile_lean_kernel<D, C, I, kClamp>
+                warp_tile_lean_kernel<S, D, C, I, kClamp>
                     <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
                 break;
             case Border::Constant:
-                warp_tile_lean_kernel<D, C, I, kFill>
+                warp_tile_lean_kernel<S, D, C, I, kFill>
                     <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
                 break;
             default:  // Mirror, Reflect, Wrap
-                warp_tile_lean_kernel<D, C, I, kExt>
+                warp_tile_lean_kernel<S, D, C, I, kExt>
                     <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
                 break;
         }
@@ -663,7 +679,8 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // Schedules (docs/ops/warp.md 9.3), measured on the H200: B-spline and Linear on float
     // samples: the lean tiled kernel (rotation 2048^2: B-spline interpolation 33.1 us vs 83.7 -
     // 27.4 us per output, Linear 24.4 vs 29.3 us; zoom x2-x16 Linear 19.8-21.2 vs 21.0-21.8 us);
-    // Keys cubic too since round 13 (H100: rotation 32.9 vs 56.6 us, zoom x2 29.4 vs 37.3 us).
+    // Keys cubic too since round 13 (H100: rotation 32.9 vs 56.6 us, zoom x2 29.4 vs 37.3 us);
+    // u8 / u16 images with Keys cubic since round 14 (staged as float).
     // plan.cuda_schedule = 1 forces the per-output kernels (tests and benchmarks).
     if (affine && p.cuda_schedule != 1 && launch_lean<S, D, C, I>(src, dst, p, st)) return;
     if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
