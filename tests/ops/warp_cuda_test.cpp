@@ -731,12 +731,13 @@ TEST(CudaWarpTiled, MatchesPerOutputKernels) {
 // u8 / u16 images with Keys cubic take the tiled kernel too (samples staged as float). Its float
 // coordinates (stepped from the tile origin, ~1e-5 pixel from the per-output kernel's double
 // ones) move a value by up to ~0.005 of a level on random u8 data, so a few outputs round the
-// other way: at most 1 level (u8, at most 2% of the samples) or `u16_tol` levels (u16, whose
-// values are 257 times finer). Every border, 1 / 3 / 4 channels, a = -0.5 and -0.75, rotations,
-// up- and down-scales, sub-views.
+// other way: at most 1 level (u8, at most 0.5% of the samples; 0.05% measured on an H200) or
+// 2 levels (u16, whose values are 257 times finer: 1 level, 5% of the samples measured).
+// Every border, 1 / 3 / 4 channels, a = -0.5 and -0.75, rotations, up- and down-scales, sub-views.
 template <class T>
-void integer_tiled_vs_per_output(std::uint32_t seed, double u16_tol = 4.0) {
+void integer_tiled_vs_per_output(std::uint32_t seed) {
     constexpr bool kU8 = std::is_same_v<T, std::uint8_t>;
+    constexpr double kTol = kU8 ? 1.0 : 2.0;
     double worst_frac = 0.0, worst_abs = 0.0;
     for (int ch : {1, 3, 4}) {
         const Image<T> host = random_image<T>(187, 133, ch, seed++);
@@ -770,14 +771,14 @@ void integer_tiled_vs_per_output(std::uint32_t seed, double u16_tol = 4.0) {
                                              to_string(border) + " geo " + std::to_string(geo) +
                                              " channels " + std::to_string(ch) +
                                              (sub ? " sub-view" : "");
-                    EXPECT_TRUE(check_close<T>(hb.view(), ha.view(), interp, kU8 ? 1.0 : u16_tol))
-                        << what;
+                    EXPECT_TRUE(check_close<T>(hb.view(), ha.view(), interp, kTol)) << what;
                     const Stats any = compare<T>(hb.view(), ha.view(), 0.0);
                     worst_abs = std::max(worst_abs, any.max_abs);
                     worst_frac = std::max(
                         worst_frac, static_cast<double>(any.over) / static_cast<double>(any.total));
-                    if constexpr (kU8)
-                        EXPECT_LE(any.over, any.total / 50) << what << ": " << describe(any);
+                    if constexpr (kU8) {
+                        EXPECT_LE(any.over, any.total / 200) << what << ": " << describe(any);
+                    }
                 }
         }
     }

@@ -111,9 +111,10 @@ def torch_rotate_bicubic(ctx):
 W1080, H1080 = 1920, 1080
 
 
-@peer("torch_bicubic_x2_1080p_u8", kind="torch",
+@peer("torch_bicubic_x2_1080p_u8", kind="torch", ours="Cuda_WarpVideo/2/3",
       note="F.interpolate(x_u8.float(), scale_factor=2, mode='bicubic', align_corners=False), "
-           "RGB NCHW, u8->float conversion included (Keys a=-0.75, not a B-spline)")
+           "RGB NCHW, u8->float conversion included (Keys a=-0.75, not a B-spline); float out, "
+           "ours (Keys a=-0.75, u8 RGB interleaved) writes u8")
 def torch_bicubic_u8(ctx):
     torch = ctx.need("torch")
     F = ctx.need("torch.nn.functional")
