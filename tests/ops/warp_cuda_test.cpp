@@ -681,6 +681,33 @@ TEST(CudaWarpRec, OtherAffineMaps) {
     }
 }
 
+// The maps of the tiled-vs-per-output tests: geo 0 and 1 rotations by 30 and -117 degrees onto
+// (w + 9) x (h - 5), 2 an up-scale to (2w + 3) x (2h - 1), 3 a down-scale to w/2 x h/3.
+WarpPlan tiled_case(int geo, int w, int h, Border border, int& dw, int& dh) {
+    dw = geo >= 2 ? (geo == 2 ? 2 * w + 3 : w / 2) : w + 9;
+    dh = geo >= 2 ? (geo == 2 ? 2 * h - 1 : h / 3) : h - 5;
+    WarpPlan p = geo == 0   ? rotation_plan(30.0, w, h, border)
+                 : geo == 1 ? rotation_plan(-117.0, w, h, border)
+                            : resize_plan(w, h, dw, dh, border);
+    p.pad = 0;  // the source is read as given (coefficients or pixels)
+    return p;
+}
+
+// Plan p on the per-output kernels (WarpPlan::cuda_schedule 1) into *per_output and on the tiled
+// default (2) into *tiled, both copied to the host.
+template <class T>
+void both_schedules(const ImageView<const T>& src, WarpPlan p, int dw, int dh, Image<T>* per_output,
+                    Image<T>* tiled) {
+    Image<T> a(dw, dh, src.channels(), Location::Device),
+        b(dw, dh, src.channels(), Location::Device);
+    p.cuda_schedule = 1;
+    cuda::warp(span_of(src), span_of(a.view()), p, nullptr);
+    p.cuda_schedule = 2;
+    cuda::warp(span_of(src), span_of(b.view()), p, nullptr);
+    *per_output = clone(ImageView<const T>(a.view()));
+    *tiled = clone(ImageView<const T>(b.view()));
+}
+
 // The tiled shared-memory kernel (the default for Linear, Keys cubic and B-spline on float samples)
 // and the per-output kernels (WarpPlan::cuda_schedule 1) compute the same function: every border,
 // 1, 3 and 4 channels, rotations (tiles whose box crosses the border, boxes wholly outside), an
@@ -701,23 +728,12 @@ TEST(CudaWarpTiled, MatchesPerOutputKernels) {
                 for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
                                       Border::Nearest, Border::Constant})
                     for (int geo = 0; geo < 4; ++geo) {
-                        WarpPlan p = geo == 0   ? rotation_plan(30.0, w, h, border)
-                                     : geo == 1 ? rotation_plan(-117.0, w, h, border)
-                                     : geo == 2 ? resize_plan(w, h, 2 * w + 3, 2 * h - 1, border)
-                                                : resize_plan(w, h, w / 2, h / 3, border);
+                        int dw = 0, dh = 0;
+                        WarpPlan p = tiled_case(geo, w, h, border, dw, dh);
                         p.interp = interp;
                         if (interp == Interp::Cubic && geo == 1) p.cubic_a = -0.75;  // settable a
-                        p.pad = 0;  // the source is read as given (coefficients or pixels)
-                        const int dw = geo >= 2 ? (geo == 2 ? 2 * w + 3 : w / 2) : w + 9;
-                        const int dh = geo >= 2 ? (geo == 2 ? 2 * h - 1 : h / 3) : h - 5;
-                        Image<float> a(dw, dh, ch, Location::Device),
-                            b(dw, dh, ch, Location::Device);
-                        p.cuda_schedule = 1;
-                        cuda::warp(span_of(src), span_of(a.view()), p, nullptr);
-                        p.cuda_schedule = 2;
-                        cuda::warp(span_of(src), span_of(b.view()), p, nullptr);
-                        const Image<float> ha = clone(ImageView<const float>(a.view()));
-                        const Image<float> hb = clone(ImageView<const float>(b.view()));
+                        Image<float> ha, hb;
+                        both_schedules<float>(src, p, dw, dh, &ha, &hb);
                         EXPECT_TRUE(check_close<float>(hb.view(), ha.view(), interp, 2e-5))
                             << to_string(interp) << " " << to_string(border) << " geo " << geo
                             << " channels " << ch << (sub ? " sub-view" : "");
@@ -750,23 +766,13 @@ void integer_tiled_vs_per_output(std::uint32_t seed) {
             for (Border border :
                  {Border::Mirror, Border::Reflect, Border::Wrap, Border::Nearest, Border::Constant})
                 for (int geo = 0; geo < 4; ++geo) {
-                    WarpPlan p = geo == 0   ? rotation_plan(30.0, w, h, border)
-                                 : geo == 1 ? rotation_plan(-117.0, w, h, border)
-                                 : geo == 2 ? resize_plan(w, h, 2 * w + 3, 2 * h - 1, border)
-                                            : resize_plan(w, h, w / 2, h / 3, border);
+                    int dw = 0, dh = 0;
+                    WarpPlan p = tiled_case(geo, w, h, border, dw, dh);
                     p.interp = interp;
                     if (geo != 0) p.cubic_a = -0.75;
                     p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
-                    p.pad = 0;
-                    const int dw = geo >= 2 ? (geo == 2 ? 2 * w + 3 : w / 2) : w + 9;
-                    const int dh = geo >= 2 ? (geo == 2 ? 2 * h - 1 : h / 3) : h - 5;
-                    Image<T> a(dw, dh, ch, Location::Device), b(dw, dh, ch, Location::Device);
-                    p.cuda_schedule = 1;
-                    cuda::warp(span_of(src), span_of(a.view()), p, nullptr);
-                    p.cuda_schedule = 2;
-                    cuda::warp(span_of(src), span_of(b.view()), p, nullptr);
-                    const Image<T> ha = clone(ImageView<const T>(a.view()));
-                    const Image<T> hb = clone(ImageView<const T>(b.view()));
+                    Image<T> ha, hb;
+                    both_schedules<T>(src, p, dw, dh, &ha, &hb);
                     const std::string what = std::string(to_string(interp)) + " " +
                                              to_string(border) + " geo " + std::to_string(geo) +
                                              " channels " + std::to_string(ch) +
