@@ -246,13 +246,20 @@ void Cuda_WarpRotateInside(benchmark::State& state) {
     run_warp(state, mode, n, n, n, n, plan_for(mode, a, Transform::Kind::Affine));
 }
 
+// The resize of sw x sh to dw x dh as the Affine that plan_for takes.
+Affine resize_affine(int sw, int sh, int dw, int dh) {
+    double m[9];
+    resize_matrix(sw, sh, dw, dh, m);
+    Affine a;
+    for (int i = 0; i < 6; ++i) a.m[i] = m[i];
+    return a;
+}
+
 void Cuda_WarpZoom(benchmark::State& state) {
     const Mode mode = static_cast<Mode>(state.range(0));
     const int z = static_cast<int>(state.range(1)), n = 2048, m = n / z;
-    const double s = resize_coeff(m, n);
-    Affine a;
-    a.m[0] = s, a.m[1] = 0, a.m[2] = 0.5 * s - 0.5, a.m[3] = 0, a.m[4] = s, a.m[5] = 0.5 * s - 0.5;
-    run_warp(state, mode, m, m, n, n, plan_for(mode, a, Transform::Kind::Resize));
+    run_warp(state, mode, m, m, n, n,
+             plan_for(mode, resize_affine(m, m, n, n), Transform::Kind::Resize));
 }
 
 // 1080p -> 4K on u8 frames: Linear (warp_affine_kernel), Keys cubic with a = -0.75 on the tiled
@@ -262,11 +269,7 @@ void Cuda_WarpVideo(benchmark::State& state) {
     const Mode mode = static_cast<Mode>(state.range(0));
     const int c = static_cast<int>(state.range(1));
     const int sw = 1920, sh = 1080, dw = 3840, dh = 2160;
-    Affine a;
-    const double sx = resize_coeff(sw, dw), sy = resize_coeff(sh, dh);
-    a.m[0] = sx, a.m[1] = 0, a.m[2] = 0.5 * sx - 0.5, a.m[3] = 0, a.m[4] = sy,
-    a.m[5] = 0.5 * sy - 0.5;
-    WarpPlan p = plan_for(mode, a, Transform::Kind::Resize);
+    WarpPlan p = plan_for(mode, resize_affine(sw, sh, dw, dh), Transform::Kind::Resize);
     p.cubic_a = -0.75;
     Stream st;
     const std::size_t in_n = std::size_t(sw) * sh * c, out_n = std::size_t(dw) * dh * c;

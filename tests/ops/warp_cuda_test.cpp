@@ -406,9 +406,7 @@ WarpPlan rotation_plan(double deg, int w, int h, Border border) {
 WarpPlan resize_plan(int sw, int sh, int dw, int dh, Border border) {
     WarpPlan p = rotation_plan(0.0, sw, sh, border);
     p.kind = Transform::Kind::Resize;
-    const double sx = resize_coeff(sw, dw), sy = resize_coeff(sh, dh);
-    const double m[9] = {sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1};
-    for (int i = 0; i < 9; ++i) p.m[i] = m[i];
+    resize_matrix(sw, sh, dw, dh, p.m);
     return p;
 }
 

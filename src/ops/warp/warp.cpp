@@ -141,12 +141,9 @@ WarpPlan make_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int
         case Transform::Kind::Perspective:
             for (int i = 0; i < 9; ++i) p.m[i] = t.homography.h[i];
             break;
-        case Transform::Kind::Resize: {
-            const double sx = resize_coeff(sw, dw), sy = resize_coeff(sh, dh);
-            const double m[9] = {sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1};
-            for (int i = 0; i < 9; ++i) p.m[i] = m[i];
+        case Transform::Kind::Resize:
+            resize_matrix(sw, sh, dw, dh, p.m);
             break;
-        }
         case Transform::Kind::Remap:
         case Transform::Kind::Flow:
             p.field = span_of(t.field);

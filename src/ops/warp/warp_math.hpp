@@ -80,6 +80,31 @@ UPRES_HD long long first_tap(R u, Interp i) {
     return i == Interp::Linear ? f : f - 1;
 }
 
+// The 4-tap weights as cubic polynomials in t: w[k] = ((c[0][k] t + c[1][k]) t + c[2][k]) t +
+// c[3][k] (expanded from the kernels above; used by vectorised backends). Keys with parameter a:
+//   w0 = a t^3 - 2a t^2 + a t,  w1 = (a+2) t^3 - (a+3) t^2 + 1,
+//   w2 = -(a+2) t^3 + (2a+3) t^2 - a t,  w3 = -a t^3 + a t^2.
+// B-spline: w = (1/6) [(1-t)^3, 3t^3 - 6t^2 + 4, -3t^3 + 3t^2 + 3t + 1, t^3].
+template <class R>
+UPRES_HD void cubic_weight_poly(Interp i, R a, R c[4][4]) {
+    if (i == Interp::BSpline) {
+        const R s = R(1) / R(6);
+        const R v[4][4] = {{-s, 3 * s, -3 * s, s},
+                           {3 * s, -6 * s, 3 * s, R(0)},
+                           {-3 * s, R(0), 3 * s, R(0)},
+                           {s, 4 * s, s, R(0)}};
+        for (int j = 0; j < 4; ++j)
+            for (int k = 0; k < 4; ++k) c[j][k] = v[j][k];
+    } else {
+        const R v[4][4] = {{a, a + 2, -(a + 2), -a},
+                           {-2 * a, -(a + 3), 2 * a + 3, a},
+                           {a, R(0), -a, R(0)},
+                           {R(0), R(1), R(0), R(0)}};
+        for (int j = 0; j < 4; ++j)
+            for (int k = 0; k < 4; ++k) c[j][k] = v[j][k];
+    }
+}
+
 // Weights of the taps first_tap(u) + k, k < interp_taps(i); t = u - floor(u) in [0, 1).
 template <class R>
 UPRES_HD void interp_weights(R t, Interp i, R a, R w[4]) {
@@ -91,16 +116,18 @@ UPRES_HD void interp_weights(R t, Interp i, R a, R w[4]) {
             w[0] = R(1) - t;
             w[1] = t;
             return;
-        case Interp::Cubic:
+        case Interp::Cubic: {
             // keys_kernel at 1 + t, t, 1 - t and 2 - t: for t in [0, 1] (every caller passes a
             // fractional part) each argument stays on one piece of the kernel, so the weights are
-            // cubic_weight_poly's polynomials, here in Horner form (~20 operations per axis
-            // instead of four two-piece kernel evaluations; they differ by float rounding only).
-            w[0] = ((a * t - R(2) * a) * t + a) * t;
-            w[1] = ((a + R(2)) * t - (a + R(3))) * t * t + R(1);
-            w[2] = ((R(2) * a + R(3)) - (a + R(2)) * t) * t * t - a * t;
-            w[3] = (a - a * t) * t * t;
+            // cubic_weight_poly's polynomials, evaluated in Horner form (~12 operations per axis
+            // once the coefficients, which depend on a only, are hoisted, instead of four
+            // two-piece kernel evaluations; they differ by float rounding only).
+            R c[4][4];
+            cubic_weight_poly(Interp::Cubic, a, c);
+            for (int k = 0; k < 4; ++k)
+                w[k] = ((c[0][k] * t + c[1][k]) * t + c[2][k]) * t + c[3][k];
             return;
+        }
         case Interp::BSpline: {
             // Multiplication by the constant 1/6 (not a division: an IEEE float division costs
             // ~8 instructions on a GPU; the results differ by at most one rounding).
@@ -127,31 +154,6 @@ UPRES_HD void bspline_weights6(R t, R w[4]) {
     w[1] = R(3) * t3 + (R(4) - R(6) * t2);
     w[2] = R(3) * s3 + (R(4) - R(6) * s2);
     w[3] = t3;
-}
-
-// The 4-tap weights as cubic polynomials in t: w[k] = ((c[0][k] t + c[1][k]) t + c[2][k]) t +
-// c[3][k] (expanded from the kernels above; used by vectorised backends). Keys with parameter a:
-//   w0 = a t^3 - 2a t^2 + a t,  w1 = (a+2) t^3 - (a+3) t^2 + 1,
-//   w2 = -(a+2) t^3 + (2a+3) t^2 - a t,  w3 = -a t^3 + a t^2.
-// B-spline: w = (1/6) [(1-t)^3, 3t^3 - 6t^2 + 4, -3t^3 + 3t^2 + 3t + 1, t^3].
-template <class R>
-UPRES_HD void cubic_weight_poly(Interp i, R a, R c[4][4]) {
-    if (i == Interp::BSpline) {
-        const R s = R(1) / R(6);
-        const R v[4][4] = {{-s, 3 * s, -3 * s, s},
-                           {3 * s, -6 * s, 3 * s, R(0)},
-                           {-3 * s, R(0), 3 * s, R(0)},
-                           {s, 4 * s, s, R(0)}};
-        for (int j = 0; j < 4; ++j)
-            for (int k = 0; k < 4; ++k) c[j][k] = v[j][k];
-    } else {
-        const R v[4][4] = {{a, a + 2, -(a + 2), -a},
-                           {-2 * a, -(a + 3), 2 * a + 3, a},
-                           {a, R(0), -a, R(0)},
-                           {R(0), R(1), R(0), R(0)}};
-        for (int j = 0; j < 4; ++j)
-            for (int k = 0; k < 4; ++k) c[j][k] = v[j][k];
-    }
 }
 
 // ---------------------------------------------------------------- border rule
@@ -254,6 +256,12 @@ UPRES_HD void map_matrix(const double* m, Transform::Kind kind, R x, R y, R& u, 
 // Resize: output x of n_out -> input (x + 0.5) * n_in / n_out - 0.5 (scipy zoom grid_mode=True;
 // MATLAB imresize). scale = n_out / n_in.
 inline double resize_coeff(int n_in, int n_out) { return double(n_in) / double(n_out); }
+// The resize of a sw x sh image to dw x dh as a 3 x 3 map (row-major, last row 0 0 1).
+inline void resize_matrix(int sw, int sh, int dw, int dh, double m[9]) {
+    const double sx = resize_coeff(sw, dw), sy = resize_coeff(sh, dh);
+    const double r[9] = {sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1};
+    for (int i = 0; i < 9; ++i) m[i] = r[i];
+}
 
 // ---------------------------------------------------------------- antialiased resize
 // Down-scaling by scale < 1 with antialias: the kernel k (linear or Keys cubic) is stretched,
