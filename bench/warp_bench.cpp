@@ -20,7 +20,9 @@
 // instead of the tiled default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter
 // and interpolation in one pass, the recursive fused kernel that upres::warp runs for such plans)
 // and the same kernel with its tap form forced: bspline_iir_fused_narrow, _wide and _narrow16
-// (warp_bspline_rec). B-spline times include the prefilter. Bytes: input read once + output written
+// (warp_bspline_rec), linear_tiled, cubic_tiled and bspline_interp_tiled (cuda_schedule = 2: the
+// tiled kernel, which resizes took before the separable kernel; u8 Linear: warp_affine_kernel).
+// B-spline times include the prefilter. Bytes: input read once + output written
 // once (the floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
 // measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
 #include <benchmark/benchmark.h>
@@ -65,6 +67,9 @@ enum Mode {
     kBsplineIirFusedRowMajor,  // the default tap form, tiles in blockIdx order (tile_order 0)
     kBsplineIirFusedYFirst,    // the default tap form, edges first along y only (tile_order 2)
     kCubicPerOutput,  // Keys cubic on the per-output kernel (its schedule until 2026-11-25)
+    kLinearTiled,     // WarpPlan::cuda_schedule 2: the tiled kernel (u8: warp_affine_kernel)
+    kCubicTiled,      // Keys cubic, cuda_schedule 2 (the resize schedule before the separable one)
+    kBsplineInterpTiled,  // bspline_interp with cuda_schedule 2
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -83,7 +88,10 @@ const char* const kModeNames[] = {"nearest",
                                   "bspline_iir_fused_narrow16",
                                   "bspline_iir_fused_rowmajor",
                                   "bspline_iir_fused_yfirst",
-                                  "cubic_per_output"};
+                                  "cubic_per_output",
+                                  "linear_tiled",
+                                  "cubic_tiled",
+                                  "bspline_interp_tiled"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -132,19 +140,23 @@ WarpPlan plan_for(Mode mode, const Affine& a, Transform::Kind kind) {
         case kLinear:
         case kLinearTexture:
         case kLinearPerOutput:
+        case kLinearTiled:
             p.interp = Interp::Linear;
             break;
         case kCubic:
         case kCubicPerOutput:
+        case kCubicTiled:
             p.interp = Interp::Cubic;
             break;
         default:
             p.interp = Interp::BSpline;
     }
     p.fast_texture = mode == kBsplineFir15Texture || mode == kLinearTexture;
-    // Schedule comparisons: the per-output kernels instead of the tiled default.
+    // Schedule comparisons: the per-output kernels (1) or the tiled kernel (2) instead of the
+    // default (the separable kernel for resizes, the tiled one for other affine maps).
     p.cuda_schedule =
         mode == kLinearPerOutput || mode == kBsplineFir15PerOutput || mode == kCubicPerOutput ? 1
+        : mode == kLinearTiled || mode == kCubicTiled || mode == kBsplineInterpTiled          ? 2
                                                                                               : 0;
     return p;
 }
@@ -158,7 +170,7 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         cuda::warp(src, dst, p, st);
         return;
     }
-    if (mode == kBsplineInterp) {  // the interpolation step alone (src read as coefficients)
+    if (mode == kBsplineInterp || mode == kBsplineInterpTiled) {  // the interpolation step alone
         cuda::warp(src, dst, p, st);
         return;
     }
@@ -418,12 +430,13 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
     ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
-                    kBsplineIirFused, kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput},
+                    kBsplineIirFused, kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput,
+                    kBsplineInterp, kLinearTiled, kCubicTiled, kBsplineInterpTiled},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpVideo)
-    ->ArgsProduct({{kLinear, kCubic, kCubicPerOutput}, {1, 3}})
+    ->ArgsProduct({{kLinear, kCubic, kCubicPerOutput, kLinearTiled, kCubicTiled}, {1, 3}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

@@ -629,6 +629,10 @@ TEST(CudaWarpRec, SupportedPlans) {
     forced.cuda_schedule = 1;
     EXPECT_FALSE(cuda::warp_rec_preferred(forced, 2048, 2048, 2048, 2048, 1, 0));
     EXPECT_TRUE(cuda::warp_rec_preferred(rot, 2048, 2048, 2048, 2048, 1, 0));
+    // Resizes: supported, but prefilter + the separable interpolation is the faster schedule.
+    const WarpPlan zoom = resize_plan(1024, 1024, 2048, 2048, Border::Mirror);
+    EXPECT_TRUE(cuda::warp_rec_supported(zoom, 1024, 1024, 2048, 2048, 1, 0));
+    EXPECT_FALSE(cuda::warp_rec_preferred(zoom, 1024, 1024, 2048, 2048, 1, 0));
 }
 
 // The recursive fused kernel on maps beyond plain rotations: angles where a coefficient of the map
@@ -796,6 +800,152 @@ TEST(CudaWarpTiled, IntegerSourcesMatchPerOutputKernels) {
     UPRES_REQUIRE_GPU();
     integer_tiled_vs_per_output<std::uint8_t>(1600);
     integer_tiled_vs_per_output<std::uint16_t>(1700);
+}
+#endif
+
+#if UPRES_HAVE_CUDA
+// ---------------------------------------------------------------- separable schedule
+// Axis-aligned maps of the separable tests on a w x h source into *dw x *dh: geo 0 an up-scale
+// to (2w + 3) x (2h - 1), 1 a down-scale to w/2 x h/3, 2 a non-integer up-scale, 3 an Affine
+// flip along x with a vertical stretch (m0 < 0: the column taps run backwards), 4 an Affine
+// flip along y (the row window moves up) with half-pixel shifts along x (Nearest's ties).
+WarpPlan separable_case(int geo, int w, int h, Border border, int& dw, int& dh) {
+    const int sizes[5][2] = {{2 * w + 3, 2 * h - 1},
+                             {w / 2, h / 3},
+                             {3 * w / 2 + 1, 5 * h / 4},
+                             {w + 7, h - 3},
+                             {w - 2, h + 5}};
+    dw = sizes[geo][0], dh = sizes[geo][1];
+    WarpPlan p = resize_plan(w, h, dw, dh, border);
+    p.pad = 0;
+    if (geo == 3) {
+        p.kind = Transform::Kind::Affine;
+        const double m[6] = {-0.8, 0.0, w - 1 + 0.3, 0.0, 1.3, -2.2};
+        std::copy(m, m + 6, p.m);
+    } else if (geo == 4) {
+        p.kind = Transform::Kind::Affine;
+        const double m[6] = {1.0, 0.0, 0.5, 0.0, -1.05, h + 1.5};
+        std::copy(m, m + 6, p.m);
+    }
+    return p;
+}
+
+// Plan p on the separable kernel (WarpPlan::cuda_schedule 3), the default (0) and the per-output
+// kernels (1), copied to the host.
+template <class T>
+void separable_schedules(const ImageView<const T>& src, WarpPlan p, int dw, int dh,
+                         Image<T>* separable, Image<T>* by_default, Image<T>* per_output) {
+    Image<T> out[3];
+    const int schedules[3] = {3, 0, 1};
+    for (int i = 0; i < 3; ++i) {
+        out[i] = Image<T>(dw, dh, src.channels(), Location::Device);
+        p.cuda_schedule = schedules[i];
+        cuda::warp(span_of(src), span_of(out[i].view()), p, nullptr);
+    }
+    *separable = clone(ImageView<const T>(out[0].view()));
+    *by_default = clone(ImageView<const T>(out[1].view()));
+    *per_output = clone(ImageView<const T>(out[2].view()));
+}
+
+// The separable kernel (the default for resizes) against the reference, and against the
+// per-output kernels: every interpolation (B-spline on float samples, read as coefficients),
+// every border, 1 to 4 channels, up- and down-scales, flips, whole images and device sub-views.
+// Both CUDA schedules take the coordinates in double with the host's roundings; the per-output
+// kernels step some of them in float (warp_affine_kernel) and take the border rule in float
+// (sample_point<float>), so values differ by float rounding: f32 within 2e-5 of the unit range;
+// integer outputs within 1 level (u8, at most 0.5% of the samples on the resizes) or 2 levels
+// (u16). Nearest is
+// compared with the reference only: where a mirrored coordinate lands on a half-integer, the
+// per-output kernels' float border rule can round the tie the other way than the reference's
+// double one (a whole column at once, in the flip of geo 3), while the separable kernel maps it
+// in double as the reference does. The default must be the separable kernel itself (identical
+// bytes).
+template <class T>
+void separable_vs_per_output(std::uint32_t seed) {
+    constexpr bool kFloat = std::is_same_v<T, float>;
+    constexpr bool kU8 = std::is_same_v<T, std::uint8_t>;
+    constexpr double kTol = kFloat ? 2e-5 : (kU8 ? 1.0 : 2.0);
+    double worst_abs = 0.0, worst_frac = 0.0;
+    for (int ch = 1; ch <= 4; ++ch) {
+        const Image<T> host = random_image<T>(173, 119, ch, seed++);
+        const Image<T> dev = clone(host.view(), Location::Device);
+        for (bool sub : {false, true}) {
+            const ImageView<const T> src = sub ? ImageView<const T>(dev.view()).sub(5, 2, 161, 113)
+                                               : ImageView<const T>(dev.view());
+            const ImageView<const T> hsrc =
+                sub ? ImageView<const T>(host.view()).sub(5, 2, 161, 113)
+                    : ImageView<const T>(host.view());
+            const int w = src.width(), h = src.height();
+            for (Interp interp : kInterps) {
+                if (interp == Interp::BSpline && !kFloat) continue;  // coefficients are float
+                for (Border border : kBorders)
+                    for (int geo = 0; geo < 5; ++geo) {
+                        int dw = 0, dh = 0;
+                        WarpPlan p = separable_case(geo, w, h, border, dw, dh);
+                        p.interp = interp;
+                        if (geo == 2) p.cubic_a = -0.75;
+                        p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                        Image<T> sep, def, per;
+                        separable_schedules<T>(src, p, dw, dh, &sep, &def, &per);
+                        const std::string what = std::string(to_string(interp)) + " " +
+                                                 to_string(border) + " geo " + std::to_string(geo) +
+                                                 " channels " + std::to_string(ch) +
+                                                 (sub ? " sub-view" : "");
+                        EXPECT_EQ(0,
+                                  std::memcmp(sep.data(), def.data(),
+                                              sizeof(T) * static_cast<std::size_t>(dw) * dh * ch))
+                            << "the default is not the separable kernel: " << what;
+                        Image<T> ref(dw, dh, ch);
+                        ref::warp(span_of(hsrc), span_of(ref.view()), p);
+                        EXPECT_TRUE(
+                            check_close<T>(sep.view(), ref.view(), interp, exact_tol<T>(interp)))
+                            << what << " (against the reference)";
+                        if (interp == Interp::Nearest) continue;
+                        EXPECT_TRUE(check_close<T>(sep.view(), per.view(), interp, kTol)) << what;
+                        const Stats any = compare<T>(sep.view(), per.view(), 0.0);
+                        worst_abs = std::max(worst_abs, any.max_abs);
+                        worst_frac = std::max(worst_frac, static_cast<double>(any.over) /
+                                                              static_cast<double>(any.total));
+                        // geo 3 and 4 shift by half-pixels: many exact ties between two
+                        // levels, which float-stepped coordinates round either way.
+                        if (kU8 && geo < 3) {
+                            EXPECT_LE(any.over, any.total / 200) << what << ": " << describe(any);
+                        }
+                    }
+            }
+        }
+    }
+    std::printf(
+        "[ info     ] %s, separable vs per-output: largest difference %g, %.3f%% of "
+        "the samples differ at most\n",
+        kFloat ? "f32" : (kU8 ? "u8" : "u16"), worst_abs, 100.0 * worst_frac);
+}
+
+TEST(CudaWarpSeparable, MatchesPerOutputKernels) {
+    UPRES_REQUIRE_GPU();
+    separable_vs_per_output<float>(1800);
+    separable_vs_per_output<std::uint8_t>(1810);
+    separable_vs_per_output<std::uint16_t>(1820);
+}
+
+// A rotation by 0 degrees is axis-aligned too (m1 = m3 = 0) and takes the separable kernel; a
+// rotation by 90 degrees does not (m0 = m4 = 0), and still matches the reference.
+TEST(CudaWarpSeparable, OnlyAxisAlignedMaps) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> host = random_image<float>(64, 48, 1, 1830);
+    const Image<float> dev = clone(host.view(), Location::Device);
+    for (double deg : {0.0, 90.0}) {
+        WarpPlan p = rotation_plan(deg, 64, 48, Border::Mirror);
+        p.interp = Interp::Linear;
+        Image<float> sep, def, per;
+        separable_schedules<float>(ImageView<const float>(dev.view()), p, 64, 48, &sep, &def, &per);
+        EXPECT_TRUE(check_close<float>(sep.view(), per.view(), p.interp, 2e-5)) << deg;
+        EXPECT_TRUE(check_close<float>(def.view(), per.view(), p.interp, 2e-5)) << deg;
+        if (deg == 0.0) {
+            EXPECT_EQ(0, std::memcmp(sep.data(), def.data(), sizeof(float) * 64 * 48));
+            EXPECT_TRUE(check_close<float>(sep.view(), host.view(), p.interp, 1e-6));  // identity
+        }
+    }
 }
 #endif
 

@@ -42,8 +42,10 @@ struct WarpPlan {
     bool fast_texture = false;  // CUDA only (warp.cpp rejects it elsewhere)
     int pad = 0;                // coordinates in the source span are u + pad, v + pad
     // CUDA exact mode, Affine / Resize, tests and benchmarks: 0 the measured default (float
-    // 1-channel B-spline with the IIR prefilter: the recursive fused kernel, warp_cuda.hpp), 1 the
-    // per-output kernels, 2 the tiled shared-memory kernel (B-spline and Linear, float samples).
+    // 1-channel B-spline with the IIR prefilter: the recursive fused kernel, warp_cuda.hpp; maps
+    // with m1 = m3 = 0, such as every Resize: the separable kernel), 1 the per-output kernels, 2
+    // the tiled shared-memory kernel (Linear, Keys cubic and B-spline on float samples, Keys cubic
+    // on u8 / u16), 3 the separable kernel (where m1 = m3 = 0; otherwise as 0).
     int cuda_schedule = 0;
 };
 

@@ -9,14 +9,19 @@
 //    branch-free path: warp_math's interp_weights, a fixed tap loop, loads through the read-only
 //    cache (__ldg), rows summed first as sample_point does; the others (near or beyond the
 //    border) call sample_point<float> itself;
-//  * Affine / Resize with Linear, Keys cubic or B-spline on float samples (the image, or the
+//  * Resize, and Affine maps with m1 = m3 = 0 (every type, interpolation and channel count):
+//    warp_separable_kernel, each axis's taps, weights and border test computed once per output
+//    column and per output row, and per thread the row sums of the source rows its column reads
+//    kept in registers while it walks down the column (1080p -> 4K u8 luma Keys 27 us against
+//    58 us tiled, H200; docs/ops/warp.md 9.3, round 15);
+//  * other Affine maps with Linear, Keys cubic or B-spline on float samples (the image, or the
 //    B-spline coefficients; 1, 3, 4 channels), and Keys cubic on u8 / u16 images (staged as
 //    float): warp_tile_lean_kernel, the tiled affine schedule of
 //    warp_cuda_util.cuh (each block stages its 32 x 32 tile's input box in shared memory, already
 //    border-extended; float coordinates stepped from the tile origin; no border logic per output);
 //    box constants per plan from the host (LeanGrid), shared-memory pitch chosen per plan for
 //    few bank conflicts (bank_pitch), float4 cp.async staging of interior boxes;
-//  * Affine / Resize with Linear on u8 sources (and plans whose boxes do not fit):
+//  * other Affine maps with Linear on u8 sources (and plans whose boxes do not fit):
 //    warp_affine_kernel, coordinates split once per thread in double and stepped in
 //    float; when all 4 outputs of a thread are interior, their taps are loaded with no branch in
 //    between (ILP); the others take the exact per-output path above;
@@ -36,6 +41,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -407,6 +413,190 @@ template <class S, Interp I, int C>
 constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && kTaps<I> >= 2 &&
                         (std::is_same_v<S, float> || I == Interp::Cubic);
 
+// ---------------------------------------------------------------- separable schedule
+// Resize plans, and Affine maps with m1 = m3 = 0 (scales, shifts, flips): u depends on x only and
+// v on y only, so sample_point's border test, first tap, tap indices and weights split by axis,
+// and so does its sum: out = sum_j wy_j h_j with the row sums h_j = sum_k wx_k src(ix_k, iy_j),
+// in sample_point's order. A block is kSepThreads threads of kX adjacent output columns each, by
+// kRows output rows (launch_separable picks both):
+//  * each thread computes its columns' taps, weights and test once, in double as the reference
+//    does (map_matrix_host_rounding, map_coord, first_tap), the weights in float
+//    (interp_weights), as the per-output kernels' interior path;
+//  * the block's rows get theirs likewise, in shared memory, with what each row needs of the
+//    row sums (s_act: the same source rows as the row before, rows moved by d, or all new);
+//  * the thread walks down its columns holding the row sums of the K source rows that the
+//    current output row reads: consecutive output rows of an up-scale read the same rows or the
+//    next one, so each source row is summed once per strip instead of K times per output, from
+//    loads that neighbouring lanes share through L1.
+// Rows and columns outside (map_coord false: Constant beyond the image, non-finite or huge
+// coordinates) give the fill value.
+constexpr int kSepThreads = 128;
+constexpr int kSepOutside = INT_MIN;  // logical first tap of a row or column that is the fill
+
+// One axis of sample_point at coordinate u (n samples along it): the logical first tap (or
+// kSepOutside), the tap indices after the border rule (times `scale`: C for columns, 1 for rows)
+// and the weights. Unused taps get index 0 and weight 0.
+template <Interp I>
+__device__ __forceinline__ int sep_axis(double u, int n, const WarpPlan& p, int scale, int idx[4],
+                                        float w[4]) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) idx[k] = 0, w[k] = 0.0f;
+    if (!map_coord(u, n, p.border)) return kSepOutside;
+    constexpr int K = kTaps<I>;
+    const long long f = first_tap(u, I);
+    if constexpr (I == Interp::Nearest)
+        w[0] = 1.0f;
+    else
+        interp_weights<float>(static_cast<float>(u - floor(u)), I, p.cubic_a, w);
+#pragma unroll
+    for (int k = 0; k < K; ++k) idx[k] = tap_index(f + k, n, p.border) * scale;
+    return static_cast<int>(f);
+}
+
+template <class S, int C, int K>
+__device__ __forceinline__ void sep_row_sum(const S* row, const int ix[4], const float wx[4],
+                                            float h[C]) {
+#pragma unroll
+    for (int c = 0; c < C; ++c) h[c] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int c = 0; c < C; ++c) h[c] += wx[k] * load(row + ix[k] + c);
+}
+
+// Stores kX adjacent outputs of C channels at o (nx <= kX of them inside the image): one wider
+// store where the kX * C values are consecutive and aligned for it.
+template <class D, int C, int kX>
+__device__ __forceinline__ void sep_store(D* o, int nx, const float (&out)[kX][C]) {
+    if constexpr (kX == 2 && C == 1 && sizeof(D) <= 4) {
+        using Pair = std::conditional_t<sizeof(D) == 1, uchar2,
+                                        std::conditional_t<sizeof(D) == 2, ushort2, float2>>;
+        if (nx == 2 && (reinterpret_cast<std::uintptr_t>(o) % sizeof(Pair)) == 0) {
+            Pair v;
+            v.x = saturate_from_float<D>(out[0][0]);
+            v.y = saturate_from_float<D>(out[1][0]);
+            *reinterpret_cast<Pair*>(o) = v;
+            return;
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < kX; ++q)
+        if (q < nx)
+#pragma unroll
+            for (int c = 0; c < C; ++c) o[q * C + c] = saturate_from_float<D>(out[q][c]);
+}
+
+template <class S, class D, int C, Interp I, int kRows, int kX>
+__global__ void __launch_bounds__(kSepThreads)
+    warp_separable_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    constexpr int K = kTaps<I>;
+    // Per output row of the strip: its taps, weights, and what the row sums in registers need
+    // (s_act): -1 the fill value, 0 the same source rows as the last row that was not the fill, d
+    // in [1, K) those rows moved down by d (K - d kept, d new ones summed), K all K summed anew.
+    __shared__ int s_l0[kRows];
+    __shared__ int s_act[kRows];
+    __shared__ int4 s_iy[kRows];
+    __shared__ float4 s_wy[kRows];
+    const int tid = threadIdx.x;
+    const int y0 = blockIdx.y * kRows;
+    const int nrows = min(kRows, dst.height - y0);
+    if (tid < nrows) {
+        double u, v;
+        map_matrix_host_rounding(p.m, p.kind, 0, y0 + tid, u, v);
+        int iy[4];
+        float wy[4];
+        s_l0[tid] = sep_axis<I>(v + p.pad, src.height, p, 1, iy, wy);
+        s_iy[tid] = make_int4(iy[0], iy[1], iy[2], iy[3]);
+        s_wy[tid] = make_float4(wy[0], wy[1], wy[2], wy[3]);
+    }
+    __syncthreads();
+    if (tid == 0) {
+        bool have = false;
+        int last = 0;
+        for (int r = 0; r < nrows; ++r) {
+            const int l0 = s_l0[r];
+            int act = -1;
+            if (l0 != kSepOutside) {
+                const int d = l0 - last;
+                act = !have ? K : (d >= 0 && d < K ? d : K);
+                have = true;
+                last = l0;
+            }
+            s_act[r] = act;
+        }
+    }
+    __syncthreads();
+    const int xb = (blockIdx.x * kSepThreads + tid) * kX;
+    if (xb >= dst.width) return;
+    int ix[kX][4];
+    float wx[kX][4];
+    bool col_in[kX];
+#pragma unroll
+    for (int q = 0; q < kX; ++q) {
+        double u, v;
+        map_matrix_host_rounding(p.m, p.kind, min(xb + q, dst.width - 1), 0, u, v);
+        col_in[q] = sep_axis<I>(u + p.pad, src.width, p, C, ix[q], wx[q]) != kSepOutside;
+    }
+    const int nx = min(kX, dst.width - xb);
+    float h[kX][K][C];  // row sums of the source rows that the current output row reads
+#pragma unroll
+    for (int q = 0; q < kX; ++q)
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+#pragma unroll
+            for (int c = 0; c < C; ++c) h[q][j][c] = 0.0f;
+    D* o = dst.row(y0) + static_cast<std::ptrdiff_t>(xb) * C;
+    for (int r = 0; r < nrows; ++r, o += dst.stride) {
+        const int act = s_act[r];  // block-uniform
+        float out[kX][C];
+        if (act < 0) {
+#pragma unroll
+            for (int q = 0; q < kX; ++q)
+#pragma unroll
+                for (int c = 0; c < C; ++c) out[q][c] = p.fill;
+        } else {
+            if (act > 0) {
+                const int4 iy4 = s_iy[r];
+                const int iy[4] = {iy4.x, iy4.y, iy4.z, iy4.w};
+#pragma unroll
+                for (int sh = 1; sh < K; ++sh)
+                    if (act == sh) {  // keep the rows still read, sum the sh new ones
+#pragma unroll
+                        for (int q = 0; q < kX; ++q)
+#pragma unroll
+                            for (int j = 0; j + sh < K; ++j)
+#pragma unroll
+                                for (int c = 0; c < C; ++c) h[q][j][c] = h[q][j + sh][c];
+#pragma unroll
+                        for (int j = K - sh; j < K; ++j)
+#pragma unroll
+                            for (int q = 0; q < kX; ++q)
+                                sep_row_sum<S, C, K>(src.row(iy[j]), ix[q], wx[q], h[q][j]);
+                    }
+                if (act == K) {
+#pragma unroll
+                    for (int j = 0; j < K; ++j)
+#pragma unroll
+                        for (int q = 0; q < kX; ++q)
+                            sep_row_sum<S, C, K>(src.row(iy[j]), ix[q], wx[q], h[q][j]);
+                }
+            }
+            const float4 wy4 = s_wy[r];
+            const float wy[4] = {wy4.x, wy4.y, wy4.z, wy4.w};
+#pragma unroll
+            for (int q = 0; q < kX; ++q)
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    out[q][c] = 0.0f;
+#pragma unroll
+                    for (int j = 0; j < K; ++j) out[q][c] += wy[j] * h[q][j][c];
+                    if (!col_in[q]) out[q][c] = p.fill;
+                }
+        }
+        sep_store<D, C, kX>(o, nx, out);
+    }
+}
+
 // ---------------------------------------------------------------- antialiased resize
 // Per-axis taps of the reference's axis_taps(): the antialiased kernel when scale < 1, else the
 // plain kernel. Weights in double, normalised by their sum.
@@ -673,9 +863,32 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
     return false;
 }
 
+// The separable kernel for a Resize plan or an Affine one with m1 = m3 = 0 (false: not launched).
+template <class S, class D, int C, Interp I>
+bool launch_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
+    const bool affine = p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize;
+    if (!affine || p.m[1] != 0.0 || p.m[3] != 0.0) return false;
+    // Strip height and adjacent columns per thread, chosen on the H200 (docs/ops/warp.md 9.3,
+    // round 15): 1-channel float images 16 rows x 2 columns (zoom x2 to 2048^2: bilinear 14.1
+    // against 17.8 us, Keys 17.7 against 20.3), 1-channel integer images 32 x 2 (1080p -> 4K
+    // luma u8, Keys: 27.2 against 34.2 us), more channels 32 x 1 (two columns of RGB took
+    // 56-77 us against 41-55).
+    constexpr int kRows = C == 1 && std::is_same_v<S, float> ? 16 : 32;
+    constexpr int kX = C == 1 ? 2 : 1;
+    const dim3 grid((dst.width + kSepThreads * kX - 1) / (kSepThreads * kX),
+                    (dst.height + kRows - 1) / kRows);
+    warp_separable_kernel<S, D, C, I, kRows, kX><<<grid, kSepThreads, 0, st>>>(src, dst, p);
+    UPRES_CUDA_CHECK_LAUNCH();
+    return true;
+}
+
 template <class S, class D, int C, Interp I>
 void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
     const bool affine = p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize;
+    // Axis-aligned maps (resizes): the separable kernel (default, or forced by cuda_schedule 3).
+    if ((p.cuda_schedule == 0 || p.cuda_schedule == 3) &&
+        launch_separable<S, D, C, I>(src, dst, p, st))
+        return;
     // Schedules (docs/ops/warp.md 9.3), measured on the H200: B-spline and Linear on float
     // samples: the lean tiled kernel (rotation 2048^2: B-spline interpolation 33.1 us vs 83.7 -
     // 27.4 us per output, Linear 24.4 vs 29.3 us; zoom x2-x16 Linear 19.8-21.2 vs 21.0-21.8 us);

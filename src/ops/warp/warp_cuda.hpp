@@ -54,8 +54,10 @@ void warp_bspline_fused(Span2D<const float> src, Span2D<float> dst, const WarpPl
 // 100 KB of shared memory; prefilter must be 0 (IIR).
 bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
-// What warp.cpp asks: supported, plan.cuda_schedule == 0, and a tile box of at most 64 KB (the
-// measured regime: rotations and zooms; docs/ops/warp.md section 9.3, round 5).
+// What warp.cpp asks: supported, plan.cuda_schedule == 0, a map that is not axis-aligned (m1 or m3
+// non-zero: resizes take the prefilter + the separable interpolation of cuda::warp, measured
+// faster, round 15) and a tile box of at most 64 KB (the measured regime: rotations; docs/ops/
+// warp.md section 9.3, round 5).
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
 // src is the IMAGE (device memory), dst the output; asynchronous on `stream`. Throws

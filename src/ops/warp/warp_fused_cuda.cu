@@ -662,11 +662,16 @@ bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter) {
-    // Measured faster than the two-pass IIR path for rotations and zooms whose boxes leave at
-    // least 3 blocks per SM (boxes of up to ~64 KB); larger boxes (strong down-scales) keep
-    // the two-pass path, where the fused kernel was not measured.
+    // Measured faster than the two-pass IIR path for rotations whose boxes leave at least 3
+    // blocks per SM (boxes of up to ~64 KB); larger boxes (strong down-scales) keep the two-pass
+    // path, where the fused kernel was not measured. Axis-aligned maps (m1 = m3 = 0, every
+    // resize) keep it too: their interpolation is the separable kernel's (warp_cuda.cu), and
+    // prefilter + separable interpolation beat this kernel on the zooms of paper Table 3 (H200,
+    // 2048^2 output: x2 26.6 against 29.1 us, x16 20.0 against 25.9; docs/ops/warp.md 9.3,
+    // round 15).
     RecParams rp{};
-    return plan.cuda_schedule == 0 &&
+    const bool axis_aligned = plan.m[1] == 0.0 && plan.m[3] == 0.0;
+    return plan.cuda_schedule == 0 && !axis_aligned &&
            rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
            rec_smem_bytes(rp) <= 64 * 1024;
 }
