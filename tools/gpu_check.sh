@@ -28,7 +28,8 @@
 #
 # Environment knobs: GIT_COMMIT (else <build>/GIT_COMMIT, ./GIT_COMMIT, git rev-parse),
 # BENCH_REPS (5), BENCH_MIN_TIME (0.2), BENCH_FILTER, BENCH_TIMEOUT (240), PEERS_ARGS,
-# PEERS_TIMEOUT (240), TEST_TIMEOUT (300 per binary), SANITIZER_TOOLS ("memcheck racecheck"),
+# PEERS_TIMEOUT (240), UPRES_NPP_LIB_DIR (NPP's libraries for the NPP peers; else a carried
+# .gpu/npp folder, see docs/benchmarks.md), TEST_TIMEOUT (300 per binary), SANITIZER_TOOLS ("memcheck racecheck"),
 # SANITIZER_TIMEOUT (420 per binary and tool; srcnn_cuda_test under racecheck takes ~340 s on an H200),
 # SANITIZER_BINS (regex of test binary names to run under the sanitizers; default all),
 # SANITIZER_FILTER (gtest filter of the tests run under the sanitizers; default '*Cuda*'),
@@ -410,6 +411,18 @@ else
     tmo=$(cap "${PEERS_TIMEOUT:-240}")
     t0=$SECONDS
     echo "===== tools/peers/run_peers.py" >>"$BENCH_LOG"
+    # NVIDIA NPP (tools/peers/peers_npp.py): the GPU machine has none; a carried .gpu/npp with
+    # libnppig.so.13 and libnppc.so.13 (plain or .xz) is unpacked and passed on.
+    if [[ -z "${UPRES_NPP_LIB_DIR:-}" && -d "$ROOT/.gpu/npp" ]]; then
+        npp_dir=$(mktemp -d "${TMPDIR:-/tmp}/upres-npp.XXXXXX")
+        for f in "$ROOT"/.gpu/npp/libnpp*; do
+            case "$f" in
+                *.xz) xz -d -c "$f" >"$npp_dir/$(basename "${f%.xz}")" ;;
+                *) cp "$f" "$npp_dir/" ;;
+            esac
+        done
+        export UPRES_NPP_LIB_DIR=$npp_dir
+    fi
     # shellcheck disable=SC2086
     PYTHONUNBUFFERED=1 timeout "$tmo" python3 "$ROOT/tools/peers/run_peers.py" \
         --out "$OUT/peers.json" ${PEERS_ARGS:-} >>"$BENCH_LOG" 2>&1

@@ -1,0 +1,175 @@
+"""NVIDIA NPP peers: what a video engineer calls for a GPU resize or rotation (nppiResize_*,
+nppiRotate_*), on PyTorch's device memory and stream, timed as every "torch" peer.
+
+NPP comes from the `nvidia-npp` wheel (CUDA 13: libnppig.so.13 for geometry, libnppc.so.13 for
+its core). The library is found in $UPRES_NPP_LIB_DIR, else in an installed wheel
+(site-packages/nvidia/cu13/lib), else on the loader's path; without it the peers report
+"unavailable". The GPU machine has no NPP: carry the two .so files (tools/gpu_check.sh passes
+UPRES_NPP_LIB_DIR when .gpu/npp holds them; docs/benchmarks.md says how).
+
+Conventions differ from upres's, so these peers compare time, not values:
+* nppiResize maps pixel centres (the output of 2x keeps the half-pixel grid, as upres's resize)
+  with NPP's own borders (clamped to the image); NPPI_INTER_CUBIC is NPP's bicubic;
+* nppiRotate rotates about the origin and shifts; outputs that map outside the source are left
+  as they were (no mirror border), so it does less work than a mirrored rotation at the corners.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import math
+import os
+import site
+import sys
+
+from peerlib import Unavailable, Work, peer
+
+NPPI_INTER_LINEAR = 2
+NPPI_INTER_CUBIC = 4
+
+
+class NppiSize(ctypes.Structure):
+    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int)]
+
+
+class NppiRect(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_int), ("y", ctypes.c_int), ("width", ctypes.c_int),
+                ("height", ctypes.c_int)]
+
+
+class NppStreamContext(ctypes.Structure):
+    _fields_ = [("hStream", ctypes.c_void_p), ("nCudaDeviceId", ctypes.c_int),
+                ("nMultiProcessorCount", ctypes.c_int),
+                ("nMaxThreadsPerMultiProcessor", ctypes.c_int),
+                ("nMaxThreadsPerBlock", ctypes.c_int), ("nSharedMemPerBlock", ctypes.c_size_t),
+                ("nCudaDevAttrComputeCapabilityMajor", ctypes.c_int),
+                ("nCudaDevAttrComputeCapabilityMinor", ctypes.c_int),
+                ("nStreamFlags", ctypes.c_uint), ("hWorkspace", ctypes.c_uint)]
+
+
+_LIB = None
+
+
+def _npp():
+    """libnppig (with libnppc loaded first, globally), or Unavailable."""
+    global _LIB
+    if _LIB is not None:
+        return _LIB
+    dirs = []
+    if os.environ.get("UPRES_NPP_LIB_DIR"):
+        dirs.append(os.environ["UPRES_NPP_LIB_DIR"])
+    for sp in site.getsitepackages() + [site.getusersitepackages()] + sys.path:
+        dirs += glob.glob(os.path.join(sp, "nvidia", "cu13", "lib"))
+    dirs.append("")  # the loader's own path
+    errors = []
+    for d in dirs:
+        try:
+            ctypes.CDLL(os.path.join(d, "libnppc.so.13"), mode=ctypes.RTLD_GLOBAL)
+            _LIB = ctypes.CDLL(os.path.join(d, "libnppig.so.13"))
+            return _LIB
+        except OSError as e:
+            errors.append(str(e))
+    raise Unavailable("NPP (libnppig.so.13) not found: set UPRES_NPP_LIB_DIR or install the "
+                      f"nvidia-npp wheel ({errors[-1] if errors else 'no candidates'})")
+
+
+def _stream_ctx(torch):
+    dev = torch.cuda.current_device()
+    p = torch.cuda.get_device_properties(dev)
+    c = NppStreamContext()
+    c.hStream = torch.cuda.current_stream().cuda_stream
+    c.nCudaDeviceId = dev
+    c.nMultiProcessorCount = p.multi_processor_count
+    c.nMaxThreadsPerMultiProcessor = getattr(p, "max_threads_per_multi_processor", 2048)
+    c.nMaxThreadsPerBlock = 1024
+    c.nSharedMemPerBlock = getattr(p, "shared_memory_per_block", 48 * 1024)
+    c.nCudaDevAttrComputeCapabilityMajor = p.major
+    c.nCudaDevAttrComputeCapabilityMinor = p.minor
+    c.nStreamFlags = 0
+    c.hWorkspace = 0
+    return c
+
+
+def _checked(fn, *args):
+    status = fn(*args)
+    if status < 0:
+        raise RuntimeError(f"NPP returned status {status}")
+    return status
+
+
+def _resize(ctx, fname, sw, sh, dw, dh, channels, dtype, interp):
+    torch = ctx.need("torch")
+    lib = _npp()
+    fn = getattr(lib, fname)
+    fn.restype = ctypes.c_int
+    esize = 1 if dtype == "uint8" else 4
+    nbytes = esize * channels * (sw * sh + dw * dh)
+    xs = [ctx.torch_random((sh, sw, channels), dtype) for _ in range(ctx.sets(nbytes))]
+    outs = [torch.empty((dh, dw, channels), dtype=xs[0].dtype, device="cuda") for _ in xs]
+    sctx = _stream_ctx(torch)
+    args = (NppiSize(sw, sh), NppiRect(0, 0, sw, sh), NppiSize(dw, dh), NppiRect(0, 0, dw, dh))
+
+    def run(i):
+        k = i % len(xs)
+        _checked(fn, ctypes.c_void_p(xs[k].data_ptr()), esize * channels * sw, args[0], args[1],
+                 ctypes.c_void_p(outs[k].data_ptr()), esize * channels * dw, args[2], args[3],
+                 interp, sctx)
+
+    run(0)
+    torch.cuda.synchronize()
+    return Work(run, pixels=dw * dh, bytes=nbytes, sets=len(xs),
+                info={"npp": fname, "interp": interp,
+                      "size": f"{sw}x{sh}x{channels} {dtype} -> {dw}x{dh}"})
+
+
+# upres_bench names (bench/warp_bench.cpp): Cuda_WarpVideo/<mode>/<channels> (1 linear, 2 Keys
+# cubic a = -0.75), Cuda_WarpZoom/<mode>/2 (1024^2 -> 2048^2 float), Cuda_WarpRotate/<mode>/2048.
+for _c, _fn in ((1, "nppiResize_8u_C1R_Ctx"), (3, "nppiResize_8u_C3R_Ctx")):
+    for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBIC, 2, "cubic")):
+        peer(f"npp_resize_{_name}_x2_1080p_u8_c{_c}", kind="torch",
+             ours=f"Cuda_WarpVideo/{_mode}/{_c}/",
+             note=f"{_fn}(NPPI_INTER_{_name.upper()}), 1920x1080 -> 3840x2160, {_c} channel(s) "
+                  "u8, u8 out")(
+            lambda ctx, fn=_fn, c=_c, it=_interp: _resize(ctx, fn, 1920, 1080, 3840, 2160, c,
+                                                          "uint8", it))
+for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBIC, 2, "cubic")):
+    peer(f"npp_resize_{_name}_x2_to2048_f32", kind="torch", ours=f"Cuda_WarpZoom/{_mode}/2/",
+         note=f"nppiResize_32f_C1R_Ctx(NPPI_INTER_{_name.upper()}), 1024^2 -> 2048^2 float32")(
+        lambda ctx, it=_interp: _resize(ctx, "nppiResize_32f_C1R_Ctx", 1024, 1024, 2048, 2048,
+                                        1, "float32", it))
+
+
+def _rotate(ctx, interp):
+    torch = ctx.need("torch")
+    lib = _npp()
+    fn = lib.nppiRotate_32f_C1R_Ctx
+    fn.restype = ctypes.c_int
+    n = 2048
+    nbytes = 2 * 4 * n * n
+    xs = [ctx.torch_random((n, n)) for _ in range(ctx.sets(nbytes))]
+    outs = [torch.zeros((n, n), dtype=torch.float32, device="cuda") for _ in xs]
+    sctx = _stream_ctx(torch)
+    # About the image centre c: NPP rotates about the origin, then shifts by c - R c.
+    a = math.radians(30.0)
+    cx = cy = (n - 1) / 2.0
+    sx = cx - (math.cos(a) * cx + math.sin(a) * cy)
+    sy = cy - (-math.sin(a) * cx + math.cos(a) * cy)
+    size, rect = NppiSize(n, n), NppiRect(0, 0, n, n)
+
+    def run(i):
+        k = i % len(xs)
+        _checked(fn, ctypes.c_void_p(xs[k].data_ptr()), size, 4 * n, rect,
+                 ctypes.c_void_p(outs[k].data_ptr()), 4 * n, rect, ctypes.c_double(30.0),
+                 ctypes.c_double(sx), ctypes.c_double(sy), interp, sctx)
+
+    run(0)
+    torch.cuda.synchronize()
+    return Work(run, pixels=n * n, bytes=nbytes, sets=len(xs),
+                info={"npp": "nppiRotate_32f_C1R_Ctx", "interp": interp, "angle": 30.0})
+
+
+for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBIC, 2, "cubic")):
+    peer(f"npp_rotate_{_name}_2048_f32", kind="torch", ours=f"Cuda_WarpRotate/{_mode}/2048",
+         note=f"nppiRotate_32f_C1R_Ctx(30 degrees about the centre, NPPI_INTER_{_name.upper()}); "
+              "outputs mapping outside are not written")(
+        lambda ctx, it=_interp: _rotate(ctx, it))
