@@ -107,8 +107,24 @@ def torch_rotate_bicubic(ctx):
     return _torch_rotate(ctx, "bicubic")
 
 
-# ---------------------------------------------------------------- bicubic x2 (torch, GPU)
+# ---------------------------------------------------------------- bicubic / bilinear x2 (torch, GPU)
 W1080, H1080 = 1920, 1080
+
+
+def _torch_x2_u8(ctx, mode):
+    """F.interpolate(x2, mode) of a 1080p RGB u8 frame, converted to float first (PyTorch's
+    bilinear / bicubic take float on the GPU); float out."""
+    torch = ctx.need("torch")
+    F = ctx.need("torch.nn.functional")
+    n_in, n_out = 3 * W1080 * H1080, 3 * 4 * W1080 * H1080
+    nbytes = n_in * 1 + n_out * 4
+    xs = [ctx.torch_random((1, 3, H1080, W1080), "uint8") for _ in range(ctx.sets(nbytes))]
+
+    def run(i):
+        F.interpolate(xs[i % len(xs)].float(), scale_factor=2, mode=mode, align_corners=False)
+
+    return Work(run, pixels=4 * W1080 * H1080, bytes=nbytes, sets=len(xs),
+                info={"torch": torch.__version__, "size": "1920x1080x3 u8 -> 3840x2160x3 f32"})
 
 
 @peer("torch_bicubic_x2_1080p_u8", kind="torch", ours="Cuda_WarpVideo/2/3",
@@ -116,18 +132,7 @@ W1080, H1080 = 1920, 1080
            "RGB NCHW, u8->float conversion included (Keys a=-0.75, not a B-spline); float out, "
            "ours (Keys a=-0.75, u8 RGB interleaved) writes u8")
 def torch_bicubic_u8(ctx):
-    torch = ctx.need("torch")
-    F = ctx.need("torch.nn.functional")
-    n_in, n_out = 3 * W1080 * H1080, 3 * 4 * W1080 * H1080
-    nbytes = n_in * 1 + n_out * 4
-    xs = [ctx.torch_random((1, 3, H1080, W1080), "uint8") for _ in range(ctx.sets(nbytes))]
-
-    def run(i):
-        F.interpolate(xs[i % len(xs)].float(), scale_factor=2, mode="bicubic",
-                      align_corners=False)
-
-    return Work(run, pixels=4 * W1080 * H1080, bytes=nbytes, sets=len(xs),
-                info={"torch": torch.__version__, "size": "1920x1080x3 u8 -> 3840x2160x3 f32"})
+    return _torch_x2_u8(ctx, "bicubic")
 
 
 @peer("torch_bilinear_x2_1080p_u8", kind="torch", ours="Cuda_WarpVideo/1/3",
@@ -135,18 +140,7 @@ def torch_bicubic_u8(ctx):
            "RGB NCHW, u8->float conversion included; float out, ours (u8 RGB interleaved) "
            "writes u8")
 def torch_bilinear_u8(ctx):
-    torch = ctx.need("torch")
-    F = ctx.need("torch.nn.functional")
-    n_in, n_out = 3 * W1080 * H1080, 3 * 4 * W1080 * H1080
-    nbytes = n_in * 1 + n_out * 4
-    xs = [ctx.torch_random((1, 3, H1080, W1080), "uint8") for _ in range(ctx.sets(nbytes))]
-
-    def run(i):
-        F.interpolate(xs[i % len(xs)].float(), scale_factor=2, mode="bilinear",
-                      align_corners=False)
-
-    return Work(run, pixels=4 * W1080 * H1080, bytes=nbytes, sets=len(xs),
-                info={"torch": torch.__version__, "size": "1920x1080x3 u8 -> 3840x2160x3 f32"})
+    return _torch_x2_u8(ctx, "bilinear")
 
 
 @peer("torch_bicubic_x2_1080p_f32", kind="torch",
