@@ -487,8 +487,8 @@ __device__ __forceinline__ void sep_store(D* o, int nx, const float (&out)[kX][C
 }
 
 template <class S, class D, int C, Interp I, int kRows, int kX>
-__global__ void __launch_bounds__(kSepThreads)
-    warp_separable_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+__device__ __forceinline__ void separable_body(Span2D<const S> src, Span2D<D> dst,
+                                               const WarpPlan& p) {
     constexpr int K = kTaps<I>;
     // Per output row of the strip: its taps, weights, and what the row sums in registers need
     // (s_act): -1 the fill value, 0 the same source rows as the last row that was not the fill, d
@@ -595,6 +595,23 @@ __global__ void __launch_bounds__(kSepThreads)
         }
         sep_store<D, C, kX>(o, nx, out);
     }
+}
+
+// The kernels: the body above with the compiler's register choice, and for 1-channel B-spline
+// with at most 64 registers (8 blocks per SM): those instantiations took 66 registers, hence 7
+// blocks, and ran 17-20% slower than Keys cubic on the same loop (H200, zoom x2 / x16 to 2048^2:
+// 22.3 / 15.0 against 18.4 / 13.2 us with the bound). The same bound on every instantiation made
+// Keys and RGB 3-12% slower (RGB B-spline 2%), and even a bound of 1 block per SM made them
+// 10-40% slower (the compiler then takes more registers), so the others keep the plain kernel.
+template <class S, class D, int C, Interp I, int kRows, int kX>
+__global__ void __launch_bounds__(kSepThreads)
+    warp_separable_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    separable_body<S, D, C, I, kRows, kX>(src, dst, p);
+}
+template <class S, class D, int C, Interp I, int kRows, int kX>
+__global__ void __launch_bounds__(kSepThreads, 8)
+    warp_separable_kernel_r64(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    separable_body<S, D, C, I, kRows, kX>(src, dst, p);
 }
 
 // ---------------------------------------------------------------- antialiased resize
@@ -877,7 +894,10 @@ bool launch_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cud
     constexpr int kX = C == 1 ? 2 : 1;
     const dim3 grid((dst.width + kSepThreads * kX - 1) / (kSepThreads * kX),
                     (dst.height + kRows - 1) / kRows);
-    warp_separable_kernel<S, D, C, I, kRows, kX><<<grid, kSepThreads, 0, st>>>(src, dst, p);
+    if constexpr (I == Interp::BSpline && C == 1)
+        warp_separable_kernel_r64<S, D, C, I, kRows, kX><<<grid, kSepThreads, 0, st>>>(src, dst, p);
+    else
+        warp_separable_kernel<S, D, C, I, kRows, kX><<<grid, kSepThreads, 0, st>>>(src, dst, p);
     UPRES_CUDA_CHECK_LAUNCH();
     return true;
 }
