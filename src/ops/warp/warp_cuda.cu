@@ -559,8 +559,8 @@ __device__ __forceinline__ void separable_body(Span2D<const S> src, Span2D<D> ds
                 const int4 iy4 = s_iy[r];
                 const int iy[4] = {iy4.x, iy4.y, iy4.z, iy4.w};
 #pragma unroll
-                for (int sh = 1; sh < K; ++sh)
-                    if (act == sh) {  // keep the rows still read, sum the sh new ones
+                for (int sh = 1; sh <= K; ++sh)
+                    if (act == sh) {  // keep the K - sh rows still read, sum the sh new ones
 #pragma unroll
                         for (int q = 0; q < kX; ++q)
 #pragma unroll
@@ -573,13 +573,6 @@ __device__ __forceinline__ void separable_body(Span2D<const S> src, Span2D<D> ds
                             for (int q = 0; q < kX; ++q)
                                 sep_row_sum<S, C, K>(src.row(iy[j]), ix[q], wx[q], h[q][j]);
                     }
-                if (act == K) {
-#pragma unroll
-                    for (int j = 0; j < K; ++j)
-#pragma unroll
-                        for (int q = 0; q < kX; ++q)
-                            sep_row_sum<S, C, K>(src.row(iy[j]), ix[q], wx[q], h[q][j]);
-                }
             }
             const float4 wy4 = s_wy[r];
             const float wy[4] = {wy4.x, wy4.y, wy4.z, wy4.w};
@@ -883,8 +876,7 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
 // The separable kernel for a Resize plan or an Affine one with m1 = m3 = 0 (false: not launched).
 template <class S, class D, int C, Interp I>
 bool launch_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
-    const bool affine = p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize;
-    if (!affine || p.m[1] != 0.0 || p.m[3] != 0.0) return false;
+    if (!axis_aligned(p)) return false;
     // Strip height and adjacent columns per thread, chosen on the H200 (docs/ops/warp.md 9.3,
     // round 15): 1-channel float images 16 rows x 2 columns (zoom x2 to 2048^2: bilinear 14.1
     // against 17.8 us, Keys 17.7 against 20.3), 1-channel integer images 32 x 2 (1080p -> 4K

@@ -52,6 +52,14 @@ __device__ __forceinline__ void map_matrix_host_rounding(const double* m, Transf
     }
 }
 
+// An Affine / Resize map with m1 = m3 = 0 (every resize; scales, shifts, flips): u depends on x
+// only and v on y only. warp_cuda.cu runs such maps on the separable kernel, and warp_fused_cuda.cu
+// leaves them to it (warp_rec_preferred).
+inline bool axis_aligned(const WarpPlan& p) {
+    return (p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize) &&
+           p.m[1] == 0.0 && p.m[3] == 0.0;
+}
+
 // Input coordinate of output (x, y) in the source span (pad included), as ref/cpu.
 __device__ __forceinline__ void input_point(const WarpPlan& p, const double m[9], int x, int y,
                                             double& u, double& v) {

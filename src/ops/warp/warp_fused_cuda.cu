@@ -670,8 +670,7 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
     // 2048^2 output: x2 26.6 against 29.1 us, x16 20.0 against 25.9; docs/ops/warp.md 9.3,
     // round 15).
     RecParams rp{};
-    const bool axis_aligned = plan.m[1] == 0.0 && plan.m[3] == 0.0;
-    return plan.cuda_schedule == 0 && !axis_aligned &&
+    return plan.cuda_schedule == 0 && !axis_aligned(plan) &&
            rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
            rec_smem_bytes(rp) <= 64 * 1024;
 }
