@@ -695,19 +695,22 @@ WarpPlan tiled_case(int geo, int w, int h, Border border, int& dw, int& dh) {
     return p;
 }
 
+// Plan p on WarpPlan::cuda_schedule `schedule` into a dw x dh device image, copied to the host.
+template <class T>
+Image<T> on_schedule(const ImageView<const T>& src, WarpPlan p, int dw, int dh, int schedule) {
+    Image<T> d(dw, dh, src.channels(), Location::Device);
+    p.cuda_schedule = schedule;
+    cuda::warp(span_of(src), span_of(d.view()), p, nullptr);
+    return clone(ImageView<const T>(d.view()));
+}
+
 // Plan p on the per-output kernels (WarpPlan::cuda_schedule 1) into *per_output and on the tiled
 // default (2) into *tiled, both copied to the host.
 template <class T>
-void both_schedules(const ImageView<const T>& src, WarpPlan p, int dw, int dh, Image<T>* per_output,
-                    Image<T>* tiled) {
-    Image<T> a(dw, dh, src.channels(), Location::Device),
-        b(dw, dh, src.channels(), Location::Device);
-    p.cuda_schedule = 1;
-    cuda::warp(span_of(src), span_of(a.view()), p, nullptr);
-    p.cuda_schedule = 2;
-    cuda::warp(span_of(src), span_of(b.view()), p, nullptr);
-    *per_output = clone(ImageView<const T>(a.view()));
-    *tiled = clone(ImageView<const T>(b.view()));
+void both_schedules(const ImageView<const T>& src, const WarpPlan& p, int dw, int dh,
+                    Image<T>* per_output, Image<T>* tiled) {
+    *per_output = on_schedule(src, p, dw, dh, 1);
+    *tiled = on_schedule(src, p, dw, dh, 2);
 }
 
 // The tiled shared-memory kernel (the default for Linear, Keys cubic and B-spline on float samples)
@@ -833,18 +836,11 @@ WarpPlan separable_case(int geo, int w, int h, Border border, int& dw, int& dh) 
 // Plan p on the separable kernel (WarpPlan::cuda_schedule 3), the default (0) and the per-output
 // kernels (1), copied to the host.
 template <class T>
-void separable_schedules(const ImageView<const T>& src, WarpPlan p, int dw, int dh,
+void separable_schedules(const ImageView<const T>& src, const WarpPlan& p, int dw, int dh,
                          Image<T>* separable, Image<T>* by_default, Image<T>* per_output) {
-    Image<T> out[3];
-    const int schedules[3] = {3, 0, 1};
-    for (int i = 0; i < 3; ++i) {
-        out[i] = Image<T>(dw, dh, src.channels(), Location::Device);
-        p.cuda_schedule = schedules[i];
-        cuda::warp(span_of(src), span_of(out[i].view()), p, nullptr);
-    }
-    *separable = clone(ImageView<const T>(out[0].view()));
-    *by_default = clone(ImageView<const T>(out[1].view()));
-    *per_output = clone(ImageView<const T>(out[2].view()));
+    *separable = on_schedule(src, p, dw, dh, 3);
+    *by_default = on_schedule(src, p, dw, dh, 0);
+    *per_output = on_schedule(src, p, dw, dh, 1);
 }
 
 // The separable kernel (the default for resizes) against the reference, and against the
