@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,6 +132,41 @@ TEST(BsplineFir, TapsSumToOneSymmetricAndFollowEq6) {
     }
     // 31 taps: the renormalisation is below 1e-8, centre tap ~ sqrt(3)
     EXPECT_NEAR(fir_prefilter_taps(31)[15], std::sqrt(3.0), 1e-8);
+}
+
+// The closed-form segment starts of the CUDA box kernels (bspline::iir_segment_starts) against
+// the recursions they replace, run step by step in double: p = 0 before x(s - H), q = 0 after
+// p(e + H - 1), on random lines, for many segments (empty ones included).
+TEST(BsplineMath, SegmentStartsEqualTheTruncatedRecursions) {
+    constexpr int H = 12, n = 90;
+    constexpr bspline::IirSegmentStarts<H> c = bspline::iir_segment_starts<H>();
+    const double z = bspline::kPole;
+    std::mt19937 rng(2026);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> x(n), p(n), q(n);
+    int checked = 0;
+    for (int s = H; s <= n - H; s += 5) {
+        for (int e = s; e <= n - H; e += 7) {
+            for (double& v : x) v = u(rng);
+            double pc = 0.0, qc = 0.0;
+            for (int i = s - H; i < e + H; ++i) p[i] = pc = x[i] + z * pc;
+            for (int i = e + H - 1; i >= s; --i) q[i] = qc = z * qc - p[i];
+            double p0 = 0.0, d = 0.0;
+            for (int k = H - 1; k >= 0; --k) p0 += c.zk[k] * x[s - 1 - k];
+            for (int l = H - 1; l >= 0; --l) d += c.beta[l] * x[e + l];
+            ASSERT_NEAR(p0, p[s - 1], 1e-13) << "s " << s;
+            double r = p0;
+            std::vector<double> ps(n);
+            for (int i = s; i < e; ++i) ps[i] = r = x[i] + z * r;
+            double t = -(c.alpha * r + d);
+            for (int i = e - 1; i >= s; --i) {
+                t = z * t - ps[i];
+                ASSERT_NEAR(t, q[i], 1e-12) << "segment [" << s << ", " << e << ") at " << i;
+                ++checked;
+            }
+        }
+    }
+    EXPECT_GT(checked, 1000);
 }
 
 TEST(BsplineFir, ConvergesToIirWithinTheBound) {

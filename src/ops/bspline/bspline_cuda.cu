@@ -1251,11 +1251,12 @@ void launch_rec(Span2D<const float> src, Span2D<float> dst, Border b, int fir_le
 // The exact filter on tiles of kBoxW x kBoxH coefficients, 1 channel: each block gathers its
 // tile plus iir_box::kIirHalo = 12 samples on every side through the prefilter's extension and
 // runs the recursions of the recursive fused warp kernel on it in shared memory
-// (iir_box::rec_box: rows split between two threads, 8-byte words, a pitch of 2 mod 4 floats),
-// then writes the tile's coefficients times the gain 36 z^2 (the box holds them divided by
-// (6 z)^2). Truncating the recursions' start-ups at 12 samples costs at most 1.7e-7 of the range
-// per pass (docs/ops/bspline.md). 128 x 64 tiles: 1.6 box samples per coefficient, 4 blocks of
-// 256 threads per SM (register bound), 54 KB of shared memory each.
+// (iir_box::rec_box: lines split between two threads with closed-form segment starts, 8-byte
+// words, a pitch of 2 mod 4 floats), then writes the tile's coefficients times the gain 36 z^2
+// (the box holds them divided by (6 z)^2). Truncating the recursions' start-ups at 12 samples
+// costs at most 1.7e-7 of the range per pass (docs/ops/bspline.md). 128 x 64 tiles: 1.6 box
+// samples per coefficient, 4 blocks of 256 threads per SM (register bound), 54 KB of shared
+// memory each.
 constexpr int kBoxW = 128, kBoxH = 64;
 
 __global__ void __launch_bounds__(iir_box::kRThreads, 4)

@@ -70,31 +70,34 @@ __device__ __forceinline__ void cp_async_row_map(unsigned d, const float* g,
         "l"(g + xm[5]), "r"(n));
 }
 
-// The exact IIR along one line of the box in shared memory, in place, split between two threads:
-// the left one stores the coefficients (times 1 / (6 z)) on [H, m), the right one on [m, B - H)
-// (B >= 2H + 2, m even in [H, B - H]). Each first copies the H samples of the other half it needs
-// into registers (iir_*_load; a barrier must follow before any thread runs iir_*_run): the left
-// half continues its causal recursion over [m, m + H) and starts its anticausal one there; the
-// right half starts its causal recursion at m - H. Every recursion thus starts H samples before
-// the first value it stores, as in the unsplit form, and the two threads write disjoint samples.
-// Two forms, both on 8-byte words (the box pitch is even):
-//  - iir_row_*: one row x[0, B), B even, read and written as pairs of consecutive samples;
-//  - iir_col_*: two adjacent columns at once, x[i * st] and x[i * st + 1] for i in [0, B), two
-//    independent recursions in the two halves of a float2.
-// Both give the same sums, in the same order, as a one-sample recursion.
+// The exact IIR along one segment [s, e) of a line of the box in shared memory, in place: each
+// line is split between threads, which store the coefficients (times 1 / (6 z)) on disjoint
+// segments. A thread first takes its segment's two start values from the raw samples H before
+// and H after it (seg_*_starts: bspline::iir_segment_starts, the closed forms of starting each
+// recursion H samples outside the segment); a barrier must follow before any thread runs its
+// segment (seg_*_run), since the neighbours overwrite those samples. Two forms, both on 8-byte
+// words (the box pitch is even):
+//  - seg_row_*: one row, s and e even, read and written as pairs of consecutive samples;
+//  - seg_col_*: two adjacent columns at once, x[i * st] and x[i * st + 1], two independent
+//    recursions in the two halves of a float2.
+// (Before 2026-11-26 each thread ran the recursions over the H samples on either side instead,
+// holding its neighbour's in registers: the same sums up to rounding, 3% slower; warp.md 9.3.)
 __device__ __forceinline__ float2 fma2(float z, float2 a, float2 b) {
     return make_float2(fmaf(z, a.x, b.x), fmaf(z, a.y, b.y));
 }
 __device__ __forceinline__ float2 neg2(float2 a) { return make_float2(-a.x, -a.y); }
 
-template <int H>
-__device__ __forceinline__ void iir_row_load(const float* x, int m, bool right, float w[H]) {
-    const float2* a = reinterpret_cast<const float2*>(x + (right ? m - H : m));
-#pragma unroll
-    for (int k = 0; k < H / 2; ++k) {
-        const float2 v = a[k];
-        w[2 * k] = v.x, w[2 * k + 1] = v.y;
-    }
+// The start weights in float (folded into immediates where the loops below are unrolled).
+struct SegStarts {
+    float zk[kIirHalo], beta[kIirHalo], alpha;
+};
+__host__ __device__ constexpr SegStarts seg_starts() {
+    constexpr bspline::IirSegmentStarts<kIirHalo> d = bspline::iir_segment_starts<kIirHalo>();
+    SegStarts f{};
+    for (int k = 0; k < kIirHalo; ++k)
+        f.zk[k] = static_cast<float>(d.zk[k]), f.beta[k] = static_cast<float>(d.beta[k]);
+    f.alpha = static_cast<float>(d.alpha);
+    return f;
 }
 
 // The causal recursion over the pairs a[i0, i1), stored; returns its last value.
@@ -120,81 +123,59 @@ __device__ __forceinline__ void anticausal_pairs(float2* a, int i1, int i0, floa
     }
 }
 
-template <int H>
-__device__ __forceinline__ void iir_row_run(float* x, int m, int B, bool right, float w[H],
-                                            float z) {
-    static_assert(H % 2 == 0, "pairs");
+// Row segment [s, e) (s, e even) of the line x: p0 = p(s - 1) and d = sum_l beta_l x(e + l),
+// smallest weights first.
+__device__ __forceinline__ void seg_row_starts(const float* x, int s, int e, float& p0, float& d) {
+    constexpr SegStarts c = seg_starts();
+    constexpr int H = kIirHalo;
+    const float2* a = reinterpret_cast<const float2*>(x);
+    p0 = 0.0f, d = 0.0f;
+#pragma unroll
+    for (int q = H / 2 - 1; q >= 0; --q) {  // x(s - 2 - 2q), x(s - 1 - 2q)
+        const float2 v = a[s / 2 - 1 - q];
+        p0 = fmaf(c.zk[2 * q + 1], v.x, p0);
+        p0 = fmaf(c.zk[2 * q], v.y, p0);
+    }
+#pragma unroll
+    for (int q = H / 2 - 1; q >= 0; --q) {  // x(e + 2q), x(e + 2q + 1)
+        const float2 v = a[e / 2 + q];
+        d = fmaf(c.beta[2 * q + 1], v.y, d);
+        d = fmaf(c.beta[2 * q], v.x, d);
+    }
+}
+
+// Both recursions over the row segment, from its starts; q(e) = -alpha p(e - 1) - d.
+__device__ __forceinline__ void seg_row_run(float* x, int s, int e, float p0, float d, float z) {
+    constexpr SegStarts c = seg_starts();
     float2* a = reinterpret_cast<float2*>(x);
-    if (!right) {
-        float pc = 0.0f;
-#pragma unroll
-        for (int k = 0; k < H / 2; ++k) {  // not read back below
-            const float2 v = a[k];
-            pc = fmaf(z, fmaf(z, pc, v.x), v.y);
-        }
-        pc = causal_pairs(a, H / 2, m / 2, pc, z);
-#pragma unroll
-        for (int k = 0; k < H; ++k) w[k] = pc = fmaf(z, pc, w[k]);
-        float q = 0.0f;
-#pragma unroll
-        for (int k = H - 1; k >= 0; --k) q = fmaf(z, q, -w[k]);
-        anticausal_pairs(a, m / 2, H / 2, q, z);
-    } else {
-        float pc = 0.0f;
-#pragma unroll
-        for (int k = 0; k < H; ++k) pc = fmaf(z, pc, w[k]);
-        causal_pairs(a, m / 2, B / 2, pc, z);
-        float q = 0.0f;
-#pragma unroll
-        for (int i = B / 2 - 1; i >= B / 2 - H / 2; --i) {
-            const float2 v = a[i];
-            q = fmaf(z, fmaf(z, q, -v.y), -v.x);
-        }
-        anticausal_pairs(a, (B - H) / 2, m / 2, q, z);
-    }
+    const float pc = causal_pairs(a, s / 2, e / 2, p0, z);
+    anticausal_pairs(a, e / 2, s / 2, -fmaf(c.alpha, pc, d), z);
 }
 
-template <int H>
-__device__ __forceinline__ void iir_col_load(const float* x, int st, int m, bool right,
-                                             float2 w[H]) {
-    const float* a = x + (right ? m - H : m) * st;
+// The same for two adjacent columns (rows st floats apart), segment [s, e) of rows.
+__device__ __forceinline__ void seg_col_starts(const float* x, int st, int s, int e, float2& p0,
+                                               float2& d) {
+    constexpr SegStarts c = seg_starts();
+    constexpr int H = kIirHalo;
+    auto at = [&](int i) { return *reinterpret_cast<const float2*>(x + i * st); };
+    p0 = make_float2(0.0f, 0.0f), d = p0;
 #pragma unroll
-    for (int k = 0; k < H; ++k) w[k] = *reinterpret_cast<const float2*>(a + k * st);
+    for (int k = H - 1; k >= 0; --k) p0 = fma2(c.zk[k], at(s - 1 - k), p0);
+#pragma unroll
+    for (int l = H - 1; l >= 0; --l) d = fma2(c.beta[l], at(e + l), d);
 }
 
-template <int H>
-__device__ __forceinline__ void iir_col_run(float* x, int st, int m, int B, bool right, float2 w[H],
+__device__ __forceinline__ void seg_col_run(float* x, int st, int s, int e, float2 p0, float2 d,
                                             float z) {
-    auto at = [&](int i) { return reinterpret_cast<float2*>(x + i * st); };
-    if (!right) {
-        float2 pc = make_float2(0.0f, 0.0f);
-        float2* a = at(0);
-#pragma unroll
-        for (int k = 0; k < H; ++k, a += st / 2) pc = fma2(z, pc, *a);  // not read back below
+    constexpr SegStarts c = seg_starts();
+    float2* a = reinterpret_cast<float2*>(x + s * st);
+    float2 pc = p0;
 #pragma unroll 4
-        for (int i = H; i < m; ++i, a += st / 2) *a = pc = fma2(z, pc, *a);
-#pragma unroll
-        for (int k = 0; k < H; ++k) w[k] = pc = fma2(z, pc, w[k]);
-        float2 q = make_float2(0.0f, 0.0f);
-#pragma unroll
-        for (int k = H - 1; k >= 0; --k) q = fma2(z, q, neg2(w[k]));
-        a = at(m - 1);
+    for (int i = s; i < e; ++i, a += st / 2) *a = pc = fma2(z, pc, *a);
+    float2 q = make_float2(-fmaf(c.alpha, pc.x, d.x), -fmaf(c.alpha, pc.y, d.y));
+    a -= st / 2;
 #pragma unroll 4
-        for (int i = m - 1; i >= H; --i, a -= st / 2) *a = q = fma2(z, q, neg2(*a));
-    } else {
-        float2 pc = make_float2(0.0f, 0.0f);
-#pragma unroll
-        for (int k = 0; k < H; ++k) pc = fma2(z, pc, w[k]);
-        float2* a = at(m);
-#pragma unroll 4
-        for (int i = m; i < B; ++i, a += st / 2) *a = pc = fma2(z, pc, *a);
-        float2 q = make_float2(0.0f, 0.0f);
-        a = at(B - 1);
-#pragma unroll
-        for (int k = 0; k < H; ++k, a -= st / 2) q = fma2(z, q, neg2(*a));
-#pragma unroll 4
-        for (int i = B - 1 - H; i >= m; --i, a -= st / 2) *a = q = fma2(z, q, neg2(*a));
-    }
+    for (int i = e - 1; i >= s; --i, a -= st / 2) *a = q = fma2(z, q, neg2(*a));
 }
 
 // Steps 1-3 of the recursive fused kernel on the input box [xa, xa + iw) x [ya, ya + ih) (iw
@@ -245,36 +226,40 @@ __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int p
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
     const float z = static_cast<float>(bspline::kPole);
-    // 2. Row pass (all rows; coefficient columns [H, iw - H) stored): rows split between threads
-    // t and t + 128 (iir_row_*), warps 0-3 the left halves, 4-7 the right ones; 8-byte words, the
-    // lanes of a half-warp on 16 consecutive rows (pitch 2 mod 4: no bank conflict).
+    // 2. Row pass (all rows; coefficient columns [H, iw - H) stored): each row split between
+    // threads t and t + 128 at m (segments [H, m) and [m, iw - H), seg_row_*), warps 0-3 the
+    // left segments, 4-7 the right ones; 8-byte words, the lanes of a half-warp on 16 consecutive
+    // rows (pitch 2 mod 4: no bank conflict).
     constexpr int kHalf = kRThreads / 2;
     const bool right = tid >= kHalf;
     const int lane_line = tid & (kHalf - 1);
     {
         const int m = (iw >> 1) & ~1;
-        float w[H];
+        const int s0 = right ? m : H, e0 = right ? iw - H : m;
         for (int base = 0; base < ih; base += kHalf) {  // block-uniform rounds of 128 rows
             const int j = base + lane_line;
-            if (j < ih) iir_row_load<H>(s + j * pitch, m, right, w);
+            float p0 = 0.0f, d = 0.0f;
+            if (j < ih) seg_row_starts(s + j * pitch, s0, e0, p0, d);
             __syncthreads();
-            if (j < ih) iir_row_run<H>(s + j * pitch, m, iw, right, w, z);
+            if (j < ih) seg_row_run(s + j * pitch, s0, e0, p0, d, z);
         }
     }
     __syncthreads();
     // 3. Column pass on the coefficient columns (coefficient rows [H, ih - H) stored), two
-    // adjacent columns per thread (iir_col_*), each pair split between two threads as the rows.
+    // adjacent columns per thread (seg_col_*), each pair split between two threads as the rows.
     // (Trimming each column to the rows the tile's outputs read there was measured slower: the
     // lanes of a warp then walk different rows, and the shared loads became 2.2-way
-    // bank-conflicted; docs/ops/warp.md 9.3, round 5.)
+    // bank-conflicted; docs/ops/warp.md 9.3, round 5. Splitting each pair between up to 4 threads,
+    // so that twice as many work, measured no faster: round 16.)
     {
         const int m = ih >> 1, pairs = (iw - 2 * H) >> 1;
-        float2 w[H];
+        const int s0 = right ? m : H, e0 = right ? ih - H : m;
         for (int base = 0; base < pairs; base += kHalf) {  // block-uniform rounds of 128 pairs
             const int c = H + 2 * (base + lane_line);
-            if (base + lane_line < pairs) iir_col_load<H>(s + c, pitch, m, right, w);
+            float2 p0 = make_float2(0.0f, 0.0f), d = p0;
+            if (base + lane_line < pairs) seg_col_starts(s + c, pitch, s0, e0, p0, d);
             __syncthreads();
-            if (base + lane_line < pairs) iir_col_run<H>(s + c, pitch, m, ih, right, w, z);
+            if (base + lane_line < pairs) seg_col_run(s + c, pitch, s0, e0, p0, d, z);
         }
     }
     __syncthreads();

@@ -156,4 +156,38 @@ inline double fir_error_bound_2d(int length) {
     return fir_error_bound_1d(length) * (f1 + 3.0);
 }
 
+// ---------------------------------------------------------------- truncated IIR on a segment
+// The two recursions p(i) = x(i) + z p(i - 1) and q(i) = z q(i + 1) - p(i) (the exact filter up
+// to the gain: c = 6 z q) on a segment [s, e) of a line, each started H samples outside it as the
+// CUDA box kernels do (p = 0 before x(s - H), q = 0 after p(e + H - 1); the tails they drop weigh
+// at most 2 sqrt(3) |z|^(H+1) / (1 - |z|) of the range, docs/ops/bspline.md). Their start values
+// in closed form, so that a thread can take them from the raw samples before its neighbours
+// overwrite those and then run its segment with no warm-up steps:
+//   p(s - 1) = sum_{k < H} z^k x(s - 1 - k);
+//   q(e)     = -sum_{j < H} z^j p(e + j), where p(e + j) = z^(j+1) p(e - 1) + sum_{l <= j}
+//              z^(j-l) x(e + l), so q(e) = -alpha p(e - 1) - sum_{l < H} beta_l x(e + l) with
+//              alpha = sum_{j < H} z^(2j+1) and beta_l = sum_{j = l}^{H-1} z^(2j-l).
+template <int H>
+struct IirSegmentStarts {
+    double zk[H];    // z^k: weight of x(s - 1 - k) in p(s - 1)
+    double beta[H];  // weight of x(e + l) in -q(e)
+    double alpha;    // weight of p(e - 1) in -q(e)
+};
+
+template <int H>
+constexpr IirSegmentStarts<H> iir_segment_starts() {
+    IirSegmentStarts<H> r{};
+    double zp[2 * H + 1] = {};
+    zp[0] = 1.0;
+    for (int i = 1; i <= 2 * H; ++i) zp[i] = zp[i - 1] * kPole;
+    r.alpha = 0.0;
+    for (int j = 0; j < H; ++j) r.alpha += zp[2 * j + 1];
+    for (int k = 0; k < H; ++k) {
+        r.zk[k] = zp[k];
+        r.beta[k] = 0.0;
+        for (int j = H - 1; j >= k; --j) r.beta[k] += zp[2 * j - k];
+    }
+    return r;
+}
+
 }  // namespace upres::bspline
