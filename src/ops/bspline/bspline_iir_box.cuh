@@ -30,6 +30,17 @@ __host__ __device__ constexpr int box_width(int n) { return (n + 2 * kIirHalo + 
 // of 16 consecutive rows or column pairs then hit distinct banks.
 __host__ __device__ constexpr int box_pitch(int w) { return w % 4 == 2 ? w : w + 2; }
 
+// border_index, with Mirror (the default border) taken by one reflection, without a division,
+// when the index lies less than a period outside [0, n) (a box reaching past a side).
+__device__ __forceinline__ int box_index(int i, int n, Border ext) {
+    if (i >= 0 && i < n) return i;
+    if (ext == Border::Mirror && n > 1) {
+        if (i < 0 && i > -n) return -i;
+        if (i >= n && i <= 2 * n - 2) return 2 * n - 2 - i;
+    }
+    return border_index(i, n, ext);
+}
+
 // One lane's samples of a box row: g[32 k] -> shared d + 128 k for the chunks k with 32 k < n, at
 // immediate offsets from the two base addresses (one cp.async and one compare per chunk; the
 // compiler's own version recomputed both 64-bit addresses per chunk). 4-byte cp.async (global ->
@@ -52,22 +63,31 @@ __device__ __forceinline__ void cp_async_row(unsigned d, const float* g, int n) 
         "l"(g), "r"(n));
 }
 
-// As cp_async_row, the chunks' sources at g + xm[k] (a row crossing a side of the image).
+// As cp_async_row, the chunks' sources at the bytes g + xo[k] (a row crossing a side of the
+// image; xo: this lane's byte offsets, 4 * its source column per chunk). The 64-bit addresses
+// are formed in the asm block from the row pointer (two adds per chunk: the compiler's version
+// folded each offset into a 64-bit multiply-add of the row index, ~8 instructions per chunk).
 __device__ __forceinline__ void cp_async_row_map(unsigned d, const float* g,
-                                                 const int (&xm)[kRMaxChunks], int n) {
+                                                 const unsigned (&xo)[kRMaxChunks], int n) {
     static_assert(kRMaxChunks == 6, "one line per chunk below");
     asm volatile(
         "{\n"
         " .reg .pred p;\n"
-        " setp.gt.s32 p, %7, 0;   @p cp.async.ca.shared.global [%0], [%1], 4;\n"
-        " setp.gt.s32 p, %7, 32;  @p cp.async.ca.shared.global [%0+128], [%2], 4;\n"
-        " setp.gt.s32 p, %7, 64;  @p cp.async.ca.shared.global [%0+256], [%3], 4;\n"
-        " setp.gt.s32 p, %7, 96;  @p cp.async.ca.shared.global [%0+384], [%4], 4;\n"
-        " setp.gt.s32 p, %7, 128; @p cp.async.ca.shared.global [%0+512], [%5], 4;\n"
-        " setp.gt.s32 p, %7, 160; @p cp.async.ca.shared.global [%0+640], [%6], 4;\n"
+        " .reg .u64 a;\n"
+        " setp.gt.s32 p, %8, 0;   cvt.u64.u32 a, %2; add.u64 a, a, %1;"
+        " @p cp.async.ca.shared.global [%0], [a], 4;\n"
+        " setp.gt.s32 p, %8, 32;  cvt.u64.u32 a, %3; add.u64 a, a, %1;"
+        " @p cp.async.ca.shared.global [%0+128], [a], 4;\n"
+        " setp.gt.s32 p, %8, 64;  cvt.u64.u32 a, %4; add.u64 a, a, %1;"
+        " @p cp.async.ca.shared.global [%0+256], [a], 4;\n"
+        " setp.gt.s32 p, %8, 96;  cvt.u64.u32 a, %5; add.u64 a, a, %1;"
+        " @p cp.async.ca.shared.global [%0+384], [a], 4;\n"
+        " setp.gt.s32 p, %8, 128; cvt.u64.u32 a, %6; add.u64 a, a, %1;"
+        " @p cp.async.ca.shared.global [%0+512], [a], 4;\n"
+        " setp.gt.s32 p, %8, 160; cvt.u64.u32 a, %7; add.u64 a, a, %1;"
+        " @p cp.async.ca.shared.global [%0+640], [a], 4;\n"
         "}\n" ::"r"(d),
-        "l"(g + xm[0]), "l"(g + xm[1]), "l"(g + xm[2]), "l"(g + xm[3]), "l"(g + xm[4]),
-        "l"(g + xm[5]), "r"(n));
+        "l"(g), "r"(xo[0]), "r"(xo[1]), "r"(xo[2]), "r"(xo[3]), "r"(xo[4]), "r"(xo[5]), "r"(n));
 }
 
 // The exact IIR along one segment [s, e) of a line of the box in shared memory, in place: each
@@ -189,16 +209,16 @@ __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int p
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     // 1. Gather the input box: one warp per row (the row through the prefilter's extension), 4-byte
     // cp.async per sample (fire and forget: the whole box is in flight at once) at immediate
-    // offsets from one row pointer; columns through per-lane indices (xm) when the box crosses a
-    // side.
+    // offsets from one row pointer; columns through per-lane byte offsets (xo) when the box crosses
+    // a side.
     const int W = src.width, Hs = src.height;
     const Border ext = bspline::prefilter_extension(border);
     const bool cols_inside = xa >= 0 && xa + iw <= W;
-    int xm[kRMaxChunks];  // this lane's source columns when the box crosses a side
+    unsigned xo[kRMaxChunks];  // this lane's source columns (bytes) when the box crosses a side
     if (!cols_inside) {
 #pragma unroll
         for (int k = 0; k < kRMaxChunks; ++k)
-            xm[k] = tx + 32 * k < iw ? border_index(xa + tx + 32 * k, W, ext) : 0;
+            xo[k] = tx + 32 * k < iw ? 4u * box_index(xa + tx + 32 * k, W, ext) : 0u;
     }
     if constexpr (kWide) {  // zero what the wide tap reads touch outside the box (no NaN x 0)
         for (int r = tid; r < ih; r += kRThreads)
@@ -216,11 +236,11 @@ __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int p
         unsigned d = s_base + 4u * static_cast<unsigned>(ty * pitch + tx);
         const unsigned dstep = 4u * kRRows * static_cast<unsigned>(pitch);
         for (int j = ty; j < ih; j += kRRows, d += dstep) {
-            const float* g = src.row(border_index(ya + j, Hs, ext));
+            const float* g = src.row(box_index(ya + j, Hs, ext));
             if (cols_inside)
                 cp_async_row(d, g + xa + tx, iw - tx);
             else
-                cp_async_row_map(d, g, xm, iw - tx);
+                cp_async_row_map(d, g, xo, iw - tx);
         }
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
