@@ -95,7 +95,8 @@ __device__ __forceinline__ void cp_async_row_map(unsigned d, const float* g,
 // segments. A thread first takes its segment's two start values from the raw samples H before
 // and H after it (seg_*_starts: bspline::iir_segment_starts, the closed forms of starting each
 // recursion H samples outside the segment); a barrier must follow before any thread runs its
-// segment (seg_*_run), since the neighbours overwrite those samples. Two forms, both on 8-byte
+// segment (seg_*_run), since the neighbours overwrite those samples. A segment needs H samples
+// of the line on each side (s >= H, e + H <= the line's length). Two forms, both on 8-byte
 // words (the box pitch is even):
 //  - seg_row_*: one row, s and e even, read and written as pairs of consecutive samples;
 //  - seg_col_*: two adjacent columns at once, x[i * st] and x[i * st + 1], two independent
