@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "ops/bspline/bspline_math.hpp"
 #include "test_util.hpp"
 
 #if UPRES_HAVE_CUDA
 #include "core/span2d.hpp"
 #include "ops/bspline/bspline_backends.hpp"
-#include "ops/bspline/bspline_math.hpp"
 #endif
 
 namespace upres {
