@@ -19,12 +19,13 @@
 // linear_per_output, cubic_per_output and bspline_fir15_per_output (the per-output kernels
 // instead of the tiled default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter
 // and interpolation in one pass, the recursive fused kernel that upres::warp runs for such plans)
-// and the same kernel with its tap form forced: bspline_iir_fused_narrow, _wide and _narrow16
-// (warp_bspline_rec), linear_tiled, cubic_tiled and bspline_interp_tiled (cuda_schedule = 2: the
-// tiled kernel, which resizes took before the separable kernel; u8 Linear: warp_affine_kernel).
-// B-spline times include the prefilter. Bytes: input read once + output written
-// once (the floor of every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth
-// measured in the same process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
+// and the same kernel with its tap form forced: bspline_iir_fused_narrow, _wide, _narrow16,
+// _wide16, _narrow8 and _wide8 (warp_bspline_rec: tap forms 0 to 5), linear_tiled, cubic_tiled
+// and bspline_interp_tiled (cuda_schedule = 2: the tiled kernel, which resizes took before the
+// separable kernel; u8 Linear: warp_affine_kernel). B-spline times include the prefilter. Bytes:
+// input read once + output written once (the floor of every mode); "copy_frac" is bytes/s over
+// the device-to-device copy bandwidth measured in the same process (copy_bytes_per_s(), also
+// reported as Cuda_WarpCopyFloor).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -69,7 +70,10 @@ enum Mode {
     kCubicPerOutput,  // Keys cubic on the per-output kernel (its schedule until 2026-11-25)
     kLinearTiled,     // WarpPlan::cuda_schedule 2: the tiled kernel (u8: warp_affine_kernel)
     kCubicTiled,      // Keys cubic, cuda_schedule 2 (the resize schedule before the separable one)
-    kBsplineInterpTiled,  // bspline_interp with cuda_schedule 2
+    kBsplineInterpTiled,      // bspline_interp with cuda_schedule 2
+    kBsplineIirFusedWide16,   // the recursive fused kernel, tap form 3 (8-byte pairs, 16 x 2)
+    kBsplineIirFusedNarrow8,  // tap form 4 (4-byte loads, 8 x 4 outputs per warp)
+    kBsplineIirFusedWide8,    // tap form 5 (8-byte pairs, 8 x 4)
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -91,7 +95,10 @@ const char* const kModeNames[] = {"nearest",
                                   "cubic_per_output",
                                   "linear_tiled",
                                   "cubic_tiled",
-                                  "bspline_interp_tiled"};
+                                  "bspline_interp_tiled",
+                                  "bspline_iir_fused_wide16",
+                                  "bspline_iir_fused_narrow8",
+                                  "bspline_iir_fused_wide8"};
 
 // Device-to-device copy bandwidth (read + write bytes per second) of this process: median of 20
 // event-timed runs of the bench copy kernel over 2 x 256 MiB, measured once.
@@ -176,6 +183,10 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
     }
     if (mode == kBsplineIirFusedRowMajor || mode == kBsplineIirFusedYFirst) {
         cuda::warp_bspline_rec(src, dst, p, 0, st, -1, mode == kBsplineIirFusedRowMajor ? 0 : 2);
+        return;
+    }
+    if (mode >= kBsplineIirFusedWide16) {  // tap forms 3, 4, 5
+        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFusedWide16 + 3);
         return;
     }
     if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2
@@ -409,17 +420,34 @@ void Cuda_MallocFree(benchmark::State& state) {
 BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(Cuda_WarpRotate)
-    ->ArgsProduct({{kNearest, kLinear, kCubic, kBsplineIir, kBsplineFir15, kBsplineFir15Fused,
-                    kBsplineFir15Texture, kLinearTexture, kBsplineInterp, kLinearPerOutput,
-                    kBsplineFir15PerOutput, kBsplineIirFused, kBsplineIirFusedNarrow,
-                    kBsplineIirFusedWide, kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor,
-                    kBsplineIirFusedYFirst, kCubicPerOutput},
+    ->ArgsProduct({{kNearest,
+                    kLinear,
+                    kCubic,
+                    kBsplineIir,
+                    kBsplineFir15,
+                    kBsplineFir15Fused,
+                    kBsplineFir15Texture,
+                    kLinearTexture,
+                    kBsplineInterp,
+                    kLinearPerOutput,
+                    kBsplineFir15PerOutput,
+                    kBsplineIirFused,
+                    kBsplineIirFusedNarrow,
+                    kBsplineIirFusedWide,
+                    kBsplineIirFusedNarrow16,
+                    kBsplineIirFusedRowMajor,
+                    kBsplineIirFusedYFirst,
+                    kCubicPerOutput,
+                    kBsplineIirFusedWide16,
+                    kBsplineIirFusedNarrow8,
+                    kBsplineIirFusedWide8},
                    {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateAngle)
     ->ArgsProduct({{kBsplineIirFused, kBsplineIirFusedNarrow, kBsplineIirFusedWide,
-                    kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor},
+                    kBsplineIirFusedNarrow16, kBsplineIirFusedRowMajor, kBsplineIirFusedWide16,
+                    kBsplineIirFusedNarrow8, kBsplineIirFusedWide8},
                    {-30, 10, 45, 60}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -64,9 +64,9 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 // ErrorCode::Internal when !warp_rec_supported(). tap_form: how the interpolation reads the taps
 // from shared memory: -1 the form with the fewest modelled bank conflicts for the plan (what
 // upres::warp runs); otherwise bit 0 the row form (0: four 4-byte loads, 1: two 8-byte loads and
-// one 4-byte load, fewer wavefronts for some rotations) and bit 1 the warp's outputs (0: 32 x 1,
-// 1: 16 x 2). The two row forms give identical results; the layouts differ by float rounding of
-// the coordinates (tests run all four).
+// one 4-byte load, fewer wavefronts for some rotations) and bits 1-2 the warp's outputs (0: 32 x
+// 1, 1: 16 x 2, 2: 8 x 4), so 0 to 5. The two row forms give identical results; the layouts
+// differ by float rounding of the coordinates (tests run all six).
 // tile_order: the order in which blocks take the 64 x 64 output tiles (same results): -1 the
 // default, edges first along both axes (3); 0 row-major; bit 0 / bit 1 edges first (0, n - 1, 1,
 // n - 2, ...) along x / y. Edges first puts the tiles whose boxes cross a side of the image (the

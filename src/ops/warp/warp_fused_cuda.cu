@@ -324,14 +324,15 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 // ---------------------------------------------------------------- recursive fused kernel
 // The exact (IIR) prefilter and the interpolation in one pass, float images, 1 channel
 // (warp_bspline_rec, warp_cuda.hpp). Per block of 256 threads, a kRT x kRT output tile:
-//  1. the tile's coefficient box (the taps' footprint, as LeanGrid / tile_box) widened by
-//     kIirHalo samples on each side (and to an even width) is gathered into shared memory with
-//     4-byte cp.async (one warp per row, immediate offsets from one row pointer), through the
-//     prefilter's extension (bspline::prefilter_extension: for Mirror, Reflect, Wrap and Constant
-//     the prefiltered extended image is the tap extension of the coefficients, so the box needs
-//     no border logic afterwards); rows a pitch of 2 mod 4 floats apart, so the passes below
-//     (8-byte words; lanes on consecutive rows, then on consecutive column pairs) are free of
-//     bank conflicts;
+//  1. the tile's coefficient box (the taps' footprint in double, without LeanGrid's rounding
+//     margin: a float coordinate whose floor differs reads a halo sample at a weight below
+//     1e-12, round 17) widened by kIirHalo samples on each side (and to an even width) is gathered
+//     into shared memory with 4-byte cp.async (one warp per row, immediate offsets from one row
+//     pointer), through the prefilter's extension (bspline::prefilter_extension: for Mirror,
+//     Reflect, Wrap and Constant the prefiltered extended image is the tap extension of the
+//     coefficients, so the box needs no border logic afterwards); rows a pitch of 2 mod 4 floats
+//     apart, so the passes below (8-byte words; lanes on consecutive rows, then on consecutive
+//     column pairs) are free of bank conflicts;
 //  2. row pass, in place: the causal recursion p(i) = x(i) + z p(i - 1) from the box's first
 //     sample (p = 0 before it), then q(i) = z q(i + 1) - p(i) from its last sample; q is stored
 //     on the coefficient columns. The IIR's coefficient is 6 z q (scipy's c- = z (c-(i + 1) -
@@ -348,7 +349,7 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 //     (seg_col_*);
 //  4. B-spline interpolation from the coefficients in shared memory (float coordinates from the
 //     tile origin as tile_coord, bspline_weights6), 16 outputs per thread, a warp's 32 outputs
-//     as 32 x 1 or 16 x 2. Each row of 4 taps is read either as four 4-byte loads or
+//     as 32 x 1, 16 x 2 or 8 x 4. Each row of 4 taps is read either as four 4-byte loads or
 //     (RecParams::wide) as two aligned 8-byte loads and one 4-byte load with the weights shifted
 //     by the first tap's parity; the host picks the pitch, the form and the layout with the
 //     fewest modelled wavefronts (rec_pitch).
@@ -371,7 +372,7 @@ struct RecParams {
     int max_w, max_h;  // input box bound (host)
     int pitch;         // 2 mod 4, >= max_w
     int wide;          // 1: the interpolation reads each tap row as 2 x 8 + 4 bytes (rec_pitch)
-    int lanes_x;       // 32 or 16: a warp's outputs in the interpolation, lanes_x x (32 / lanes_x)
+    int lanes_x;       // 32, 16 or 8: a warp's interpolation outputs, lanes_x x (32 / lanes_x)
     int edges_first;   // bit 0 (x), bit 1 (y): tiles in the order 0, n - 1, 1, n - 2, ... along it
 };
 
@@ -385,11 +386,11 @@ __device__ __forceinline__ int edges_first_index(int k, int n) {
 bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
     if (!tile_grid(p, kRT, dst_w, dst_h, r.g)) return false;
-    // floor(a) - floor(b) <= ceil(a - b); + 6 for the taps and margins, + 1 for rounding.
+    // floor(a) - floor(b) <= ceil(a - b); + 4 for the taps, + 1 for rounding.
     const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
     if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
-    r.max_w = box_width(static_cast<int>(std::ceil(dw)) + 7);  // even, as iw
-    r.max_h = static_cast<int>(std::ceil(dh)) + 7 + 2 * kIirHalo;
+    r.max_w = box_width(static_cast<int>(std::ceil(dw)) + 5);  // even, as iw
+    r.max_h = static_cast<int>(std::ceil(dh)) + 5 + 2 * kIirHalo;
     return true;
 }
 
@@ -475,19 +476,21 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
         fma(static_cast<double>(tby), rp.g.duy, fma(static_cast<double>(tbx), rp.g.dux, rp.g.u0));
     const double vb =
         fma(static_cast<double>(tby), rp.g.dvy, fma(static_cast<double>(tbx), rp.g.dvx, rp.g.v0));
-    // Coefficient box [floor(u_lo) - 2, floor(u_hi) + 3] (as LeanGrid), input box H wider.
-    const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 2;
-    const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 2;
+    // Coefficient box [floor(u_lo) - 1, floor(u_hi) + 2]: the taps of the coordinates in double,
+    // with no margin for the float coordinates below (rec_tap_sum: where their floor differs,
+    // the extra tap's weight is below 1e-12); input box H wider.
+    const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 1;
+    const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 1;
     const int xa = cxa - H, ya = cya - H;
-    const int iw = box_width(static_cast<int>(floor(ub + rp.g.uhi)) + 3 - cxa + 1);  // even
-    const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 3 - cya + 1 + 2 * H;
+    const int iw = box_width(static_cast<int>(floor(ub + rp.g.uhi)) + 2 - cxa + 1);  // even
+    const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 2 - cya + 1 + 2 * H;
     if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
         rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
         return;
     }
     rec_box<kWide>(src, s, rp.pitch, p.border, xa, ya, iw, ih);
     // 4. Interpolate (coordinates relative to the input box; taps inside its coefficient part).
-    // The warp's lanes cover lx x (32 / lx) outputs (RecParams::lanes_x, 32 or 16: the layout
+    // The warp's lanes cover lx x (32 / lx) outputs (RecParams::lanes_x, 32, 16 or 8: the layout
     // with the fewest modelled bank conflicts, rec_pitch): thread (ix, iy) computes the outputs
     // (x0 + ix + lx cx, y0 + iy + ry r), ry = 8 (32 / lx), at box coordinate b + (ix + lx cx) m +
     // (iy + ry r) m', in float as tile_coord; the B-spline weights times 6 (bspline_weights6),
@@ -508,11 +511,45 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const int last = (ih - 4) * rp.pitch + iw - 4;  // largest first-tap offset in the box
     const int ps = rp.pitch;
     // Output r of column cx at row0 + lx cx + r ostep; nrows: the image rows from this thread's
-    // first. One loop of 4 rounds of 4 outputs: round `it` takes column cx = it >> sh and rows
-    // r0..r0 + 3, r0 = 4 (it & sh) (sh = 1 for 32 x 1 lanes, 2 rounds per column; 0 for 16 x 2).
+    // first.
     const std::ptrdiff_t ostep = ry * dst.stride;
     const int nrows = dst.height - (y0 + iy);
     float* const row0 = dst.data + static_cast<std::ptrdiff_t>(y0 + iy) * dst.stride + x0 + ix;
+    if (lx == 8) {
+        // 8 x 4 lanes: 8 columns of 2 rows per thread; round `it` takes columns 2 it and 2 it + 1,
+        // rows 0 and 1 (output k: column 2 it + (k >> 1), row k & 1).
+#pragma unroll 1
+        for (int it = 0; it < 4; ++it) {
+            const int x = x0 + ix + 16 * it;
+            if (x >= dst.width) break;  // the columns do not decrease with it
+            float cu[2], cv[2];
+#pragma unroll
+            for (int c = 0; c < 2; ++c) {
+                const float fx = static_cast<float>(8 * (2 * it + c));
+                cu[c] = fmaf(fx, m0, bu), cv[c] = fmaf(fx, m3, bv);
+            }
+            float out[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const float fr = static_cast<float>(k & 1);
+                const float lu = fmaf(fr, su, cu[k >> 1]), lv = fmaf(fr, sv, cv[k >> 1]);
+                out[k] = rec_tap_sum<kWide>(s, ps, last, lu, lv);
+                if constexpr (kFill)
+                    if (constant_outside(p, b, lu, lv, x + 8 * (k >> 1), y0 + iy + ry * (k & 1), W,
+                                         Hs))
+                        out[k] = p.fill;
+            }
+            float* op = row0 + 16 * it;
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                if (ry * (k & 1) < nrows && (k < 2 || x + 8 < dst.width))
+                    op[8 * (k >> 1) + (k & 1) * ostep] = out[k];
+        }
+        return;
+    }
+    // 32 x 1 and 16 x 2 lanes: one loop of 4 rounds of 4 outputs; round `it` takes column
+    // cx = it >> sh and rows r0..r0 + 3, r0 = 4 (it & sh) (sh = 1 for 32 x 1 lanes, 2 rounds per
+    // column; 0 for 16 x 2).
     const int sh = ncx == 2 ? 1 : 0;
 #pragma unroll 1
     for (int it = 0; it < 4; ++it) {
@@ -572,10 +609,10 @@ double rec_tap_cost(const long long (&a)[32], int ps, int wide) {
     return cost;
 }
 
-// The box pitch (2 mod 4, first..last), the tap-load form and the lane layout (32 x 1 or 16 x 2
-// outputs per warp) with the fewest modelled wavefronts for the plan's steps (rec_tap_cost over
-// 16 sub-pixel origins); at equal cost the plain form and the 32 x 1 layout (whole 128-byte rows
-// of output per store). Cached per host thread.
+// The box pitch (2 mod 4, first..last), the tap-load form and the lane layout (32 x 1, 16 x 2 or
+// 8 x 4 outputs per warp) with the fewest modelled wavefronts for the plan's steps (rec_tap_cost
+// over 16 sub-pixel origins); at equal cost the plain form and the 32 x 1 layout (whole 128-byte
+// rows of output per store). Cached per host thread.
 void rec_pitch(const WarpPlan& p, int first, int last, int& pitch, int& wide, int& lanes_x) {
     struct Entry {
         double m0, m1, m3, m4;
@@ -590,7 +627,7 @@ void rec_pitch(const WarpPlan& p, int first, int last, int& pitch, int& wide, in
             return;
         }
     double best = 1e30;
-    for (int lx = 32; lx >= 16; lx /= 2)
+    for (int lx = 32; lx >= 8; lx /= 2)
         for (int cand = first; cand <= last; cand += 4)
             for (int wd = 0; wd < 2; ++wd) {
                 double cost = 0;
@@ -684,15 +721,15 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
     RecParams rp{};
     if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
         throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
-    if (tap_form < -1 || tap_form > 3)
+    if (tap_form < -1 || tap_form > 5)
         throw Error(ErrorCode::InvalidArgument,
-                    "cuda::warp_bspline_rec: tap_form must be -1, 0, 1, 2 or 3, got " +
+                    "cuda::warp_bspline_rec: tap_form must be -1 or 0 to 5, got " +
                         std::to_string(tap_form));
     if (tile_order < -1 || tile_order > 3)
         throw Error(ErrorCode::InvalidArgument,
                     "cuda::warp_bspline_rec: tile_order must be -1, 0, 1, 2 or 3, got " +
                         std::to_string(tile_order));
-    if (tap_form >= 0) rp.wide = tap_form & 1, rp.lanes_x = tap_form & 2 ? 16 : 32;
+    if (tap_form >= 0) rp.wide = tap_form & 1, rp.lanes_x = 32 >> (tap_form >> 1);
     rp.edges_first = tile_order < 0 ? 3 : tile_order;
     rp.fp.p = plan;
     rp.fp.src_w = src.width;
