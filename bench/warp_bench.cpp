@@ -419,29 +419,16 @@ void Cuda_MallocFree(benchmark::State& state) {
 // The copy floor (the same kernel copy_bytes_per_s() times, for the report).
 BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
+// Every mode but the tiled-schedule comparisons (resizes' schedules, Cuda_WarpZoom / Video).
+std::vector<std::int64_t> rotate_modes() {
+    std::vector<std::int64_t> m;
+    for (int k = kNearest; k <= kBsplineIirFusedWide8; ++k)
+        if (k != kLinearTiled && k != kCubicTiled && k != kBsplineInterpTiled) m.push_back(k);
+    return m;
+}
+
 BENCHMARK(Cuda_WarpRotate)
-    ->ArgsProduct({{kNearest,
-                    kLinear,
-                    kCubic,
-                    kBsplineIir,
-                    kBsplineFir15,
-                    kBsplineFir15Fused,
-                    kBsplineFir15Texture,
-                    kLinearTexture,
-                    kBsplineInterp,
-                    kLinearPerOutput,
-                    kBsplineFir15PerOutput,
-                    kBsplineIirFused,
-                    kBsplineIirFusedNarrow,
-                    kBsplineIirFusedWide,
-                    kBsplineIirFusedNarrow16,
-                    kBsplineIirFusedRowMajor,
-                    kBsplineIirFusedYFirst,
-                    kCubicPerOutput,
-                    kBsplineIirFusedWide16,
-                    kBsplineIirFusedNarrow8,
-                    kBsplineIirFusedWide8},
-                   {2048}})
+    ->ArgsProduct({rotate_modes(), {2048}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpRotateAngle)
