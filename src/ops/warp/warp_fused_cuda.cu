@@ -515,6 +515,13 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const std::ptrdiff_t ostep = ry * dst.stride;
     const int nrows = dst.height - (y0 + iy);
     float* const row0 = dst.data + static_cast<std::ptrdiff_t>(y0 + iy) * dst.stride + x0 + ix;
+    // Output (x, y) at box coordinate (lu, lv), the fill value where Constant puts it.
+    auto value = [&](float lu, float lv, int x, int y) {
+        float o = rec_tap_sum<kWide>(s, ps, last, lu, lv);
+        if constexpr (kFill)
+            if (constant_outside(p, b, lu, lv, x, y, W, Hs)) o = p.fill;
+        return o;
+    };
     if (lx == 8) {
         // 8 x 4 lanes: 8 columns of 2 rows per thread; round `it` takes columns 2 it and 2 it + 1,
         // rows 0 and 1 (output k: column 2 it + (k >> 1), row k & 1).
@@ -533,11 +540,7 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
             for (int k = 0; k < 4; ++k) {
                 const float fr = static_cast<float>(k & 1);
                 const float lu = fmaf(fr, su, cu[k >> 1]), lv = fmaf(fr, sv, cv[k >> 1]);
-                out[k] = rec_tap_sum<kWide>(s, ps, last, lu, lv);
-                if constexpr (kFill)
-                    if (constant_outside(p, b, lu, lv, x + 8 * (k >> 1), y0 + iy + ry * (k & 1), W,
-                                         Hs))
-                        out[k] = p.fill;
+                out[k] = value(lu, lv, x + 8 * (k >> 1), y0 + iy + ry * (k & 1));
             }
             float* op = row0 + 16 * it;
 #pragma unroll
@@ -564,10 +567,7 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
         for (int k = 0; k < 4; ++k) {
             const float fr = fr0 + static_cast<float>(k);
             const float lu = fmaf(fr, su, cu), lv = fmaf(fr, sv, cv);
-            out[k] = rec_tap_sum<kWide>(s, ps, last, lu, lv);
-            if constexpr (kFill)
-                if (constant_outside(p, b, lu, lv, x, y0 + iy + ry * (r0 + k), W, Hs))
-                    out[k] = p.fill;
+            out[k] = value(lu, lv, x, y0 + iy + ry * (r0 + k));
         }
 #pragma unroll
         for (int k = 0; k < 4; ++k, op += ostep)
