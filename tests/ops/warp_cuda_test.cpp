@@ -636,6 +636,60 @@ TEST(CudaWarpRec, SupportedPlans) {
     EXPECT_FALSE(cuda::warp_rec_preferred(zoom, 1024, 1024, 2048, 2048, 1, 0));
 }
 
+// The host's bound on the tiles' input boxes (it sets the shared memory per block, hence the
+// blocks per SM) holds for every tile, so no tile takes the per-output fallback, and it is tight:
+// every 2048^2 rotation keeps 4 blocks per SM (at 45 degrees the bound had one column and row of
+// slack until 2026-11-26: boxes of at most 118 x 118 samples, a bound of 120 x 119, pitch 122 and
+// 3 blocks per SM).
+TEST(CudaWarpRec, BoxesWithinTheHostBound) {
+    UPRES_REQUIRE_GPU();
+    int plans = 0;
+    auto check = [&](const WarpPlan& p, int sw, int sh, int dw, int dh, const std::string& what) {
+        cuda::RecLayout l;
+        if (!cuda::warp_rec_layout(p, sw, sh, dw, dh, l)) {
+            ADD_FAILURE() << what << ": not a plan of the recursive fused kernel";
+            return l;
+        }
+        ++plans;
+        EXPECT_EQ(l.tiles_beyond_bound, 0) << what << ": " << l.widest << " x " << l.tallest
+                                           << " against " << l.box_w << " x " << l.box_h;
+        EXPECT_GT(l.tiles, 0) << what;
+        EXPECT_LE(l.widest, l.box_w) << what;
+        EXPECT_LE(l.tallest, l.box_h) << what;
+        // Tight: the bound exceeds the widest box by at most the even rounding and the
+        // tallest by at most one row (a tile whose span straddles one more integer).
+        if (l.tiles >= 64) {
+            EXPECT_LE(l.box_w - l.widest, 2) << what;
+            EXPECT_LE(l.box_h - l.tallest, 1) << what;
+        }
+        return l;
+    };
+    for (int tenth = -1800; tenth <= 1800; tenth += 25) {
+        const double deg = tenth / 10.0;
+        const cuda::RecLayout l = check(rotation_plan(deg, 2048, 2048, Border::Mirror), 2048, 2048,
+                                        2048, 2048, "2048^2 rotation " + std::to_string(deg));
+        EXPECT_EQ(l.blocks_per_sm, 4)
+            << deg << " deg: box bound " << l.box_w << " x " << l.box_h << ", pitch " << l.pitch;
+    }
+    for (double deg : {30.0, 45.0, -45.0, 10.0, -30.0, 60.0, 17.0, -117.0, 0.001, 89.999, 135.0})
+        for (const auto& sz : {std::pair{1000, 700}, std::pair{211, 157}, std::pair{4096, 2160}})
+            check(rotation_plan(deg, sz.first, sz.second, Border::Reflect), sz.first, sz.second,
+                  sz.first + 37, sz.second - 11,
+                  std::to_string(sz.first) + "x" + std::to_string(sz.second) + " rotation " +
+                      std::to_string(deg));
+    // Zoomed rotations (about the centre, factor 1 / s) and resizes.
+    for (double sc : {0.5, 0.7, 1.3}) {
+        WarpPlan p = rotation_plan(45.0, 1024, 1024, Border::Mirror);
+        for (int i : {0, 1, 3, 4}) p.m[i] *= sc;
+        check(p, 1024, 1024, 1024, 1024, "rotation by 45 deg scaled by " + std::to_string(sc));
+    }
+    check(resize_plan(1024, 1024, 2048, 2048, Border::Mirror), 1024, 1024, 2048, 2048, "zoom x2");
+    check(resize_plan(300, 200, 2047, 1333, Border::Mirror), 300, 200, 2047, 1333, "zoom x6.8");
+    check(resize_plan(2048, 2048, 1500, 1500, Border::Mirror), 2048, 2048, 1500, 1500,
+          "down-scale");
+    EXPECT_GT(plans, 170);
+}
+
 // The recursive fused kernel on maps beyond plain rotations: angles where a coefficient of the map
 // is zero or tiny (90, 180 degrees; 0.001 degrees), a flip, a shear, rotations with a zoom or a
 // down-scale, onto outputs much wider than the source, and a destination sub-view (only the view

@@ -60,6 +60,20 @@ bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
 // warp.md section 9.3, round 5).
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
+// What the recursive fused path sets up for a plan (1 channel, IIR), for tests and experiments:
+// the host bound of the tiles' input boxes (box_w x box_h samples, which sets the shared memory
+// per block), the pitch, tap form and lane layout it picks, the blocks per SM that shared memory
+// allows on the current device (at most 4, the register bound), and, over every 64 x 64 tile of
+// the output, the widest and tallest box and how many exceed the bound (those tiles take the
+// per-output fallback: correct, but with the taps read from global memory). False when
+// !warp_rec_supported().
+struct RecLayout {
+    int box_w = 0, box_h = 0, pitch = 0, wide = 0, lanes_x = 0, blocks_per_sm = 0;
+    int widest = 0, tallest = 0;
+    long long tiles = 0, tiles_beyond_bound = 0;
+};
+bool warp_rec_layout(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
+                     RecLayout& out);
 // src is the IMAGE (device memory), dst the output; asynchronous on `stream`. Throws
 // ErrorCode::Internal when !warp_rec_supported(). tap_form: how the interpolation reads the taps
 // from shared memory: -1 the form with the fewest modelled bank conflicts for the plan (what

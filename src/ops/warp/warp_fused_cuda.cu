@@ -381,16 +381,42 @@ __device__ __forceinline__ int edges_first_index(int k, int n) {
     return (k & 1) ? n - 1 - (k >> 1) : (k >> 1);
 }
 
+// The input box of tile (tbx, tby): the coefficient box [floor(u_lo) - 1, floor(u_hi) + 2] x
+// [floor(v_lo) - 1, floor(v_hi) + 2] (the taps of the tile's coordinates in double, with no
+// margin for the float coordinates of step 4: where their floor differs, the extra tap reads a
+// halo sample at a weight below 1e-12), kIirHalo wider on each side, its width rounded up to an
+// even count (box_width). The kernel and the host's check of the bound (rec_layout) both call it.
+struct RecBox {
+    double ub, vb;  // coordinate of the tile's first output
+    int xa, ya;     // first sample of the input box
+    int iw, ih;     // input box size (iw even)
+};
+__host__ __device__ inline RecBox rec_tile_box(const TileGrid& g, int tbx, int tby) {
+    RecBox b;
+    b.ub = fma(static_cast<double>(tby), g.duy, fma(static_cast<double>(tbx), g.dux, g.u0));
+    b.vb = fma(static_cast<double>(tby), g.dvy, fma(static_cast<double>(tbx), g.dvx, g.v0));
+    const int cxa = static_cast<int>(floor(b.ub + g.ulo)) - 1;
+    const int cya = static_cast<int>(floor(b.vb + g.vlo)) - 1;
+    b.xa = cxa - kIirHalo, b.ya = cya - kIirHalo;
+    b.iw = box_width(static_cast<int>(floor(b.ub + g.uhi)) + 2 - cxa + 1);
+    b.ih = static_cast<int>(floor(b.vb + g.vhi)) + 2 - cya + 1 + 2 * kIirHalo;
+    return b;
+}
+
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
 // 1e7, or its box is too large; the plan then takes the two-pass path).
 bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     if (p.kind != Transform::Kind::Affine && p.kind != Transform::Kind::Resize) return false;
     if (!tile_grid(p, kRT, dst_w, dst_h, r.g)) return false;
-    // floor(a) - floor(b) <= ceil(a - b); + 4 for the taps, + 1 for rounding.
+    // rec_tile_box's coefficient columns: floor(a) - floor(b) + 4 with a - b = dw up to the
+    // rounding of the two sums (|a|, |b| < 1e7 by tile_grid: below 2.3e-9), and floor(a) -
+    // floor(b) <= ceil(a - b) <= ceil(dw + 1e-7). (Until 2026-11-26 the bound took one column and
+    // row of slack instead of 1e-7: at 45 degrees it rounded the even width up to 120, which
+    // needs pitch 122 and left 3 blocks per SM for boxes that are all at most 118 wide.)
     const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
     if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
-    r.max_w = box_width(static_cast<int>(std::ceil(dw)) + 5);  // even, as iw
-    r.max_h = static_cast<int>(std::ceil(dh)) + 5 + 2 * kIirHalo;
+    r.max_w = box_width(static_cast<int>(std::ceil(dw + 1e-7)) + 4);  // even, as iw
+    r.max_h = static_cast<int>(std::ceil(dh + 1e-7)) + 4 + 2 * kIirHalo;
     return true;
 }
 
@@ -464,7 +490,6 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     extern __shared__ float4 rec_smem4[];
     float* s = reinterpret_cast<float*>(rec_smem4);
     // the box, then one float (zeroed for the wide tap reads)
-    constexpr int H = kIirHalo;
     const WarpPlan& p = rp.fp.p;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     // The tile of this block: blocks start in blockIdx order, so with RecParams::edges_first the
@@ -472,18 +497,9 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const int tbx = rp.edges_first & 1 ? edges_first_index(blockIdx.x, gridDim.x) : blockIdx.x;
     const int tby = rp.edges_first & 2 ? edges_first_index(blockIdx.y, gridDim.y) : blockIdx.y;
     const int x0 = tbx * kRT, y0 = tby * kRT;
-    const double ub =
-        fma(static_cast<double>(tby), rp.g.duy, fma(static_cast<double>(tbx), rp.g.dux, rp.g.u0));
-    const double vb =
-        fma(static_cast<double>(tby), rp.g.dvy, fma(static_cast<double>(tbx), rp.g.dvx, rp.g.v0));
-    // Coefficient box [floor(u_lo) - 1, floor(u_hi) + 2]: the taps of the coordinates in double,
-    // with no margin for the float coordinates below (rec_tap_sum: where their floor differs,
-    // the extra tap's weight is below 1e-12); input box H wider.
-    const int cxa = static_cast<int>(floor(ub + rp.g.ulo)) - 1;
-    const int cya = static_cast<int>(floor(vb + rp.g.vlo)) - 1;
-    const int xa = cxa - H, ya = cya - H;
-    const int iw = box_width(static_cast<int>(floor(ub + rp.g.uhi)) + 2 - cxa + 1);  // even
-    const int ih = static_cast<int>(floor(vb + rp.g.vhi)) + 2 - cya + 1 + 2 * H;
+    const RecBox box = rec_tile_box(rp.g, tbx, tby);
+    const double ub = box.ub, vb = box.vb;
+    const int xa = box.xa, ya = box.ya, iw = box.iw, ih = box.ih;
     if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
         rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
         return;
@@ -713,6 +729,26 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
     return plan.cuda_schedule == 0 && !axis_aligned(plan) &&
            rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
            rec_smem_bytes(rp) <= 64 * 1024;
+}
+
+bool warp_rec_layout(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
+                     RecLayout& out) {
+    RecParams rp{};
+    if (!rec_setup(plan, src_w, src_h, dst_w, dst_h, 1, 0, rp)) return false;
+    out = RecLayout{};
+    out.box_w = rp.max_w, out.box_h = rp.max_h, out.pitch = rp.pitch, out.wide = rp.wide;
+    out.lanes_x = rp.lanes_x;
+    out.blocks_per_sm = std::min(kRecBlocks, smem_blocks_per_sm(rec_smem_bytes(rp)));
+    const int nx = (dst_w + kRT - 1) / kRT, ny = (dst_h + kRT - 1) / kRT;
+    for (int ty = 0; ty < ny; ++ty)
+        for (int tx = 0; tx < nx; ++tx) {
+            const RecBox b = rec_tile_box(rp.g, tx, ty);
+            ++out.tiles;
+            out.widest = std::max(out.widest, b.iw), out.tallest = std::max(out.tallest, b.ih);
+            if (b.iw > rp.max_w || b.ih > rp.max_h || b.iw > 32 * kRMaxChunks)
+                ++out.tiles_beyond_bound;
+        }
+    return true;
 }
 
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
