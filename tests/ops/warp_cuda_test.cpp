@@ -677,7 +677,8 @@ TEST(CudaWarpRec, BoxesWithinTheHostBound) {
                   sz.first + 37, sz.second - 11,
                   std::to_string(sz.first) + "x" + std::to_string(sz.second) + " rotation " +
                       std::to_string(deg));
-    // Zoomed rotations (about the centre, factor 1 / s) and resizes.
+    // Rotations with a scale (the source stepped by sc per output; no longer about the centre)
+    // and resizes.
     for (double sc : {0.5, 0.7, 1.3}) {
         WarpPlan p = rotation_plan(45.0, 1024, 1024, Border::Mirror);
         for (int i : {0, 1, 3, 4}) p.m[i] *= sc;

@@ -385,7 +385,7 @@ __device__ __forceinline__ int edges_first_index(int k, int n) {
 // [floor(v_lo) - 1, floor(v_hi) + 2] (the taps of the tile's coordinates in double, with no
 // margin for the float coordinates of step 4: where their floor differs, the extra tap reads a
 // halo sample at a weight below 1e-12), kIirHalo wider on each side, its width rounded up to an
-// even count (box_width). The kernel and the host's check of the bound (rec_layout) both call it.
+// even count (box_width). The kernel and warp_rec_layout (the host's check of the bound) call it.
 struct RecBox {
     double ub, vb;  // coordinate of the tile's first output
     int xa, ya;     // first sample of the input box
