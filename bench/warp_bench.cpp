@@ -29,11 +29,13 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <upres/bspline.hpp>
+#include <upres/image.hpp>
 #include <upres/warp.hpp>
 
 #include "bench_util.hpp"
@@ -346,14 +348,43 @@ void Cuda_BsplinePrefilter(benchmark::State& state) {
 //   1: the same with the FIR15 prefilter (two passes: a 16 MiB coefficient temporary);
 //   2: 1920 x 1080 RGB u8 zoomed to 3840 x 2160, exact B-spline (a float staging image and the
 //      coefficients, 24 MiB each: the video case);
-//   3: 2048^2 float32 perspective warp, exact B-spline (two passes, as 1).
-enum ApiCase { kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective };
-const char* const kApiNames[] = {"rotate_bspline_iir", "rotate_bspline_fir15",
-                                 "zoom_rgb_u8_1080p_to_4k", "perspective_bspline_iir"};
+//   3: 2048^2 float32 perspective warp, exact B-spline (two passes, as 1);
+//   4: 2048^2 float32 warp by a displacement field (Transform::make_flow: the optical-flow /
+//      PIV warp), exact B-spline (prefilter, then the per-output kernel reading the field);
+//      the field is flow_field() below, the peers' (tools/peers/peers_warp.py);
+//   5: the same warp, bilinear.
+// Bytes: input and output, plus the 2-float field for 4 and 5.
+enum ApiCase {
+    kApiRotateIir,
+    kApiRotateFir15,
+    kApiZoomRgbU8,
+    kApiPerspective,
+    kApiFlowBspline,
+    kApiFlowLinear
+};
+const char* const kApiNames[] = {"rotate_bspline_iir",      "rotate_bspline_fir15",
+                                 "zoom_rgb_u8_1080p_to_4k", "perspective_bspline_iir",
+                                 "flow_bspline_iir",        "flow_linear"};
+
+// A smooth displacement field of a few pixels, as PIV and optical-flow warps see (the same
+// formula in tools/peers/peers_warp.py): dx = 2.5 sin(2 pi y / 211) + 1.5 cos(2 pi x / 157) + 0.3,
+// dy = 2.0 cos(2 pi x / 173) - 1.2 sin(2 pi y / 139) - 0.2, in float.
+Image<float> flow_field(int w, int h) {
+    Image<float> f(w, h, 2);
+    const double tau = 6.283185307179586;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            f(x, y, 0) = static_cast<float>(2.5 * std::sin(tau * y / 211) +
+                                            1.5 * std::cos(tau * x / 157) + 0.3);
+            f(x, y, 1) = static_cast<float>(2.0 * std::cos(tau * x / 173) -
+                                            1.2 * std::sin(tau * y / 139) - 0.2);
+        }
+    return f;
+}
 
 template <class T>
 void time_api(benchmark::State& state, int sw, int sh, int dw, int dh, int c, const Transform& t,
-              const WarpOptions& o) {
+              const WarpOptions& o, double extra_bytes = 0) {
     Stream st;
     const std::size_t in_n = std::size_t(sw) * sh * c, out_n = std::size_t(dw) * dh * c;
     const int sets = rotation_count(sizeof(T) * (in_n + out_n), device_l2_bytes(), 8);
@@ -371,7 +402,8 @@ void time_api(benchmark::State& state, int sw, int sh, int dw, int dh, int c, co
         warp(ImageView<const T>(in[k].as<const T>(), sw, sh, c, 0, Location::Device),
              ImageView<T>(out[k].as<T>(), dw, dh, c, 0, Location::Device), t, o, ctx);
     });
-    set_rates(state, static_cast<double>(dw) * dh, static_cast<double>(sizeof(T) * (in_n + out_n)));
+    set_rates(state, static_cast<double>(dw) * dh,
+              static_cast<double>(sizeof(T) * (in_n + out_n)) + extra_bytes);
 }
 
 void Api_CudaWarp(benchmark::State& state) {
@@ -395,6 +427,14 @@ void Api_CudaWarp(benchmark::State& state) {
             const double hs[9] = {1.05, 0.08, -60.0, -0.03, 0.97, 40.0, 2e-5, -1.5e-5, 1.0};
             for (int i = 0; i < 9; ++i) h.h[i] = hs[i];
             time_api<float>(state, n, n, n, n, 1, Transform::make_perspective(h), o);
+            break;
+        }
+        case kApiFlowBspline:
+        case kApiFlowLinear: {
+            if (kase == kApiFlowLinear) o.interp = Interp::Linear;
+            const Image<float> field = clone(flow_field(n, n).view(), Location::Device);
+            time_api<float>(state, n, n, n, n, 1, Transform::make_flow(field.view()), o,
+                            8.0 * n * n);
             break;
         }
     }
@@ -455,7 +495,9 @@ BENCHMARK(Cuda_WarpVideo)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)
-    ->ArgsProduct({{kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective}, {1, 0}})
+    ->ArgsProduct({{kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective, kApiFlowBspline,
+                    kApiFlowLinear},
+                   {1, 0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_MallocFree)->Arg(16)->Arg(24)->UseManualTime()->Unit(benchmark::kMicrosecond);

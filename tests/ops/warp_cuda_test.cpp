@@ -860,6 +860,63 @@ TEST(CudaWarpTiled, IntegerSourcesMatchPerOutputKernels) {
     integer_tiled_vs_per_output<std::uint8_t>(1600);
     integer_tiled_vs_per_output<std::uint16_t>(1700);
 }
+
+// Remap and Flow take warp_field_kernel (the field's coordinate split in float, a fixed-tap path
+// for interior outputs) by default and warp_kernel (double coordinates per output) with
+// cuda_schedule 1: the same function. A smooth field of up to ~7 pixels with a fractional offset,
+// so that the outputs near the sides map outside (the exact per-output path inside the kernel);
+// every border, 1, 3 and 4 channels, whole images and sub-views, float and u8 sources (u8: at most
+// one level apart, where the float fraction's last ulp rounds a value the other way).
+template <class T>
+void field_vs_per_output(std::uint32_t seed) {
+    constexpr bool kU8 = std::is_same_v<T, std::uint8_t>;
+    for (int ch : {1, 3, 4}) {
+        const Image<T> host = random_image<T>(173, 119, ch, seed++);
+        const Image<T> dev = clone(host.view(), Location::Device);
+        for (bool sub : {false, true}) {
+            const ImageView<const T> src = sub ? ImageView<const T>(dev.view()).sub(4, 3, 161, 110)
+                                               : ImageView<const T>(dev.view());
+            const int w = src.width(), h = src.height(), dw = w + 7, dh = h - 4;
+            for (Transform::Kind kind : {Transform::Kind::Flow, Transform::Kind::Remap}) {
+                Image<float> field(dw, dh, 2);
+                for (int y = 0; y < dh; ++y)
+                    for (int x = 0; x < dw; ++x) {
+                        const double dx = 6.0 * std::sin(0.05 * y + 0.3) + 0.37;
+                        const double dy = 5.0 * std::cos(0.04 * x) - 0.21;
+                        field(x, y, 0) =
+                            static_cast<float>(kind == Transform::Kind::Flow ? dx : x * 0.9 + dx);
+                        field(x, y, 1) =
+                            static_cast<float>(kind == Transform::Kind::Flow ? dy : y * 1.1 + dy);
+                    }
+                const Image<float> dfield = clone(field.view(), Location::Device);
+                for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::BSpline}) {
+                    if (kU8 && interp == Interp::BSpline) continue;  // float coefficients only
+                    for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
+                                          Border::Nearest, Border::Constant}) {
+                        WarpPlan p = rotation_plan(0.0, w, h, border);
+                        p.pad = 0;  // the source is read as given (coefficients or pixels)
+                        p.kind = kind;
+                        p.field = span_of(ImageView<const float>(dfield.view()));
+                        p.interp = interp;
+                        p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
+                        const Image<T> b = on_schedule(src, p, dw, dh, 0);
+                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kU8 ? 1.0 : 2e-5))
+                            << to_string(interp) << " " << to_string(border)
+                            << (kind == Transform::Kind::Flow ? " flow" : " remap") << " channels "
+                            << ch << (sub ? " sub-view" : "");
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(CudaWarpField, MatchesPerOutputKernel) {
+    UPRES_REQUIRE_GPU();
+    field_vs_per_output<float>(1800);
+    field_vs_per_output<std::uint8_t>(1900);
+}
 #endif
 
 #if UPRES_HAVE_CUDA

@@ -1,9 +1,14 @@
 """Warp peers of bench/warp_bench.cpp (paper Table 3): cupyx.scipy.ndimage.zoom x2..x16 to a
 2048^2 float32 output, order 1 (bilinear) and 3 (cubic B-spline, prefilter included),
-mode='mirror', grid_mode=True (upres's resize convention). The 2048^2 rotations are in
-peers_foundation.py. tools/peers/warp_peers.py times the same cases standalone.
+mode='mirror', grid_mode=True (upres's resize convention); the 1080p -> 4K RGB u8 video zoom;
+and the warp of a 2048^2 float32 image by a displacement field (optical flow, PIV):
+cupyx.scipy.ndimage.map_coordinates order 3 and 1, and PyTorch's grid_sample bilinear. The
+2048^2 rotations are in peers_foundation.py. tools/peers/warp_peers.py times the rotations and
+zooms standalone.
 """
 from __future__ import annotations
+
+import math
 
 from peerlib import Work, peer
 
@@ -59,3 +64,77 @@ def cupy_zoom_rgb_video(ctx):
     return Work(run, pixels=4 * h * w, bytes=nbytes, sets=len(xs),
                 info={"cupy": cp.__version__, "input": f"{w}x{h} RGB uint8", "zoom": "(2, 2, 1)",
                       "order": 3, "mode": "mirror", "grid_mode": True})
+
+
+# ---------------------------------------------------------------- displacement-field warps
+# The optical-flow / PIV warp of Api_CudaWarp cases 4 and 5 (bench/warp_bench.cpp): output (x, y)
+# samples the 2048^2 float32 input at (x + dx, y + dy), the field flow_field() of the bench
+# (a few pixels: dx = 2.5 sin(2 pi y / 211) + 1.5 cos(2 pi x / 157) + 0.3, dy = 2.0 cos(2 pi x /
+# 173) - 1.2 sin(2 pi y / 139) - 0.2), mode 'mirror'. Bytes: input + output + the 2-float field.
+def _flow_field(xp):
+    y, x = xp.mgrid[0:N, 0:N].astype(xp.float64)
+    tau = 2.0 * math.pi
+    dx = 2.5 * xp.sin(tau * y / 211) + 1.5 * xp.cos(tau * x / 157) + 0.3
+    dy = 2.0 * xp.cos(tau * x / 173) - 1.2 * xp.sin(tau * y / 139) - 0.2
+    return x, y, dx.astype(xp.float32), dy.astype(xp.float32)
+
+
+def _cupy_flow(ctx, order):
+    cp = ctx.need("cupy")
+    ndi = ctx.need("cupyx.scipy.ndimage")
+    x, y, dx, dy = _flow_field(cp)
+    # map_coordinates takes the sample positions (row, column): the caller adds the field to the
+    # grid, in float32 as the field.
+    coords = cp.stack([(y + dy).astype(cp.float32), (x + dx).astype(cp.float32)])
+    nbytes = N * N * (4 + 4 + 8)
+    xs = [ctx.cupy_random((N, N)) for _ in range(ctx.sets(nbytes))]
+    outs = [cp.empty((N, N), cp.float32) for _ in xs]
+
+    def run(i):
+        k = i % len(xs)
+        ndi.map_coordinates(xs[k], coords, output=outs[k], order=order, mode="mirror")
+
+    return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
+                info={"cupy": cp.__version__, "size": f"{N}x{N} float32", "order": order,
+                      "mode": "mirror", "coordinates": "(2, 2048, 2048) float32, precomputed"})
+
+
+@peer("cupyx_map_coordinates_order3_mirror_flow_2048", kind="cupy", ours="Api_CudaWarp/4/1/",
+      note="cupyx.scipy.ndimage.map_coordinates(order=3, mode='mirror') at (y + dy, x + dx), "
+           "prefilter included, coordinates precomputed (not timed)")
+def cupy_flow3(ctx):
+    return _cupy_flow(ctx, 3)
+
+
+@peer("cupyx_map_coordinates_order1_mirror_flow_2048", kind="cupy", ours="Api_CudaWarp/5/1/",
+      note="cupyx.scipy.ndimage.map_coordinates(order=1, mode='mirror') at (y + dy, x + dx), "
+           "coordinates precomputed (not timed)")
+def cupy_flow1(ctx):
+    return _cupy_flow(ctx, 1)
+
+
+# What a PyTorch optical-flow user writes (as RAFT-style warps do): the normalised sampling grid
+# from a fixed base grid plus the flow (one add, timed), then grid_sample, align_corners=True,
+# padding_mode='reflection' (scipy's mirror at align_corners=True). Bilinear only: grid_sample's
+# bicubic is Keys a = -0.75, not a B-spline.
+@peer("torch_grid_sample_bilinear_flow_2048", kind="torch", ours="Api_CudaWarp/5/1/",
+      note="base grid + normalised flow, then F.grid_sample(mode='bilinear', "
+           "padding_mode='reflection', align_corners=True), the grid add timed")
+def torch_flow_bilinear(ctx):
+    torch = ctx.need("torch")
+    F = ctx.need("torch.nn.functional")
+    import numpy as np
+
+    x, y, dx, dy = _flow_field(np)
+    s = 2.0 / (N - 1)
+    base = torch.from_numpy(np.stack([x * s - 1, y * s - 1], -1)[None].astype(np.float32)).cuda()
+    flow = torch.from_numpy(np.stack([dx * s, dy * s], -1)[None].astype(np.float32)).cuda()
+    nbytes = N * N * (4 + 4 + 8)
+    xs = [ctx.torch_random((1, 1, N, N)) for _ in range(ctx.sets(nbytes))]
+
+    def run(i):
+        F.grid_sample(xs[i % len(xs)], base + flow, mode="bilinear", padding_mode="reflection",
+                      align_corners=True)
+
+    return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
+                info={"torch": torch.__version__, "size": f"{N}x{N} float32", "mode": "bilinear"})

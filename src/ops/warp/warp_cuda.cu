@@ -245,6 +245,74 @@ constexpr bool kAffineFast = (C == 1 || C == 3 || C == 4) &&
                                (std::is_same_v<D, float> || std::is_same_v<D, std::uint8_t>)) ||
                               (std::is_same_v<S, std::uint8_t> && std::is_same_v<D, std::uint8_t>));
 
+// Remap / Flow (Linear, Keys cubic, B-spline; the kAffineFast types): the split of
+// warp_affine_kernel with the coordinate from the field, in float: Flow u = x + dx as the integer
+// x + floor(dx) and the fraction dx - floor(dx), Remap u = floor(u) + (u - floor(u)); both the
+// double path's split (warp_one) up to the rounding of the fraction (an ulp of float). Each
+// thread reads its 4 outputs' field entries first; outputs whose taps lie in [1, n - 2) on both
+// axes take the fixed-tap path, the others (near or beyond the border, or |u| >= 1e9) warp_one.
+// Nearest stays on warp_kernel (its ties at half-integers resolve in double, as on the CPU).
+template <class S, class D, int C, Interp I>
+__global__ void __launch_bounds__(kTileW* kRowsY)
+    warp_field_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
+    const int x = blockIdx.x * kTileW + threadIdx.x;
+    if (x >= dst.width) return;
+    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+    const bool flow = p.kind == Transform::Kind::Flow;
+    const unsigned wlim = static_cast<unsigned>(src.width - 3);
+    const unsigned hlim = static_cast<unsigned>(src.height - 3);
+    const bool big = src.width >= 4 && src.height >= 4;
+    float fu[kPerThread], fv[kPerThread];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = min(y0 + r * kRowsY, dst.height - 1);
+        const float* f = p.field.row(y) + 2 * x;
+        fu[r] = __ldg(f);
+        fv[r] = __ldg(f + 1);
+    }
+    int iu[kPerThread], iv[kPerThread];
+    float tu[kPerThread], tv[kPerThread];
+    bool in[kPerThread];
+    bool all_in = big;
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const float au = floorf(fu[r]), av = floorf(fv[r]);
+        const bool finite = fabsf(fu[r]) < 1e9f && fabsf(fv[r]) < 1e9f;
+        iu[r] = (finite ? static_cast<int>(au) : 0) + (flow ? x : 0) + p.pad;
+        iv[r] = (finite ? static_cast<int>(av) : 0) + (flow ? y0 + r * kRowsY : 0) + p.pad;
+        tu[r] = fu[r] - au;
+        tv[r] = fv[r] - av;
+        in[r] = big && finite && static_cast<unsigned>(iu[r] - 1) < wlim &&
+                static_cast<unsigned>(iv[r] - 1) < hlim;
+        all_in = all_in && in[r];
+    }
+    if (all_in && y0 + (kPerThread - 1) * kRowsY < dst.height) {
+        float out[kPerThread][C];
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r)
+            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out[r]);
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r) store<D, C>(dst, x, y0 + r * kRowsY, out[r]);
+        return;
+    }
+    double m[9];
+#pragma unroll
+    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = y0 + r * kRowsY;
+        if (y >= dst.height) break;
+        if (in[r]) {
+            float out[C];
+            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out);
+            store<D, C>(dst, x, y, out);
+        } else {
+            warp_one<S, D, C, I>(src, dst, p, m, x, y);
+        }
+    }
+}
+
 constexpr int kTileCapFloats = 11776;  // 46 KB (+ 2 KB of index maps): no opt-in needed
 
 // Lean tiled schedule (Affine / Resize, float samples: B-spline coefficients or a float image
@@ -911,6 +979,17 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
         if (affine) {
             warp_affine_kernel<S, D, C, I>
+                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
+            UPRES_CUDA_CHECK_LAUNCH();
+            return;
+        }
+    }
+    // Remap / Flow: the float split of the field (warp_field_kernel); cuda_schedule = 1 keeps
+    // warp_kernel (tests compare the two).
+    if constexpr (I != Interp::Nearest && kAffineFast<S, D, C>) {
+        if ((p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow) &&
+            p.cuda_schedule != 1) {
+            warp_field_kernel<S, D, C, I>
                 <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
             UPRES_CUDA_CHECK_LAUNCH();
             return;
