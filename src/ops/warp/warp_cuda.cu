@@ -174,6 +174,45 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
                                     blockIdx.y * kTileH + threadIdx.y);
 }
 
+// The outputs (x, y0 + kRowsY r) of a thread of warp_affine_kernel / warp_field_kernel from their
+// split coordinates (iu + tu, iv + tv): when all are interior (all_in, taps in [1, n - 2)) and
+// in the image, with no branch between them, so their loads are issued together (the common
+// case); otherwise each by the fixed-tap path where interior (in[r]) and by the exact per-output
+// path (warp_one) elsewhere.
+template <class S, class D, int C, Interp I>
+__device__ __forceinline__ void split_outputs(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p,
+                                              int x, int y0, const int (&iu)[kPerThread],
+                                              const float (&tu)[kPerThread],
+                                              const int (&iv)[kPerThread],
+                                              const float (&tv)[kPerThread],
+                                              const bool (&in)[kPerThread], bool all_in) {
+    if (all_in && y0 + (kPerThread - 1) * kRowsY < dst.height) {
+        // The common case: no branch between the outputs, so their loads are issued together.
+        float out[kPerThread][C];
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r)
+            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out[r]);
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r) store<D, C>(dst, x, y0 + r * kRowsY, out[r]);
+        return;
+    }
+    double m[9];
+#pragma unroll
+    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const int y = y0 + r * kRowsY;
+        if (y >= dst.height) break;
+        if (in[r]) {
+            float out[C];
+            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out);
+            store<D, C>(dst, x, y, out);
+        } else {
+            warp_one<S, D, C, I>(src, dst, p, m, x, y);
+        }
+    }
+}
+
 // Affine / Resize (dispatched for Linear only, see launch_exact): each thread splits the
 // coordinate of its first output (x, y0) once in double (SplitAffine: host rounding, then integer +
 // float fraction) and steps to its other outputs (x, y0 + 8 r) in float (fmaf; error ~1e-6 pixel,
@@ -211,31 +250,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     }
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) all_in = all_in && in[r];
-    if (all_in && y0 + (kPerThread - 1) * kRowsY < dst.height) {
-        // The common case: no branch between the outputs, so their loads are issued together.
-        float out[kPerThread][C];
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r)
-            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out[r]);
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) store<D, C>(dst, x, y0 + r * kRowsY, out[r]);
-        return;
-    }
-    double m[9];
-#pragma unroll
-    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
-#pragma unroll
-    for (int r = 0; r < kPerThread; ++r) {
-        const int y = y0 + r * kRowsY;
-        if (y >= dst.height) break;
-        if (in[r]) {
-            float out[C];
-            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out);
-            store<D, C>(dst, x, y, out);
-        } else {
-            warp_one<S, D, C, I>(src, dst, p, m, x, y);
-        }
-    }
+    split_outputs<S, D, C, I>(src, dst, p, x, y0, iu, tu, iv, tv, in, all_in);
 }
 
 // The (pixel type, channels) pairs that get warp_affine_kernel (with Interp::Linear only).
@@ -287,30 +302,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
                 static_cast<unsigned>(iv[r] - 1) < hlim;
         all_in = all_in && in[r];
     }
-    if (all_in && y0 + (kPerThread - 1) * kRowsY < dst.height) {
-        float out[kPerThread][C];
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r)
-            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out[r]);
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) store<D, C>(dst, x, y0 + r * kRowsY, out[r]);
-        return;
-    }
-    double m[9];
-#pragma unroll
-    for (int i = 0; i < 9; ++i) m[i] = p.m[i];
-#pragma unroll
-    for (int r = 0; r < kPerThread; ++r) {
-        const int y = y0 + r * kRowsY;
-        if (y >= dst.height) break;
-        if (in[r]) {
-            float out[C];
-            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out);
-            store<D, C>(dst, x, y, out);
-        } else {
-            warp_one<S, D, C, I>(src, dst, p, m, x, y);
-        }
-    }
+    split_outputs<S, D, C, I>(src, dst, p, x, y0, iu, tu, iv, tv, in, all_in);
 }
 
 constexpr int kTileCapFloats = 11776;  // 46 KB (+ 2 KB of index maps): no opt-in needed
