@@ -174,6 +174,23 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
                                     blockIdx.y * kTileH + threadIdx.y);
 }
 
+// Interior in split form: taps iu - 1 .. iu + 2 (cubic) or iu .. iu + 1 (linear) inside, and u at
+// least one pixel from the Constant border's fill test: iu in [1, n - 2) on both axes, i.e.
+// (iu - 1) < n - 3 as unsigned; big: n >= 4 (smaller images never take the fixed-tap path). The
+// test of warp_affine_kernel and warp_field_kernel.
+struct SplitInterior {
+    unsigned wlim, hlim;
+    bool big;
+    template <class S>
+    __device__ explicit SplitInterior(Span2D<const S> src)
+        : wlim(static_cast<unsigned>(src.width - 3)),
+          hlim(static_cast<unsigned>(src.height - 3)),
+          big(src.width >= 4 && src.height >= 4) {}
+    __device__ bool operator()(int iu, int iv) const {
+        return static_cast<unsigned>(iu - 1) < wlim && static_cast<unsigned>(iv - 1) < hlim;
+    }
+};
+
 // The outputs (x, y0 + kRowsY r) of a thread of warp_affine_kernel / warp_field_kernel from their
 // split coordinates (iu + tu, iv + tv): when all are interior (all_in, taps in [1, n - 2)) and
 // in the image, with no branch between them, so their loads are issued together (the common
@@ -233,20 +250,15 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     const int y0 = blockIdx.y * kTileH + threadIdx.y;
     SplitAffine sa;
     const bool ok = sa.init(p, p.m, x, y0);
-    // Interior in split form: taps iu - 1 .. iu + 2 (cubic) or iu .. iu + 1 (linear) inside, and
-    // u at least one pixel from the Constant border's fill test: iu in [1, n - 2), i.e.
-    // (iu - 1) < n - 3 as unsigned (n >= 4; smaller images never take this path).
-    const unsigned wlim = static_cast<unsigned>(src.width - 3);
-    const unsigned hlim = static_cast<unsigned>(src.height - 3);
     int iu[kPerThread], iv[kPerThread];
     float tu[kPerThread], tv[kPerThread];
     bool in[kPerThread];
-    bool all_in = ok && src.width >= 4 && src.height >= 4;
+    const SplitInterior inside(src);
+    bool all_in = ok && inside.big;
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) {
         sa.at(r * kRowsY, iu[r], tu[r], iv[r], tv[r]);
-        in[r] = all_in && static_cast<unsigned>(iu[r] - 1) < wlim &&
-                static_cast<unsigned>(iv[r] - 1) < hlim;
+        in[r] = all_in && inside(iu[r], iv[r]);
     }
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) all_in = all_in && in[r];
@@ -275,9 +287,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     if (x >= dst.width) return;
     const int y0 = blockIdx.y * kTileH + threadIdx.y;
     const bool flow = p.kind == Transform::Kind::Flow;
-    const unsigned wlim = static_cast<unsigned>(src.width - 3);
-    const unsigned hlim = static_cast<unsigned>(src.height - 3);
-    const bool big = src.width >= 4 && src.height >= 4;
+    const SplitInterior inside(src);
     float fu[kPerThread], fv[kPerThread];
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) {
@@ -289,7 +299,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     int iu[kPerThread], iv[kPerThread];
     float tu[kPerThread], tv[kPerThread];
     bool in[kPerThread];
-    bool all_in = big;
+    bool all_in = inside.big;
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) {
         const float au = floorf(fu[r]), av = floorf(fv[r]);
@@ -298,8 +308,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
         iv[r] = (finite ? static_cast<int>(av) : 0) + (flow ? y0 + r * kRowsY : 0) + p.pad;
         tu[r] = fu[r] - au;
         tv[r] = fv[r] - av;
-        in[r] = big && finite && static_cast<unsigned>(iu[r] - 1) < wlim &&
-                static_cast<unsigned>(iv[r] - 1) < hlim;
+        in[r] = inside.big && finite && inside(iu[r], iv[r]);
         all_in = all_in && in[r];
     }
     split_outputs<S, D, C, I>(src, dst, p, x, y0, iu, tu, iv, tv, in, all_in);

@@ -403,6 +403,13 @@ __host__ __device__ inline RecBox rec_tile_box(const TileGrid& g, int tbx, int t
     return b;
 }
 
+// Whether the kernel runs box b: within the host's bound (which sized the shared memory) and the
+// gather's chunks; otherwise the tile takes the per-output fallback. The kernel's test, and
+// warp_rec_layout's.
+__host__ __device__ inline bool rec_box_fits(const RecParams& rp, const RecBox& b) {
+    return b.iw <= rp.max_w && b.ih <= rp.max_h && b.iw <= 32 * kRMaxChunks;
+}
+
 // Host constants of the 64 x 64 tiles (false: some tile's coordinates are non-finite or beyond
 // 1e7, or its box is too large; the plan then takes the two-pass path).
 bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
@@ -500,7 +507,7 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const RecBox box = rec_tile_box(rp.g, tbx, tby);
     const double ub = box.ub, vb = box.vb;
     const int xa = box.xa, ya = box.ya, iw = box.iw, ih = box.ih;
-    if (iw > rp.max_w || ih > rp.max_h || iw > 32 * kRMaxChunks) {  // not with the host bound
+    if (!rec_box_fits(rp, box)) {  // not with the host bound
         rec_fallback(src, dst, &rp.fp, x0 + tx, y0 + ty);
         return;
     }
@@ -745,8 +752,7 @@ bool warp_rec_layout(const WarpPlan& plan, int src_w, int src_h, int dst_w, int 
             const RecBox b = rec_tile_box(rp.g, tx, ty);
             ++out.tiles;
             out.widest = std::max(out.widest, b.iw), out.tallest = std::max(out.tallest, b.ih);
-            if (b.iw > rp.max_w || b.ih > rp.max_h || b.iw > 32 * kRMaxChunks)
-                ++out.tiles_beyond_bound;
+            if (!rec_box_fits(rp, b)) ++out.tiles_beyond_bound;
         }
     return true;
 }
