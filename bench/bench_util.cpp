@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -78,6 +79,20 @@ bool require_cuda(benchmark::State& state) {
 #endif
     state.SkipWithError("no CUDA device");
     return false;
+}
+
+std::vector<float> flow_field(int w, int h) {
+    std::vector<float> f(2 * static_cast<std::size_t>(w) * h);
+    const double tau = 6.283185307179586;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            float* p = &f[2 * (static_cast<std::size_t>(y) * w + x)];
+            p[0] = static_cast<float>(2.5 * std::sin(tau * y / 211) +
+                                      1.5 * std::cos(tau * x / 157) + 0.3);
+            p[1] = static_cast<float>(2.0 * std::cos(tau * x / 173) -
+                                      1.2 * std::sin(tau * y / 139) - 0.2);
+        }
+    return f;
 }
 
 int host_threads(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }

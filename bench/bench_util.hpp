@@ -58,6 +58,12 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
     return v;
 }
 
+// A smooth displacement field of a few pixels, as PIV and optical-flow warps see: w x h
+// interleaved (dx, dy) floats, row stride 2 w. dx = 2.5 sin(2 pi y / 211) + 1.5 cos(2 pi x / 157)
+// + 0.3, dy = 2.0 cos(2 pi x / 173) - 1.2 sin(2 pi y / 139) - 0.2 (the same formula as
+// tools/peers/peers_warp.py and tools/bench/warp_peers.py, which time the peers on it).
+std::vector<float> flow_field(int w, int h);
+
 // True when a CUDA device can run the benchmark; otherwise marks it skipped with
 // state.SkipWithError("no CUDA device") and returns false (return before the timing loop).
 bool require_cuda(benchmark::State& state);

@@ -351,7 +351,7 @@ void Cuda_BsplinePrefilter(benchmark::State& state) {
 //   3: 2048^2 float32 perspective warp, exact B-spline (two passes, as 1);
 //   4: 2048^2 float32 warp by a displacement field (Transform::make_flow: the optical-flow /
 //      PIV warp), exact B-spline (prefilter, then the per-output kernel reading the field);
-//      the field is flow_field() below, the peers' (tools/peers/peers_warp.py);
+//      the field is bench_util.hpp's flow_field(), the peers' (tools/peers/peers_warp.py);
 //   5: the same warp, bilinear.
 // Bytes: input and output, plus the 2-float field for 4 and 5.
 enum ApiCase {
@@ -365,22 +365,6 @@ enum ApiCase {
 const char* const kApiNames[] = {"rotate_bspline_iir",      "rotate_bspline_fir15",
                                  "zoom_rgb_u8_1080p_to_4k", "perspective_bspline_iir",
                                  "flow_bspline_iir",        "flow_linear"};
-
-// A smooth displacement field of a few pixels, as PIV and optical-flow warps see (the same
-// formula in tools/peers/peers_warp.py): dx = 2.5 sin(2 pi y / 211) + 1.5 cos(2 pi x / 157) + 0.3,
-// dy = 2.0 cos(2 pi x / 173) - 1.2 sin(2 pi y / 139) - 0.2, in float.
-Image<float> flow_field(int w, int h) {
-    Image<float> f(w, h, 2);
-    const double tau = 6.283185307179586;
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            f(x, y, 0) = static_cast<float>(2.5 * std::sin(tau * y / 211) +
-                                            1.5 * std::cos(tau * x / 157) + 0.3);
-            f(x, y, 1) = static_cast<float>(2.0 * std::cos(tau * x / 173) -
-                                            1.2 * std::sin(tau * y / 139) - 0.2);
-        }
-    return f;
-}
 
 template <class T>
 void time_api(benchmark::State& state, int sw, int sh, int dw, int dh, int c, const Transform& t,
@@ -432,7 +416,9 @@ void Api_CudaWarp(benchmark::State& state) {
         case kApiFlowBspline:
         case kApiFlowLinear: {
             if (kase == kApiFlowLinear) o.interp = Interp::Linear;
-            const Image<float> field = clone(flow_field(n, n).view(), Location::Device);
+            const std::vector<float> f = flow_field(n, n);
+            const Image<float> field =
+                clone(ImageView<const float>(f.data(), n, n, 2), Location::Device);
             time_api<float>(state, n, n, n, n, 1, Transform::make_flow(field.view()), o,
                             8.0 * n * n);
             break;

@@ -58,6 +58,43 @@ BENCHMARK(Warp_CpuRotate)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
+// Warp of a 2048^2 float32 image by a displacement field (PIV window deformation, optical-flow
+// warps): output (x, y) samples the input at (x + dx, y + dy), the smooth field of
+// bench_util.hpp's flow_field(); Mirror border. B-spline includes its exact prefilter. Peers
+// (tools/bench/warp_peers.py): cv2.remap and scipy.ndimage.map_coordinates on the same field.
+// args: threads (0: all), interp. Bytes: input, output and the 2-float field.
+void Warp_CpuFlow(benchmark::State& state) {
+    constexpr int n = 2048;
+    const int threads = ub::host_threads(static_cast<int>(state.range(0)));
+    WarpOptions o;
+    o.interp = static_cast<Interp>(state.range(1));
+    const Image<float> src = random_float(n, n, 1, 3);
+    const std::vector<float> f = ub::flow_field(n, n);
+    const ImageView<const float> field(f.data(), n, n, 2);
+    Image<float> dst(n, n, 1);
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    ctx.threads = threads;
+    const Transform t = Transform::make_flow(field);
+    for (auto _ : state) {
+        warp(src.view(), dst.view(), t, o, ctx);
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(to_string(o.interp));
+    ub::set_rates(state, double(n) * n, 16.0 * n * n);
+}
+void flow_args(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"threads", "interp"});
+    for (int th : {1, 0})
+        for (Interp i : {Interp::BSpline, Interp::Cubic, Interp::Linear})
+            b->Args({th, static_cast<int>(i)});
+}
+BENCHMARK(Warp_CpuFlow)
+    ->Apply(flow_args)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 // Zoom 1024^2 -> 2048^2 (B-spline, the paper's x2 zoom) and the MATLAB-imresize degradation
 // 2048^2 -> 512^2 (antialiased Keys cubic).
 void Warp_CpuResize(benchmark::State& state) {

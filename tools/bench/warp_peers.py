@@ -1,8 +1,13 @@
 #!/usr/bin/python3
 """Peers of upres's CPU warp (docs/ops/warp.md): scipy.ndimage.rotate(order=3, reshape=False)
 single-threaded and OpenCV warpAffine(INTER_CUBIC) with cv2.setNumThreads(N), on the same
-2048^2 float32 rotation as bench/warp_cpu_bench.cpp (Warp_CpuRotate). Prints the best and the
-median of several runs in milliseconds. Run in the same session as upres_bench."""
+2048^2 float32 rotation as bench/warp_cpu_bench.cpp (Warp_CpuRotate); and, for the warp by a
+displacement field (Warp_CpuFlow: PIV window deformation, optical-flow warps), OpenCV remap
+(INTER_CUBIC, INTER_LINEAR) on N threads and scipy.ndimage.map_coordinates(order=3 and 1)
+single-threaded on the same field (cv2.INTER_CUBIC is Keys cubic, a = -0.75). Prints the best and the median of several runs in
+milliseconds. Run in the same session as upres_bench.
+
+    tools/bench/warp_peers.py [N [THREADS [rotate|flow|all]]]"""
 import os
 import sys
 import time
@@ -27,10 +32,37 @@ def timed(f, n):
     return 1e3 * ts[0], 1e3 * ts[len(ts) // 2], 1e3 * min(cs)
 
 
-def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 2048
-    threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    img = np.random.default_rng(1).uniform(0.05, 1.05, (n, n)).astype(np.float32)
+def flow_field(n):
+    """bench_util.hpp's flow_field(): (dx, dy) float32, a few pixels."""
+    y, x = np.mgrid[0:n, 0:n].astype(np.float64)
+    tau = 2.0 * np.pi
+    dx = 2.5 * np.sin(tau * y / 211) + 1.5 * np.cos(tau * x / 157) + 0.3
+    dy = 2.0 * np.cos(tau * x / 173) - 1.2 * np.sin(tau * y / 139) - 0.2
+    return x, y, dx.astype(np.float32), dy.astype(np.float32)
+
+
+def flow_peers(img, threads):
+    """Output (x, y) samples img at (x + dx, y + dy); sample positions precomputed (not timed)."""
+    n = img.shape[0]
+    x, y, dx, dy = flow_field(n)
+    mx = (x + dx).astype(np.float32)
+    my = (y + dy).astype(np.float32)
+    print(f'{n}x{n} float32, warp by a displacement field (bench_util.hpp flow_field)')
+    coords = np.stack([my, mx])
+    for order in (3, 1):
+        b, m, c = timed(lambda: nd.map_coordinates(img, coords, order=order, mode='mirror'), 3)
+        print(f'scipy.ndimage.map_coordinates order={order} mirror (1 thread): best {b:.1f} ms, '
+              f'median {m:.1f} ms, cpu {c:.1f} ms')
+    cv2.setNumThreads(threads)
+    for name, flag in (('INTER_CUBIC', cv2.INTER_CUBIC), ('INTER_LINEAR', cv2.INTER_LINEAR)):
+        b, m, c = timed(lambda: cv2.remap(img, mx, my, flag, borderMode=cv2.BORDER_REFLECT_101),
+                        15)
+        print(f'cv2.remap {name} float maps ({threads} threads): best {b:.1f} ms, '
+              f'median {m:.1f} ms, cpu {c:.1f} ms')
+
+
+def rotate_peers(img, threads):
+    n = img.shape[0]
     print(f'scipy {scipy.__version__}, opencv {cv2.__version__}, {n}x{n} float32, rotate 30 deg')
     b, m, c = timed(lambda: nd.rotate(img, 30, reshape=False, order=3, mode='mirror'), 3)
     print(f'scipy.ndimage.rotate order=3 mirror (1 thread): best {b:.1f} ms, median {m:.1f} ms, '
@@ -42,6 +74,17 @@ def main():
                                                borderMode=cv2.BORDER_REFLECT_101), 15)
         print(f'cv2.warpAffine {name} ({threads} threads): best {b:.1f} ms, median {m:.1f} ms, '
               f'cpu {c:.1f} ms')
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 2048
+    threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    which = sys.argv[3] if len(sys.argv) > 3 else 'all'
+    img = np.random.default_rng(1).uniform(0.05, 1.05, (n, n)).astype(np.float32)
+    if which in ('rotate', 'all'):
+        rotate_peers(img, threads)
+    if which in ('flow', 'all'):
+        flow_peers(img, threads)
 
 
 if __name__ == '__main__':
