@@ -7,6 +7,7 @@
 
 #include "core/border_math.hpp"
 #include "core/dispatch.hpp"
+#include "core/finite_scan.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_math.hpp"
 
@@ -60,15 +61,14 @@ std::string position(std::int64_t idx, int w, int nc) {
            std::to_string(r % nc) + ")";
 }
 
-void check_finite_host(const ImageView<const float>& v) {
-    const std::ptrdiff_t n = std::ptrdiff_t{v.width()} * v.channels();
-    for (int y = 0; y < v.height(); ++y) {
-        const float* r = v.row(y);
-        for (std::ptrdiff_t i = 0; i < n; ++i)
-            if (!std::isfinite(r[i]))
-                fail(position(std::int64_t{y} * n + i, v.width(), v.channels()) + " is " +
-                     (std::isnan(r[i]) ? "NaN" : "infinite") +
-                     "; the prefilter needs finite values");
+void check_finite_host(const ImageView<const float>& v, int threads) {
+    const std::int64_t bad = find_nonfinite_host(v.data(), std::ptrdiff_t{v.width()} * v.channels(),
+                                                 v.height(), v.stride(), threads);
+    if (bad >= 0) {
+        const std::ptrdiff_t n = std::ptrdiff_t{v.width()} * v.channels();
+        const float x = v.row(static_cast<int>(bad / n))[bad % n];
+        fail(position(bad, v.width(), v.channels()) + " is " +
+             (std::isnan(x) ? "NaN" : "infinite") + "; the prefilter needs finite values");
     }
 }
 
@@ -124,7 +124,7 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
 
     const Backend b = resolve_backend(ctx, src.location(), kOp);
     if (b == Backend::Reference || b == Backend::Cpu) {
-        check_finite_host(src);
+        check_finite_host(src, ctx.threads);
         if (b == Backend::Reference)
             ref::bspline_prefilter(span_of(src), span_of(dst), opts);
         else
@@ -141,7 +141,7 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
         return;
     }
     // Host data on the CUDA backend: stage through device memory.
-    check_finite_host(src);
+    check_finite_host(src, ctx.threads);
     Image<float> d(src.width(), src.height(), src.channels(), Location::Device);
     copy(src, d.view(), ctx.cuda_stream);
     cuda::bspline_prefilter(span_of(ImageView<const float>(d.view())), span_of(d.view()), opts,

@@ -9,6 +9,7 @@
 
 #include "core/border_math.hpp"
 #include "core/dispatch.hpp"
+#include "core/finite_scan.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
 #if UPRES_HAVE_CUDA
@@ -57,7 +58,8 @@ void check_homography(const Homography& hm) {
         fail("the homography is singular (determinant " + std::to_string(det) + ")");
 }
 
-void check_field(const ImageView<const float>& f, int w, int h, Location loc, const char* what) {
+void check_field(const ImageView<const float>& f, int w, int h, Location loc, const char* what,
+                 int threads) {
     if (f.empty() || f.data() == nullptr) fail(std::string("the ") + what + " field is empty");
     if (f.channels() != 2)
         fail(std::string("the ") + what + " field has " + std::to_string(f.channels()) +
@@ -70,13 +72,14 @@ void check_field(const ImageView<const float>& f, int w, int h, Location loc, co
         fail(std::string("the ") + what + " field is in " + to_string(f.location()) +
              " memory but the images are in " + to_string(loc) + " memory");
     if (loc == Location::Host) {
-        for (int y = 0; y < h; ++y) {
-            const float* r = f.row(y);
-            for (int i = 0; i < 2 * w; ++i)
-                if (!std::isfinite(r[i]))
-                    fail(std::string("the ") + what + " field value at (x " +
-                         std::to_string(i / 2) + ", y " + std::to_string(y) + ", channel " +
-                         std::to_string(i % 2) + ") is " + (std::isnan(r[i]) ? "NaN" : "infinite"));
+        const std::int64_t bad =
+            find_nonfinite_host(f.data(), std::ptrdiff_t{w} * 2, h, f.stride(), threads);
+        if (bad >= 0) {
+            const std::int64_t y = bad / (2 * std::int64_t{w}), i = bad % (2 * std::int64_t{w});
+            const float v = f.row(static_cast<int>(y))[i];
+            fail(std::string("the ") + what + " field value at (x " + std::to_string(i / 2) +
+                 ", y " + std::to_string(y) + ", channel " + std::to_string(i % 2) + ") is " +
+                 (std::isnan(v) ? "NaN" : "infinite"));
         }
     }
 }
@@ -290,10 +293,10 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
         case Transform::Kind::Resize:
             break;
         case Transform::Kind::Remap:
-            check_field(t.field, dst.width(), dst.height(), src.location(), "remap");
+            check_field(t.field, dst.width(), dst.height(), src.location(), "remap", ctx.threads);
             break;
         case Transform::Kind::Flow:
-            check_field(t.field, dst.width(), dst.height(), src.location(), "flow");
+            check_field(t.field, dst.width(), dst.height(), src.location(), "flow", ctx.threads);
             break;
         default:
             fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
