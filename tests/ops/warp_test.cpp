@@ -414,6 +414,68 @@ TEST(WarpDifferential, CpuMatchesReferenceOnPhoto) {
         }
 }
 
+// Remap and displacement-field warps (PIV window deformation, optical flow) of a real photo:
+// the Cpu backend's 8-wide row kernels (warp_cpu_avx2.cpp, on AVX2 CPUs; the portable path
+// under UPRES_CPU_BASELINE=1, CTest's *_baseline run) against the reference, on a smooth flow
+// of a few pixels (most outputs interior, edges outside) and a remap field that also leaves the
+// image; source and destination are sub-views, the output width 203 is not a multiple of 8.
+TEST(WarpDifferential, FieldWarpsOfAPhotoInSubViews) {
+    const AnyImage photo = read_image(test::sample_path("baboon.jpg"));
+    const Image<std::uint8_t>& rgb = photo.as<std::uint8_t>();
+    Image<float> big(240, 200, 1);  // luma of a 240 x 200 crop, in [0, 1]
+    for (int y = 0; y < 200; ++y)
+        for (int x = 0; x < 240; ++x) {
+            const std::uint8_t* px = rgb.view().row(y + 150) + 3 * (x + 130);
+            big(x, y) = (0.299f * px[0] + 0.587f * px[1] + 0.114f * px[2]) / 255.0f;
+        }
+    const ImageView<const float> src = ImageView<const float>(big.view()).sub(9, 7, 221, 181);
+    const int ow = 203, oh = 157;
+    Image<float> flow(ow, oh, 2), map(ow, oh, 2);
+    for (int y = 0; y < oh; ++y)
+        for (int x = 0; x < ow; ++x) {
+            flow(x, y, 0) =
+                static_cast<float>(2.5 * std::sin(y / 9.0) + 1.5 * std::cos(x / 13.0) + 0.3);
+            flow(x, y, 1) = static_cast<float>(2.0 * std::cos(x / 11.0) - 1.2 * std::sin(y / 7.0));
+            map(x, y, 0) = static_cast<float>(1.12 * x - 0.2 * y + 3.0 * std::sin(y / 5.0) - 6.5);
+            map(x, y, 1) = static_cast<float>(0.15 * x + 1.1 * y - 4.25);
+        }
+    const std::pair<Transform, const char*> ts[] = {{Transform::make_flow(flow.view()), "flow"},
+                                                    {Transform::make_remap(map.view()), "remap"}};
+    Image<float> out_big(ow + 11, oh + 6, 1);
+    Image<std::uint8_t> out8_big(ow + 11, oh + 6, 1);
+    for (const auto& [t, name] : ts)
+        for (Interp i : kInterps)
+            for (Border b : kBorders) {
+                SCOPED_TRACE(std::string(name) + " " + to_string(i) + " " + to_string(b));
+                WarpOptions o;
+                o.interp = i;
+                o.border = b;
+                o.fill = 0.25f;
+                Context ctx;
+                ctx.backend = Backend::Cpu;
+                for (int y = 0; y < oh + 6; ++y)
+                    for (int x = 0; x < ow + 11; ++x) out_big(x, y) = -1.0f;
+                const ImageView<float> dst = out_big.view().sub(5, 3, ow, oh);
+                warp(src, dst, t, o, ctx);
+                const Image<float> want = run<float>(src, ow, oh, t, o, Backend::Reference);
+                EXPECT_TRUE(images_near(ImageView<const float>(dst), want.view(), kCpuTol));
+                EXPECT_EQ(out_big(4, 3), -1.0f);
+                EXPECT_EQ(out_big(5 + ow, 3 + oh - 1), -1.0f);
+                EXPECT_EQ(out_big(5, 2), -1.0f);
+                if (i == Interp::BSpline) {  // float coefficients, 8-bit output
+                    Image<std::uint8_t> src8(221, 181, 1);
+                    convert(src, src8.view());
+                    const ImageView<std::uint8_t> dst8 = out8_big.view().sub(5, 3, ow, oh);
+                    o.fill = 100.0f;
+                    warp(ImageView<const std::uint8_t>(src8.view()), dst8, t, o, ctx);
+                    const Image<std::uint8_t> want8 =
+                        run<std::uint8_t>(src8.view(), ow, oh, t, o, Backend::Reference);
+                    EXPECT_TRUE(
+                        images_near(ImageView<const std::uint8_t>(dst8), want8.view(), 1.0));
+                }
+            }
+}
+
 TEST(WarpDifferential, FirPrefilterAndKeysParameter) {
     const Image<float> f = random_image<float>(45, 33, 2, 77);
     for (int fir : {3, 7, 15, 31}) {

@@ -5,9 +5,9 @@
 //    pixels whose taps all lie inside the source take a branch-free path specialised on the
 //    interpolation and the channel count (row pointers, fixed tap loops); the few near the
 //    border take the reference formula (sample_point<double>). On CPUs with AVX2 + FMA (run-time
-//    check, simd::cpu_has_avx2_fma), affine maps of 1-channel float sources with 4x4 taps run
-//    8 outputs at a time in warp_cpu_avx2.cpp (warp_cpu_simd.hpp); the pixels it flags take
-//    the scalar border path here.
+//    check, simd::cpu_has_avx2_fma), affine maps, remaps and displacement fields of 1-channel
+//    float sources with 2x2 or 4x4 taps run 8 outputs at a time in warp_cpu_avx2.cpp
+//    (warp_cpu_simd.hpp); the pixels it flags take the scalar border path here.
 //  * Resize: separable. Per-axis tap tables (indices already border-mapped, weights, the
 //    Constant "outside" flag) are computed once from warp_math.hpp; pass 1 filters the needed
 //    source rows horizontally into a float buffer, pass 2 filters columns. Same summation order
@@ -173,14 +173,18 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     // and TLB (a 2048-wide rotated row touches ~1000 source rows).
     constexpr int kTileH = 16, kTileW = 64;
     const int bands = (dst.height + kTileH - 1) / kTileH;
-    // AVX2 row kernel (warp_cpu_avx2.cpp): affine maps of 1-channel float sources, 4x4 taps,
-    // when the CPU has AVX2 + FMA and gather offsets fit in 32 bits.
+    // AVX2 row kernels (warp_cpu_avx2.cpp): affine maps, remaps and displacement fields of
+    // 1-channel float sources with 2 x 2 or 4 x 4 taps, when the CPU has AVX2 + FMA and gather
+    // offsets fit in 32 bits.
+    constexpr bool kVecType = std::is_same_v<S, float> && C == 1 && kTaps<I> >= 2;
     bool vec = false;
     float poly[4][4] = {};
-    if constexpr (std::is_same_v<S, float> && C == 1 && kTaps<I> == 4) {
-        vec = (p.kind == Transform::Kind::Affine) && simd::cpu_has_avx2_fma() &&
+    if constexpr (kVecType) {
+        vec = (p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Remap ||
+               p.kind == Transform::Kind::Flow) &&
+              simd::cpu_has_avx2_fma() &&
               (std::int64_t{sh} - 1) * src.stride + sw < (std::int64_t{1} << 31);
-        cubic_weight_poly<float>(I, p.cubic_a, poly);
+        if constexpr (kTaps<I> == 4) cubic_weight_poly<float>(I, p.cubic_a, poly);
     }
     // pad > 0 (B-spline + Nearest) clamps in the padded span: no vector border mapping.
     int vborder = 0;
@@ -188,6 +192,34 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
         if (p.border == Border::Mirror) vborder = 1;
         if (p.border == Border::Constant) vborder = 2;
     }
+    // Source coordinates of output (x, y); ub, vb: the affine row's base (m1 y + m2 + pad, ...).
+    auto coords = [&](int x, int y, const float* frow, double ub, double vb, double& u, double& v) {
+        switch (p.kind) {
+            case Transform::Kind::Remap:
+                u = frow[2 * x] + pad;
+                v = frow[2 * x + 1] + pad;
+                break;
+            case Transform::Kind::Flow:
+                u = x + static_cast<double>(frow[2 * x]) + pad;
+                v = y + static_cast<double>(frow[2 * x + 1]) + pad;
+                break;
+            case Transform::Kind::Perspective:
+                map_matrix<double>(p.m, p.kind, x, y, u, v);
+                u += pad;
+                v += pad;
+                break;
+            default:
+                if constexpr (I == Interp::Nearest) {
+                    // The reference's expression: same rounding, same .5 ties.
+                    map_matrix<double>(p.m, p.kind, x, y, u, v);
+                    u += pad;
+                    v += pad;
+                } else {  // continuous in u: the last-bit rounding is invisible
+                    u = ub + m0 * x;
+                    v = vb + m3 * x;
+                }
+        }
+    };
     parallel_for(0, bands, threads, [&](int band) {
         const Interior<S, C, I> interior_sample(p);  // local: constants stay in registers
         float vbuf[kTileW];
@@ -199,18 +231,25 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
                 D* out = dst.row(y);
                 const float* frow = p.field.data ? p.field.row(y) : nullptr;
                 const double ub = p.m[1] * y + p.m[2] + pad, vb = p.m[4] * y + p.m[5] + pad;
-                if constexpr (std::is_same_v<S, float> && C == 1 && kTaps<I> == 4) {
+                if constexpr (kVecType) {
                     if (vec) {  // AVX2: interior pixels 8 at a time, the rest below
                         float* vo =
                             std::is_same_v<D, float> ? reinterpret_cast<float*>(out) + x0 : vbuf;
-                        const int flagged = simd::cubic_affine_row_c1_avx2(
-                            src.data, src.stride, sw, sh, ub, vb, m0, m3, x0, x1, poly, vborder,
-                            p.fill, vo, vflag);
+                        const int flagged =
+                            p.kind == Transform::Kind::Affine
+                                ? simd::affine_row_c1_avx2(src.data, src.stride, sw, sh, kTaps<I>,
+                                                           ub, vb, m0, m3, x0, x1, poly, vborder,
+                                                           p.fill, vo, vflag)
+                                : simd::field_row_c1_avx2(src.data, src.stride, sw, sh, kTaps<I>,
+                                                          p.kind == Transform::Kind::Flow, frow, y,
+                                                          pad, x0, x1, poly, vborder, p.fill, vo,
+                                                          vflag);
                         if (flagged == 0 && std::is_same_v<D, float>) continue;
                         for (int x = x0; x < x1; ++x) {
                             if (vflag[x - x0]) {
-                                interior_sample.border_sample(src, ub + m0 * x, vb + m3 * x,
-                                                              out + x);
+                                double u, v;
+                                coords(x, y, frow, ub, vb, u, v);
+                                interior_sample.border_sample(src, u, v, out + x);
                             } else if constexpr (!std::is_same_v<D, float>) {
                                 out[x] = saturate_from_float<D>(vo[x - x0]);
                             }
@@ -220,31 +259,7 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
                 }
                 for (int x = x0; x < x1; ++x) {
                     double u, v;
-                    switch (p.kind) {
-                        case Transform::Kind::Remap:
-                            u = frow[2 * x] + pad;
-                            v = frow[2 * x + 1] + pad;
-                            break;
-                        case Transform::Kind::Flow:
-                            u = x + static_cast<double>(frow[2 * x]) + pad;
-                            v = y + static_cast<double>(frow[2 * x + 1]) + pad;
-                            break;
-                        case Transform::Kind::Perspective:
-                            map_matrix<double>(p.m, p.kind, x, y, u, v);
-                            u += pad;
-                            v += pad;
-                            break;
-                        default:
-                            if constexpr (I == Interp::Nearest) {
-                                // The reference's expression: same rounding, same .5 ties.
-                                map_matrix<double>(p.m, p.kind, x, y, u, v);
-                                u += pad;
-                                v += pad;
-                            } else {  // continuous in u: the last-bit rounding is invisible
-                                u = ub + m0 * x;
-                                v = vb + m3 * x;
-                            }
-                    }
+                    coords(x, y, frow, ub, vb, u, v);
                     D* o = out + x * C;
                     if (interior<I>(u, sw) && interior<I>(v, sh)) {
                         interior_sample(src, u, v, o);

@@ -17,19 +17,28 @@ bool cpu_has_avx2_fma();
 // True when warp_cpu_avx2.cpp was compiled with -mavx2 -mfma (false: its functions are stubs).
 bool warp_avx2_compiled();
 
-// One row segment of a 4x4-tap (Keys cubic or B-spline) affine warp of a 1-channel float source
-// (w x h samples, stride in elements; the caller checks (h - 1) * stride + w < 2^31: 32-bit
-// element offsets). Output pixel x in [x0, x1) samples the source at
-// u = ub + m0 x, v = vb + m3 x. poly[4][4]: cubic_weight_poly (w_k = ((p0k t + p1k) t + p2k) t +
-// p3k). border: 1 = Border::Mirror (coordinates within one reflection are mirrored first, as
-// map_coord), 2 = Border::Constant (coordinates outside [0, w-1] x [0, h-1] give `fill`), 0 =
-// any other border (no mapping). Pixels whose (mapped) 4x4 footprint lies inside the source
-// (1 <= u < w - 2 and likewise v), or that get the fill, are written to out[x - x0]; the others
-// get flag[x - x0] = 1 (0 otherwise) and are left for the caller's border path. Returns the
-// number of flagged pixels.
-int cubic_affine_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, double ub,
-                             double vb, double m0, double m3, int x0, int x1,
-                             const float poly[4][4], int border, float fill, float* out,
-                             std::uint8_t* flag);
+// One row segment of a warp of a 1-channel float source (w x h samples, stride in elements; the
+// caller checks (h - 1) * stride + w < 2^31: 32-bit element offsets) with taps x taps taps: 4
+// (Keys cubic or B-spline; poly[4][4] = cubic_weight_poly, w_k = ((p0k t + p1k) t + p2k) t + p3k)
+// or 2 (bilinear; poly unused). Output pixel x in [x0, x1) samples the source at
+//   affine_row_c1_avx2: u = ub + m0 x, v = vb + m3 x;
+//   field_row_c1_avx2: field = the row of the 2-channel map or displacement field (element 2x is
+//     pixel x's first channel); remap (flow false): u = field[2x] + pad, v = field[2x + 1] + pad;
+//     flow: u = (x + field[2x]) + pad, v = (y + field[2x + 1]) + pad;
+// in double, with the scalar path's expressions (so the same coordinates). border: 1 =
+// Border::Mirror (coordinates within one reflection are mirrored first, as map_coord), 2 =
+// Border::Constant (coordinates outside [0, w-1] x [0, h-1] give `fill`), 0 = any other border
+// (no mapping). Pixels whose (mapped) footprint lies inside the source (taps 4: 1 <= u < w - 2;
+// taps 2: 0 <= u < w - 1; likewise v), or that get the fill, are written to out[x - x0]; the
+// others get flag[x - x0] = 1 (0 otherwise) and are left for the caller's border path. Returns
+// the number of flagged pixels. Bilinear sums are the scalar path's operations (the same bits);
+// the 4-tap sums use FMA (within the Cpu tolerance of the reference).
+int affine_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, int taps, double ub,
+                       double vb, double m0, double m3, int x0, int x1, const float poly[4][4],
+                       int border, float fill, float* out, std::uint8_t* flag);
+int field_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, int taps, bool flow,
+                      const float* field, double y, double pad, int x0, int x1,
+                      const float poly[4][4], int border, float fill, float* out,
+                      std::uint8_t* flag);
 
 }  // namespace upres::cpu::simd
