@@ -2,6 +2,12 @@
 #include <upres/error.hpp>
 #include <upres/image.hpp>
 
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/convert_row.hpp"
 #include "core/dispatch.hpp"
 #include "test_util.hpp"
 
@@ -106,6 +112,51 @@ TEST(Convert, SaturatesRoundsAndMapsNaNToZero) {
     EXPECT_EQ(u(2, 0), 4);
     EXPECT_EQ(u(3, 0), 255);
     EXPECT_EQ(u(4, 0), 0);
+}
+
+// The vectorizable row form (saturate_row_from_float) gives saturate_from_float's value for
+// every float: ties, both saturation ends, NaN, infinities, denormals, and 2^20 random bit
+// patterns.
+template <class D>
+void check_saturate_row(const std::vector<float>& v) {
+    std::vector<D> got(v.size());
+    saturate_row_from_float<D>(v.data(), got.data(), static_cast<std::ptrdiff_t>(v.size()));
+    for (std::size_t i = 0; i < v.size(); ++i)
+        ASSERT_EQ(got[i], saturate_from_float<D>(v[i])) << "value " << v[i];
+}
+
+TEST(Convert, RowSaturationMatchesTheScalarRule) {
+    std::vector<float> v = {-0.0f,
+                            0.0f,
+                            0.5f,
+                            1.5f,
+                            2.5f,
+                            254.5f,
+                            255.0f,
+                            255.49f,
+                            255.5f,
+                            256.0f,
+                            65534.5f,
+                            65535.0f,
+                            65535.5f,
+                            1e9f,
+                            -1e9f,
+                            1e-40f,
+                            -1e-40f,
+                            0.49999997f,
+                            std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity()};
+    for (int k = 0; k <= 2 * 65536; ++k) v.push_back(k * 0.5f);  // every tie up to 65536
+    std::mt19937 rng(5);
+    for (int k = 0; k < (1 << 20); ++k) {
+        const std::uint32_t bits = rng();
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        v.push_back(f);
+    }
+    check_saturate_row<std::uint8_t>(v);
+    check_saturate_row<std::uint16_t>(v);
 }
 
 TEST(AnyImage, HoldsAndConverts) {
