@@ -58,6 +58,42 @@ BENCHMARK(Warp_CpuRotate)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
+// args: threads (1, all) x interp (B-spline, Keys cubic, bilinear).
+void flow_args(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"threads", "interp"});
+    for (int th : {1, 0})
+        for (Interp i : {Interp::BSpline, Interp::Cubic, Interp::Linear})
+            b->Args({th, static_cast<int>(i)});
+}
+
+// Rotation of an RGB u8 video frame (1920 x 1080, 30 degrees about the centre, Mirror): the
+// video case. Peer: cv2.warpAffine on the same cores (tools/bench/warp_peers.py, "video").
+// args: threads (0: all), interp. Bytes: input and output.
+void Warp_CpuRotateRgbU8(benchmark::State& state) {
+    constexpr int w = 1920, h = 1080;
+    const int threads = ub::host_threads(static_cast<int>(state.range(0)));
+    WarpOptions o;
+    o.interp = static_cast<Interp>(state.range(1));
+    Image<std::uint8_t> src(w, h, 3);
+    ub::fill_random(src.data(), std::size_t{w} * h * 3, 4);
+    Image<std::uint8_t> dst(w, h, 3);
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    ctx.threads = threads;
+    const Transform t = Transform::make_rotation(30, w, h);
+    for (auto _ : state) {
+        warp(src.view(), dst.view(), t, o, ctx);
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(to_string(o.interp));
+    ub::set_rates(state, double(w) * h, 6.0 * w * h);
+}
+BENCHMARK(Warp_CpuRotateRgbU8)
+    ->Apply(flow_args)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 // Warp of a 2048^2 float32 image by a displacement field (PIV window deformation, optical-flow
 // warps): output (x, y) samples the input at (x + dx, y + dy), the smooth field of
 // bench_util.hpp's flow_field(); Mirror border. B-spline includes its exact prefilter. Peers
@@ -83,13 +119,35 @@ void Warp_CpuFlow(benchmark::State& state) {
     state.SetLabel(to_string(o.interp));
     ub::set_rates(state, double(n) * n, 16.0 * n * n);
 }
-void flow_args(benchmark::internal::Benchmark* b) {
-    b->ArgNames({"threads", "interp"});
-    for (int th : {1, 0})
-        for (Interp i : {Interp::BSpline, Interp::Cubic, Interp::Linear})
-            b->Args({th, static_cast<int>(i)});
-}
 BENCHMARK(Warp_CpuFlow)
+    ->Apply(flow_args)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The video case: a 1920 x 1080 RGB u8 frame resized to 3840 x 2160 (Mirror). Peer:
+// cv2.resize on the same cores (tools/bench/warp_peers.py, "video"). args: threads (0: all),
+// interp. Bytes: input and output.
+void Warp_CpuResizeRgbU8(benchmark::State& state) {
+    constexpr int w = 1920, h = 1080;
+    const int threads = ub::host_threads(static_cast<int>(state.range(0)));
+    WarpOptions o;
+    o.interp = static_cast<Interp>(state.range(1));
+    Image<std::uint8_t> src(w, h, 3);
+    ub::fill_random(src.data(), std::size_t{w} * h * 3, 5);
+    Image<std::uint8_t> dst(2 * w, 2 * h, 3);
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    ctx.threads = threads;
+    const Transform t = Transform::make_resize();
+    for (auto _ : state) {
+        warp(src.view(), dst.view(), t, o, ctx);
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(to_string(o.interp));
+    ub::set_rates(state, 4.0 * w * h, 15.0 * w * h);
+}
+BENCHMARK(Warp_CpuResizeRgbU8)
     ->Apply(flow_args)
     ->MeasureProcessCPUTime()
     ->UseRealTime()

@@ -7,7 +7,11 @@ displacement field (Warp_CpuFlow: PIV window deformation, optical-flow warps), O
 single-threaded on the same field (cv2.INTER_CUBIC is Keys cubic, a = -0.75). Prints the best and the median of several runs in
 milliseconds. Run in the same session as upres_bench.
 
-    tools/bench/warp_peers.py [N [THREADS [rotate|flow|all]]]"""
+The video case (Warp_CpuResizeRgbU8, Warp_CpuRotateRgbU8): a 1920 x 1080 RGB uint8 frame
+resized to 3840 x 2160 with cv2.resize and rotated by 30 degrees with cv2.warpAffine
+(BORDER_REFLECT_101), INTER_LINEAR and INTER_CUBIC, on N threads.
+
+    tools/bench/warp_peers.py [N [THREADS [rotate|flow|video|all]]]"""
 import os
 import sys
 import time
@@ -76,6 +80,21 @@ def rotate_peers(img, threads):
               f'cpu {c:.1f} ms')
 
 
+def video_peers(threads):
+    img = np.random.default_rng(4).integers(1, 256, (1080, 1920, 3), dtype=np.uint8)
+    cv2.setNumThreads(threads)
+    print('1920x1080 RGB uint8 (the video case)')
+    M = cv2.getRotationMatrix2D(((1920 - 1) / 2, (1080 - 1) / 2), 30, 1.0)
+    for name, flag in (('INTER_LINEAR', cv2.INTER_LINEAR), ('INTER_CUBIC', cv2.INTER_CUBIC)):
+        b, m, c = timed(lambda: cv2.resize(img, (3840, 2160), interpolation=flag), 15)
+        print(f'cv2.resize to 3840x2160 {name} ({threads} threads): best {b:.1f} ms, '
+              f'median {m:.1f} ms, cpu {c:.1f} ms')
+        b, m, c = timed(lambda: cv2.warpAffine(img, M, (1920, 1080), flags=flag,
+                                               borderMode=cv2.BORDER_REFLECT_101), 15)
+        print(f'cv2.warpAffine 30 deg {name} ({threads} threads): best {b:.1f} ms, '
+              f'median {m:.1f} ms, cpu {c:.1f} ms')
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2048
     threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -85,6 +104,8 @@ def main():
         rotate_peers(img, threads)
     if which in ('flow', 'all'):
         flow_peers(img, threads)
+    if which in ('video', 'all'):
+        video_peers(threads)
 
 
 if __name__ == '__main__':

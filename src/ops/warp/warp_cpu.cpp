@@ -9,18 +9,21 @@
 //    float sources with 2x2 or 4x4 taps run 8 outputs at a time in warp_cpu_avx2.cpp
 //    (warp_cpu_simd.hpp); the pixels it flags take the scalar border path here.
 //  * Resize: separable. Per-axis tap tables (indices already border-mapped, weights, the
-//    Constant "outside" flag) are computed once from warp_math.hpp; pass 1 filters the needed
-//    source rows horizontally into a float buffer, pass 2 filters columns. Same summation order
-//    as the reference (rows first, then columns).
+//    Constant "outside" flag) are computed once from warp_math.hpp; each thread takes a
+//    contiguous range of output rows and keeps the source rows they need, filtered horizontally
+//    (pass 1), in a small cache of taps + 4 rows, then filters columns (pass 2) and converts
+//    with saturate_row_from_float. Same summation order as the reference (rows first, then
+//    columns).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
-#include "core/convert_math.hpp"
+#include "core/convert_row.hpp"
 #include "core/parallel.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "ops/warp/warp_cpu_simd.hpp"
@@ -345,61 +348,136 @@ AxisTable axis_table(int n_out, int n_span, double m, double off, double pad, in
     return t;
 }
 
+// Pass 1 of the separable resize, one source row (float, padded by 4 floats): output x of the
+// row sums its K taps from 0, in order (K = 0: k taps, known at run time). ofs: each tap's
+// element offset (source index times C); w4: each tap's weight 4 times (a ready 4-wide operand).
+// For 3 and 4 channels a pixel is one 4-wide vector (for 3, the 4th lane reads the next pixel or
+// the padding and is written to the next pixel, which x + 1 then rewrites, or to the padding).
+template <int C, int K>
+void resize_hpass(const float* in, float* out, int n_out, const int* ofs, const v4* w4, int k) {
+    const int kn = K > 0 ? K : k;
+    for (int x = 0; x < n_out; ++x) {
+        const int* to = ofs + static_cast<std::ptrdiff_t>(x) * kn;
+        const v4* tw = w4 + static_cast<std::ptrdiff_t>(x) * kn;
+        if constexpr (C >= 3) {
+            v4 acc = tw[0] * load4(in + to[0]);  // (0 + first: the same up to the sign of 0)
+            for (int j = 1; j < kn; ++j) acc += tw[j] * load4(in + to[j]);
+            std::memcpy(out + x * C, &acc, sizeof(acc));
+        } else {
+            float acc[C] = {};
+            for (int j = 0; j < kn; ++j)
+                for (int c = 0; c < C; ++c) acc[c] += tw[j][0] * in[to[j] + c];
+            for (int c = 0; c < C; ++c) out[x * C + c] = acc[c];
+        }
+    }
+}
+
+// Pass 2, one output row: acc = sum_j w_j r_j from 0, taps in order (K = 0: k taps).
+template <int K>
+void resize_vpass(const float* const* r, const float* w, float* acc, std::ptrdiff_t n, int k) {
+    if constexpr (K == 2) {
+        for (std::ptrdiff_t i = 0; i < n; ++i) acc[i] = w[0] * r[0][i] + w[1] * r[1][i];
+    } else if constexpr (K == 4) {
+        for (std::ptrdiff_t i = 0; i < n; ++i)
+            acc[i] = ((w[0] * r[0][i] + w[1] * r[1][i]) + w[2] * r[2][i]) + w[3] * r[3][i];
+    } else {
+        for (std::ptrdiff_t i = 0; i < n; ++i) acc[i] = w[0] * r[0][i];
+        for (int j = 1; j < k; ++j)
+            for (std::ptrdiff_t i = 0; i < n; ++i) acc[i] += w[j] * r[j][i];
+    }
+}
+
+// Each thread takes a contiguous range of output rows, in order, and keeps the source rows they
+// need, filtered horizontally, in a small cache (taps + 4 rows: a few hundred KB, it stays in
+// the core's cache): each source row is filtered once per thread, whatever the border does to
+// the row order. Then the columns are filtered, in chunks that stay in L1 when the output is an
+// integer type.
+template <class S, class D, int C, int KX, int KY>
+void resize_rows(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, const AxisTable& tx,
+                 const AxisTable& ty, int threads) {
+    const std::ptrdiff_t tstride = std::ptrdiff_t{dst.width} * C;
+    const std::ptrdiff_t rstride = tstride + 4;  // + the 4-wide store's padding
+    const std::ptrdiff_t in_n = std::ptrdiff_t{src.width} * C;
+    std::vector<int> ofs(tx.idx.size());
+    std::vector<v4> w4(tx.w.size());
+    for (std::size_t i = 0; i < ofs.size(); ++i) {
+        ofs[i] = tx.idx[i] * C;
+        w4[i] = v4{tx.w[i], tx.w[i], tx.w[i], tx.w[i]};
+    }
+    std::vector<int> outside_x;  // Constant: outputs whose column maps outside
+    for (int x = 0; x < dst.width; ++x)
+        if (!tx.valid[x]) outside_x.push_back(x);
+    const D fill = saturate_from_float<D>(p.fill);
+    const int parts = std::min(resolve_threads(threads), dst.height);
+    parallel_for(0, parts, parts, [&](int part) {
+        const int y0 = static_cast<int>(std::int64_t{dst.height} * part / parts);
+        const int y1 = static_cast<int>(std::int64_t{dst.height} * (part + 1) / parts);
+        const int slots = ty.taps + 4;
+        // Uninitialised: every element read is written first (the padding lanes only feed the
+        // 4th lane of 3-channel pixels, which is never stored in the end).
+        const std::unique_ptr<float[]> buf(new float[static_cast<std::size_t>(slots) * rstride]);
+        std::vector<int> tag(static_cast<std::size_t>(slots), -1);   // source row of each slot
+        std::vector<int> used(static_cast<std::size_t>(slots), -1);  // last output row using it
+        const std::unique_ptr<float[]> in(new float[in_n + 4]);
+        std::fill(in.get() + in_n, in.get() + in_n + 4, 0.0f);
+        std::vector<const float*> rp(static_cast<std::size_t>(ty.taps)), rc(rp.size());
+        for (int y = y0; y < y1; ++y) {
+            D* out = dst.row(y);
+            if (!ty.valid[y]) {
+                std::fill(out, out + tstride, fill);
+                continue;
+            }
+            const int* ti = &ty.idx[static_cast<std::size_t>(y) * ty.taps];
+            for (int j = 0; j < ty.taps; ++j) {
+                int s = 0;
+                while (s < slots && tag[s] != ti[j]) ++s;
+                if (s == slots) {  // not cached: the least recently used slot this row does not use
+                    s = -1;
+                    for (int k = 0; k < slots; ++k)
+                        if (used[k] < y && (s < 0 || used[k] < used[s])) s = k;
+                    const S* r = src.row(ti[j]);
+                    for (std::ptrdiff_t i = 0; i < in_n; ++i) in[i] = static_cast<float>(r[i]);
+                    resize_hpass<C, KX>(in.get(), buf.get() + s * rstride, dst.width, ofs.data(),
+                                        w4.data(), tx.taps);
+                    tag[s] = ti[j];
+                }
+                used[s] = y;
+                rp[j] = buf.get() + s * rstride;
+            }
+            const float* tw = &ty.w[static_cast<std::size_t>(y) * ty.taps];
+            if constexpr (std::is_same_v<D, float>) {
+                resize_vpass<KY>(rp.data(), tw, out, tstride, ty.taps);
+            } else {
+                constexpr std::ptrdiff_t kChunk = 1024;  // 4 KB of sums
+                float acc[kChunk];
+                for (std::ptrdiff_t i0 = 0; i0 < tstride; i0 += kChunk) {
+                    const std::ptrdiff_t n = std::min(kChunk, tstride - i0);
+                    for (int j = 0; j < ty.taps; ++j) rc[j] = rp[j] + i0;
+                    resize_vpass<KY>(rc.data(), tw, acc, n, ty.taps);
+                    saturate_row_from_float<D>(acc, out + i0, n);
+                }
+            }
+            for (int x : outside_x)
+                for (int c = 0; c < C; ++c) out[x * C + c] = fill;
+        }
+    });
+}
+
 template <class S, class D, int C>
 void resize_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads) {
     const int orig_w = src.width - 2 * p.pad, orig_h = src.height - 2 * p.pad;
     const AxisTable tx = axis_table(dst.width, src.width, p.m[0], p.m[2], p.pad, orig_w, p);
     const AxisTable ty = axis_table(dst.height, src.height, p.m[4], p.m[5], p.pad, orig_h, p);
-    // Source rows used by pass 2.
-    std::vector<int> row_slot(static_cast<std::size_t>(src.height), -1);
-    std::vector<int> rows;
-    for (int y = 0; y < dst.height; ++y)
-        if (ty.valid[y])
-            for (int j = 0; j < ty.taps; ++j) {
-                const int r = ty.idx[static_cast<std::size_t>(y) * ty.taps + j];
-                if (row_slot[r] < 0) {
-                    row_slot[r] = static_cast<int>(rows.size());
-                    rows.push_back(r);
-                }
-            }
-    const std::ptrdiff_t tstride = std::ptrdiff_t{dst.width} * C;
-    std::vector<float> tmp(rows.size() * static_cast<std::size_t>(tstride));
-    // Pass 1: horizontal.
-    const int KX = tx.taps;
-    parallel_for(0, static_cast<int>(rows.size()), threads, [&](int ri) {
-        const S* in = src.row(rows[ri]);
-        float* o = tmp.data() + ri * tstride;
-        for (int x = 0; x < dst.width; ++x) {
-            const int* ti = &tx.idx[static_cast<std::size_t>(x) * KX];
-            const float* tw = &tx.w[static_cast<std::size_t>(x) * KX];
-            float acc[C] = {};
-            for (int k = 0; k < KX; ++k) {
-                const S* px = in + ti[k] * C;
-                for (int c = 0; c < C; ++c) acc[c] += tw[k] * static_cast<float>(px[c]);
-            }
-            for (int c = 0; c < C; ++c) o[x * C + c] = acc[c];
-        }
-    });
-    // Pass 2: vertical.
-    const int KY = ty.taps;
-    parallel_for(0, dst.height, threads, [&](int y) {
-        D* out = dst.row(y);
-        if (!ty.valid[y]) {
-            for (std::ptrdiff_t i = 0; i < tstride; ++i) out[i] = saturate_from_float<D>(p.fill);
-            return;
-        }
-        const int* ti = &ty.idx[static_cast<std::size_t>(y) * KY];
-        const float* tw = &ty.w[static_cast<std::size_t>(y) * KY];
-        std::vector<float> acc(static_cast<std::size_t>(tstride), 0.0f);
-        for (int j = 0; j < KY; ++j) {
-            const float* r = tmp.data() + row_slot[ti[j]] * tstride;
-            const float wj = tw[j];
-            for (std::ptrdiff_t i = 0; i < tstride; ++i) acc[i] += wj * r[i];
-        }
-        for (int x = 0; x < dst.width; ++x)
-            for (int c = 0; c < C; ++c)
-                out[x * C + c] = saturate_from_float<D>(tx.valid[x] ? acc[x * C + c] : p.fill);
-    });
+    // The plain kernels' tap counts as constants (antialiased axes: at run time).
+    auto ky = [&](auto kx) {
+        constexpr int KX = decltype(kx)::value;
+        if (ty.taps == 2) return resize_rows<S, D, C, KX, 2>(src, dst, p, tx, ty, threads);
+        if (ty.taps == 4) return resize_rows<S, D, C, KX, 4>(src, dst, p, tx, ty, threads);
+        return resize_rows<S, D, C, KX, 0>(src, dst, p, tx, ty, threads);
+    };
+    if (tx.taps == 2) return ky(std::integral_constant<int, 2>());
+    if (tx.taps == 4) return ky(std::integral_constant<int, 4>());
+    return ky(std::integral_constant<int, 0>());
 }
 
 template <class S, class D>
