@@ -42,10 +42,13 @@ inline int outside(__m256d u, __m256d v, __m256d ul, __m256d vl) {
         _mm256_and_pd(_mm256_cmp_pd(v, z, _CMP_GE_OQ), _mm256_cmp_pd(v, vl, _CMP_LE_OQ)));
     return _mm256_movemask_pd(in) ^ 0xf;
 }
-// The two floats at p and the two at p + stride: one pixel's 2 x 2 footprint.
+// The two floats at p and the two at p + stride: one pixel's 2 x 2 footprint (memcpy: no
+// alignment assumed; compilers emit two 64-bit loads).
 inline __m128 footprint2x2(const float* p, std::ptrdiff_t stride) {
-    const __m128 r0 = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p)));
-    return _mm_loadh_pi(r0, reinterpret_cast<const __m64*>(p + stride));
+    long long a, b;
+    __builtin_memcpy(&a, p, sizeof(a));
+    __builtin_memcpy(&b, p + stride, sizeof(b));
+    return _mm_castsi128_ps(_mm_set_epi64x(b, a));
 }
 
 // 8 output pixels of a 1-channel float source with Taps x Taps taps (2: bilinear, 4: Keys cubic
