@@ -23,6 +23,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/convert_row.hpp"
 #include "core/parallel.hpp"
 #include "ops/warp/warp_backends.hpp"
@@ -68,11 +72,30 @@ inline v4 load4(const float* p) {
     return v;
 }
 template <class S>
-inline v4 load4(const S* p) {
+inline v4 load4(const S* p) {  // 4 integers (exact in float)
+#if defined(__SSE2__)
+    // Widened in registers (compilers convert a 4 x u8 vector one lane at a time).
+    const __m128i z = _mm_setzero_si128();
+    __m128i x;
+    if constexpr (sizeof(S) == 1) {
+        std::int32_t b;
+        std::memcpy(&b, p, sizeof(b));
+        x = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(b), z), z);
+    } else {
+        x = _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), z);
+    }
+    return _mm_cvtepi32_ps(x);
+#else
     return v4{static_cast<float>(p[0]), static_cast<float>(p[1]), static_cast<float>(p[2]),
               static_cast<float>(p[3])};
+#endif
 }
 inline float hsum(v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+// One past the last element of a span.
+template <class S>
+inline const S* end_of(Span2D<const S> s) {
+    return s.row(s.height - 1) + std::ptrdiff_t{s.width} * s.channels;
+}
 
 // Interior sample (all taps inside, u, v >= 0 so truncation is floor).
 template <class S, int C, Interp I>
@@ -126,6 +149,15 @@ struct Interior {
             const float tx = static_cast<float>(u - ix), ty = static_cast<float>(v - iy);
             const S* r0 = src.row(iy) + ix * C;
             const S* r1 = r0 + src.stride;
+            // 3 and 4 channels: a pixel as one 4-wide vector, the same operations per channel
+            // (for 3, the 4th lane reads the next sample; not past the end of the image).
+            if (C == 4 || (C == 3 && r1 + 2 * C + 1 <= end_of(src))) {
+                const v4 a0 = (1.0f - tx) * load4(r0) + tx * load4(r0 + C);
+                const v4 a1 = (1.0f - tx) * load4(r1) + tx * load4(r1 + C);
+                const v4 s = (1.0f - ty) * a0 + ty * a1;
+                for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(s[c]);
+                return;
+            }
             for (int c = 0; c < C; ++c) {
                 const float a0 =
                     (1.0f - tx) * static_cast<float>(r0[c]) + tx * static_cast<float>(r0[C + c]);
@@ -143,14 +175,16 @@ struct Interior {
                 const v4 acc = wy[0] * load4(p0) + wy[1] * load4(p0 + st) +
                                wy[2] * load4(p0 + 2 * st) + wy[3] * load4(p0 + 3 * st);
                 o[0] = saturate_from_float<D>(hsum(acc * wx));
-            } else if constexpr (C == 4) {
+            } else if (C == 4 || (C == 3 && p0 + 3 * st + 4 * C + 1 <= end_of(src))) {
+                // A pixel as one 4-wide vector (for 3 channels, the 4th lane reads the next
+                // sample; not past the end of the image).
                 v4 acc = {0, 0, 0, 0};
                 for (int j = 0; j < 4; ++j) {
                     const S* r = p0 + j * st;
-                    acc += wy[j] * (wx[0] * load4(r) + wx[1] * load4(r + 4) + wx[2] * load4(r + 8) +
-                                    wx[3] * load4(r + 12));
+                    acc += wy[j] * (wx[0] * load4(r) + wx[1] * load4(r + C) +
+                                    wx[2] * load4(r + 2 * C) + wx[3] * load4(r + 3 * C));
                 }
-                for (int c = 0; c < 4; ++c) o[c] = saturate_from_float<D>(acc[c]);
+                for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(acc[c]);
             } else {
                 float acc[C] = {};
                 for (int j = 0; j < 4; ++j) {
