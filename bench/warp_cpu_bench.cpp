@@ -66,27 +66,36 @@ void flow_args(benchmark::internal::Benchmark* b) {
             b->Args({th, static_cast<int>(i)});
 }
 
-// Rotation of an RGB u8 video frame (1920 x 1080, 30 degrees about the centre, Mirror): the
-// video case. Peer: cv2.warpAffine on the same cores (tools/bench/warp_peers.py, "video").
-// args: threads (0: all), interp. Bytes: input and output.
-void Warp_CpuRotateRgbU8(benchmark::State& state) {
-    constexpr int w = 1920, h = 1080;
-    const int threads = ub::host_threads(static_cast<int>(state.range(0)));
+// Times warp(src, dst, t) on the Cpu backend with the threads and interpolation of flow_args;
+// bytes: the bytes moved per call.
+template <class T>
+void time_cpu_warp(benchmark::State& state, const Image<T>& src, Image<T>& dst, const Transform& t,
+                   double bytes) {
     WarpOptions o;
     o.interp = static_cast<Interp>(state.range(1));
-    Image<std::uint8_t> src(w, h, 3);
-    ub::fill_random(src.data(), std::size_t{w} * h * 3, 4);
-    Image<std::uint8_t> dst(w, h, 3);
     Context ctx;
     ctx.backend = Backend::Cpu;
-    ctx.threads = threads;
-    const Transform t = Transform::make_rotation(30, w, h);
+    ctx.threads = ub::host_threads(static_cast<int>(state.range(0)));
     for (auto _ : state) {
         warp(src.view(), dst.view(), t, o, ctx);
         benchmark::ClobberMemory();
     }
     state.SetLabel(to_string(o.interp));
-    ub::set_rates(state, double(w) * h, 6.0 * w * h);
+    ub::set_rates(state, double(dst.width()) * dst.height(), bytes);
+}
+
+Image<std::uint8_t> video_frame(std::uint64_t seed) {  // 1920 x 1080 RGB u8
+    Image<std::uint8_t> f(1920, 1080, 3);
+    ub::fill_random(f.data(), std::size_t{1920} * 1080 * 3, seed);
+    return f;
+}
+
+// Rotation of an RGB u8 video frame (1920 x 1080, 30 degrees about the centre, Mirror). Peer:
+// cv2.warpAffine on the same cores (tools/bench/warp_peers.py, "video"). Bytes: input, output.
+void Warp_CpuRotateRgbU8(benchmark::State& state) {
+    const Image<std::uint8_t> src = video_frame(4);
+    Image<std::uint8_t> dst(1920, 1080, 3);
+    time_cpu_warp(state, src, dst, Transform::make_rotation(30, 1920, 1080), 6.0 * 1920 * 1080);
 }
 BENCHMARK(Warp_CpuRotateRgbU8)
     ->Apply(flow_args)
@@ -98,26 +107,14 @@ BENCHMARK(Warp_CpuRotateRgbU8)
 // warps): output (x, y) samples the input at (x + dx, y + dy), the smooth field of
 // bench_util.hpp's flow_field(); Mirror border. B-spline includes its exact prefilter. Peers
 // (tools/bench/warp_peers.py): cv2.remap and scipy.ndimage.map_coordinates on the same field.
-// args: threads (0: all), interp. Bytes: input, output and the 2-float field.
+// Bytes: input, output and the 2-float field.
 void Warp_CpuFlow(benchmark::State& state) {
     constexpr int n = 2048;
-    const int threads = ub::host_threads(static_cast<int>(state.range(0)));
-    WarpOptions o;
-    o.interp = static_cast<Interp>(state.range(1));
     const Image<float> src = random_float(n, n, 1, 3);
     const std::vector<float> f = ub::flow_field(n, n);
-    const ImageView<const float> field(f.data(), n, n, 2);
     Image<float> dst(n, n, 1);
-    Context ctx;
-    ctx.backend = Backend::Cpu;
-    ctx.threads = threads;
-    const Transform t = Transform::make_flow(field);
-    for (auto _ : state) {
-        warp(src.view(), dst.view(), t, o, ctx);
-        benchmark::ClobberMemory();
-    }
-    state.SetLabel(to_string(o.interp));
-    ub::set_rates(state, double(n) * n, 16.0 * n * n);
+    time_cpu_warp(state, src, dst, Transform::make_flow(ImageView<const float>(f.data(), n, n, 2)),
+                  16.0 * n * n);
 }
 BENCHMARK(Warp_CpuFlow)
     ->Apply(flow_args)
@@ -126,26 +123,11 @@ BENCHMARK(Warp_CpuFlow)
     ->Unit(benchmark::kMillisecond);
 
 // The video case: a 1920 x 1080 RGB u8 frame resized to 3840 x 2160 (Mirror). Peer:
-// cv2.resize on the same cores (tools/bench/warp_peers.py, "video"). args: threads (0: all),
-// interp. Bytes: input and output.
+// cv2.resize on the same cores (tools/bench/warp_peers.py, "video"). Bytes: input, output.
 void Warp_CpuResizeRgbU8(benchmark::State& state) {
-    constexpr int w = 1920, h = 1080;
-    const int threads = ub::host_threads(static_cast<int>(state.range(0)));
-    WarpOptions o;
-    o.interp = static_cast<Interp>(state.range(1));
-    Image<std::uint8_t> src(w, h, 3);
-    ub::fill_random(src.data(), std::size_t{w} * h * 3, 5);
-    Image<std::uint8_t> dst(2 * w, 2 * h, 3);
-    Context ctx;
-    ctx.backend = Backend::Cpu;
-    ctx.threads = threads;
-    const Transform t = Transform::make_resize();
-    for (auto _ : state) {
-        warp(src.view(), dst.view(), t, o, ctx);
-        benchmark::ClobberMemory();
-    }
-    state.SetLabel(to_string(o.interp));
-    ub::set_rates(state, 4.0 * w * h, 15.0 * w * h);
+    const Image<std::uint8_t> src = video_frame(5);
+    Image<std::uint8_t> dst(3840, 2160, 3);
+    time_cpu_warp(state, src, dst, Transform::make_resize(), 15.0 * 1920 * 1080);
 }
 BENCHMARK(Warp_CpuResizeRgbU8)
     ->Apply(flow_args)

@@ -22,6 +22,10 @@ import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 import scipy.ndimage as nd  # noqa: E402
 
+# The displacement field of bench_util.hpp's flow_field(), written once for the peers.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'peers'))
+from peers_warp import flow_field  # noqa: E402
+
 
 def timed(f, n):
     """Best and median wall time, and best process CPU time (all threads), in ms."""
@@ -36,19 +40,10 @@ def timed(f, n):
     return 1e3 * ts[0], 1e3 * ts[len(ts) // 2], 1e3 * min(cs)
 
 
-def flow_field(n):
-    """bench_util.hpp's flow_field(): (dx, dy) float32, a few pixels."""
-    y, x = np.mgrid[0:n, 0:n].astype(np.float64)
-    tau = 2.0 * np.pi
-    dx = 2.5 * np.sin(tau * y / 211) + 1.5 * np.cos(tau * x / 157) + 0.3
-    dy = 2.0 * np.cos(tau * x / 173) - 1.2 * np.sin(tau * y / 139) - 0.2
-    return x, y, dx.astype(np.float32), dy.astype(np.float32)
-
-
 def flow_peers(img, threads):
     """Output (x, y) samples img at (x + dx, y + dy); sample positions precomputed (not timed)."""
     n = img.shape[0]
-    x, y, dx, dy = flow_field(n)
+    x, y, dx, dy = flow_field(np, n)
     mx = (x + dx).astype(np.float32)
     my = (y + dy).astype(np.float32)
     print(f'{n}x{n} float32, warp by a displacement field (bench_util.hpp flow_field)')

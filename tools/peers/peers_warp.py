@@ -71,8 +71,9 @@ def cupy_zoom_rgb_video(ctx):
 # samples the 2048^2 float32 input at (x + dx, y + dy), the field flow_field() of the bench
 # (a few pixels: dx = 2.5 sin(2 pi y / 211) + 1.5 cos(2 pi x / 157) + 0.3, dy = 2.0 cos(2 pi x /
 # 173) - 1.2 sin(2 pi y / 139) - 0.2), mode 'mirror'. Bytes: input + output + the 2-float field.
-def _flow_field(xp):
-    y, x = xp.mgrid[0:N, 0:N].astype(xp.float64)
+def flow_field(xp, n=N):
+    """(x, y, dx, dy) on an n x n grid; xp: numpy or cupy (also used by tools/bench/warp_peers.py)."""
+    y, x = xp.mgrid[0:n, 0:n].astype(xp.float64)
     tau = 2.0 * math.pi
     dx = 2.5 * xp.sin(tau * y / 211) + 1.5 * xp.cos(tau * x / 157) + 0.3
     dy = 2.0 * xp.cos(tau * x / 173) - 1.2 * xp.sin(tau * y / 139) - 0.2
@@ -82,7 +83,7 @@ def _flow_field(xp):
 def _cupy_flow(ctx, order):
     cp = ctx.need("cupy")
     ndi = ctx.need("cupyx.scipy.ndimage")
-    x, y, dx, dy = _flow_field(cp)
+    x, y, dx, dy = flow_field(cp)
     # map_coordinates takes the sample positions (row, column): the caller adds the field to the
     # grid, in float32 as the field.
     coords = cp.stack([(y + dy).astype(cp.float32), (x + dx).astype(cp.float32)])
@@ -125,7 +126,7 @@ def torch_flow_bilinear(ctx):
     F = ctx.need("torch.nn.functional")
     import numpy as np
 
-    x, y, dx, dy = _flow_field(np)
+    x, y, dx, dy = flow_field(np)
     s = 2.0 / (N - 1)
     base = torch.from_numpy(np.stack([x * s - 1, y * s - 1], -1)[None].astype(np.float32)).cuda()
     flow = torch.from_numpy(np.stack([dx * s, dy * s], -1)[None].astype(np.float32)).cuda()
