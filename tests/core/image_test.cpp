@@ -114,15 +114,24 @@ TEST(Convert, SaturatesRoundsAndMapsNaNToZero) {
     EXPECT_EQ(u(4, 0), 0);
 }
 
-// The vectorizable row form (saturate_row_from_float) gives saturate_from_float's value for
-// every float: ties, both saturation ends, NaN, infinities, denormals, and 2^20 random bit
-// patterns.
+// The vectorized forms (saturate_row_from_float, saturate4_from_float) give saturate_from_float's
+// value for every float: ties, both saturation ends, NaN, infinities, denormals, and 2^20 random
+// bit patterns.
 template <class D>
 void check_saturate_row(const std::vector<float>& v) {
     std::vector<D> got(v.size());
     saturate_row_from_float<D>(v.data(), got.data(), static_cast<std::ptrdiff_t>(v.size()));
     for (std::size_t i = 0; i < v.size(); ++i)
         ASSERT_EQ(got[i], saturate_from_float<D>(v[i])) << "value " << v[i];
+    // The 4-value form (one pixel), storing n <= 4 of them.
+    for (std::size_t i = 0; i + 4 <= v.size(); i += 4) {
+        D four[4] = {7, 7, 7, 7};
+        const int n = 1 + static_cast<int>(i / 4 % 4);
+        saturate4_from_float<D>(&v[i], four, n);
+        for (int c = 0; c < 4; ++c)
+            ASSERT_EQ(four[c], c < n ? saturate_from_float<D>(v[i + c]) : D{7})
+                << "value " << v[i + c];
+    }
 }
 
 TEST(Convert, RowSaturationMatchesTheScalarRule) {

@@ -91,6 +91,13 @@ inline v4 load4(const S* p) {  // 4 integers (exact in float)
 #endif
 }
 inline float hsum(v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+// saturate_from_float of a pixel's C (<= 4) channels held in a 4-wide vector.
+template <class D, int C>
+inline void store_px(v4 s, D* o) {
+    float t[4];
+    std::memcpy(t, &s, sizeof(t));
+    saturate4_from_float<D>(t, o, C);
+}
 // One past the last element of a span.
 template <class S>
 inline const S* end_of(Span2D<const S> s) {
@@ -154,8 +161,7 @@ struct Interior {
             if (C == 4 || (C == 3 && r1 + 2 * C + 1 <= end_of(src))) {
                 const v4 a0 = (1.0f - tx) * load4(r0) + tx * load4(r0 + C);
                 const v4 a1 = (1.0f - tx) * load4(r1) + tx * load4(r1 + C);
-                const v4 s = (1.0f - ty) * a0 + ty * a1;
-                for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(s[c]);
+                store_px<D, C>((1.0f - ty) * a0 + ty * a1, o);
                 return;
             }
             for (int c = 0; c < C; ++c) {
@@ -184,7 +190,7 @@ struct Interior {
                     acc += wy[j] * (wx[0] * load4(r) + wx[1] * load4(r + C) +
                                     wx[2] * load4(r + 2 * C) + wx[3] * load4(r + 3 * C));
                 }
-                for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(acc[c]);
+                store_px<D, C>(acc, o);
             } else {
                 float acc[C] = {};
                 for (int j = 0; j < 4; ++j) {
