@@ -103,6 +103,20 @@ BENCHMARK(Warp_CpuRotateRgbU8)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
+// Rotation of a 2048^2 u8 grey image (30 degrees, Mirror): 8-bit microscopy and luma frames.
+// Peer: cv2.warpAffine on the same cores (tools/bench/warp_peers.py, "video"). Bytes: in, out.
+void Warp_CpuRotateGreyU8(benchmark::State& state) {
+    Image<std::uint8_t> src(2048, 2048, 1);
+    ub::fill_random(src.data(), std::size_t{2048} * 2048, 6);
+    Image<std::uint8_t> dst(2048, 2048, 1);
+    time_cpu_warp(state, src, dst, Transform::make_rotation(30, 2048, 2048), 2.0 * 2048 * 2048);
+}
+BENCHMARK(Warp_CpuRotateGreyU8)
+    ->Apply(flow_args)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 // Warp of a 2048^2 float32 image by a displacement field (PIV window deformation, optical-flow
 // warps): output (x, y) samples the input at (x + dx, y + dy), the smooth field of
 // bench_util.hpp's flow_field(); Mirror border. B-spline includes its exact prefilter. Peers

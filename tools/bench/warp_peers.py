@@ -7,9 +7,10 @@ displacement field (Warp_CpuFlow: PIV window deformation, optical-flow warps), O
 single-threaded on the same field (cv2.INTER_CUBIC is Keys cubic, a = -0.75). Prints the best and the median of several runs in
 milliseconds. Run in the same session as upres_bench.
 
-The video case (Warp_CpuResizeRgbU8, Warp_CpuRotateRgbU8): a 1920 x 1080 RGB uint8 frame
-resized to 3840 x 2160 with cv2.resize and rotated by 30 degrees with cv2.warpAffine
-(BORDER_REFLECT_101), INTER_LINEAR and INTER_CUBIC, on N threads.
+The 8-bit cases (Warp_CpuRotateGreyU8, Warp_CpuResizeRgbU8, Warp_CpuRotateRgbU8): a 2048^2 grey
+uint8 image rotated by 30 degrees, a 1920 x 1080 RGB uint8 frame resized to 3840 x 2160 with
+cv2.resize and rotated by 30 degrees with cv2.warpAffine (BORDER_REFLECT_101), INTER_LINEAR and
+INTER_CUBIC, on N threads.
 
     tools/bench/warp_peers.py [N [THREADS [rotate|flow|video|all]]]"""
 import os
@@ -78,6 +79,13 @@ def rotate_peers(img, threads):
 def video_peers(threads):
     img = np.random.default_rng(4).integers(1, 256, (1080, 1920, 3), dtype=np.uint8)
     cv2.setNumThreads(threads)
+    grey = np.random.default_rng(6).integers(1, 256, (2048, 2048), dtype=np.uint8)
+    G = cv2.getRotationMatrix2D(((2048 - 1) / 2, (2048 - 1) / 2), 30, 1.0)
+    for name, flag in (('INTER_LINEAR', cv2.INTER_LINEAR), ('INTER_CUBIC', cv2.INTER_CUBIC)):
+        b, m, c = timed(lambda: cv2.warpAffine(grey, G, (2048, 2048), flags=flag,
+                                               borderMode=cv2.BORDER_REFLECT_101), 15)
+        print(f'2048x2048 grey uint8, cv2.warpAffine 30 deg {name} ({threads} threads): '
+              f'best {b:.1f} ms, median {m:.1f} ms, cpu {c:.1f} ms')
     print('1920x1080 RGB uint8 (the video case)')
     M = cv2.getRotationMatrix2D(((1920 - 1) / 2, (1080 - 1) / 2), 30, 1.0)
     for name, flag in (('INTER_LINEAR', cv2.INTER_LINEAR), ('INTER_CUBIC', cv2.INTER_CUBIC)):
