@@ -14,6 +14,8 @@
 //    (pass 1), in a small cache of taps + 4 rows, then filters columns (pass 2) and converts
 //    with saturate_row_from_float. Same summation order as the reference (rows first, then
 //    columns).
+#include <upres/image.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -534,15 +536,11 @@ void warp_impl(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thread
                             p.kind == Transform::Kind::Flow;
         if (dst.channels == 1 && taps_ok && mapped && simd::cpu_has_avx2_fma() &&
             std::int64_t{src.width} * src.height <= (std::int64_t{1} << 28)) {
-            const std::unique_ptr<float[]> f(
-                new float[static_cast<std::size_t>(src.width) * src.height]);
-            parallel_for(0, src.height, threads, [&](int y) {
-                const S* r = src.row(y);
-                float* o = f.get() + static_cast<std::ptrdiff_t>(y) * src.width;
-                for (int x = 0; x < src.width; ++x) o[x] = static_cast<float>(r[x]);
-            });
-            const Span2D<const float> fs{f.get(), src.width, src.height, 1, src.width};
-            return warp_points_c<float, D, 1>(fs, dst, p, threads);
+            Image<float> f(src.width, src.height, 1);
+            convert(ImageView<const S>(src.data, src.width, src.height, 1, src.stride), f.view(),
+                    /*normalize=*/false, nullptr, threads);
+            return warp_points_c<float, D, 1>(span_of(ImageView<const float>(f.view())), dst, p,
+                                              threads);
         }
     }
     switch (dst.channels) {
