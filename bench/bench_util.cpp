@@ -95,6 +95,14 @@ std::vector<float> flow_field(int w, int h) {
     return f;
 }
 
+void keystone(int n, double h[9]) {
+    const double c = std::cos(6.283185307179586 / 12), s = std::sin(6.283185307179586 / 12);
+    const double xc = 0.5 * (n - 1), p = 3e-5, q = -2e-5;
+    const double r[9] = {c, -s, xc - c * xc + s * xc, s, c, xc - s * xc - c * xc,
+                         p, q,  1.0 - p * xc - q * xc};
+    for (int i = 0; i < 9; ++i) h[i] = r[i];
+}
+
 int host_threads(int requested) { return requested > 0 ? requested : omp_get_max_threads(); }
 
 #if UPRES_HAVE_CUDA

@@ -64,6 +64,12 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
 // tools/peers/peers_warp.py and tools/bench/warp_peers.py, which time the peers on it).
 std::vector<float> flow_field(int w, int h);
 
+// The keystone homography of the perspective benchmarks (output -> input, row-major): the
+// 30-degree rotation about the centre of an n x n image, with w' = 1 + 3e-5 (x - c) - 2e-5 (y - c)
+// (c = (n - 1) / 2; the scale varies by about +-5% across a 2048^2 image). The same formula as
+// tools/peers/peers_warp.py's keystone(), which the peers use.
+void keystone(int n, double h[9]);
+
 // True when a CUDA device can run the benchmark; otherwise marks it skipped with
 // state.SkipWithError("no CUDA device") and returns false (return before the timing loop).
 bool require_cuda(benchmark::State& state);

@@ -136,6 +136,24 @@ BENCHMARK(Warp_CpuFlow)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
+// Perspective warp of a 2048^2 float32 image by bench_util.hpp's keystone() homography (a
+// rotation whose scale varies by +-5%: stereo rectification, plane-to-plane registration); Mirror
+// border. Peer: cv2.warpPerspective on the same cores (tools/bench/warp_peers.py, "perspective").
+// Bytes: input, output.
+void Warp_CpuPerspective(benchmark::State& state) {
+    constexpr int n = 2048;
+    const Image<float> src = random_float(n, n, 1, 7);
+    Image<float> dst(n, n, 1);
+    Homography h;
+    ub::keystone(n, h.h);
+    time_cpu_warp(state, src, dst, Transform::make_perspective(h), 8.0 * n * n);
+}
+BENCHMARK(Warp_CpuPerspective)
+    ->Apply(flow_args)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 // The video case: a 1920 x 1080 RGB u8 frame resized to 3840 x 2160 (Mirror). Peer:
 // cv2.resize on the same cores (tools/bench/warp_peers.py, "video"). Bytes: input, output.
 void Warp_CpuResizeRgbU8(benchmark::State& state) {

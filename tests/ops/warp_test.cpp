@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ops/warp/warp_math.hpp"
@@ -475,6 +476,86 @@ TEST(WarpDifferential, FieldWarpsOfAPhotoInSubViews) {
                         images_near(ImageView<const std::uint8_t>(dst8), want8.view(), 1.0));
                 }
             }
+}
+
+// Point warps of colour images (the 3- and 4-channel AVX2 rows of warp_cpu_avx2.cpp on AVX2
+// CPUs; the portable path under CTest's *.baseline run) against the reference: a crop of an
+// RGB photo as a sub-view, an RGBA sub-view of it, and whole 16-bit and float RGB images (their
+// last pixel ends the allocation: the 3-channel rows read 4 samples per pixel and must not
+// read past it); a rotation, a keystone homography and a displacement field; every
+// interpolation and border; a destination sub-view 203 pixels wide (not a multiple of 8) whose
+// surroundings stay untouched.
+TEST(WarpDifferential, ColourPointWarpsOfAPhotoInSubViews) {
+    const AnyImage photo = read_image(test::sample_path("baboon.jpg"));
+    const Image<std::uint8_t>& rgb = photo.as<std::uint8_t>();
+    const int sw = 221, sh = 181, ow = 203, oh = 157;
+    const ImageView<const std::uint8_t> src3 = rgb.view().sub(130, 150, sw, sh);
+    Image<std::uint8_t> rgba(sw + 4, sh + 2, 4);
+    Image<std::uint16_t> rgb16(sw, sh, 3);
+    Image<float> rgbf(sw, sh, 3);
+    for (int y = 0; y < sh + 2; ++y)
+        for (int x = 0; x < sw + 4; ++x)
+            for (int c = 0; c < 4; ++c)
+                rgba(x, y, c) = static_cast<std::uint8_t>(31 * c + 7 * x + 3 * y);
+    for (int y = 0; y < sh; ++y)
+        for (int x = 0; x < sw; ++x)
+            for (int c = 0; c < 3; ++c) {
+                const int v = src3.row(y)[3 * x + c];
+                rgba(x + 2, y + 1, c) = static_cast<std::uint8_t>(v);
+                rgb16(x, y, c) = static_cast<std::uint16_t>(257 * v + (x + y) % 7);
+                rgbf(x, y, c) = static_cast<float>(v) / 255.0f;
+            }
+    const ImageView<const std::uint8_t> src4 =
+        ImageView<const std::uint8_t>(rgba.view()).sub(2, 1, sw, sh);
+    Image<float> flow(ow, oh, 2);
+    for (int y = 0; y < oh; ++y)
+        for (int x = 0; x < ow; ++x) {
+            flow(x, y, 0) = static_cast<float>(2.5 * std::sin(y / 8.0) + 1.5 * std::cos(x / 12.0));
+            flow(x, y, 1) = static_cast<float>(2.0 * std::cos(x / 10.0) - 1.2 * std::sin(y / 6.0));
+        }
+    const Affine r = rotation(17, ow, oh);
+    Homography keystone;
+    const double h[9] = {r.m[0], r.m[1], r.m[2], r.m[3], r.m[4], r.m[5], 4e-4, -3e-4, 1.0};
+    for (int i = 0; i < 9; ++i) keystone.h[i] = h[i];
+    keystone.h[8] = 1.0 - 4e-4 * 0.5 * (ow - 1) + 3e-4 * 0.5 * (oh - 1);  // w' = 1 at the centre
+    const std::pair<Transform, const char*> ts[] = {
+        {Transform::make_rotation(17, ow, oh), "rotate"},
+        {Transform::make_perspective(keystone), "perspective"},
+        {Transform::make_flow(flow.view()), "flow"}};
+    auto check = [&](auto src, const WarpOptions& o) {
+        using T = typename decltype(src)::value_type;
+        const int ch = src.channels();
+        const T sentinel = static_cast<T>(7);
+        Image<T> big(ow + 11, oh + 6, ch);
+        for (int y = 0; y < oh + 6; ++y)
+            for (int x = 0; x < (ow + 11) * ch; ++x) big.view().row(y)[x] = sentinel;
+        const ImageView<T> dst = big.view().sub(5, 3, ow, oh);
+        for (const auto& [t, name] : ts) {
+            SCOPED_TRACE(std::string(name) + " " + std::to_string(ch) + " channels " +
+                         to_string(o.interp) + " " + to_string(o.border));
+            Context ctx;
+            ctx.backend = Backend::Cpu;
+            warp(src, dst, t, o, ctx);
+            const Image<T> want = run<T>(src, ow, oh, t, o, Backend::Reference);
+            EXPECT_TRUE(images_near(ImageView<const T>(dst), want.view(), type_tol<T>()));
+            EXPECT_EQ(big(4, 3, 0), sentinel);
+            EXPECT_EQ(big(5 + ow, 3 + oh - 1, ch - 1), sentinel);
+            EXPECT_EQ(big(5, 2, 0), sentinel);
+            EXPECT_EQ(big(5 + ow - 1, 3 + oh, 0), sentinel);
+        }
+    };
+    for (Interp i : kInterps)
+        for (Border b : kBorders) {
+            WarpOptions o;
+            o.interp = i;
+            o.border = b;
+            o.fill = 100.0f;
+            check(src3, o);
+            check(src4, o);
+            check(ImageView<const std::uint16_t>(rgb16.view()), o);
+            o.fill = 0.25f;
+            check(ImageView<const float>(rgbf.view()), o);
+        }
 }
 
 TEST(WarpDifferential, FirPrefilterAndKeysParameter) {

@@ -12,7 +12,10 @@ uint8 image rotated by 30 degrees, a 1920 x 1080 RGB uint8 frame resized to 3840
 cv2.resize and rotated by 30 degrees with cv2.warpAffine (BORDER_REFLECT_101), INTER_LINEAR and
 INTER_CUBIC, on N threads.
 
-    tools/bench/warp_peers.py [N [THREADS [rotate|flow|video|all]]]"""
+The perspective case (Warp_CpuPerspective): cv2.warpPerspective with WARP_INVERSE_MAP and the
+keystone homography of bench_util.hpp, on N threads.
+
+    tools/bench/warp_peers.py [N [THREADS [rotate|flow|perspective|video|all]]]"""
 import os
 import sys
 import time
@@ -25,7 +28,7 @@ import scipy.ndimage as nd  # noqa: E402
 
 # The displacement field of bench_util.hpp's flow_field(), written once for the peers.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'peers'))
-from peers_warp import flow_field  # noqa: E402
+from peers_warp import flow_field, keystone  # noqa: E402
 
 
 def timed(f, n):
@@ -58,6 +61,20 @@ def flow_peers(img, threads):
         b, m, c = timed(lambda: cv2.remap(img, mx, my, flag, borderMode=cv2.BORDER_REFLECT_101),
                         15)
         print(f'cv2.remap {name} float maps ({threads} threads): best {b:.1f} ms, '
+              f'median {m:.1f} ms, cpu {c:.1f} ms')
+
+
+def perspective_peers(img, threads):
+    """cv2.warpPerspective with the inverse map (output -> input) of Warp_CpuPerspective."""
+    n = img.shape[0]
+    H = np.array(keystone(n), dtype=np.float64)
+    print(f'{n}x{n} float32, perspective warp (bench_util.hpp keystone)')
+    cv2.setNumThreads(threads)
+    for name, flag in (('INTER_CUBIC', cv2.INTER_CUBIC), ('INTER_LINEAR', cv2.INTER_LINEAR)):
+        b, m, c = timed(lambda: cv2.warpPerspective(img, H, (n, n),
+                                                    flags=flag | cv2.WARP_INVERSE_MAP,
+                                                    borderMode=cv2.BORDER_REFLECT_101), 15)
+        print(f'cv2.warpPerspective {name} ({threads} threads): best {b:.1f} ms, '
               f'median {m:.1f} ms, cpu {c:.1f} ms')
 
 
@@ -107,6 +124,8 @@ def main():
         rotate_peers(img, threads)
     if which in ('flow', 'all'):
         flow_peers(img, threads)
+    if which in ('perspective', 'all'):
+        perspective_peers(img, threads)
     if which in ('video', 'all'):
         video_peers(threads)
 

@@ -80,6 +80,15 @@ def flow_field(xp, n=N):
     return x, y, dx.astype(xp.float32), dy.astype(xp.float32)
 
 
+def keystone(n=N):
+    """bench_util.hpp's keystone(): output -> input homography (row-major 3 x 3), the 30-degree
+    rotation about the centre with w' = 1 + 3e-5 (x - c) - 2e-5 (y - c), c = (n - 1) / 2."""
+    c, s = math.cos(2 * math.pi / 12), math.sin(2 * math.pi / 12)
+    xc, p, q = 0.5 * (n - 1), 3e-5, -2e-5
+    return [[c, -s, xc - c * xc + s * xc], [s, c, xc - s * xc - c * xc],
+            [p, q, 1.0 - p * xc - q * xc]]
+
+
 def _cupy_flow(ctx, order):
     cp = ctx.need("cupy")
     ndi = ctx.need("cupyx.scipy.ndimage")

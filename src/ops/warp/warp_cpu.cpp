@@ -5,9 +5,10 @@
 //    pixels whose taps all lie inside the source take a branch-free path specialised on the
 //    interpolation and the channel count (row pointers, fixed tap loops); the few near the
 //    border take the reference formula (sample_point<double>). On CPUs with AVX2 + FMA (run-time
-//    check, simd::cpu_has_avx2_fma), affine maps, remaps and displacement fields of 1-channel
-//    float sources with 2x2 or 4x4 taps run 8 outputs at a time in warp_cpu_avx2.cpp
-//    (warp_cpu_simd.hpp); the pixels it flags take the scalar border path here.
+//    check, simd::cpu_has_avx2_fma), every point map of 1-channel float sources and of 3- and
+//    4-channel sources (float, u8, u16) with 2x2 or 4x4 taps runs 8 outputs at a time in
+//    warp_cpu_avx2.cpp (warp_cpu_simd.hpp); the pixels it flags take the scalar border path
+//    here. 1-channel u8 / u16 sources are widened to float once for it.
 //  * Resize: separable. Per-axis tap tables (indices already border-mapped, weights, the
 //    Constant "outside" flag) are computed once from warp_math.hpp; each thread takes a
 //    contiguous range of output rows and keeps the source rows they need, filtered horizontally
@@ -218,24 +219,28 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     // and TLB (a 2048-wide rotated row touches ~1000 source rows).
     constexpr int kTileH = 16, kTileW = 64;
     const int bands = (dst.height + kTileH - 1) / kTileH;
-    // AVX2 row kernels (warp_cpu_avx2.cpp): affine maps, remaps and displacement fields of
-    // 1-channel float sources with 2 x 2 or 4 x 4 taps, when the CPU has AVX2 + FMA and gather
-    // offsets fit in 32 bits.
-    constexpr bool kVecType = std::is_same_v<S, float> && C == 1 && kTaps<I> >= 2;
+    // AVX2 row kernels (warp_cpu_avx2.cpp): affine, perspective, remap and displacement-field
+    // maps of 1-channel float sources and of 3- and 4-channel sources of any sample type, with
+    // 2 x 2 or 4 x 4 taps, when the CPU has AVX2 + FMA and element offsets fit in 32 bits.
+    constexpr bool kVecType =
+        ((std::is_same_v<S, float> && C == 1) || C == 3 || C == 4) && kTaps<I> >= 2;
     bool vec = false;
-    float poly[4][4] = {};
+    simd::RowSource vsrc{};
+    simd::RowKernel vkern{};
     if constexpr (kVecType) {
-        vec = (p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Remap ||
-               p.kind == Transform::Kind::Flow) &&
-              simd::cpu_has_avx2_fma() &&
-              (std::int64_t{sh} - 1) * src.stride + sw < (std::int64_t{1} << 31);
-        if constexpr (kTaps<I> == 4) cubic_weight_poly<float>(I, p.cubic_a, poly);
+        vec = p.kind != Transform::Kind::Resize && simd::cpu_has_avx2_fma() &&
+              (std::int64_t{sh} - 1) * src.stride + std::int64_t{sw} * C < (std::int64_t{1} << 31);
+        vsrc = {src.data, std::is_same_v<S, float> ? 0 : (sizeof(S) == 1 ? 1 : 2),
+                C,        src.stride,
+                sw,       sh};
+        vkern.taps = kTaps<I>;
+        if constexpr (kTaps<I> == 4) cubic_weight_poly<float>(I, p.cubic_a, vkern.poly);
+        vkern.fill = p.fill;
     }
     // pad > 0 (B-spline + Nearest) clamps in the padded span: no vector border mapping.
-    int vborder = 0;
     if (p.pad == 0) {
-        if (p.border == Border::Mirror) vborder = 1;
-        if (p.border == Border::Constant) vborder = 2;
+        if (p.border == Border::Mirror) vkern.border = 1;
+        if (p.border == Border::Constant) vkern.border = 2;
     }
     // Source coordinates of output (x, y); ub, vb: the affine row's base (m1 y + m2 + pad, ...).
     auto coords = [&](int x, int y, const float* frow, double ub, double vb, double& u, double& v) {
@@ -267,7 +272,9 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     };
     parallel_for(0, bands, threads, [&](int band) {
         const Interior<S, C, I> interior_sample(p);  // local: constants stay in registers
-        float vbuf[kTileW] = {};  // (flagged entries are never written by the AVX2 rows)
+        // AVX2 rows' output: 1 float per pixel (1 channel) or 4 (3 and 4 channels); flagged
+        // entries are never written.
+        float vbuf[kTileW * (C == 1 ? 1 : 4)] = {};
         std::uint8_t vflag[kTileW];
         const int y0 = band * kTileH, y1 = std::min(dst.height, y0 + kTileH);
         for (int x0 = 0; x0 < dst.width; x0 += kTileW) {
@@ -278,25 +285,30 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
                 const double ub = p.m[1] * y + p.m[2] + pad, vb = p.m[4] * y + p.m[5] + pad;
                 if constexpr (kVecType) {
                     if (vec) {  // AVX2: interior pixels 8 at a time, the rest below
-                        float* vo =
-                            std::is_same_v<D, float> ? reinterpret_cast<float*>(out) + x0 : vbuf;
+                        simd::RowMap map{};
+                        map.kind = p.kind == Transform::Kind::Affine  ? simd::RowMap::Affine
+                                   : p.kind == Transform::Kind::Remap ? simd::RowMap::Remap
+                                   : p.kind == Transform::Kind::Flow  ? simd::RowMap::Flow
+                                                                      : simd::RowMap::Perspective;
+                        map.ub = ub, map.vb = vb, map.m0 = m0, map.m3 = m3;
+                        map.field = frow, map.h = p.m, map.y = y, map.pad = pad;
+                        constexpr bool kDirect = std::is_same_v<D, float> && C == 1;
+                        float* vo = kDirect ? reinterpret_cast<float*>(out) + x0 : vbuf;
                         const int flagged =
-                            p.kind == Transform::Kind::Affine
-                                ? simd::affine_row_c1_avx2(src.data, src.stride, sw, sh, kTaps<I>,
-                                                           ub, vb, m0, m3, x0, x1, poly, vborder,
-                                                           p.fill, vo, vflag)
-                                : simd::field_row_c1_avx2(src.data, src.stride, sw, sh, kTaps<I>,
-                                                          p.kind == Transform::Kind::Flow, frow, y,
-                                                          pad, x0, x1, poly, vborder, p.fill, vo,
-                                                          vflag);
-                        if constexpr (!std::is_same_v<D, float>)
+                            simd::warp_row_avx2(vsrc, vkern, map, x0, x1, vo, vflag);
+                        if constexpr (C == 1 && !kDirect) {
                             saturate_row_from_float<D>(vbuf, out + x0, x1 - x0);
+                        } else if constexpr (C > 1) {
+                            for (int x = x0; x < x1; ++x)
+                                if (!vflag[x - x0])
+                                    store_px<D, C>(load4(vbuf + 4 * (x - x0)), out + x * C);
+                        }
                         if (flagged == 0) continue;
                         for (int x = x0; x < x1; ++x)
                             if (vflag[x - x0]) {
                                 double u, v;
                                 coords(x, y, frow, ub, vb, u, v);
-                                interior_sample.border_sample(src, u, v, out + x);
+                                interior_sample.border_sample(src, u, v, out + x * C);
                             }
                         continue;
                     }
@@ -532,8 +544,7 @@ void warp_impl(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thread
         // samples, so the source is widened once (exactly) and warped as float (about 4x faster
         // than the scalar path for a 2048^2 rotation). Up to 2^28 samples (1 GiB of floats).
         const bool taps_ok = p.interp == Interp::Linear || p.interp == Interp::Cubic;
-        const bool mapped = p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Remap ||
-                            p.kind == Transform::Kind::Flow;
+        const bool mapped = p.kind != Transform::Kind::Resize;
         if (dst.channels == 1 && taps_ok && mapped && simd::cpu_has_avx2_fma() &&
             std::int64_t{src.width} * src.height <= (std::int64_t{1} << 28)) {
             Image<float> f(src.width, src.height, 1);

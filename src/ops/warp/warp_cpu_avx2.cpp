@@ -51,26 +51,34 @@ inline __m128 footprint2x2(const float* p, std::ptrdiff_t stride) {
     return _mm_castsi128_ps(_mm_set_epi64x(b, a));
 }
 
-// 8 output pixels of a 1-channel float source with Taps x Taps taps (2: bilinear, 4: Keys cubic
-// or B-spline), at the double coordinates (ua | ub, va | vb) (pixels 0-3 | 4-7), as the scalar
-// path of warp_cpu.cpp computes them. Interior: lo <= u < w - 1 - lo (lo = Taps / 2 - 1), and
-// likewise v.
-template <int Taps>
-class Step8 {
+// The interior lanes of one step of 8 output pixels (Geometry::prepare).
+struct Lanes {
+    int m;                   // 8-bit mask of the lanes to interpolate
+    __m256 tu, tv;           // fractions of u and v
+    alignas(32) int ofs[8];  // element offset of each lane's first tap
+};
+
+// Where 8 output pixels fall in a source of C samples per pixel (C = 1, 3 or 4) with Taps x Taps
+// taps (2: bilinear, 4: Keys cubic or B-spline), at the double coordinates (ua | ub, va | vb)
+// (pixels 0-3 | 4-7), as the scalar path of warp_cpu.cpp computes them. Interior:
+// lo <= u < w - 1 - lo (lo = Taps / 2 - 1), and likewise v.
+template <int Taps, int C>
+class Geometry {
   public:
-    Step8(const float* src, std::ptrdiff_t stride, int w, int h, const float poly[4][4], int border,
-          float fill)
-        : src_(src), stride_(stride), border_(border), fill_(fill) {
+    Geometry(const RowSource& s, int border, float fill) : border_(border), fill_(fill) {
         constexpr double lo = Taps / 2 - 1;
+        const int w = s.w, h = s.h;
         lo_ = _mm256_set1_pd(lo);
         uhi_ = _mm256_set1_pd(w - 1.0 - lo), vhi_ = _mm256_set1_pd(h - 1.0 - lo);
         pw_ = _mm256_set1_pd(2.0 * w - 2.0), nw_ = _mm256_set1_pd(w);
         ph_ = _mm256_set1_pd(2.0 * h - 2.0), nh_ = _mm256_set1_pd(h);
         wl_ = _mm256_set1_pd(w - 1.0), hl_ = _mm256_set1_pd(h - 1.0);
-        if constexpr (Taps == 4)
-            for (int j = 0; j < 4; ++j)
-                for (int k = 0; k < 4; ++k) p_[j][k] = _mm256_set1_ps(poly[j][k]);
-        vstride_ = _mm256_set1_epi32(static_cast<int>(stride));
+        vstride_ = _mm256_set1_epi32(static_cast<int>(s.stride));
+        // 3 channels: a pixel is read as 4 samples, so the first tap's offset must leave room
+        // for the last tap's 4th sample: ofs + (Taps - 1) (stride + 3) + 3 < (h - 1) stride + 3 w.
+        const long long last =
+            (h - 1LL) * s.stride + 3LL * w - 1 - (Taps - 1LL) * (s.stride + 3) - 3;
+        last_ok_ = _mm256_set1_epi32(static_cast<int>(last < -1 ? -1 : last));
         none_ = w < Taps || h < Taps;
     }
     // No pixel can be interior (source smaller than the footprint).
@@ -91,11 +99,13 @@ class Step8 {
     // fast: the caller knows all 8 pixels are interior (no mapping, no masks). Otherwise the
     // border is applied first (Mirror: one reflection; Constant: the fill outside
     // [0, w - 1] x [0, h - 1]); pixels still not interior get fl[i] = 1 and are left to the
-    // caller. Writes o[i] for the others; returns the number flagged.
-    UPRES_AVX2_INLINE int operator()(__m256d ua, __m256d ub, __m256d va, __m256d vb, bool fast,
-                                     int n, float* o, std::uint8_t* fl) const {
+    // caller. Writes the fill to o (C = 1: o[i]; else o[4 i + c]) and the lanes to interpolate
+    // to L; returns the number flagged.
+    UPRES_AVX2_INLINE int prepare(__m256d ua, __m256d ub, __m256d va, __m256d vb, bool fast, int n,
+                                  float* o, std::uint8_t* fl, Lanes& L) const {
         int m = 0xff, flagged = 0;
         __m256d ina = _mm256_castsi256_pd(_mm256_set1_epi32(-1)), inb = ina;
+        L.m = 0;
         if (fast) {
             for (int i = 0; i < 8; ++i) fl[i] = 0;
         } else {
@@ -111,7 +121,8 @@ class Step8 {
             for (int i = 0; i < n; ++i) {
                 fl[i] = static_cast<std::uint8_t>(((m | fillm) >> i & 1) ^ 1);
                 flagged += fl[i];
-                if (fillm >> i & 1) o[i] = fill_;
+                if (fillm >> i & 1)
+                    for (int c = 0; c < (C == 1 ? 1 : 4); ++c) o[(C == 1 ? 1 : 4) * i + c] = fill_;
             }
             if (m == 0) return flagged;
         }
@@ -120,37 +131,83 @@ class Step8 {
         const __m256d fub = _mm256_round_pd(ub, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
         const __m256d fva = _mm256_round_pd(va, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
         const __m256d fvb = _mm256_round_pd(vb, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        const __m256 tu = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(ub, fub)),
-                                          _mm256_cvtpd_ps(_mm256_sub_pd(ua, fua)));
-        const __m256 tv = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(vb, fvb)),
-                                          _mm256_cvtpd_ps(_mm256_sub_pd(va, fva)));
+        L.tu = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(ub, fub)),
+                               _mm256_cvtpd_ps(_mm256_sub_pd(ua, fua)));
+        L.tv = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(vb, fvb)),
+                               _mm256_cvtpd_ps(_mm256_sub_pd(va, fva)));
         // Offset of each pixel's first tap; lanes not interior get 0 (the source is at least
         // Taps x Taps when any lane is interior).
-        const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-        const __m256i lanes =
-            _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(m), lane_bits), lane_bits);
         const __m256d zero = _mm256_setzero_pd();
         const __m256i iu = _mm256_set_m128i(_mm256_cvttpd_epi32(_mm256_blendv_pd(zero, fub, inb)),
                                             _mm256_cvttpd_epi32(_mm256_blendv_pd(zero, fua, ina)));
         const __m256i iv = _mm256_set_m128i(_mm256_cvttpd_epi32(_mm256_blendv_pd(zero, fvb, inb)),
                                             _mm256_cvttpd_epi32(_mm256_blendv_pd(zero, fva, ina)));
         const __m256i back = _mm256_set1_epi32(Taps / 2 - 1);
-        const __m256i idx = _mm256_and_si256(
-            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(iv, back), vstride_),
-                             _mm256_sub_epi32(iu, back)),
-            lanes);
-        alignas(32) int ofs[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(ofs), idx);
-        const __m256 acc = Taps == 4 ? cubic(tu, tv, ofs) : linear(tu, tv, ofs);
-        if (m == 0xff && n == 8) {
+        __m256i col = _mm256_sub_epi32(iu, back);
+        if constexpr (C > 1) col = _mm256_mullo_epi32(col, _mm256_set1_epi32(C));
+        const __m256i idx =
+            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(iv, back), vstride_), col);
+        if constexpr (C == 3) {  // lanes whose last read would pass the end: the caller's
+            const int bad =
+                _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, last_ok_))) & m;
+            if (bad) {
+                m &= ~bad;
+                for (int i = 0; i < 8; ++i)
+                    if (bad >> i & 1) fl[i] = 1, ++flagged;
+                if (m == 0) return flagged;
+            }
+        }
+        const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        const __m256i lanes =
+            _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(m), lane_bits), lane_bits);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(L.ofs), _mm256_and_si256(idx, lanes));
+        if constexpr (C > 1) {  // lanes not interpolated read an interpolated lane's taps
+            if (m != 0xff) {
+                const int f = L.ofs[__builtin_ctz(static_cast<unsigned>(m))];
+                for (int i = 0; i < 8; ++i)
+                    if (!(m >> i & 1)) L.ofs[i] = f;
+            }
+        }
+        L.m = m;
+        return flagged;
+    }
+
+  private:
+    int border_;
+    float fill_;
+    bool none_;
+    __m256d lo_, uhi_, vhi_, pw_, nw_, ph_, nh_, wl_, hl_;
+    __m256i vstride_, last_ok_;
+};
+
+// Cubic weights ((p0 t + p1) t + p2) t + p3 of 8 fractions, one register per tap.
+UPRES_AVX2_INLINE void cubic_weights(const __m256 p[4][4], __m256 t, __m256 w[4]) {
+    for (int k = 0; k < 4; ++k)
+        w[k] = _mm256_fmadd_ps(_mm256_fmadd_ps(_mm256_fmadd_ps(p[0][k], t, p[1][k]), t, p[2][k]), t,
+                               p[3][k]);
+}
+
+// 1-channel float source: out[i] for the lanes of L.
+template <int Taps>
+class Kernel1 {
+  public:
+    static constexpr int kOut = 1;  // floats per output pixel
+    Kernel1(const RowSource& s, const RowKernel& k)
+        : src_(static_cast<const float*>(s.data)), stride_(s.stride) {
+        if constexpr (Taps == 4)
+            for (int j = 0; j < 4; ++j)
+                for (int i = 0; i < 4; ++i) p_[j][i] = _mm256_set1_ps(k.poly[j][i]);
+    }
+    UPRES_AVX2_INLINE void operator()(const Lanes& L, int n, float* o) const {
+        const __m256 acc = Taps == 4 ? cubic(L.tu, L.tv, L.ofs) : linear(L.tu, L.tv, L.ofs);
+        if (L.m == 0xff && n == 8) {
             _mm256_storeu_ps(o, acc);
         } else {
             alignas(32) float tmp[8];
             _mm256_store_ps(tmp, acc);
             for (int i = 0; i < n; ++i)
-                if (m >> i & 1) o[i] = tmp[i];
+                if (L.m >> i & 1) o[i] = tmp[i];
         }
-        return flagged;
     }
 
   private:
@@ -161,14 +218,8 @@ class Step8 {
     // (sum_j wy_j r_j) * wx, then (k0 + k1) + (k2 + k3).
     UPRES_AVX2_INLINE __m256 cubic(__m256 tu, __m256 tv, const int ofs[8]) const {
         __m256 wx[4], wy[4];
-        for (int k = 0; k < 4; ++k) {
-            wx[k] = _mm256_fmadd_ps(
-                _mm256_fmadd_ps(_mm256_fmadd_ps(p_[0][k], tu, p_[1][k]), tu, p_[2][k]), tu,
-                p_[3][k]);
-            wy[k] = _mm256_fmadd_ps(
-                _mm256_fmadd_ps(_mm256_fmadd_ps(p_[0][k], tv, p_[1][k]), tv, p_[2][k]), tv,
-                p_[3][k]);
-        }
+        cubic_weights(p_, tu, wx);
+        cubic_weights(p_, tv, wy);
         __m256 X[4], Y[4];  // X[a]: x-weights of pixels a (low half) and a + 4 (high half)
         transpose4x8(wx, X);
         transpose4x8(wy, Y);
@@ -214,120 +265,280 @@ class Step8 {
 
     const float* src_;
     std::ptrdiff_t stride_;
-    int border_;
-    float fill_;
-    bool none_;
-    __m256d lo_, uhi_, vhi_, pw_, nw_, ph_, nh_, wl_, hl_;
     __m256 p_[4][4];
-    __m256i vstride_;
 };
 
-// Affine row: u = ub + m0 x, v = vb + m3 x (the scalar path's expression, no FMA contraction).
-template <int Taps>
-int affine_row(const Step8<Taps> step, int w, int h, double ub, double vb, double m0, double m3,
-               int x0, int x1, float* out, std::uint8_t* flag) {
-    if (step.none()) {
-        for (int x = x0; x < x1; ++x) flag[x - x0] = 1;
-        return x1 - x0;
-    }
-    const __m256d vm0 = _mm256_set1_pd(m0), vm3 = _mm256_set1_pd(m3);
-    const __m256d vub = _mm256_set1_pd(ub), vvb = _mm256_set1_pd(vb);
-    const __m256d step_lo = _mm256_setr_pd(0, 1, 2, 3), four = _mm256_set1_pd(4.0);
-    // u and v are monotonic in x, so 8 pixels are interior (no border mapping, no masks) when
-    // the first and the last are, with a margin of 1/64 sample (the lanes then cannot round
-    // across an edge).
-    constexpr double lo = Taps / 2 - 1;
-    const double lo_fast = lo + 1.0 / 64, pu_fast = w - 1.0 - lo - 1.0 / 64,
-                 pv_fast = h - 1.0 - lo - 1.0 / 64;
-    int flagged = 0;
-    for (int x = x0; x < x1; x += 8) {
-        const int n = x1 - x < 8 ? x1 - x : 8;
-        const __m256d xa = _mm256_add_pd(_mm256_set1_pd(static_cast<double>(x)), step_lo);
-        const __m256d xb = _mm256_add_pd(xa, four);
-        const __m256d ua = _mm256_add_pd(vub, _mm256_mul_pd(vm0, xa));
-        const __m256d ubb = _mm256_add_pd(vub, _mm256_mul_pd(vm0, xb));
-        const __m256d va = _mm256_add_pd(vvb, _mm256_mul_pd(vm3, xa));
-        const __m256d vbb = _mm256_add_pd(vvb, _mm256_mul_pd(vm3, xb));
-        const double xl = static_cast<double>(x + 7), xf = static_cast<double>(x);
-        const double uf = ub + m0 * xf, ul = ub + m0 * xl, vf = vb + m3 * xf, vl = vb + m3 * xl;
-        const bool fast = n == 8 && uf >= lo_fast && uf < pu_fast && ul >= lo_fast &&
-                          ul < pu_fast && vf >= lo_fast && vf < pv_fast && vl >= lo_fast &&
-                          vl < pv_fast;
-        flagged += step(ua, ubb, va, vbb, fast, n, out + (x - x0), flag + (x - x0));
-    }
-    return flagged;
+// 4 samples at a (low half) and 4 at b (high half), as floats.
+UPRES_AVX2_INLINE __m256 load2px(const float* a, const float* b) {
+    return _mm256_loadu2_m128(b, a);
+}
+UPRES_AVX2_INLINE __m256 load2px(const std::uint8_t* a, const std::uint8_t* b) {
+    int x, y;
+    __builtin_memcpy(&x, a, sizeof(x));
+    __builtin_memcpy(&y, b, sizeof(y));
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(x), y, 1)));
+}
+UPRES_AVX2_INLINE __m256 load2px(const std::uint16_t* a, const std::uint16_t* b) {
+    long long x, y;
+    __builtin_memcpy(&x, a, sizeof(x));
+    __builtin_memcpy(&y, b, sizeof(y));
+    return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_set_epi64x(y, x)));
 }
 
-// Field row: Remap u = f[2x] + pad; Flow u = (x + f[2x]) + pad, v = (y + f[2x + 1]) + pad (the
-// scalar path's expressions, in double).
-template <int Taps, bool Flow>
-int field_row(const Step8<Taps> step, const float* field, double y, double pad, int x0, int x1,
-              float* out, std::uint8_t* flag) {
-    if (step.none()) {
-        for (int x = x0; x < x1; ++x) flag[x - x0] = 1;
-        return x1 - x0;
+// 3- or 4-channel source of sample type S: each pixel one 4-sample vector, two pixels (i, i + 1)
+// per 256-bit register; out[4 i + c] for the lanes of L. Bilinear: the scalar path's
+// operations per channel ((1 - tx) r0 + tx r1, then (1 - ty) a0 + ty a1), so the same bits.
+// 4 x 4 taps: sum_j wy_j (sum_k wx_k r_jk) with FMA.
+template <int Taps, class S, int C>
+class KernelC {
+  public:
+    static constexpr int kOut = 4;
+    KernelC(const RowSource& s, const RowKernel& k)
+        : src_(static_cast<const S*>(s.data)), stride_(s.stride) {
+        if constexpr (Taps == 4)
+            for (int j = 0; j < 4; ++j)
+                for (int i = 0; i < 4; ++i) p_[j][i] = _mm256_set1_ps(k.poly[j][i]);
     }
-    const __m256d vpad = _mm256_set1_pd(pad), vy = _mm256_set1_pd(y);
-    const __m256d step_lo = _mm256_setr_pd(0, 1, 2, 3), four = _mm256_set1_pd(4.0);
-    int flagged = 0;
-    for (int x = x0; x < x1; x += 8) {
-        const int n = x1 - x < 8 ? x1 - x : 8;
+    UPRES_AVX2_INLINE void operator()(const Lanes& L, int n, float* o) const {
+        (void)n;
+        __m256 wx[4], wy[4];
+        if constexpr (Taps == 4) {
+            cubic_weights(p_, L.tu, wx);
+            cubic_weights(p_, L.tv, wy);
+        }
+        const std::ptrdiff_t s = stride_;
+        for (int i = 0; i < 8; i += 2) {
+            const int pm = L.m >> i & 3;
+            if (!pm) continue;
+            const __m256i pat = _mm256_setr_epi32(i, i, i, i, i + 1, i + 1, i + 1, i + 1);
+            const S* a = src_ + L.ofs[i];
+            const S* b = src_ + L.ofs[i + 1];
+            __m256 r;
+            if constexpr (Taps == 2) {
+                const __m256 one = _mm256_set1_ps(1.0f);
+                const __m256 tx = _mm256_permutevar8x32_ps(L.tu, pat);
+                const __m256 ty = _mm256_permutevar8x32_ps(L.tv, pat);
+                const __m256 ox = _mm256_sub_ps(one, tx), oy = _mm256_sub_ps(one, ty);
+                const __m256 a0 = _mm256_add_ps(_mm256_mul_ps(ox, load2px(a, b)),
+                                                _mm256_mul_ps(tx, load2px(a + C, b + C)));
+                const __m256 a1 = _mm256_add_ps(_mm256_mul_ps(ox, load2px(a + s, b + s)),
+                                                _mm256_mul_ps(tx, load2px(a + s + C, b + s + C)));
+                r = _mm256_add_ps(_mm256_mul_ps(oy, a0), _mm256_mul_ps(ty, a1));
+            } else {
+                __m256 X[4];
+                for (int k = 0; k < 4; ++k) X[k] = _mm256_permutevar8x32_ps(wx[k], pat);
+                r = _mm256_setzero_ps();
+                for (int j = 0; j < 4; ++j) {
+                    const S* ra = a + j * s;
+                    const S* rb = b + j * s;
+                    __m256 q = _mm256_mul_ps(X[0], load2px(ra, rb));
+                    q = _mm256_fmadd_ps(X[1], load2px(ra + C, rb + C), q);
+                    q = _mm256_fmadd_ps(X[2], load2px(ra + 2 * C, rb + 2 * C), q);
+                    q = _mm256_fmadd_ps(X[3], load2px(ra + 3 * C, rb + 3 * C), q);
+                    r = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(wy[j], pat), q, r);
+                }
+            }
+            if (pm == 3) {
+                _mm256_storeu_ps(o + 4 * i, r);
+            } else if (pm == 1) {
+                _mm_storeu_ps(o + 4 * i, _mm256_castps256_ps128(r));
+            } else {
+                _mm_storeu_ps(o + 4 * i + 4, _mm256_extractf128_ps(r, 1));
+            }
+        }
+    }
+
+  private:
+    const S* src_;
+    std::ptrdiff_t stride_;
+    __m256 p_[4][4];
+};
+
+// Coordinates of 8 pixels from x (n of them valid); returns true when all 8 are known interior.
+// Affine: u = ub + m0 x, v = vb + m3 x (the scalar path's expression, no FMA contraction).
+template <int Taps>
+class AffineMap {
+  public:
+    AffineMap(const RowMap& r, int w, int h)
+        : ub_(r.ub),
+          vb_(r.vb),
+          m0_(r.m0),
+          m3_(r.m3),
+          // u and v are monotonic in x, so 8 pixels are interior (no border mapping, no masks)
+          // when the first and the last are, with a margin of 1/64 sample (the lanes then cannot
+          // round across an edge).
+          lo_(Taps / 2 - 1 + 1.0 / 64),
+          pu_(w - 1.0 - (Taps / 2 - 1) - 1.0 / 64),
+          pv_(h - 1.0 - (Taps / 2 - 1) - 1.0 / 64) {}
+    template <class G>
+    UPRES_AVX2_INLINE bool operator()(const G&, int x, int n, __m256d& ua, __m256d& ub, __m256d& va,
+                                      __m256d& vb) const {
+        const __m256d xa =
+            _mm256_add_pd(_mm256_set1_pd(static_cast<double>(x)), _mm256_setr_pd(0, 1, 2, 3));
+        const __m256d xb = _mm256_add_pd(xa, _mm256_set1_pd(4.0));
+        const __m256d vub = _mm256_set1_pd(ub_), vvb = _mm256_set1_pd(vb_);
+        const __m256d vm0 = _mm256_set1_pd(m0_), vm3 = _mm256_set1_pd(m3_);
+        ua = _mm256_add_pd(vub, _mm256_mul_pd(vm0, xa));
+        ub = _mm256_add_pd(vub, _mm256_mul_pd(vm0, xb));
+        va = _mm256_add_pd(vvb, _mm256_mul_pd(vm3, xa));
+        vb = _mm256_add_pd(vvb, _mm256_mul_pd(vm3, xb));
+        const double xl = static_cast<double>(x + 7), xf = static_cast<double>(x);
+        const double uf = ub_ + m0_ * xf, ul = ub_ + m0_ * xl, vf = vb_ + m3_ * xf,
+                     vl = vb_ + m3_ * xl;
+        return n == 8 && uf >= lo_ && uf < pu_ && ul >= lo_ && ul < pu_ && vf >= lo_ && vf < pv_ &&
+               vl >= lo_ && vl < pv_;
+    }
+
+  private:
+    double ub_, vb_, m0_, m3_, lo_, pu_, pv_;
+};
+
+// Remap: u = f[2x] + pad; Flow: u = (x + f[2x]) + pad, v = (y + f[2x + 1]) + pad (the scalar
+// path's expressions, in double).
+template <bool Flow>
+class FieldMap {
+  public:
+    explicit FieldMap(const RowMap& r) : field_(r.field), y_(r.y), pad_(r.pad) {}
+    template <class G>
+    UPRES_AVX2_INLINE bool operator()(const G& g, int x, int n, __m256d& ua, __m256d& ub,
+                                      __m256d& va, __m256d& vb) const {
         __m256 f0, f1;  // (dx, dy) of pixels 0-3 and 4-7
         if (n == 8) {
-            f0 = _mm256_loadu_ps(field + 2 * x);
-            f1 = _mm256_loadu_ps(field + 2 * x + 8);
+            f0 = _mm256_loadu_ps(field_ + 2 * x);
+            f1 = _mm256_loadu_ps(field_ + 2 * x + 8);
         } else {
             alignas(32) float tmp[16] = {};
-            for (int i = 0; i < 2 * n; ++i) tmp[i] = field[2 * x + i];
+            for (int i = 0; i < 2 * n; ++i) tmp[i] = field_[2 * x + i];
             f0 = _mm256_load_ps(tmp);
             f1 = _mm256_load_ps(tmp + 8);
         }
         const __m128 a = _mm256_castps256_ps128(f0), b = _mm256_extractf128_ps(f0, 1);
         const __m128 c = _mm256_castps256_ps128(f1), d = _mm256_extractf128_ps(f1, 1);
-        __m256d ua = _mm256_cvtps_pd(_mm_shuffle_ps(a, b, 0x88));  // dx of pixels 0-3
-        __m256d va = _mm256_cvtps_pd(_mm_shuffle_ps(a, b, 0xDD));  // dy of pixels 0-3
-        __m256d ub = _mm256_cvtps_pd(_mm_shuffle_ps(c, d, 0x88));
-        __m256d vb = _mm256_cvtps_pd(_mm_shuffle_ps(c, d, 0xDD));
+        ua = _mm256_cvtps_pd(_mm_shuffle_ps(a, b, 0x88));  // dx of pixels 0-3
+        va = _mm256_cvtps_pd(_mm_shuffle_ps(a, b, 0xDD));  // dy of pixels 0-3
+        ub = _mm256_cvtps_pd(_mm_shuffle_ps(c, d, 0x88));
+        vb = _mm256_cvtps_pd(_mm_shuffle_ps(c, d, 0xDD));
         if constexpr (Flow) {
-            const __m256d xa = _mm256_add_pd(_mm256_set1_pd(static_cast<double>(x)), step_lo);
-            ua = _mm256_add_pd(xa, ua), ub = _mm256_add_pd(_mm256_add_pd(xa, four), ub);
+            const __m256d xa =
+                _mm256_add_pd(_mm256_set1_pd(static_cast<double>(x)), _mm256_setr_pd(0, 1, 2, 3));
+            const __m256d vy = _mm256_set1_pd(y_);
+            ua = _mm256_add_pd(xa, ua),
+            ub = _mm256_add_pd(_mm256_add_pd(xa, _mm256_set1_pd(4.0)), ub);
             va = _mm256_add_pd(vy, va), vb = _mm256_add_pd(vy, vb);
         }
+        const __m256d vpad = _mm256_set1_pd(pad_);
         ua = _mm256_add_pd(ua, vpad), ub = _mm256_add_pd(ub, vpad);
         va = _mm256_add_pd(va, vpad), vb = _mm256_add_pd(vb, vpad);
         __m256d ina, inb;
-        const bool fast = n == 8 && step.interior(ua, ub, va, vb, 8, ina, inb) == 0xff;
-        flagged += step(ua, ub, va, vb, fast, n, out + (x - x0), flag + (x - x0));
+        return n == 8 && g.interior(ua, ub, va, vb, 8, ina, inb) == 0xff;
+    }
+
+  private:
+    const float* field_;
+    double y_, pad_;
+};
+
+// Perspective: (u', v', w') = H (x, y, 1) as map_matrix evaluates it ((h0 x + h1 y) + h2, ...),
+// u = u' / w' + pad, v = v' / w' + pad; w' = 0 gives NaN (never interior).
+class PerspectiveMap {
+  public:
+    explicit PerspectiveMap(const RowMap& r) : pad_(r.pad) {
+        for (int i = 0; i < 9; ++i) h_[i] = r.h[i];
+        for (int i = 0; i < 3; ++i) hy_[i] = h_[3 * i + 1] * r.y;
+    }
+    template <class G>
+    UPRES_AVX2_INLINE bool operator()(const G& g, int x, int n, __m256d& ua, __m256d& ub,
+                                      __m256d& va, __m256d& vb) const {
+        const __m256d xa =
+            _mm256_add_pd(_mm256_set1_pd(static_cast<double>(x)), _mm256_setr_pd(0, 1, 2, 3));
+        const __m256d xb = _mm256_add_pd(xa, _mm256_set1_pd(4.0));
+        one(xa, ua, va);
+        one(xb, ub, vb);
+        __m256d ina, inb;
+        return n == 8 && g.interior(ua, ub, va, vb, 8, ina, inb) == 0xff;
+    }
+
+  private:
+    UPRES_AVX2_INLINE __m256d lin(int i, __m256d x) const {
+        return _mm256_add_pd(
+            _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(h_[3 * i]), x), _mm256_set1_pd(hy_[i])),
+            _mm256_set1_pd(h_[3 * i + 2]));
+    }
+    UPRES_AVX2_INLINE void one(__m256d x, __m256d& u, __m256d& v) const {
+        const __m256d w = lin(2, x);
+        const __m256d zero = _mm256_cmp_pd(w, _mm256_setzero_pd(), _CMP_EQ_OQ);
+        const __m256d nan = _mm256_set1_pd(__builtin_nan(""));
+        const __m256d vpad = _mm256_set1_pd(pad_);
+        u = _mm256_add_pd(_mm256_blendv_pd(_mm256_div_pd(lin(0, x), w), nan, zero), vpad);
+        v = _mm256_add_pd(_mm256_blendv_pd(_mm256_div_pd(lin(1, x), w), nan, zero), vpad);
+    }
+
+    double h_[9], hy_[3], pad_;
+};
+
+// One row: 8 pixels per step (coordinates from Map, border and lanes from Geometry,
+// interpolation by Kernel).
+template <class Map, class Geo, class Kernel>
+int run_row(const Map& map, const Geo& geo, const Kernel& kern, int x0, int x1, float* out,
+            std::uint8_t* flag) {
+    if (geo.none()) {
+        for (int x = x0; x < x1; ++x) flag[x - x0] = 1;
+        return x1 - x0;
+    }
+    int flagged = 0;
+    for (int x = x0; x < x1; x += 8) {
+        const int n = x1 - x < 8 ? x1 - x : 8;
+        __m256d ua, ub, va, vb;
+        const bool fast = map(geo, x, n, ua, ub, va, vb);
+        float* o = out + static_cast<std::ptrdiff_t>(x - x0) * Kernel::kOut;
+        Lanes L;
+        flagged += geo.prepare(ua, ub, va, vb, fast, n, o, flag + (x - x0), L);
+        if (L.m) kern(L, n, o);
     }
     return flagged;
+}
+
+template <int Taps, int C, class Kernel>
+int row_map(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, int x1, float* out,
+            std::uint8_t* flag) {
+    const Geometry<Taps, C> geo(s, k.border, k.fill);
+    const Kernel kern(s, k);
+    switch (m.kind) {
+        case RowMap::Affine:
+            return run_row(AffineMap<Taps>(m, s.w, s.h), geo, kern, x0, x1, out, flag);
+        case RowMap::Remap:
+            return run_row(FieldMap<false>(m), geo, kern, x0, x1, out, flag);
+        case RowMap::Flow:
+            return run_row(FieldMap<true>(m), geo, kern, x0, x1, out, flag);
+        default:
+            return run_row(PerspectiveMap(m), geo, kern, x0, x1, out, flag);
+    }
+}
+
+template <int Taps, class S>
+int row_type(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, int x1, float* out,
+             std::uint8_t* flag) {
+    if (s.channels == 3) return row_map<Taps, 3, KernelC<Taps, S, 3>>(s, k, m, x0, x1, out, flag);
+    return row_map<Taps, 4, KernelC<Taps, S, 4>>(s, k, m, x0, x1, out, flag);
+}
+
+template <int Taps>
+int row_taps(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, int x1, float* out,
+             std::uint8_t* flag) {
+    if (s.channels == 1) return row_map<Taps, 1, Kernel1<Taps>>(s, k, m, x0, x1, out, flag);
+    if (s.type == 1) return row_type<Taps, std::uint8_t>(s, k, m, x0, x1, out, flag);
+    if (s.type == 2) return row_type<Taps, std::uint16_t>(s, k, m, x0, x1, out, flag);
+    return row_type<Taps, float>(s, k, m, x0, x1, out, flag);
 }
 
 }  // namespace
 
 bool warp_avx2_compiled() { return true; }
 
-int affine_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, int taps, double ub,
-                       double vb, double m0, double m3, int x0, int x1, const float poly[4][4],
-                       int border, float fill, float* out, std::uint8_t* flag) {
-    if (taps == 4)
-        return affine_row(Step8<4>(src, stride, w, h, poly, border, fill), w, h, ub, vb, m0, m3, x0,
-                          x1, out, flag);
-    return affine_row(Step8<2>(src, stride, w, h, poly, border, fill), w, h, ub, vb, m0, m3, x0, x1,
-                      out, flag);
-}
-
-int field_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, int taps, bool flow,
-                      const float* field, double y, double pad, int x0, int x1,
-                      const float poly[4][4], int border, float fill, float* out,
-                      std::uint8_t* flag) {
-    if (taps == 4) {
-        const Step8<4> step(src, stride, w, h, poly, border, fill);
-        return flow ? field_row<4, true>(step, field, y, pad, x0, x1, out, flag)
-                    : field_row<4, false>(step, field, y, pad, x0, x1, out, flag);
-    }
-    const Step8<2> step(src, stride, w, h, poly, border, fill);
-    return flow ? field_row<2, true>(step, field, y, pad, x0, x1, out, flag)
-                : field_row<2, false>(step, field, y, pad, x0, x1, out, flag);
+int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, int x0, int x1,
+                  float* out, std::uint8_t* flag) {
+    return k.taps == 4 ? row_taps<4>(src, k, map, x0, x1, out, flag)
+                       : row_taps<2>(src, k, map, x0, x1, out, flag);
 }
 
 }  // namespace upres::cpu::simd
@@ -336,12 +547,8 @@ int field_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, int
 
 namespace upres::cpu::simd {
 bool warp_avx2_compiled() { return false; }
-int affine_row_c1_avx2(const float*, std::ptrdiff_t, int, int, int, double, double, double, double,
-                       int, int, const float[4][4], int, float, float*, std::uint8_t*) {
-    return 0;
-}
-int field_row_c1_avx2(const float*, std::ptrdiff_t, int, int, int, bool, const float*, double,
-                      double, int, int, const float[4][4], int, float, float*, std::uint8_t*) {
+int warp_row_avx2(const RowSource&, const RowKernel&, const RowMap&, int, int, float*,
+                  std::uint8_t*) {
     return 0;
 }
 }  // namespace upres::cpu::simd

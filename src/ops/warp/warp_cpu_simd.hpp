@@ -17,28 +17,55 @@ bool cpu_has_avx2_fma();
 // True when warp_cpu_avx2.cpp was compiled with -mavx2 -mfma (false: its functions are stubs).
 bool warp_avx2_compiled();
 
-// One row segment of a warp of a 1-channel float source (w x h samples, stride in elements; the
-// caller checks (h - 1) * stride + w < 2^31: 32-bit element offsets) with taps x taps taps: 4
-// (Keys cubic or B-spline; poly[4][4] = cubic_weight_poly, w_k = ((p0k t + p1k) t + p2k) t + p3k)
-// or 2 (bilinear; poly unused). Output pixel x in [x0, x1) samples the source at
-//   affine_row_c1_avx2: u = ub + m0 x, v = vb + m3 x;
-//   field_row_c1_avx2: field = the row of the 2-channel map or displacement field (element 2x is
-//     pixel x's first channel); remap (flow false): u = field[2x] + pad, v = field[2x + 1] + pad;
-//     flow: u = (x + field[2x]) + pad, v = (y + field[2x + 1]) + pad;
-// in double, with the scalar path's expressions (so the same coordinates). border: 1 =
+// Plain structs (no member functions: nothing inline is shared with the AVX2 file).
+
+// The source of a row: w x h pixels of `channels` (1, 3 or 4) samples of `type` (0: float,
+// 1: uint8, 2: uint16), `stride` elements between rows. The caller checks that
+// (h - 1) * stride + w * channels < 2^31 (32-bit element offsets).
+struct RowSource {
+    const void* data;
+    int type;
+    int channels;
+    std::ptrdiff_t stride;
+    int w, h;
+};
+
+// The interpolation: taps 4 (Keys cubic or B-spline; poly[4][4] = cubic_weight_poly,
+// w_k = ((p0k t + p1k) t + p2k) t + p3k) or 2 (bilinear; poly unused). border: 1 =
 // Border::Mirror (coordinates within one reflection are mirrored first, as map_coord), 2 =
 // Border::Constant (coordinates outside [0, w-1] x [0, h-1] give `fill`), 0 = any other border
-// (no mapping). Pixels whose (mapped) footprint lies inside the source (taps 4: 1 <= u < w - 2;
-// taps 2: 0 <= u < w - 1; likewise v), or that get the fill, are written to out[x - x0]; the
-// others get flag[x - x0] = 1 (0 otherwise) and are left for the caller's border path. Returns
-// the number of flagged pixels. Bilinear sums are the scalar path's operations (the same bits);
-// the 4-tap sums use FMA (within the Cpu tolerance of the reference).
-int affine_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, int taps, double ub,
-                       double vb, double m0, double m3, int x0, int x1, const float poly[4][4],
-                       int border, float fill, float* out, std::uint8_t* flag);
-int field_row_c1_avx2(const float* src, std::ptrdiff_t stride, int w, int h, int taps, bool flow,
-                      const float* field, double y, double pad, int x0, int x1,
-                      const float poly[4][4], int border, float fill, float* out,
-                      std::uint8_t* flag);
+// (no mapping).
+struct RowKernel {
+    int taps;
+    float poly[4][4];
+    int border;
+    float fill;
+};
+
+// Where output pixel x of row y samples the source, in double, with the scalar path's
+// expressions (so the same coordinates):
+//   Affine: u = ub + m0 x, v = vb + m3 x;
+//   Remap: u = field[2x] + pad, v = field[2x + 1] + pad (field: the row of the 2-channel map);
+//   Flow: u = (x + field[2x]) + pad, v = (y + field[2x + 1]) + pad;
+//   Perspective: map_matrix(h, Perspective, x, y) + pad (w' = 0 gives NaN coordinates).
+struct RowMap {
+    enum Kind { Affine, Remap, Flow, Perspective };
+    Kind kind;
+    double ub, vb, m0, m3;  // Affine
+    const float* field;     // Remap, Flow
+    const double* h;        // Perspective: the 3 x 3 matrix, row-major
+    double y, pad;
+};
+
+// Output pixels x in [x0, x1) of one row. Pixels whose (mapped) footprint lies inside the
+// source (taps 4: 1 <= u < w - 2; taps 2: 0 <= u < w - 1; likewise v; with 3 channels also no
+// 4-sample read past the last element), or that get the fill, are written to out; the others
+// get flag[x - x0] = 1 (0 otherwise) and are left for the caller's border path. 1 channel:
+// out[x - x0]; 3 or 4 channels: out[4 (x - x0) + c], 4 floats per pixel (for 3 channels the 4th
+// is scratch). Returns the number of flagged pixels. Bilinear sums are the scalar path's
+// operations (the same bits); the 4-tap sums use FMA (within the Cpu tolerance of the
+// reference).
+int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, int x0, int x1,
+                  float* out, std::uint8_t* flag);
 
 }  // namespace upres::cpu::simd
