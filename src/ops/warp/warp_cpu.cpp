@@ -14,7 +14,8 @@
 //    contiguous range of output rows and keeps the source rows they need, filtered horizontally
 //    (pass 1), in a small cache of taps + 4 rows, then filters columns (pass 2) and converts
 //    with saturate_row_from_float. Same summation order as the reference (rows first, then
-//    columns).
+//    columns). With AVX2, pass 1 of 3- and 4-channel images and pass 2 (with the conversion)
+//    run 8 floats at a time in warp_cpu_avx2.cpp, with the same operations (the same bits).
 #include <upres/image.hpp>
 
 #include <algorithm>
@@ -461,6 +462,9 @@ void resize_rows(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, const Ax
     for (int x = 0; x < dst.width; ++x)
         if (!tx.valid[x]) outside_x.push_back(x);
     const D fill = saturate_from_float<D>(p.fill);
+    // AVX2 passes (warp_cpu_avx2.cpp): the same operations, 8 floats at a time.
+    const bool avx2 = simd::cpu_has_avx2_fma();
+    constexpr int kType = std::is_same_v<D, float> ? 0 : (sizeof(D) == 1 ? 1 : 2);
     const int parts = std::min(resolve_threads(threads), dst.height);
     parallel_for(0, parts, parts, [&](int part) {
         const int y0 = static_cast<int>(std::int64_t{dst.height} * part / parts);
@@ -490,15 +494,22 @@ void resize_rows(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, const Ax
                         if (used[k] < y && (s < 0 || used[k] < used[s])) s = k;
                     const S* r = src.row(ti[j]);
                     for (std::ptrdiff_t i = 0; i < in_n; ++i) in[i] = static_cast<float>(r[i]);
-                    resize_hpass<C, KX>(in.get(), buf.get() + s * rstride, dst.width, ofs.data(),
-                                        w4.data(), tx.taps);
+                    if (C >= 3 && avx2)
+                        simd::resize_hpass_avx2(in.get(), buf.get() + s * rstride, dst.width, C,
+                                                ofs.data(),
+                                                reinterpret_cast<const float*>(w4.data()), tx.taps);
+                    else
+                        resize_hpass<C, KX>(in.get(), buf.get() + s * rstride, dst.width,
+                                            ofs.data(), w4.data(), tx.taps);
                     tag[s] = ti[j];
                 }
                 used[s] = y;
                 rp[j] = buf.get() + s * rstride;
             }
             const float* tw = &ty.w[static_cast<std::size_t>(y) * ty.taps];
-            if constexpr (std::is_same_v<D, float>) {
+            if (avx2) {
+                simd::resize_vpass_avx2(rp.data(), tw, ty.taps, tstride, out, kType);
+            } else if constexpr (std::is_same_v<D, float>) {
                 resize_vpass<KY>(rp.data(), tw, out, tstride, ty.taps);
             } else {
                 constexpr std::ptrdiff_t kChunk = 1024;  // 4 KB of sums

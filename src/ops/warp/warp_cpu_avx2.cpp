@@ -531,6 +531,142 @@ int row_taps(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, in
     return row_type<Taps, float>(s, k, m, x0, x1, out, flag);
 }
 
+// saturate_row_from_float (core/convert_row.hpp) of 32 floats, the same instructions 8 wide:
+// u8: min(max, v), cvtps2dq, saturating packs; u16: min(max(v, 0), max), cvtps2dq, packs on the
+// signed range. The 256-bit packs work per 128-bit half, hence the permutes.
+template <class D>
+UPRES_AVX2_INLINE void store_saturated(const __m256 v[4], D* out) {
+    __m256i k[4];
+    for (int i = 0; i < 4; ++i) {
+        if constexpr (sizeof(D) == 1) {
+            k[i] = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_set1_ps(255.0f), v[i]));
+        } else {
+            k[i] = _mm256_cvtps_epi32(
+                _mm256_min_ps(_mm256_max_ps(v[i], _mm256_setzero_ps()), _mm256_set1_ps(65535.0f)));
+        }
+    }
+    if constexpr (sizeof(D) == 1) {
+        const __m256i b =
+            _mm256_packus_epi16(_mm256_packs_epi32(k[0], k[1]), _mm256_packs_epi32(k[2], k[3]));
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(out),
+            _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    } else {
+        const __m256i off = _mm256_set1_epi32(32768);
+        const __m256i flip = _mm256_set1_epi16(-32768);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i p =
+                _mm256_xor_si256(_mm256_packs_epi32(_mm256_sub_epi32(k[2 * h], off),
+                                                    _mm256_sub_epi32(k[2 * h + 1], off)),
+                                 flip);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16 * h),
+                                _mm256_permute4x64_epi64(p, 0xD8));
+        }
+    }
+}
+
+// K taps (0: k at run time). K > 0: the row pointers and weights in locals (the u8 stores may
+// alias anything, so they would be reloaded after every store).
+template <int K>
+struct Taps {
+    const float* r[K];
+    float w[K];
+    Taps(const float* const* rows, const float* wts, int) {
+        for (int j = 0; j < K; ++j) r[j] = rows[j], w[j] = wts[j];
+    }
+};
+template <>
+struct Taps<0> {
+    const float* const* r;
+    const float* w;
+    Taps(const float* const* rows, const float* wts, int) : r(rows), w(wts) {}
+};
+template <int K, class D>
+void vpass(const float* const* rows, const float* wts, int k, std::ptrdiff_t n, D* out) {
+    const int kn = K > 0 ? K : k;
+    const Taps<K> tp(rows, wts, k);
+    const auto& r = tp.r;
+    const auto& w = tp.w;
+    std::ptrdiff_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 acc[4];
+        for (int q = 0; q < 4; ++q)
+            acc[q] = _mm256_mul_ps(_mm256_set1_ps(w[0]), _mm256_loadu_ps(r[0] + i + 8 * q));
+        for (int j = 1; j < kn; ++j) {
+            const __m256 wj = _mm256_set1_ps(w[j]);
+            for (int q = 0; q < 4; ++q)
+                acc[q] =
+                    _mm256_add_ps(acc[q], _mm256_mul_ps(wj, _mm256_loadu_ps(r[j] + i + 8 * q)));
+        }
+        if constexpr (sizeof(D) == 4) {
+            for (int q = 0; q < 4; ++q) _mm256_storeu_ps(out + i + 8 * q, acc[q]);
+        } else {
+            store_saturated(acc, out + i);
+        }
+    }
+    if (i == n) return;
+    alignas(32) float tail[32] = {};  // the last n - i sums, the same operations one by one
+    for (std::ptrdiff_t t = i; t < n; ++t) {
+        float a = w[0] * r[0][t];
+        for (int j = 1; j < kn; ++j) a = a + w[j] * r[j][t];
+        tail[t - i] = a;
+    }
+    if constexpr (sizeof(D) == 4) {
+        for (std::ptrdiff_t t = i; t < n; ++t) out[t] = tail[t - i];
+    } else {
+        __m256 v[4];
+        for (int q = 0; q < 4; ++q) v[q] = _mm256_load_ps(tail + 8 * q);
+        D tmp[32];
+        store_saturated(v, tmp);
+        for (std::ptrdiff_t t = i; t < n; ++t) out[t] = tmp[t - i];
+    }
+}
+template <class D>
+void vpass_k(const float* const* r, const float* w, int k, std::ptrdiff_t n, D* out) {
+    if (k == 2) return vpass<2>(r, w, k, n, out);
+    if (k == 4) return vpass<4>(r, w, k, n, out);
+    vpass<0>(r, w, k, n, out);
+}
+
+// Pass 1, C = 3 or 4: two output pixels (x, x + 1) per 256-bit register; K taps (0: k at run
+// time).
+template <int C, int K>
+void hpass(const float* in, float* out, int n_out, const int* ofs, const float* w4, int k) {
+    const int kn = K > 0 ? K : k;
+    int x = 0;
+    for (; x + 2 <= n_out; x += 2) {
+        const int* ta = ofs + static_cast<std::ptrdiff_t>(x) * kn;
+        const int* tb = ta + kn;
+        const float* wa = w4 + 4 * static_cast<std::ptrdiff_t>(x) * kn;
+        const float* wb = wa + 4 * kn;
+        __m256 acc =
+            _mm256_mul_ps(_mm256_loadu2_m128(wb, wa), _mm256_loadu2_m128(in + tb[0], in + ta[0]));
+        for (int j = 1; j < kn; ++j)
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu2_m128(wb + 4 * j, wa + 4 * j),
+                                                   _mm256_loadu2_m128(in + tb[j], in + ta[j])));
+        if constexpr (C == 4) {
+            _mm256_storeu_ps(out + 4 * x, acc);
+        } else {  // the 6 samples, then 2 of scratch (the next pair's, or the padding)
+            _mm256_storeu_ps(out + 3 * x, _mm256_permutevar8x32_ps(
+                                              acc, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7)));
+        }
+    }
+    for (; x < n_out; ++x) {
+        const int* ta = ofs + static_cast<std::ptrdiff_t>(x) * kn;
+        const float* wa = w4 + 4 * static_cast<std::ptrdiff_t>(x) * kn;
+        __m128 acc = _mm_mul_ps(_mm_loadu_ps(wa), _mm_loadu_ps(in + ta[0]));
+        for (int j = 1; j < kn; ++j)
+            acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(wa + 4 * j), _mm_loadu_ps(in + ta[j])));
+        _mm_storeu_ps(out + C * x, acc);
+    }
+}
+template <int C>
+void hpass_k(const float* in, float* out, int n_out, const int* ofs, const float* w4, int k) {
+    if (k == 2) return hpass<C, 2>(in, out, n_out, ofs, w4, k);
+    if (k == 4) return hpass<C, 4>(in, out, n_out, ofs, w4, k);
+    hpass<C, 0>(in, out, n_out, ofs, w4, k);
+}
+
 }  // namespace
 
 bool warp_avx2_compiled() { return true; }
@@ -539,6 +675,19 @@ int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, i
                   float* out, std::uint8_t* flag) {
     return k.taps == 4 ? row_taps<4>(src, k, map, x0, x1, out, flag)
                        : row_taps<2>(src, k, map, x0, x1, out, flag);
+}
+
+void resize_hpass_avx2(const float* in, float* out, int n_out, int channels, const int* ofs,
+                       const float* w4, int k) {
+    if (channels == 3) return hpass_k<3>(in, out, n_out, ofs, w4, k);
+    hpass_k<4>(in, out, n_out, ofs, w4, k);
+}
+
+void resize_vpass_avx2(const float* const* r, const float* w, int k, std::ptrdiff_t n, void* out,
+                       int type) {
+    if (type == 1) return vpass_k(r, w, k, n, static_cast<std::uint8_t*>(out));
+    if (type == 2) return vpass_k(r, w, k, n, static_cast<std::uint16_t*>(out));
+    vpass_k(r, w, k, n, static_cast<float*>(out));
 }
 
 }  // namespace upres::cpu::simd
@@ -551,6 +700,8 @@ int warp_row_avx2(const RowSource&, const RowKernel&, const RowMap&, int, int, f
                   std::uint8_t*) {
     return 0;
 }
+void resize_hpass_avx2(const float*, float*, int, int, const int*, const float*, int) {}
+void resize_vpass_avx2(const float* const*, const float*, int, std::ptrdiff_t, void*, int) {}
 }  // namespace upres::cpu::simd
 
 #endif

@@ -68,4 +68,15 @@ struct RowMap {
 int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, int x0, int x1,
                   float* out, std::uint8_t* flag);
 
+// Separable resize (warp_cpu.cpp resize_rows), the same operations as its portable passes (mul
+// and add, no FMA, taps in order from the first product), so the same bits.
+// Pass 1 for 3 and 4 channels: out[C x + c] = sum_j w4[4 (k x + j)] in[ofs[k x + j] + c]; in is
+// padded by 4 floats and out by 4 (a pixel is stored as 4 floats, x in order).
+void resize_hpass_avx2(const float* in, float* out, int n_out, int channels, const int* ofs,
+                       const float* w4, int k);
+// Pass 2: out[i] = saturate(sum_j w[j] r[j][i]) for i < n; type 0: float, 1: uint8, 2: uint16
+// (saturate_row_from_float's rounding and clamping).
+void resize_vpass_avx2(const float* const* r, const float* w, int k, std::ptrdiff_t n, void* out,
+                       int type);
+
 }  // namespace upres::cpu::simd
