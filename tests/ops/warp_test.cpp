@@ -478,14 +478,15 @@ TEST(WarpDifferential, FieldWarpsOfAPhotoInSubViews) {
             }
 }
 
-// Point warps of colour images (the 3- and 4-channel AVX2 rows of warp_cpu_avx2.cpp on AVX2
-// CPUs; the portable path under CTest's *.baseline run) against the reference: a crop of an
-// RGB photo as a sub-view, an RGBA sub-view of it, and whole 16-bit and float RGB images (their
-// last pixel ends the allocation: the 3-channel rows read 4 samples per pixel and must not
-// read past it); a rotation, a keystone homography and a displacement field; every
+// Point warps of colour and 2-channel images (the 2- to 4-channel AVX2 rows of
+// warp_cpu_avx2.cpp on AVX2 CPUs; the portable path under CTest's *.baseline run) against the
+// reference: a crop of an RGB photo as a sub-view, an RGBA sub-view of it, whole 16-bit and
+// float RGB and 16-bit 2-channel images (their last pixel ends the allocation: the 2- and
+// 3-channel rows read 4 samples per pixel and must not read past it) and a float 2-channel
+// sub-view; a rotation, a keystone homography and a displacement field; every
 // interpolation and border; a destination sub-view 203 pixels wide (not a multiple of 8) whose
 // surroundings stay untouched.
-TEST(WarpDifferential, ColourPointWarpsOfAPhotoInSubViews) {
+TEST(WarpDifferential, MultiChannelPointWarpsOfAPhotoInSubViews) {
     const AnyImage photo = read_image(test::sample_path("baboon.jpg"));
     const Image<std::uint8_t>& rgb = photo.as<std::uint8_t>();
     const int sw = 221, sh = 181, ow = 203, oh = 157;
@@ -493,6 +494,8 @@ TEST(WarpDifferential, ColourPointWarpsOfAPhotoInSubViews) {
     Image<std::uint8_t> rgba(sw + 4, sh + 2, 4);
     Image<std::uint16_t> rgb16(sw, sh, 3);
     Image<float> rgbf(sw, sh, 3);
+    Image<float> two(sw + 3, sh, 2);  // 2 channels (a displacement field's layout), a sub-view
+    Image<std::uint16_t> two16(sw, sh, 2);  // and a whole image
     for (int y = 0; y < sh + 2; ++y)
         for (int x = 0; x < sw + 4; ++x)
             for (int c = 0; c < 4; ++c)
@@ -504,6 +507,10 @@ TEST(WarpDifferential, ColourPointWarpsOfAPhotoInSubViews) {
                 rgba(x + 2, y + 1, c) = static_cast<std::uint8_t>(v);
                 rgb16(x, y, c) = static_cast<std::uint16_t>(257 * v + (x + y) % 7);
                 rgbf(x, y, c) = static_cast<float>(v) / 255.0f;
+                if (c < 2) {
+                    two(x + 3, y, c) = rgbf(x, y, c);
+                    two16(x, y, c) = rgb16(x, y, c);
+                }
             }
     const ImageView<const std::uint8_t> src4 =
         ImageView<const std::uint8_t>(rgba.view()).sub(2, 1, sw, sh);
@@ -553,8 +560,10 @@ TEST(WarpDifferential, ColourPointWarpsOfAPhotoInSubViews) {
             check(src3, o);
             check(src4, o);
             check(ImageView<const std::uint16_t>(rgb16.view()), o);
+            check(ImageView<const std::uint16_t>(two16.view()), o);
             o.fill = 0.25f;
             check(ImageView<const float>(rgbf.view()), o);
+            check(ImageView<const float>(two.view()).sub(3, 0, sw, sh), o);
         }
 }
 

@@ -5,7 +5,7 @@
 //    pixels whose taps all lie inside the source take a branch-free path specialised on the
 //    interpolation and the channel count (row pointers, fixed tap loops); the few near the
 //    border take the reference formula (sample_point<double>). On CPUs with AVX2 + FMA (run-time
-//    check, simd::cpu_has_avx2_fma), every point map of 1-channel float sources and of 3- and
+//    check, simd::cpu_has_avx2_fma), every point map of 1-channel float sources and of 2- to
 //    4-channel sources (float, u8, u16) with 2x2 or 4x4 taps runs 8 outputs at a time in
 //    warp_cpu_avx2.cpp (warp_cpu_simd.hpp); the pixels it flags take the scalar border path
 //    here. 1-channel u8 / u16 sources are widened to float once for it.
@@ -14,8 +14,8 @@
 //    contiguous range of output rows and keeps the source rows they need, filtered horizontally
 //    (pass 1), in a small cache of taps + 4 rows, then filters columns (pass 2) and converts
 //    with saturate_row_from_float. Same summation order as the reference (rows first, then
-//    columns). With AVX2, pass 1 of 3- and 4-channel images and pass 2 (with the conversion)
-//    run 8 floats at a time in warp_cpu_avx2.cpp, with the same operations (the same bits).
+//    columns). With AVX2, pass 1 of 2- to 4-channel images and pass 2 (with the conversion)
+//    run 8 floats at a time in warp_cpu_avx2.cpp, with the same operations (the same values).
 #include <upres/image.hpp>
 
 #include <algorithm>
@@ -221,10 +221,9 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     constexpr int kTileH = 16, kTileW = 64;
     const int bands = (dst.height + kTileH - 1) / kTileH;
     // AVX2 row kernels (warp_cpu_avx2.cpp): affine, perspective, remap and displacement-field
-    // maps of 1-channel float sources and of 3- and 4-channel sources of any sample type, with
+    // maps of 1-channel float sources and of 2- to 4-channel sources of any sample type, with
     // 2 x 2 or 4 x 4 taps, when the CPU has AVX2 + FMA and element offsets fit in 32 bits.
-    constexpr bool kVecType =
-        ((std::is_same_v<S, float> && C == 1) || C == 3 || C == 4) && kTaps<I> >= 2;
+    constexpr bool kVecType = ((std::is_same_v<S, float> && C == 1) || C >= 2) && kTaps<I> >= 2;
     bool vec = false;
     simd::RowSource vsrc{};
     simd::RowKernel vkern{};
@@ -273,7 +272,7 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     };
     parallel_for(0, bands, threads, [&](int band) {
         const Interior<S, C, I> interior_sample(p);  // local: constants stay in registers
-        // AVX2 rows' output: 1 float per pixel (1 channel) or 4 (3 and 4 channels); flagged
+        // AVX2 rows' output: 1 float per pixel (1 channel) or 4 (2 to 4 channels); flagged
         // entries are never written.
         float vbuf[kTileW * (C == 1 ? 1 : 4)] = {};
         std::uint8_t vflag[kTileW];
@@ -494,7 +493,7 @@ void resize_rows(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, const Ax
                         if (used[k] < y && (s < 0 || used[k] < used[s])) s = k;
                     const S* r = src.row(ti[j]);
                     for (std::ptrdiff_t i = 0; i < in_n; ++i) in[i] = static_cast<float>(r[i]);
-                    if (C >= 3 && avx2)
+                    if (C >= 2 && avx2)
                         simd::resize_hpass_avx2(in.get(), buf.get() + s * rstride, dst.width, C,
                                                 ofs.data(),
                                                 reinterpret_cast<const float*>(w4.data()), tx.taps);

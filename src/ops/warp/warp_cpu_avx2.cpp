@@ -58,7 +58,7 @@ struct Lanes {
     alignas(32) int ofs[8];  // element offset of each lane's first tap
 };
 
-// Where 8 output pixels fall in a source of C samples per pixel (C = 1, 3 or 4) with Taps x Taps
+// Where 8 output pixels fall in a source of C samples per pixel (C = 1 to 4) with Taps x Taps
 // taps (2: bilinear, 4: Keys cubic or B-spline), at the double coordinates (ua | ub, va | vb)
 // (pixels 0-3 | 4-7), as the scalar path of warp_cpu.cpp computes them. Interior:
 // lo <= u < w - 1 - lo (lo = Taps / 2 - 1), and likewise v.
@@ -74,10 +74,11 @@ class Geometry {
         ph_ = _mm256_set1_pd(2.0 * h - 2.0), nh_ = _mm256_set1_pd(h);
         wl_ = _mm256_set1_pd(w - 1.0), hl_ = _mm256_set1_pd(h - 1.0);
         vstride_ = _mm256_set1_epi32(static_cast<int>(s.stride));
-        // 3 channels: a pixel is read as 4 samples, so the first tap's offset must leave room
-        // for the last tap's 4th sample: ofs + (Taps - 1) (stride + 3) + 3 < (h - 1) stride + 3 w.
+        // 2 and 3 channels: a pixel is read as 4 samples, so the first tap's offset must leave
+        // room for the last tap's 4th sample: ofs + (Taps - 1) (stride + C) + 3 < (h - 1) stride
+        // + C w.
         const long long last =
-            (h - 1LL) * s.stride + 3LL * w - 1 - (Taps - 1LL) * (s.stride + 3) - 3;
+            (h - 1LL) * s.stride + 1LL * C * w - 1 - (Taps - 1LL) * (s.stride + C) - 3;
         last_ok_ = _mm256_set1_epi32(static_cast<int>(last < -1 ? -1 : last));
         none_ = w < Taps || h < Taps;
     }
@@ -147,7 +148,7 @@ class Geometry {
         if constexpr (C > 1) col = _mm256_mullo_epi32(col, _mm256_set1_epi32(C));
         const __m256i idx =
             _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(iv, back), vstride_), col);
-        if constexpr (C == 3) {  // lanes whose last read would pass the end: the caller's
+        if constexpr (C == 2 || C == 3) {  // lanes whose last read would pass the end: the caller's
             const int bad =
                 _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, last_ok_))) & m;
             if (bad) {
@@ -285,10 +286,10 @@ UPRES_AVX2_INLINE __m256 load2px(const std::uint16_t* a, const std::uint16_t* b)
     return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_set_epi64x(y, x)));
 }
 
-// 3- or 4-channel source of sample type S: each pixel one 4-sample vector, two pixels (i, i + 1)
-// per 256-bit register; out[4 i + c] for the lanes of L. Bilinear: the scalar path's
-// operations per channel ((1 - tx) r0 + tx r1, then (1 - ty) a0 + ty a1), so the same bits.
-// 4 x 4 taps: sum_j wy_j (sum_k wx_k r_jk) with FMA.
+// 2-, 3- or 4-channel source of sample type S: each pixel one 4-sample vector, two pixels (i, i +
+// 1) per 256-bit register; out[4 i + c] for the lanes of L. Bilinear: the scalar path's operations
+// per channel ((1 - tx) r0 + tx r1, then (1 - ty) a0 + ty a1), so the same bits. 4 x 4 taps: sum_j
+// wy_j (sum_k wx_k r_jk) with FMA.
 template <int Taps, class S, int C>
 class KernelC {
   public:
@@ -518,6 +519,7 @@ int row_map(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, int
 template <int Taps, class S>
 int row_type(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, int x1, float* out,
              std::uint8_t* flag) {
+    if (s.channels == 2) return row_map<Taps, 2, KernelC<Taps, S, 2>>(s, k, m, x0, x1, out, flag);
     if (s.channels == 3) return row_map<Taps, 3, KernelC<Taps, S, 3>>(s, k, m, x0, x1, out, flag);
     return row_map<Taps, 4, KernelC<Taps, S, 4>>(s, k, m, x0, x1, out, flag);
 }
@@ -628,7 +630,7 @@ void vpass_k(const float* const* r, const float* w, int k, std::ptrdiff_t n, D* 
     vpass<0>(r, w, k, n, out);
 }
 
-// Pass 1, C = 3 or 4: two output pixels (x, x + 1) per 256-bit register; K taps (0: k at run
+// Pass 1, C = 2, 3 or 4: two output pixels (x, x + 1) per 256-bit register; K taps (0: k at run
 // time).
 template <int C, int K>
 void hpass(const float* in, float* out, int n_out, const int* ofs, const float* w4, int k) {
@@ -646,6 +648,9 @@ void hpass(const float* in, float* out, int n_out, const int* ofs, const float* 
                                                    _mm256_loadu2_m128(in + tb[j], in + ta[j])));
         if constexpr (C == 4) {
             _mm256_storeu_ps(out + 4 * x, acc);
+        } else if constexpr (C == 2) {  // the 2 samples of x and of x + 1
+            _mm_storeu_ps(out + 2 * x, _mm256_castps256_ps128(_mm256_permutevar8x32_ps(
+                                           acc, _mm256_setr_epi32(0, 1, 4, 5, 4, 5, 6, 7))));
         } else {  // the 6 samples, then 2 of scratch (the next pair's, or the padding)
             _mm256_storeu_ps(out + 3 * x, _mm256_permutevar8x32_ps(
                                               acc, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7)));
@@ -679,6 +684,7 @@ int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, i
 
 void resize_hpass_avx2(const float* in, float* out, int n_out, int channels, const int* ofs,
                        const float* w4, int k) {
+    if (channels == 2) return hpass_k<2>(in, out, n_out, ofs, w4, k);
     if (channels == 3) return hpass_k<3>(in, out, n_out, ofs, w4, k);
     hpass_k<4>(in, out, n_out, ofs, w4, k);
 }

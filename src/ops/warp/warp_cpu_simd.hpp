@@ -19,7 +19,7 @@ bool warp_avx2_compiled();
 
 // Plain structs (no member functions: nothing inline is shared with the AVX2 file).
 
-// The source of a row: w x h pixels of `channels` (1, 3 or 4) samples of `type` (0: float,
+// The source of a row: w x h pixels of `channels` (1 to 4) samples of `type` (0: float,
 // 1: uint8, 2: uint16), `stride` elements between rows. The caller checks that
 // (h - 1) * stride + w * channels < 2^31 (32-bit element offsets).
 struct RowSource {
@@ -58,19 +58,19 @@ struct RowMap {
 };
 
 // Output pixels x in [x0, x1) of one row. Pixels whose (mapped) footprint lies inside the
-// source (taps 4: 1 <= u < w - 2; taps 2: 0 <= u < w - 1; likewise v; with 3 channels also no
-// 4-sample read past the last element), or that get the fill, are written to out; the others
-// get flag[x - x0] = 1 (0 otherwise) and are left for the caller's border path. 1 channel:
-// out[x - x0]; 3 or 4 channels: out[4 (x - x0) + c], 4 floats per pixel (for 3 channels the 4th
-// is scratch). Returns the number of flagged pixels. Bilinear sums are the scalar path's
-// operations (the same bits); the 4-tap sums use FMA (within the Cpu tolerance of the
+// source (taps 4: 1 <= u < w - 2; taps 2: 0 <= u < w - 1; likewise v; with 2 or 3 channels
+// also no 4-sample read past the last element), or that get the fill, are written to out; the
+// others get flag[x - x0] = 1 (0 otherwise) and are left for the caller's border path. 1
+// channel: out[x - x0]; 2 to 4 channels: out[4 (x - x0) + c], 4 floats per pixel (the lanes
+// beyond the channels are scratch). Returns the number of flagged pixels. Bilinear sums are the
+// scalar path's operations (the same bits); the 4-tap sums use FMA (within the Cpu tolerance of the
 // reference).
 int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, int x0, int x1,
                   float* out, std::uint8_t* flag);
 
 // Separable resize (warp_cpu.cpp resize_rows), the same operations as its portable passes (mul
-// and add, no FMA, taps in order from the first product), so the same bits.
-// Pass 1 for 3 and 4 channels: out[C x + c] = sum_j w4[4 (k x + j)] in[ofs[k x + j] + c]; in is
+// and add, no FMA, taps in order from the first product), so the same values.
+// Pass 1 for 2 to 4 channels: out[C x + c] = sum_j w4[4 (k x + j)] in[ofs[k x + j] + c]; in is
 // padded by 4 floats and out by 4 (a pixel is stored as 4 floats, x in order).
 void resize_hpass_avx2(const float* in, float* out, int n_out, int channels, const int* ofs,
                        const float* w4, int k);
