@@ -352,7 +352,10 @@ void Cuda_BsplinePrefilter(benchmark::State& state) {
 //   4: 2048^2 float32 warp by a displacement field (Transform::make_flow: the optical-flow /
 //      PIV warp), exact B-spline (prefilter, then the per-output kernel reading the field);
 //      the field is bench_util.hpp's flow_field(), the peers' (tools/peers/peers_warp.py);
-//   5: the same warp, bilinear.
+//   5: the same warp, bilinear;
+//   6, 7, 8: 2048^2 float32 perspective warp by bench_util.hpp's keystone() (the homography of
+//      the CPU benchmark Warp_CpuPerspective and of the NPP peer), bilinear, Keys cubic, exact
+//      B-spline (stereo rectification, plane-to-plane registration).
 // Bytes: input and output, plus the 2-float field for 4 and 5.
 enum ApiCase {
     kApiRotateIir,
@@ -360,11 +363,15 @@ enum ApiCase {
     kApiZoomRgbU8,
     kApiPerspective,
     kApiFlowBspline,
-    kApiFlowLinear
+    kApiFlowLinear,
+    kApiKeystoneLinear,
+    kApiKeystoneCubic,
+    kApiKeystoneBspline
 };
-const char* const kApiNames[] = {"rotate_bspline_iir",      "rotate_bspline_fir15",
-                                 "zoom_rgb_u8_1080p_to_4k", "perspective_bspline_iir",
-                                 "flow_bspline_iir",        "flow_linear"};
+const char* const kApiNames[] = {
+    "rotate_bspline_iir",      "rotate_bspline_fir15", "zoom_rgb_u8_1080p_to_4k",
+    "perspective_bspline_iir", "flow_bspline_iir",     "flow_linear",
+    "keystone_linear",         "keystone_cubic",       "keystone_bspline_iir"};
 
 template <class T>
 void time_api(benchmark::State& state, int sw, int sh, int dw, int dh, int c, const Transform& t,
@@ -410,6 +417,16 @@ void Api_CudaWarp(benchmark::State& state) {
             Homography h;  // a mild keystone about the centre
             const double hs[9] = {1.05, 0.08, -60.0, -0.03, 0.97, 40.0, 2e-5, -1.5e-5, 1.0};
             for (int i = 0; i < 9; ++i) h.h[i] = hs[i];
+            time_api<float>(state, n, n, n, n, 1, Transform::make_perspective(h), o);
+            break;
+        }
+        case kApiKeystoneLinear:
+        case kApiKeystoneCubic:
+        case kApiKeystoneBspline: {
+            if (kase == kApiKeystoneLinear) o.interp = Interp::Linear;
+            if (kase == kApiKeystoneCubic) o.interp = Interp::Cubic;
+            Homography h;
+            keystone(n, h.h);
             time_api<float>(state, n, n, n, n, 1, Transform::make_perspective(h), o);
             break;
         }
@@ -482,7 +499,7 @@ BENCHMARK(Cuda_WarpVideo)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)
     ->ArgsProduct({{kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective, kApiFlowBspline,
-                    kApiFlowLinear},
+                    kApiFlowLinear, kApiKeystoneLinear, kApiKeystoneCubic, kApiKeystoneBspline},
                    {1, 0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -862,8 +862,10 @@ TEST(CudaWarpTiled, IntegerSourcesMatchPerOutputKernels) {
 }
 
 // Remap and Flow take warp_field_kernel (the field's coordinate split in float, a fixed-tap path
-// for interior outputs) by default and warp_kernel (double coordinates per output) with
-// cuda_schedule 1: the same function. A smooth field of up to ~7 pixels with a fractional offset,
+// for interior outputs) by default; Perspective the tiled kernel with kPersp (float sources and
+// u8 / u16 Keys cubic; homography 0) or warp_persp_kernel (the others, and homography 1, whose
+// w' changes sign); cuda_schedule 1 forces warp_kernel (double coordinates per output): the same
+// function. A smooth field of up to ~7 pixels with a fractional offset,
 // so that the outputs near the sides map outside (the exact per-output path inside the kernel);
 // every border, 1, 3 and 4 channels, whole images and sub-views, float and u8 sources (u8: at most
 // one level apart, where the float fraction's last ulp rounds a value the other way).
@@ -877,6 +879,30 @@ void field_vs_per_output(std::uint32_t seed) {
             const ImageView<const T> src = sub ? ImageView<const T>(dev.view()).sub(4, 3, 161, 110)
                                                : ImageView<const T>(dev.view());
             const int w = src.width(), h = src.height(), dw = w + 7, dh = h - 4;
+            // Perspective (warp_persp_kernel): a keystone about the centre whose corners map
+            // outside, and a homography whose denominator is 0 on column 50 (NaN coordinates)
+            // and tiny beside it (huge ones).
+            for (int hk = 0; hk < 2; ++hk) {
+                const double hs[2][9] = {{0.97, 0.12, -6.0, -0.1, 1.04, 5.5, 6e-4, -4e-4, 1.0},
+                                         {0.5, 0.0, 1.25, 0.0, 0.5, 0.75, -1.0 / 50.0, 0.0, 1.0}};
+                for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::BSpline}) {
+                    if (kU8 && interp == Interp::BSpline) continue;
+                    for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
+                                          Border::Nearest, Border::Constant}) {
+                        WarpPlan p = rotation_plan(0.0, w, h, border);
+                        p.pad = 0;
+                        p.kind = Transform::Kind::Perspective;
+                        std::copy(hs[hk], hs[hk] + 9, p.m);
+                        p.interp = interp;
+                        p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
+                        const Image<T> b = on_schedule(src, p, dw, dh, 0);
+                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kU8 ? 1.0 : 2e-5))
+                            << to_string(interp) << " " << to_string(border) << " homography " << hk
+                            << " channels " << ch << (sub ? " sub-view" : "");
+                    }
+                }
+            }
             for (Transform::Kind kind : {Transform::Kind::Flow, Transform::Kind::Remap}) {
                 Image<float> field(dw, dh, 2);
                 for (int y = 0; y < dh; ++y)

@@ -1,5 +1,6 @@
-"""NVIDIA NPP peers: what a video engineer calls for a GPU resize or rotation (nppiResize_*,
-nppiRotate_*), on PyTorch's device memory and stream, timed as every "torch" peer.
+"""NVIDIA NPP peers: what a video or vision engineer calls for a GPU resize, rotation or
+perspective warp (nppiResize_*, nppiRotate_*, nppiWarpPerspectiveBack_*), on PyTorch's device
+memory and stream, timed as every "torch" peer.
 
 NPP comes from the `nvidia-npp` wheel (CUDA 13: libnppig.so.13 for geometry, libnppc.so.13 for
 its core). The library is found in $UPRES_NPP_LIB_DIR, else in an installed wheel
@@ -11,7 +12,9 @@ Conventions differ from upres's, so these peers compare time, not values:
 * nppiResize maps pixel centres (the output of 2x keeps the half-pixel grid, as upres's resize)
   with NPP's own borders (clamped to the image); NPPI_INTER_CUBIC is NPP's bicubic;
 * nppiRotate rotates about the origin and shifts; outputs that map outside the source are left
-  as they were (no mirror border), so it does less work than a mirrored rotation at the corners.
+  as they were (no mirror border), so it does less work than a mirrored rotation at the corners;
+  nppiWarpPerspectiveBack takes the output -> input homography, as upres, and also leaves the
+  outputs that map outside.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import site
 import sys
 
 from peerlib import Unavailable, Work, peer
+from peers_warp import keystone
 
 NPPI_INTER_LINEAR = 2
 NPPI_INTER_CUBIC = 4
@@ -173,3 +177,41 @@ for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBI
          note=f"nppiRotate_32f_C1R_Ctx(30 degrees about the centre, NPPI_INTER_{_name.upper()}); "
               "outputs mapping outside are not written")(
         lambda ctx, it=_interp: _rotate(ctx, it))
+
+
+def _perspective(ctx, interp):
+    """nppiWarpPerspectiveBack_32f_C1R_Ctx with keystone() (output -> input, as upres's)."""
+    torch = ctx.need("torch")
+    lib = _npp()
+    try:
+        fn = lib.nppiWarpPerspectiveBack_32f_C1R_Ctx
+    except AttributeError as e:
+        raise Unavailable(f"this NPP has no nppiWarpPerspectiveBack_32f_C1R_Ctx ({e})")
+    fn.restype = ctypes.c_int
+    n = 2048
+    nbytes = 2 * 4 * n * n
+    xs = [ctx.torch_random((n, n)) for _ in range(ctx.sets(nbytes))]
+    outs = [torch.zeros((n, n), dtype=torch.float32, device="cuda") for _ in xs]
+    sctx = _stream_ctx(torch)
+    coeffs = ((ctypes.c_double * 3) * 3)(*[(ctypes.c_double * 3)(*row) for row in keystone(n)])
+    size, rect = NppiSize(n, n), NppiRect(0, 0, n, n)
+
+    def run(i):
+        k = i % len(xs)
+        _checked(fn, ctypes.c_void_p(xs[k].data_ptr()), size, 4 * n, rect,
+                 ctypes.c_void_p(outs[k].data_ptr()), 4 * n, rect, coeffs, interp, sctx)
+
+    run(0)
+    torch.cuda.synchronize()
+    return Work(run, pixels=n * n, bytes=nbytes, sets=len(xs),
+                info={"npp": "nppiWarpPerspectiveBack_32f_C1R_Ctx", "interp": interp,
+                      "homography": "keystone (tools/peers/peers_warp.py)"})
+
+
+# upres_bench: Api_CudaWarp/6 (keystone, bilinear) and /7 (Keys cubic).
+for _interp, _case, _name in ((NPPI_INTER_LINEAR, 6, "linear"), (NPPI_INTER_CUBIC, 7, "cubic")):
+    peer(f"npp_perspective_{_name}_keystone_2048_f32", kind="torch",
+         ours=f"Api_CudaWarp/{_case}/1/",
+         note=f"nppiWarpPerspectiveBack_32f_C1R_Ctx(keystone, NPPI_INTER_{_name.upper()}); "
+              "outputs mapping outside are not written")(
+        lambda ctx, it=_interp: _perspective(ctx, it))

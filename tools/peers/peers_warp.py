@@ -148,3 +148,32 @@ def torch_flow_bilinear(ctx):
 
     return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
                 info={"torch": torch.__version__, "size": f"{N}x{N} float32", "mode": "bilinear"})
+
+
+# The keystone perspective warp of Api_CudaWarp/6 (bilinear) as a PyTorch user writes it: the
+# sampling grid of keystone() precomputed once (not timed; a rectification map reused across
+# frames), then grid_sample, align_corners=True, padding_mode='reflection'.
+@peer("torch_grid_sample_bilinear_keystone_2048", kind="torch", ours="Api_CudaWarp/6/1/",
+      note="precomputed keystone grid (not timed), then F.grid_sample(mode='bilinear', "
+           "padding_mode='reflection', align_corners=True)")
+def torch_keystone_bilinear(ctx):
+    torch = ctx.need("torch")
+    F = ctx.need("torch.nn.functional")
+    import numpy as np
+
+    h = np.array(keystone(N), dtype=np.float64)
+    y, x = np.mgrid[0:N, 0:N].astype(np.float64)
+    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    u = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
+    v = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
+    s = 2.0 / (N - 1)
+    grid = torch.from_numpy(np.stack([u * s - 1, v * s - 1], -1)[None].astype(np.float32)).cuda()
+    nbytes = N * N * (4 + 4 + 8)
+    xs = [ctx.torch_random((1, 1, N, N)) for _ in range(ctx.sets(nbytes))]
+
+    def run(i):
+        F.grid_sample(xs[i % len(xs)], grid, mode="bilinear", padding_mode="reflection",
+                      align_corners=True)
+
+    return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
+                info={"torch": torch.__version__, "size": f"{N}x{N} float32", "mode": "bilinear"})

@@ -314,6 +314,43 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
     split_outputs<S, D, C, I>(src, dst, p, x, y0, iu, tu, iv, tv, in, all_in);
 }
 
+// Perspective (Linear, Keys cubic, B-spline; the kAffineFast types): each output's coordinate
+// from the homography in double (w' = h6 x + h7 y + h8, u = (h0 x + h1 y + h2) / w', one
+// reciprocal for u and v), split into integer + float fraction as warp_field_kernel does; the
+// same function as warp_one's map_matrix up to the last bits of the double quotient. Outputs
+// whose taps lie in [1, n - 2) on both axes take the fixed-tap path; the others (near or beyond
+// the border, w' = 0, |u| >= 1e9) warp_one.
+template <class S, class D, int C, Interp I>
+__global__ void __launch_bounds__(kTileW* kRowsY)
+    warp_persp_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
+    static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
+    const int x = blockIdx.x * kTileW + threadIdx.x;
+    if (x >= dst.width) return;
+    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+    const SplitInterior inside(src);
+    const double xd = x;
+    const double bu = p.m[0] * xd + p.m[2], bv = p.m[3] * xd + p.m[5], bw = p.m[6] * xd + p.m[8];
+    int iu[kPerThread], iv[kPerThread];
+    float tu[kPerThread], tv[kPerThread];
+    bool in[kPerThread];
+    bool all_in = inside.big;
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        const double y = y0 + r * kRowsY;
+        const double rw = 1.0 / fma(p.m[7], y, bw);  // w' = 0: infinite, u and v not finite
+        const double u = fma(p.m[1], y, bu) * rw, v = fma(p.m[4], y, bv) * rw;
+        const bool finite = fabs(u) < 1e9 && fabs(v) < 1e9;  // false for NaN
+        const double au = finite ? floor(u) : 0.0, av = finite ? floor(v) : 0.0;
+        iu[r] = static_cast<int>(au) + p.pad;
+        iv[r] = static_cast<int>(av) + p.pad;
+        tu[r] = finite ? static_cast<float>(u - au) : 0.0f;
+        tv[r] = finite ? static_cast<float>(v - av) : 0.0f;
+        in[r] = inside.big && finite && inside(iu[r], iv[r]);
+        all_in = all_in && in[r];
+    }
+    split_outputs<S, D, C, I>(src, dst, p, x, y0, iu, tu, iv, tv, in, all_in);
+}
+
 constexpr int kTileCapFloats = 11776;  // 46 KB (+ 2 KB of index maps): no opt-in needed
 
 // Lean tiled schedule (Affine / Resize, float samples: B-spline coefficients or a float image
@@ -355,7 +392,11 @@ bool lean_grid(const WarpPlan& p, int taps, int dst_w, int dst_h, LeanGrid& g) {
     return tile_grid(p, kTileOut, dst_w, dst_h, g);
 }
 
-template <class S, class D, int C, Interp I, int kB>
+// kPersp: a Perspective plan (g: only before / after). The tile's box is the bounding box of its
+// 4 corners' coordinates (the image of the tile is the convex quadrilateral they span, w' having
+// one sign on the whole output, which launch_lean checks), and each output's coordinate comes
+// from the homography about the tile origin in float (PerspTile, warp_cuda_util.cuh).
+template <class S, class D, int C, Interp I, int kB, bool kPersp = false>
 __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     warp_tile_lean_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p, LeanGrid g, int pitch,
                           int cap_floats) {
@@ -366,7 +407,14 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     const int x0 = blockIdx.x * kTileOut, y0 = blockIdx.y * kTileOut;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     TileBox b;
-    {
+    PerspTile pt;
+    if constexpr (kPersp) {
+        if (!persp_tile_box(p, x0, y0, dst.width, dst.height, g.before, g.after, kB == kClamp,
+                            src.width, src.height, b, pt)) {
+            lean_fallback<S, D, C, I>(src, dst, p, x0, y0, tx, ty);
+            return;
+        }
+    } else {
         const double ub = fma(static_cast<double>(blockIdx.y), g.duy,
                               fma(static_cast<double>(blockIdx.x), g.dux, g.u0));
         const double vb = fma(static_cast<double>(blockIdx.y), g.dvy,
@@ -450,7 +498,13 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) {
         float lu, lv;
-        tile_coord(p, b, tx, ty + r * kRowsY, lu, lv);
+        if constexpr (kPersp) {
+            pt.at(tx, ty + r * kRowsY, lu, lv);
+            lu += b.lu0;  // the 16-byte staging's shift of xa (0 otherwise)
+            lv += b.lv0;
+        } else {
+            tile_coord(p, b, tx, ty + r * kRowsY, lu, lv);
+        }
         if constexpr (kB == kClamp) {  // map_coord clamps
             lu = fminf(fmaxf(lu, static_cast<float>(-b.xa)),
                        static_cast<float>(src.width - 1 - b.xa));
@@ -908,33 +962,48 @@ dim3 grid_for(int w, int h) { return dim3((w + kTileW - 1) / kTileW, (h + kTileH
 template <class S, class D, int C, Interp I>
 bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
     if constexpr (kTiled<S, I, C>) {
+        const bool persp = p.kind == Transform::Kind::Perspective;
         int rw = 0, rh = 0;
         LeanGrid g;
-        if (!tile_box_bound(p, kTaps<I>, 0, rw, rh) ||
-            !lean_grid(p, kTaps<I>, dst.width, dst.height, g))
+        WarpPlan model = p;  // the bank-conflict model's affine steps
+        if (persp) {
+            g.before = (kTaps<I> == 4 ? 1 : 0) + 1;
+            g.after = kTaps<I> / 2 + 1;
+            if (!persp_box_estimate(p, kTaps<I>, dst.width, dst.height, rw, rh, model.m))
+                return false;
+        } else if (!tile_box_bound(p, kTaps<I>, 0, rw, rh) ||
+                   !lean_grid(p, kTaps<I>, dst.width, dst.height, g)) {
             return false;
+        }
         // + 3 columns of float4 alignment (float samples, 1 channel)
         constexpr bool kVec = C == 1 && std::is_same_v<S, float>;
         const int step = kVec ? 4 : 1, min_floats = kVec ? rw + 3 : rw * C;
-        const int pitch = bank_pitch(p, (min_floats + step - 1) / step * step, step, C);
+        const int pitch = bank_pitch(model, (min_floats + step - 1) / step * step, step, C);
         const int cap = pitch * rh;
         if (cap > kTileCapFloats) return false;
         const std::size_t smem = sizeof(float) * static_cast<std::size_t>(cap);
         const dim3 grid = grid_for(dst.width, dst.height);
-        switch (p.border) {
-            case Border::Nearest:
-                warp_tile_lean_kernel<S, D, C, I, kClamp>
-                    <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
-                break;
-            case Border::Constant:
-                warp_tile_lean_kernel<S, D, C, I, kFill>
-                    <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
-                break;
-            default:  // Mirror, Reflect, Wrap
-                warp_tile_lean_kernel<S, D, C, I, kExt>
-                    <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
-                break;
-        }
+        auto launch = [&](auto persp_tag) {
+            constexpr bool kP = decltype(persp_tag)::value;
+            switch (p.border) {
+                case Border::Nearest:
+                    warp_tile_lean_kernel<S, D, C, I, kClamp, kP>
+                        <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
+                    break;
+                case Border::Constant:
+                    warp_tile_lean_kernel<S, D, C, I, kFill, kP>
+                        <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
+                    break;
+                default:  // Mirror, Reflect, Wrap
+                    warp_tile_lean_kernel<S, D, C, I, kExt, kP>
+                        <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
+                    break;
+            }
+        };
+        if (persp)
+            launch(std::true_type());
+        else
+            launch(std::false_type());
         UPRES_CUDA_CHECK_LAUNCH();
         return true;
     }
@@ -976,7 +1045,9 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // Keys cubic too since round 13 (H100: rotation 32.9 vs 56.6 us, zoom x2 29.4 vs 37.3 us);
     // u8 / u16 images with Keys cubic since round 14 (staged as float).
     // plan.cuda_schedule = 1 forces the per-output kernels (tests and benchmarks).
-    if (affine && p.cuda_schedule != 1 && launch_lean<S, D, C, I>(src, dst, p, st)) return;
+    const bool persp = p.kind == Transform::Kind::Perspective;
+    if ((affine || persp) && p.cuda_schedule != 1 && launch_lean<S, D, C, I>(src, dst, p, st))
+        return;
     if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
         if (affine) {
             warp_affine_kernel<S, D, C, I>
@@ -991,6 +1062,15 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
         if ((p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow) &&
             p.cuda_schedule != 1) {
             warp_field_kernel<S, D, C, I>
+                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
+            UPRES_CUDA_CHECK_LAUNCH();
+            return;
+        }
+    }
+    // Perspective: the same split from the homography (warp_persp_kernel).
+    if constexpr (I != Interp::Nearest && kAffineFast<S, D, C>) {
+        if (p.kind == Transform::Kind::Perspective && p.cuda_schedule != 1) {
+            warp_persp_kernel<S, D, C, I>
                 <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
             UPRES_CUDA_CHECK_LAUNCH();
             return;

@@ -167,6 +167,72 @@ __device__ __forceinline__ bool tile_box(const WarpPlan& p, int x0, int y0, int 
     return true;
 }
 
+// The coordinates of a Perspective plan inside one tile, relative to its box (b.xa, b.ya):
+// for the output at (x0 + dx, y0 + dy), lu = (n0u + au dx + bu dy) / (w0 + aw dx + bw dy) and
+// lv likewise: the homography's numerators and denominator about the tile origin, with the box
+// offset folded in (u + pad - xa = (U + (pad - xa) W) / W). In float: the terms are at most the
+// box size and the tile size, so lu is within ~5e-6 sample of the double value (as tile_coord's
+// float steps of the affine tiles).
+struct PerspTile {
+    float n0u, au, bu, n0v, av, bv, w0, aw, bw;
+    __device__ __forceinline__ void at(int dx, int dy, float& lu, float& lv) const {
+        const float fx = static_cast<float>(dx), fy = static_cast<float>(dy);
+        const float r = __frcp_rn(fmaf(aw, fx, fmaf(bw, fy, w0)));
+        lu = fmaf(au, fx, fmaf(bu, fy, n0u)) * r;
+        lv = fmaf(av, fx, fmaf(bv, fy, n0v)) * r;
+    }
+};
+
+// Box of the tile at output (x0, y0) of a Perspective plan whose w' has one sign on the whole
+// dst_w x dst_h output (launch_lean checks it on the host): the bounding box of the coordinates
+// of the tile's 4 corners (clipped to the output), the image of the tile being the convex
+// quadrilateral they span; before / after: the taps' margins (lean_grid's), which also cover the
+// roundings of the reciprocal. Lanes l, l ^ 1, l ^ 2, l ^ 3 of every warp compute one corner
+// each and exchange them (call with all 32 lanes). Also the tile's PerspTile. False for
+// non-finite or huge coordinates (the same in every thread of the block).
+__device__ __forceinline__ bool persp_tile_box(const WarpPlan& p, int x0, int y0, int dst_w,
+                                               int dst_h, int before, int after, bool clamp,
+                                               int n_w, int n_h, TileBox& b, PerspTile& t) {
+    const int c = threadIdx.x & 3;
+    const double xd = c & 1 ? min(x0 + kTileOut - 1, dst_w - 1) : x0;
+    const double yd = c & 2 ? min(y0 + kTileOut - 1, dst_h - 1) : y0;
+    const double rw = 1.0 / fma(p.m[6], xd, fma(p.m[7], yd, p.m[8]));
+    const double u = fma(fma(p.m[0], xd, fma(p.m[1], yd, p.m[2])), rw, p.pad);
+    const double v = fma(fma(p.m[3], xd, fma(p.m[4], yd, p.m[5])), rw, p.pad);
+    int ok = fabs(u) < 1e7 && fabs(v) < 1e7;  // 0 for NaN
+    double u_lo = u, u_hi = u, v_lo = v, v_hi = v;
+#pragma unroll
+    for (int o = 1; o <= 2; o <<= 1) {
+        u_lo = fmin(u_lo, __shfl_xor_sync(0xffffffffu, u_lo, o));
+        u_hi = fmax(u_hi, __shfl_xor_sync(0xffffffffu, u_hi, o));
+        v_lo = fmin(v_lo, __shfl_xor_sync(0xffffffffu, v_lo, o));
+        v_hi = fmax(v_hi, __shfl_xor_sync(0xffffffffu, v_hi, o));
+        ok &= __shfl_xor_sync(0xffffffffu, ok, o);
+    }
+    if (!ok) return false;
+    if (clamp) {  // map_coord clamps
+        u_lo = fmin(fmax(u_lo, 0.0), n_w - 1.0), u_hi = fmin(fmax(u_hi, 0.0), n_w - 1.0);
+        v_lo = fmin(fmax(v_lo, 0.0), n_h - 1.0), v_hi = fmin(fmax(v_hi, 0.0), n_h - 1.0);
+    }
+    b.xa = static_cast<int>(floor(u_lo)) - before;
+    b.ya = static_cast<int>(floor(v_lo)) - before;
+    b.rw = static_cast<int>(floor(u_hi)) + after - b.xa + 1;
+    b.rh = static_cast<int>(floor(v_hi)) + after - b.ya + 1;
+    b.lu0 = b.lv0 = 0.0f;  // PerspTile gives lu relative to this xa; lu0: a later shift of xa
+    const double X = x0, Y = y0, su = p.pad - b.xa, sv = p.pad - b.ya;
+    const double w0 = fma(p.m[6], X, fma(p.m[7], Y, p.m[8]));
+    t.n0u = static_cast<float>(fma(su, w0, fma(p.m[0], X, fma(p.m[1], Y, p.m[2]))));
+    t.n0v = static_cast<float>(fma(sv, w0, fma(p.m[3], X, fma(p.m[4], Y, p.m[5]))));
+    t.au = static_cast<float>(fma(su, p.m[6], p.m[0]));
+    t.bu = static_cast<float>(fma(su, p.m[7], p.m[1]));
+    t.av = static_cast<float>(fma(sv, p.m[6], p.m[3]));
+    t.bv = static_cast<float>(fma(sv, p.m[7], p.m[4]));
+    t.w0 = static_cast<float>(w0);
+    t.aw = static_cast<float>(p.m[6]);
+    t.bw = static_cast<float>(p.m[7]);
+    return true;
+}
+
 // Per-plan constants of `tile` x `tile` output tiles (computed on the host): the tile of block
 // (bx, by) has its origin at u = u0 + bx dux + by duy (v likewise) and its outputs' coordinates
 // span [u + ulo, u + uhi] (the box of the tiled kernels adds the taps' margins to that).
@@ -193,6 +259,46 @@ inline bool tile_grid(const WarpPlan& p, int tile, int dst_w, int dst_h, TileGri
                 if (!(std::abs(c) < 1e7)) return false;
         }
     return true;
+}
+
+// Host side of the tiled perspective schedule. False unless w' has one sign at the 4 corners of
+// the dst_w x dst_h output (so on all of it) and their coordinates are finite and below 1e7.
+// Otherwise estimates the largest tile box (rw x rh samples, with the taps' margins) from the
+// map's Jacobian sampled on a 9 x 9 grid of the output, with 10% and 2 samples to spare; a tile
+// whose box is larger takes the kernel's per-output fallback (correct, slower). model[0..5]: the
+// Jacobian at the output's centre, as an affine map for the bank-conflict model (bank_pitch).
+inline bool persp_box_estimate(const WarpPlan& p, int taps, int dst_w, int dst_h, int& rw, int& rh,
+                               double model[9]) {
+    const double* m = p.m;
+    int pos = 0, neg = 0;
+    for (double x : {0.0, dst_w - 1.0})
+        for (double y : {0.0, dst_h - 1.0}) {
+            const double w = m[6] * x + m[7] * y + m[8];
+            pos += w > 0.0;
+            neg += w < 0.0;
+            const double u = (m[0] * x + m[1] * y + m[2]) / w, v = (m[3] * x + m[4] * y + m[5]) / w;
+            if (!(std::abs(u) < 1e7 && std::abs(v) < 1e7)) return false;
+        }
+    if (pos != 4 && neg != 4) return false;
+    double ex = 0.0, ey = 0.0;
+    for (int i = 0; i <= 8; ++i)
+        for (int j = 0; j <= 8; ++j) {
+            const double x = (dst_w - 1.0) * i / 8, y = (dst_h - 1.0) * j / 8;
+            const double w = m[6] * x + m[7] * y + m[8];
+            const double u = (m[0] * x + m[1] * y + m[2]) / w, v = (m[3] * x + m[4] * y + m[5]) / w;
+            const double ux = (m[0] - u * m[6]) / w, uy = (m[1] - u * m[7]) / w;
+            const double vx = (m[3] - v * m[6]) / w, vy = (m[4] - v * m[7]) / w;
+            ex = std::max(ex, std::abs(ux) + std::abs(uy));
+            ey = std::max(ey, std::abs(vx) + std::abs(vy));
+            if (i == 4 && j == 4) model[0] = ux, model[1] = uy, model[3] = vx, model[4] = vy;
+        }
+    ex *= 1.1 * (kTileOut - 1);
+    ey *= 1.1 * (kTileOut - 1);
+    if (!(ex < 4.0 * kMaxSpan && ey < 4.0 * kMaxSpan)) return false;
+    const int extra = 1 + taps + 2 + 2;  // floor slack, taps, margins, rounding
+    rw = static_cast<int>(std::ceil(ex)) + extra;
+    rh = static_cast<int>(std::ceil(ey)) + extra;
+    return rw <= kMaxSpan && rh <= kMaxSpan;
 }
 
 // Raises `kernel`'s dynamic shared-memory limit to `bytes` (and, with max_carveout, asks for
