@@ -143,16 +143,22 @@ for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBI
                                         1, "float32", it))
 
 
+def _square_f32(ctx, torch, n):
+    """Bytes moved, input and output n x n float32 sets (zeroed outputs: NPP leaves the outputs
+    that map outside untouched) and the NPP stream context of the n x n warps."""
+    nbytes = 2 * 4 * n * n
+    xs = [ctx.torch_random((n, n)) for _ in range(ctx.sets(nbytes))]
+    outs = [torch.zeros((n, n), dtype=torch.float32, device="cuda") for _ in xs]
+    return nbytes, xs, outs, _stream_ctx(torch)
+
+
 def _rotate(ctx, interp):
     torch = ctx.need("torch")
     lib = _npp()
     fn = lib.nppiRotate_32f_C1R_Ctx
     fn.restype = ctypes.c_int
     n = 2048
-    nbytes = 2 * 4 * n * n
-    xs = [ctx.torch_random((n, n)) for _ in range(ctx.sets(nbytes))]
-    outs = [torch.zeros((n, n), dtype=torch.float32, device="cuda") for _ in xs]
-    sctx = _stream_ctx(torch)
+    nbytes, xs, outs, sctx = _square_f32(ctx, torch, n)
     # About the image centre c: NPP rotates about the origin, then shifts by c - R c.
     a = math.radians(30.0)
     cx = cy = (n - 1) / 2.0
@@ -189,10 +195,7 @@ def _perspective(ctx, interp):
         raise Unavailable(f"this NPP has no nppiWarpPerspectiveBack_32f_C1R_Ctx ({e})")
     fn.restype = ctypes.c_int
     n = 2048
-    nbytes = 2 * 4 * n * n
-    xs = [ctx.torch_random((n, n)) for _ in range(ctx.sets(nbytes))]
-    outs = [torch.zeros((n, n), dtype=torch.float32, device="cuda") for _ in xs]
-    sctx = _stream_ctx(torch)
+    nbytes, xs, outs, sctx = _square_f32(ctx, torch, n)
     coeffs = ((ctypes.c_double * 3) * 3)(*[(ctypes.c_double * 3)(*row) for row in keystone(n)])
     size, rect = NppiSize(n, n), NppiRect(0, 0, n, n)
 
