@@ -77,9 +77,11 @@ class Geometry {
         // 2 and 3 channels: a pixel is read as 4 samples, so the first tap's offset must leave
         // room for the last tap's 4th sample: ofs + (Taps - 1) (stride + C) + 3 < (h - 1) stride
         // + C w.
-        const long long last =
-            (h - 1LL) * s.stride + 1LL * C * w - 1 - (Taps - 1LL) * (s.stride + C) - 3;
-        last_ok_ = _mm256_set1_epi32(static_cast<int>(last < -1 ? -1 : last));
+        if constexpr (C == 2 || C == 3) {
+            const long long last =
+                (h - 1LL) * s.stride + 1LL * C * w - 1 - (Taps - 1LL) * (s.stride + C) - 3;
+            last_ok_ = _mm256_set1_epi32(static_cast<int>(last < -1 ? -1 : last));
+        }
         none_ = w < Taps || h < Taps;
     }
     // No pixel can be interior (source smaller than the footprint).
@@ -181,12 +183,20 @@ class Geometry {
     __m256i vstride_, last_ok_;
 };
 
-// Cubic weights ((p0 t + p1) t + p2) t + p3 of 8 fractions, one register per tap.
-UPRES_AVX2_INLINE void cubic_weights(const __m256 p[4][4], __m256 t, __m256 w[4]) {
-    for (int k = 0; k < 4; ++k)
-        w[k] = _mm256_fmadd_ps(_mm256_fmadd_ps(_mm256_fmadd_ps(p[0][k], t, p[1][k]), t, p[2][k]), t,
-                               p[3][k]);
-}
+// cubic_weight_poly's polynomials broadcast to 8 lanes (set: once per row call, 4-tap kernels
+// only); weights: ((p0 t + p1) t + p2) t + p3 of 8 fractions, one register per tap.
+struct CubicPoly {
+    __m256 p[4][4];
+    void set(const float (&poly)[4][4]) {
+        for (int j = 0; j < 4; ++j)
+            for (int k = 0; k < 4; ++k) p[j][k] = _mm256_set1_ps(poly[j][k]);
+    }
+    UPRES_AVX2_INLINE void weights(__m256 t, __m256 w[4]) const {
+        for (int k = 0; k < 4; ++k)
+            w[k] = _mm256_fmadd_ps(
+                _mm256_fmadd_ps(_mm256_fmadd_ps(p[0][k], t, p[1][k]), t, p[2][k]), t, p[3][k]);
+    }
+};
 
 // 1-channel float source: out[i] for the lanes of L.
 template <int Taps>
@@ -195,9 +205,7 @@ class Kernel1 {
     static constexpr int kOut = 1;  // floats per output pixel
     Kernel1(const RowSource& s, const RowKernel& k)
         : src_(static_cast<const float*>(s.data)), stride_(s.stride) {
-        if constexpr (Taps == 4)
-            for (int j = 0; j < 4; ++j)
-                for (int i = 0; i < 4; ++i) p_[j][i] = _mm256_set1_ps(k.poly[j][i]);
+        if constexpr (Taps == 4) poly_.set(k.poly);
     }
     UPRES_AVX2_INLINE void operator()(const Lanes& L, int n, float* o) const {
         const __m256 acc = Taps == 4 ? cubic(L.tu, L.tv, L.ofs) : linear(L.tu, L.tv, L.ofs);
@@ -219,8 +227,8 @@ class Kernel1 {
     // (sum_j wy_j r_j) * wx, then (k0 + k1) + (k2 + k3).
     UPRES_AVX2_INLINE __m256 cubic(__m256 tu, __m256 tv, const int ofs[8]) const {
         __m256 wx[4], wy[4];
-        cubic_weights(p_, tu, wx);
-        cubic_weights(p_, tv, wy);
+        poly_.weights(tu, wx);
+        poly_.weights(tv, wy);
         __m256 X[4], Y[4];  // X[a]: x-weights of pixels a (low half) and a + 4 (high half)
         transpose4x8(wx, X);
         transpose4x8(wy, Y);
@@ -266,7 +274,7 @@ class Kernel1 {
 
     const float* src_;
     std::ptrdiff_t stride_;
-    __m256 p_[4][4];
+    CubicPoly poly_;
 };
 
 // 4 samples at a (low half) and 4 at b (high half), as floats.
@@ -296,16 +304,14 @@ class KernelC {
     static constexpr int kOut = 4;
     KernelC(const RowSource& s, const RowKernel& k)
         : src_(static_cast<const S*>(s.data)), stride_(s.stride) {
-        if constexpr (Taps == 4)
-            for (int j = 0; j < 4; ++j)
-                for (int i = 0; i < 4; ++i) p_[j][i] = _mm256_set1_ps(k.poly[j][i]);
+        if constexpr (Taps == 4) poly_.set(k.poly);
     }
     UPRES_AVX2_INLINE void operator()(const Lanes& L, int n, float* o) const {
         (void)n;
         __m256 wx[4], wy[4];
         if constexpr (Taps == 4) {
-            cubic_weights(p_, L.tu, wx);
-            cubic_weights(p_, L.tv, wy);
+            poly_.weights(L.tu, wx);
+            poly_.weights(L.tv, wy);
         }
         const std::ptrdiff_t s = stride_;
         for (int i = 0; i < 8; i += 2) {
@@ -352,7 +358,7 @@ class KernelC {
   private:
     const S* src_;
     std::ptrdiff_t stride_;
-    __m256 p_[4][4];
+    CubicPoly poly_;
 };
 
 // Coordinates of 8 pixels from x (n of them valid); returns true when all 8 are known interior.
