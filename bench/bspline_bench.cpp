@@ -173,7 +173,7 @@ void cpu_args(benchmark::internal::Benchmark* b) {
     b->ArgNames({"n", "fir", "c", "threads"});
     for (int t : {1, omp_get_max_threads()}) {
         for (int fir : {0, 15}) b->Args({2048, fir, 1, t});
-        b->Args({1024, 0, 3, t});
+        for (int fir : {0, 15}) b->Args({1024, fir, 3, t});
         if (omp_get_max_threads() == 1) break;
     }
 }

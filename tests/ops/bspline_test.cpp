@@ -222,8 +222,8 @@ TEST(BsplineFir, LengthForAccuracy) {
 struct Size {
     int w, h, c;
 };
-const Size kSizes[] = {{1, 1, 1},     {2, 5, 1},   {7, 3, 2}, {257, 131, 1},
-                       {1023, 17, 3}, {40, 33, 4}, {3, 64, 1}};
+const Size kSizes[] = {{1, 1, 1},     {2, 5, 1},   {7, 3, 2},  {257, 131, 1},
+                       {1023, 17, 3}, {40, 33, 4}, {3, 64, 1}, {67, 19, 2}};
 
 void expect_backend_matches_reference(Backend be, PrefilterVariant v, bool fir_only,
                                       bool iir_only) {

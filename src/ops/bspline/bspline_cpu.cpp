@@ -117,34 +117,43 @@ bool avx2_ok() {
 #endif
 }
 
-// IIR row pass of 8 one-channel rows with the AVX2 kernels (bspline_cpu_avx2.cpp): the start
-// values come from bspline_math.hpp here, the recursions and transposes run there.
+// IIR row pass of 8 rows of 1 to 4 channels with the AVX2 kernels (bspline_cpu_avx2.cpp): the
+// start values come from bspline_math.hpp here, the recursions and transposes run there. Lane
+// c * 8 + r of the strip is channel c of row r.
 void row_strip8_iir_avx2(const Filter& f, Span2D<const float> src, Span2D<float> dst, int y0,
                          std::vector<float>& a) {
-    const int w = src.width;
+    const int w = src.width, nc = src.channels, n = w * nc;
     const float z = static_cast<float>(bspline::kPole);
     const float g = static_cast<float>(bspline::kGain);
     const float* in[kRowBlock];
     float* out[kRowBlock];
-    float c0[kRowBlock], a0[kRowBlock];
+    float c0[kRowBlock * 4], a0[kRowBlock * 4];
     for (int r = 0; r < kRowBlock; ++r) {
         in[r] = src.row(y0 + r);
         out[r] = dst.row(y0 + r);
-        const auto x = [&](int i) { return g * in[r][i]; };
-        c0[r] = bspline::causal_init<float>(x, w, f.border, bspline::kFloatHorizon);
+        for (int c = 0; c < nc; ++c) {
+            const auto x = [&](int i) { return g * in[r][i * nc + c]; };
+            c0[c * kRowBlock + r] =
+                bspline::causal_init<float>(x, w, f.border, bspline::kFloatHorizon);
+        }
     }
-    a.resize(static_cast<std::size_t>(w) * kRowBlock);
-    simd::iir_rows8_causal_avx2(in, w, z, g, c0, a.data());
-    for (int r = 0; r < kRowBlock; ++r) {
-        const auto cp = [&](int i) { return a[static_cast<std::size_t>(i) * kRowBlock + r]; };
-        a0[r] = bspline::anticausal_init<float>(cp, w, f.border, bspline::kFloatHorizon);
-    }
-    simd::iir_rows8_anticausal_avx2(a.data(), w, z, a0, out);
+    a.resize(static_cast<std::size_t>(n) * kRowBlock);
+    simd::iir_rows8_causal_avx2(in, n, nc, z, g, c0, a.data());
+    for (int r = 0; r < kRowBlock; ++r)
+        for (int c = 0; c < nc; ++c) {
+            const auto cp = [&](int i) {
+                return a[(static_cast<std::size_t>(i) * nc + c) * kRowBlock + r];
+            };
+            a0[c * kRowBlock + r] =
+                bspline::anticausal_init<float>(cp, w, f.border, bspline::kFloatHorizon);
+        }
+    simd::iir_rows8_anticausal_avx2(a.data(), n, nc, z, a0, out);
 }
 
 // Row pass of rows [y0, y0 + nr): gathered into an interleaved strip (lanes = nr x channels),
 // filtered, scattered to dst.
-// avx2: 8 one-channel rows (LC == 8), transposes by bspline_cpu_avx2.cpp.
+// avx2 (nr == 8): the strip is built by 8x8 transposes of the rows' elements (lane c * 8 + r,
+// bspline_cpu_avx2.cpp), for 1 to 4 channels.
 template <int LC>
 void row_strip(const Filter& f, Span2D<const float> src, Span2D<float> dst, int y0, int nr,
                std::vector<float>& a, std::vector<float>& b, bool avx2) {
@@ -155,9 +164,9 @@ void row_strip(const Filter& f, Span2D<const float> src, Span2D<float> dst, int 
     const float* rin[kRowBlock];
     float* rout[kRowBlock];
     for (int r = 0; r < nr; ++r) rin[r] = src.row(y0 + r), rout[r] = dst.row(y0 + r);
-    avx2 = avx2 && LC == kRowBlock && nc == 1;
+    avx2 = avx2 && nr == kRowBlock;
     if (avx2) {
-        simd::rows8_to_strip_avx2(rin, w, line);
+        simd::rows8_to_strip_avx2(rin, w * nc, line);
     } else {
         for (int r = 0; r < nr; ++r) {
             const float* in = rin[r];
@@ -177,7 +186,7 @@ void row_strip(const Filter& f, Span2D<const float> src, Span2D<float> dst, int 
             fir_lines<LC>(a.data(), b.data(), lanes, w, lanes, f.taps.data(), K);
         res = b.data();
     }
-    if (avx2) return simd::strip_to_rows8_avx2(res, w, rout);
+    if (avx2) return simd::strip_to_rows8_avx2(res, w * nc, rout);
     for (int r = 0; r < nr; ++r) {
         float* out = rout[r];
         for (int x = 0; x < w; ++x)
@@ -241,12 +250,12 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
     parallel_for(0, row_blocks, std::min(nt, row_blocks), [&](int blk) {
         thread_local std::vector<float> a, b;
         const int y0 = blk * kRowBlock, nr = std::min(kRowBlock, h - y0);
-        if (nr == kRowBlock && nc == 1 && f.K < 0 && w >= 16 && avx2)
+        if (nr == kRowBlock && f.K < 0 && w >= 16 && avx2)
             row_strip8_iir_avx2(f, src, dst, y0, a);
         else if (nr == kRowBlock && nc == 1)
             row_strip<kRowBlock>(f, src, dst, y0, nr, a, b, avx2);
         else
-            row_strip<0>(f, src, dst, y0, nr, a, b, false);
+            row_strip<0>(f, src, dst, y0, nr, a, b, avx2);
     });
 
     // Column pass: dst -> dst in place, kColBlock floats (element columns) per strip.

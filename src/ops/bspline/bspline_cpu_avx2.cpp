@@ -36,64 +36,95 @@ inline void transpose8(__m256 r[8]) {
 
 bool bspline_avx2_compiled() { return true; }
 
-void iir_rows8_causal_avx2(const float* const rows[8], int n, float z, float g, const float* c0,
-                           float* buf) {
+namespace {
+
+// The row recursions on NC interleaved channels: element e = i * NC + c of a row, so element e
+// follows element e - NC. p[j] / q[j] hold the NC most recent results (a register rotation the
+// compiler resolves at compile time).
+template <int NC>
+void iir_rows8_causal_nc(const float* const rows[8], int n, float z, float g, const float* c0,
+                         float* buf) {
     const __m256 vz = _mm256_set1_ps(z), vg = _mm256_set1_ps(g);
-    __m256 prev = _mm256_loadu_ps(c0);
-    _mm256_storeu_ps(buf, prev);
-    int i = 1;
+    __m256 p[NC];  // p[j]: element e - NC + j
+    for (int j = 0; j < NC; ++j) _mm256_storeu_ps(buf + 8 * j, p[j] = _mm256_loadu_ps(c0 + 8 * j));
+    const auto step = [&](int e, __m256 x) {
+        const __m256 v = _mm256_fmadd_ps(vz, p[0], _mm256_mul_ps(vg, x));
+        for (int j = 0; j + 1 < NC; ++j) p[j] = p[j + 1];
+        p[NC - 1] = v;
+        _mm256_storeu_ps(buf + 8 * e, v);
+    };
     // Scalar-gathered samples up to the first multiple of 8, then 8x8 blocks, then the tail.
     const auto column = [&](int x) {
         return _mm256_setr_ps(rows[0][x], rows[1][x], rows[2][x], rows[3][x], rows[4][x],
                               rows[5][x], rows[6][x], rows[7][x]);
     };
-    for (; i < n && i < 8; ++i) {
-        prev = _mm256_fmadd_ps(vz, prev, _mm256_mul_ps(vg, column(i)));
-        _mm256_storeu_ps(buf + 8 * i, prev);
-    }
+    int i = NC;
+    for (; i < n && (i & 7) != 0; ++i) step(i, column(i));
     for (; i + 8 <= n; i += 8) {
         __m256 r[8];
         for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(rows[k] + i);
         transpose8(r);
-        for (int k = 0; k < 8; ++k) {
-            prev = _mm256_fmadd_ps(vz, prev, _mm256_mul_ps(vg, r[k]));
-            _mm256_storeu_ps(buf + 8 * (i + k), prev);
-        }
+        for (int k = 0; k < 8; ++k) step(i + k, r[k]);
     }
-    for (; i < n; ++i) {
-        prev = _mm256_fmadd_ps(vz, prev, _mm256_mul_ps(vg, column(i)));
-        _mm256_storeu_ps(buf + 8 * i, prev);
-    }
+    for (; i < n; ++i) step(i, column(i));
 }
 
-void iir_rows8_anticausal_avx2(float* buf, int n, float z, const float* a0, float* const rows[8]) {
+template <int NC>
+void iir_rows8_anticausal_nc(const float* buf, int n, float z, const float* a0,
+                             float* const rows[8]) {
     const __m256 vz = _mm256_set1_ps(z);
-    __m256 next = _mm256_loadu_ps(a0);
-    int i = n - 1;
     const auto put = [&](int x, __m256 v) {
         alignas(32) float t[8];
         _mm256_store_ps(t, v);
         for (int k = 0; k < 8; ++k) rows[k][x] = t[k];
     };
-    put(i, next);
-    --i;
+    __m256 q[NC];  // q[j]: element e + 1 + j
+    for (int j = 0; j < NC; ++j) put(n - NC + j, q[j] = _mm256_loadu_ps(a0 + 8 * j));
+    const auto step = [&](int e) {
+        const __m256 v = _mm256_mul_ps(vz, _mm256_sub_ps(q[NC - 1], _mm256_loadu_ps(buf + 8 * e)));
+        for (int j = NC - 1; j > 0; --j) q[j] = q[j - 1];
+        q[0] = v;
+        return v;
+    };
+    int i = n - NC - 1;
     // Tail down to a multiple of 8 (blocks [8b, 8b + 8) below it), then blocks, then the head.
-    for (; i >= 0 && ((i + 1) & 7) != 0; --i) {
-        next = _mm256_mul_ps(vz, _mm256_sub_ps(next, _mm256_loadu_ps(buf + 8 * i)));
-        put(i, next);
-    }
+    for (; i >= 0 && ((i + 1) & 7) != 0; --i) put(i, step(i));
     for (; i >= 7; i -= 8) {  // block [i - 7, i]
         __m256 r[8];
-        for (int k = 7; k >= 0; --k) {
-            next = _mm256_mul_ps(vz, _mm256_sub_ps(next, _mm256_loadu_ps(buf + 8 * (i - 7 + k))));
-            r[k] = next;
-        }
+        for (int k = 7; k >= 0; --k) r[k] = step(i - 7 + k);
         transpose8(r);
         for (int k = 0; k < 8; ++k) _mm256_storeu_ps(rows[k] + i - 7, r[k]);
     }
-    for (; i >= 0; --i) {
-        next = _mm256_mul_ps(vz, _mm256_sub_ps(next, _mm256_loadu_ps(buf + 8 * i)));
-        put(i, next);
+    for (; i >= 0; --i) put(i, step(i));
+}
+
+}  // namespace
+
+void iir_rows8_causal_avx2(const float* const rows[8], int n, int nc, float z, float g,
+                           const float* c0, float* buf) {
+    switch (nc) {
+        case 1:
+            return iir_rows8_causal_nc<1>(rows, n, z, g, c0, buf);
+        case 2:
+            return iir_rows8_causal_nc<2>(rows, n, z, g, c0, buf);
+        case 3:
+            return iir_rows8_causal_nc<3>(rows, n, z, g, c0, buf);
+        default:
+            return iir_rows8_causal_nc<4>(rows, n, z, g, c0, buf);
+    }
+}
+
+void iir_rows8_anticausal_avx2(const float* buf, int n, int nc, float z, const float* a0,
+                               float* const rows[8]) {
+    switch (nc) {
+        case 1:
+            return iir_rows8_anticausal_nc<1>(buf, n, z, a0, rows);
+        case 2:
+            return iir_rows8_anticausal_nc<2>(buf, n, z, a0, rows);
+        case 3:
+            return iir_rows8_anticausal_nc<3>(buf, n, z, a0, rows);
+        default:
+            return iir_rows8_anticausal_nc<4>(buf, n, z, a0, rows);
     }
 }
 
@@ -176,8 +207,8 @@ void strip_to_rows8_avx2(const float* buf, int n, float* const rows[8]) {
 
 namespace upres::cpu::simd {
 bool bspline_avx2_compiled() { return false; }
-void iir_rows8_causal_avx2(const float* const[8], int, float, float, const float*, float*) {}
-void iir_rows8_anticausal_avx2(float*, int, float, const float*, float* const[8]) {}
+void iir_rows8_causal_avx2(const float* const[8], int, int, float, float, const float*, float*) {}
+void iir_rows8_anticausal_avx2(const float*, int, int, float, const float*, float* const[8]) {}
 void rows8_to_strip_avx2(const float* const[8], int, float*) {}
 void fir_avx2(const float*, float*, std::ptrdiff_t, int, int, const float*, int) {}
 void iir_cols64_causal_avx2(float*, std::ptrdiff_t, int, float, float, const float*) {}
