@@ -356,7 +356,9 @@ void Cuda_BsplinePrefilter(benchmark::State& state) {
 //   6, 7, 8: 2048^2 float32 perspective warp by bench_util.hpp's keystone() (the homography of
 //      the CPU benchmark Warp_CpuPerspective and of the NPP peer), bilinear, Keys cubic, exact
 //      B-spline (stereo rectification, plane-to-plane registration).
-// Bytes: input and output, plus the 2-float field for 4 and 5.
+//   9: the warp of 4 and 5 with Keys cubic, a = -0.75 (PyTorch's bicubic, the peer
+//      torch_grid_sample_bicubic_flow_2048).
+// Bytes: input and output, plus the 2-float field for 4, 5 and 9.
 enum ApiCase {
     kApiRotateIir,
     kApiRotateFir15,
@@ -366,12 +368,14 @@ enum ApiCase {
     kApiFlowLinear,
     kApiKeystoneLinear,
     kApiKeystoneCubic,
-    kApiKeystoneBspline
+    kApiKeystoneBspline,
+    kApiFlowCubic
 };
-const char* const kApiNames[] = {
-    "rotate_bspline_iir",      "rotate_bspline_fir15", "zoom_rgb_u8_1080p_to_4k",
-    "perspective_bspline_iir", "flow_bspline_iir",     "flow_linear",
-    "keystone_linear",         "keystone_cubic",       "keystone_bspline_iir"};
+const char* const kApiNames[] = {"rotate_bspline_iir",      "rotate_bspline_fir15",
+                                 "zoom_rgb_u8_1080p_to_4k", "perspective_bspline_iir",
+                                 "flow_bspline_iir",        "flow_linear",
+                                 "keystone_linear",         "keystone_cubic",
+                                 "keystone_bspline_iir",    "flow_cubic"};
 
 template <class T>
 void time_api(benchmark::State& state, int sw, int sh, int dw, int dh, int c, const Transform& t,
@@ -431,8 +435,10 @@ void Api_CudaWarp(benchmark::State& state) {
             break;
         }
         case kApiFlowBspline:
-        case kApiFlowLinear: {
+        case kApiFlowLinear:
+        case kApiFlowCubic: {
             if (kase == kApiFlowLinear) o.interp = Interp::Linear;
+            if (kase == kApiFlowCubic) o.interp = Interp::Cubic, o.cubic_a = -0.75;
             const std::vector<float> f = flow_field(n, n);
             const Image<float> field =
                 clone(ImageView<const float>(f.data(), n, n, 2), Location::Device);
@@ -499,7 +505,8 @@ BENCHMARK(Cuda_WarpVideo)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)
     ->ArgsProduct({{kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective, kApiFlowBspline,
-                    kApiFlowLinear, kApiKeystoneLinear, kApiKeystoneCubic, kApiKeystoneBspline},
+                    kApiFlowLinear, kApiKeystoneLinear, kApiKeystoneCubic, kApiKeystoneBspline,
+                    kApiFlowCubic},
                    {1, 0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -125,12 +125,9 @@ def cupy_flow1(ctx):
 
 # What a PyTorch optical-flow user writes (as RAFT-style warps do): the normalised sampling grid
 # from a fixed base grid plus the flow (one add, timed), then grid_sample, align_corners=True,
-# padding_mode='reflection' (scipy's mirror at align_corners=True). Bilinear only: grid_sample's
-# bicubic is Keys a = -0.75, not a B-spline.
-@peer("torch_grid_sample_bilinear_flow_2048", kind="torch", ours="Api_CudaWarp/5/1/",
-      note="base grid + normalised flow, then F.grid_sample(mode='bilinear', "
-           "padding_mode='reflection', align_corners=True), the grid add timed")
-def torch_flow_bilinear(ctx):
+# padding_mode='reflection' (scipy's mirror at align_corners=True). grid_sample's bicubic is Keys
+# a = -0.75, which Api_CudaWarp/9 sets too (not a B-spline).
+def _torch_flow(ctx, mode):
     torch = ctx.need("torch")
     F = ctx.need("torch.nn.functional")
     import numpy as np
@@ -143,11 +140,26 @@ def torch_flow_bilinear(ctx):
     xs = [ctx.torch_random((1, 1, N, N)) for _ in range(ctx.sets(nbytes))]
 
     def run(i):
-        F.grid_sample(xs[i % len(xs)], base + flow, mode="bilinear", padding_mode="reflection",
+        F.grid_sample(xs[i % len(xs)], base + flow, mode=mode, padding_mode="reflection",
                       align_corners=True)
 
     return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
-                info={"torch": torch.__version__, "size": f"{N}x{N} float32", "mode": "bilinear"})
+                info={"torch": torch.__version__, "size": f"{N}x{N} float32", "mode": mode})
+
+
+@peer("torch_grid_sample_bilinear_flow_2048", kind="torch", ours="Api_CudaWarp/5/1/",
+      note="base grid + normalised flow, then F.grid_sample(mode='bilinear', "
+           "padding_mode='reflection', align_corners=True), the grid add timed")
+def torch_flow_bilinear(ctx):
+    return _torch_flow(ctx, "bilinear")
+
+
+@peer("torch_grid_sample_bicubic_flow_2048", kind="torch", ours="Api_CudaWarp/9/1/",
+      note="base grid + normalised flow, then F.grid_sample(mode='bicubic', "
+           "padding_mode='reflection', align_corners=True), the grid add timed (Keys a = -0.75, "
+           "as ours in this case)")
+def torch_flow_bicubic(ctx):
+    return _torch_flow(ctx, "bicubic")
 
 
 # The keystone perspective warp of Api_CudaWarp/6 (bilinear) as a PyTorch user writes it: the

@@ -137,6 +137,23 @@ struct TileBox {
     float lu0, lv0;  // coordinate of the tile origin relative to (xa, ya)
 };
 
+// The box of samples that coordinates u in [u_lo, u_hi], v in [v_lo, v_hi] read: from `before`
+// samples before floor(u_lo) to `after` samples after floor(u_hi) (the taps' margins), v
+// likewise. clamp: the coordinates are first clamped to [0, n_w - 1] x [0, n_h - 1] (Nearest,
+// as map_coord does). Sets b.xa, b.ya, b.rw and b.rh. The one box rule of the tiled kernels.
+__device__ __forceinline__ void coord_box(double u_lo, double u_hi, double v_lo, double v_hi,
+                                          bool clamp, int n_w, int n_h, int before, int after,
+                                          TileBox& b) {
+    if (clamp) {
+        u_lo = fmin(fmax(u_lo, 0.0), n_w - 1.0), u_hi = fmin(fmax(u_hi, 0.0), n_w - 1.0);
+        v_lo = fmin(fmax(v_lo, 0.0), n_h - 1.0), v_hi = fmin(fmax(v_hi, 0.0), n_h - 1.0);
+    }
+    b.xa = static_cast<int>(floor(u_lo)) - before;
+    b.ya = static_cast<int>(floor(v_lo)) - before;
+    b.rw = static_cast<int>(floor(u_hi)) + after - b.xa + 1;
+    b.rh = static_cast<int>(floor(v_hi)) + after - b.ya + 1;
+}
+
 // Box of the tile at output (x0, y0) for interpolation taps `taps` (2 or 4) and `halo` extra
 // samples on each side (the fused kernel's FIR radius). n_w x n_h: the sample domain the
 // coordinates refer to (pad included). False for non-finite or huge coordinates.
@@ -147,21 +164,14 @@ __device__ __forceinline__ bool tile_box(const WarpPlan& p, int x0, int y0, int 
     ub += p.pad;
     vb += p.pad;
     const double e = kTileOut - 1;
-    double u_lo = ub + fmin(0.0, p.m[0] * e) + fmin(0.0, p.m[1] * e);
-    double u_hi = ub + fmax(0.0, p.m[0] * e) + fmax(0.0, p.m[1] * e);
-    double v_lo = vb + fmin(0.0, p.m[3] * e) + fmin(0.0, p.m[4] * e);
-    double v_hi = vb + fmax(0.0, p.m[3] * e) + fmax(0.0, p.m[4] * e);
+    const double u_lo = ub + fmin(0.0, p.m[0] * e) + fmin(0.0, p.m[1] * e);
+    const double u_hi = ub + fmax(0.0, p.m[0] * e) + fmax(0.0, p.m[1] * e);
+    const double v_lo = vb + fmin(0.0, p.m[3] * e) + fmin(0.0, p.m[4] * e);
+    const double v_hi = vb + fmax(0.0, p.m[3] * e) + fmax(0.0, p.m[4] * e);
     if (!(fabs(u_lo) < 1e7 && fabs(u_hi) < 1e7 && fabs(v_lo) < 1e7 && fabs(v_hi) < 1e7))
-        return false;                   // also NaN
-    if (p.border == Border::Nearest) {  // map_coord clamps
-        u_lo = fmin(fmax(u_lo, 0.0), n_w - 1.0), u_hi = fmin(fmax(u_hi, 0.0), n_w - 1.0);
-        v_lo = fmin(fmax(v_lo, 0.0), n_h - 1.0), v_hi = fmin(fmax(v_hi, 0.0), n_h - 1.0);
-    }
+        return false;  // also NaN
     const int before = (taps == 4 ? 1 : 0) + 1 + halo, after = taps / 2 + 1 + halo;
-    b.xa = static_cast<int>(floor(u_lo)) - before;
-    b.ya = static_cast<int>(floor(v_lo)) - before;
-    b.rw = static_cast<int>(floor(u_hi)) + after - b.xa + 1;
-    b.rh = static_cast<int>(floor(v_hi)) + after - b.ya + 1;
+    coord_box(u_lo, u_hi, v_lo, v_hi, p.border == Border::Nearest, n_w, n_h, before, after, b);
     b.lu0 = static_cast<float>(ub - b.xa);
     b.lv0 = static_cast<float>(vb - b.ya);
     return true;
@@ -210,14 +220,7 @@ __device__ __forceinline__ bool persp_tile_box(const WarpPlan& p, int x0, int y0
         ok &= __shfl_xor_sync(0xffffffffu, ok, o);
     }
     if (!ok) return false;
-    if (clamp) {  // map_coord clamps
-        u_lo = fmin(fmax(u_lo, 0.0), n_w - 1.0), u_hi = fmin(fmax(u_hi, 0.0), n_w - 1.0);
-        v_lo = fmin(fmax(v_lo, 0.0), n_h - 1.0), v_hi = fmin(fmax(v_hi, 0.0), n_h - 1.0);
-    }
-    b.xa = static_cast<int>(floor(u_lo)) - before;
-    b.ya = static_cast<int>(floor(v_lo)) - before;
-    b.rw = static_cast<int>(floor(u_hi)) + after - b.xa + 1;
-    b.rh = static_cast<int>(floor(v_hi)) + after - b.ya + 1;
+    coord_box(u_lo, u_hi, v_lo, v_hi, clamp, n_w, n_h, before, after, b);
     b.lu0 = b.lv0 = 0.0f;  // PerspTile gives lu relative to this xa; lu0: a later shift of xa
     const double X = x0, Y = y0, su = p.pad - b.xa, sv = p.pad - b.ya;
     const double w0 = fma(p.m[6], X, fma(p.m[7], Y, p.m[8]));
