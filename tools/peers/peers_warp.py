@@ -67,7 +67,7 @@ def cupy_zoom_rgb_video(ctx):
 
 
 # ---------------------------------------------------------------- displacement-field warps
-# The optical-flow / PIV warp of Api_CudaWarp cases 4 and 5 (bench/warp_bench.cpp): output (x, y)
+# The optical-flow / PIV warp of Api_CudaWarp cases 4, 5 and 9 (bench/warp_bench.cpp): output (x, y)
 # samples the 2048^2 float32 input at (x + dx, y + dy), the field flow_field() of the bench
 # (a few pixels: dx = 2.5 sin(2 pi y / 211) + 1.5 cos(2 pi x / 157) + 0.3, dy = 2.0 cos(2 pi x /
 # 173) - 1.2 sin(2 pi y / 139) - 0.2), mode 'mirror'. Bytes: input + output + the 2-float field.

@@ -294,8 +294,8 @@ constexpr bool kAffineFast = (C == 1 || C == 3 || C == 4) &&
 // thread reads its 4 outputs' field entries first; outputs whose taps lie in [1, n - 2) on both
 // axes take the fixed-tap path, the others (near or beyond the border, or |u| >= 1e9) warp_one.
 // With 4 x 4 taps the field, read once, streams past the caches (ld.global.cs) and leaves them
-// to the source's gathers (H100, 2048^2 B-spline flow warp, public call: 62.5 -> 59.0 us and
-// 71.0 -> 67.4 on a second card; bilinear, 2% slower with it, keeps __ldg; docs/ops/warp.md 9.3).
+// to the source's gathers (H100, 2048^2 exact B-spline flow warp, public call: 62.7 -> 60.3 us;
+// bilinear, 2% slower with it, keeps __ldg; docs/ops/warp.md 9.3 round 20).
 // Nearest stays on warp_kernel (its ties at half-integers resolve in double, as on the CPU).
 template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
