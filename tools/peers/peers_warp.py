@@ -2,7 +2,7 @@
 2048^2 float32 output, order 1 (bilinear) and 3 (cubic B-spline, prefilter included),
 mode='mirror', grid_mode=True (upres's resize convention); the 1080p -> 4K RGB u8 video zoom;
 and the warp of a 2048^2 float32 image by a displacement field (optical flow, PIV):
-cupyx.scipy.ndimage.map_coordinates order 3 and 1, and PyTorch's grid_sample bilinear. The
+cupyx.scipy.ndimage.map_coordinates order 3 and 1, and PyTorch's grid_sample bilinear and bicubic. The
 2048^2 rotations are in peers_foundation.py. tools/peers/warp_peers.py times the rotations and
 zooms standalone.
 """
