@@ -314,6 +314,53 @@ void Cuda_WarpVideo(benchmark::State& state) {
     state.SetLabel(std::string(kModeNames[mode]) + (c == 1 ? " luma" : " rgb"));
 }
 
+// The split kernels on the pixel types they took last (2026-11-26, round 20 of docs/ops/warp.md
+// 9.3), against the per-output kernel (WarpPlan::cuda_schedule 1) in the same binary: 2048^2
+// images warped by bench_util's flow_field() or rotated by 30 degrees, Mirror. range(0): the
+// case, 0 a u16 grey flow warp, bilinear (PIV on 16-bit camera frames), 1 the same with Keys
+// cubic, 2 a u16 grey rotation, bilinear, 3 a 2-channel float flow warp, bilinear (warping a flow
+// field itself); range(1): the schedule, 0 the default, 1 the per-output kernel. Bytes: input
+// and output, plus the 2-float field of the flow warps.
+template <class T>
+void time_schedule(benchmark::State& state, int c, const WarpPlan& p, double extra_bytes) {
+    Stream st;
+    const int n = 2048;
+    const std::size_t in_n = std::size_t(n) * n * c;
+    const int sets = rotation_count(2 * sizeof(T) * in_n, device_l2_bytes(), 8);
+    std::vector<DeviceBuffer> in, out;
+    for (int i = 0; i < sets; ++i) {
+        in.emplace_back(sizeof(T) * in_n);
+        out.emplace_back(sizeof(T) * in_n);
+        fill_random_device(in.back().as<T>(), in_n, 51 + i, st);
+    }
+    time_device(state, st, [&](std::int64_t i) {
+        const int k = static_cast<int>(i % sets);
+        cuda::warp(Span2D<const T>{in[k].as<const T>(), n, n, c, n * c},
+                   Span2D<T>{out[k].as<T>(), n, n, c, n * c}, p, st);
+    });
+    set_rates(state, static_cast<double>(n) * n, 2.0 * sizeof(T) * in_n + extra_bytes);
+}
+
+void Cuda_WarpSplitTypes(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    const int kase = static_cast<int>(state.range(0)), n = 2048;
+    const bool rotate = kase == 2;
+    WarpPlan p = plan_for(kase == 1 ? kCubic : kLinear, rotation(rotate ? 30.0 : 0.0, n, n),
+                          rotate ? Transform::Kind::Affine : Transform::Kind::Flow);
+    p.cuda_schedule = static_cast<int>(state.range(1));
+    const std::vector<float> f = flow_field(n, n);
+    const Image<float> field = clone(ImageView<const float>(f.data(), n, n, 2), Location::Device);
+    if (!rotate) p.field = span_of(ImageView<const float>(field.view()));
+    const double fb = rotate ? 0.0 : 8.0 * n * n;
+    if (kase == 3)
+        time_schedule<float>(state, 2, p, fb);
+    else
+        time_schedule<std::uint16_t>(state, 1, p, fb);
+    const char* const names[] = {"u16 flow linear", "u16 flow cubic", "u16 rotate linear",
+                                 "f32 2-channel flow linear"};
+    state.SetLabel(std::string(names[kase]) + (p.cuda_schedule == 1 ? " per-output" : ""));
+}
+
 void Cuda_BsplinePrefilter(benchmark::State& state) {
     if (!require_cuda(state)) return;
     const int fir = static_cast<int>(state.range(0)), n = static_cast<int>(state.range(1));
@@ -501,6 +548,10 @@ BENCHMARK(Cuda_WarpZoom)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpVideo)
     ->ArgsProduct({{kLinear, kCubic, kCubicPerOutput, kLinearTiled, kCubicTiled}, {1, 3}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(Cuda_WarpSplitTypes)
+    ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

@@ -867,12 +867,14 @@ TEST(CudaWarpTiled, IntegerSourcesMatchPerOutputKernels) {
 // w' changes sign); cuda_schedule 1 forces warp_kernel (double coordinates per output): the same
 // function. A smooth field of up to ~7 pixels with a fractional offset,
 // so that the outputs near the sides map outside (the exact per-output path inside the kernel);
-// every border, 1, 3 and 4 channels, whole images and sub-views, float and u8 sources (u8: at most
-// one level apart, where the float fraction's last ulp rounds a value the other way).
+// every border, 1 to 4 channels, whole images and sub-views, float, u8 and u16 sources (u8: at
+// most one level apart, where the float fraction's last ulp rounds a value the other way; u16,
+// whose levels are 257 times finer: 2, as in integer_tiled_vs_per_output).
 template <class T>
 void field_vs_per_output(std::uint32_t seed) {
-    constexpr bool kU8 = std::is_same_v<T, std::uint8_t>;
-    for (int ch : {1, 3, 4}) {
+    constexpr bool kInt = !std::is_same_v<T, float>;
+    constexpr double kTol = std::is_same_v<T, std::uint8_t> ? 1.0 : kInt ? 2.0 : 2e-5;
+    for (int ch : {1, 2, 3, 4}) {
         const Image<T> host = random_image<T>(173, 119, ch, seed++);
         const Image<T> dev = clone(host.view(), Location::Device);
         for (bool sub : {false, true}) {
@@ -886,7 +888,7 @@ void field_vs_per_output(std::uint32_t seed) {
                 const double hs[2][9] = {{0.97, 0.12, -6.0, -0.1, 1.04, 5.5, 6e-4, -4e-4, 1.0},
                                          {0.5, 0.0, 1.25, 0.0, 0.5, 0.75, -1.0 / 50.0, 0.0, 1.0}};
                 for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::BSpline}) {
-                    if (kU8 && interp == Interp::BSpline) continue;
+                    if (kInt && interp == Interp::BSpline) continue;
                     for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
                                           Border::Nearest, Border::Constant}) {
                         WarpPlan p = rotation_plan(0.0, w, h, border);
@@ -897,7 +899,7 @@ void field_vs_per_output(std::uint32_t seed) {
                         p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
                         const Image<T> a = on_schedule(src, p, dw, dh, 1);
                         const Image<T> b = on_schedule(src, p, dw, dh, 0);
-                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kU8 ? 1.0 : 2e-5))
+                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
                             << to_string(interp) << " " << to_string(border) << " homography " << hk
                             << " channels " << ch << (sub ? " sub-view" : "");
                     }
@@ -916,7 +918,7 @@ void field_vs_per_output(std::uint32_t seed) {
                     }
                 const Image<float> dfield = clone(field.view(), Location::Device);
                 for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::BSpline}) {
-                    if (kU8 && interp == Interp::BSpline) continue;  // float coefficients only
+                    if (kInt && interp == Interp::BSpline) continue;  // float coefficients only
                     for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
                                           Border::Nearest, Border::Constant}) {
                         WarpPlan p = rotation_plan(0.0, w, h, border);
@@ -927,7 +929,7 @@ void field_vs_per_output(std::uint32_t seed) {
                         p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
                         const Image<T> a = on_schedule(src, p, dw, dh, 1);
                         const Image<T> b = on_schedule(src, p, dw, dh, 0);
-                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kU8 ? 1.0 : 2e-5))
+                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
                             << to_string(interp) << " " << to_string(border)
                             << (kind == Transform::Kind::Flow ? " flow" : " remap") << " channels "
                             << ch << (sub ? " sub-view" : "");
@@ -942,6 +944,7 @@ TEST(CudaWarpField, MatchesPerOutputKernel) {
     UPRES_REQUIRE_GPU();
     field_vs_per_output<float>(1800);
     field_vs_per_output<std::uint8_t>(1900);
+    field_vs_per_output<std::uint16_t>(2000);
 }
 #endif
 

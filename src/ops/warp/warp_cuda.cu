@@ -263,7 +263,7 @@ __device__ __forceinline__ void split_thread(Span2D<const S> src, Span2D<D> dst,
 // (a floor that differs by one gives the same value up to rounding). Every other output (near or
 // beyond the border) recomputes its coordinate exactly as warp_one does. Nearest keeps the double
 // path: its ties (floor(u + 0.5) at half-integers, 20% of the outputs of some resizes) must resolve
-// as on the CPU. Instantiated for the hot pixel types and channel counts only (kAffineFast below).
+// as on the CPU. Instantiated for the kSplitFast combinations below.
 template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_affine_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
@@ -280,14 +280,17 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
                              });
 }
 
-// The (pixel type, channels) pairs that get warp_affine_kernel (with Interp::Linear only).
-template <class S, class D, int C>
-constexpr bool kAffineFast = (C == 1 || C == 3 || C == 4) &&
-                             ((std::is_same_v<S, float> &&
-                               (std::is_same_v<D, float> || std::is_same_v<D, std::uint8_t>)) ||
-                              (std::is_same_v<S, std::uint8_t> && std::is_same_v<D, std::uint8_t>));
+// The (source, output, channels, interpolation) combinations that get the split kernels
+// (warp_affine_kernel for Linear; warp_field_kernel and warp_persp_kernel for Linear, Keys cubic
+// and B-spline): every pair upres::warp instantiates (float -> float / u8 / u16, u8 -> u8,
+// u16 -> u16), 1 to 4 channels, B-spline on float sources only (integer images are prefiltered
+// into float coefficients first, so u8 / u16 sources never meet it).
+template <class S, class D, int C, Interp I>
+constexpr bool kSplitFast = C >= 1 && C <= 4 && I != Interp::Nearest &&
+                            (std::is_same_v<S, float> ||
+                             (std::is_same_v<S, D> && I != Interp::BSpline));
 
-// Remap / Flow (Linear, Keys cubic, B-spline; the kAffineFast types): the split of
+// Remap / Flow (Linear, Keys cubic, B-spline; the kSplitFast types): the split of
 // warp_affine_kernel with the coordinate from the field, in float: Flow u = x + dx as the integer
 // x + floor(dx) and the fraction dx - floor(dx), Remap u = floor(u) + (u - floor(u)); both the
 // double path's split (warp_one) up to the rounding of the fraction (an ulp of float). Each
@@ -330,7 +333,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
         });
 }
 
-// Perspective (Linear, Keys cubic, B-spline; the kAffineFast types): each output's coordinate
+// Perspective (Linear, Keys cubic, B-spline; the kSplitFast types): each output's coordinate
 // from the homography in double (w' = h6 x + h7 y + h8, u = (h0 x + h1 y + h2) / w', one
 // reciprocal for u and v), split into integer + float fraction as warp_field_kernel does; the
 // same function as warp_one's map_matrix up to the last bits of the double quotient. Outputs
@@ -1052,7 +1055,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     const bool persp = p.kind == Transform::Kind::Perspective;
     if ((affine || persp) && p.cuda_schedule != 1 && launch_lean<S, D, C, I>(src, dst, p, st))
         return;
-    if constexpr (I == Interp::Linear && kAffineFast<S, D, C>) {
+    if constexpr (I == Interp::Linear && kSplitFast<S, D, C, I>) {
         if (affine) {
             warp_affine_kernel<S, D, C, I>
                 <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
@@ -1062,7 +1065,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     }
     // Remap / Flow: the float split of the field (warp_field_kernel); cuda_schedule = 1 keeps
     // warp_kernel (tests compare the two).
-    if constexpr (I != Interp::Nearest && kAffineFast<S, D, C>) {
+    if constexpr (kSplitFast<S, D, C, I>) {
         if ((p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow) &&
             p.cuda_schedule != 1) {
             warp_field_kernel<S, D, C, I>
@@ -1072,7 +1075,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
         }
     }
     // Perspective: the same split from the homography (warp_persp_kernel).
-    if constexpr (I != Interp::Nearest && kAffineFast<S, D, C>) {
+    if constexpr (kSplitFast<S, D, C, I>) {
         if (p.kind == Transform::Kind::Perspective && p.cuda_schedule != 1) {
             warp_persp_kernel<S, D, C, I>
                 <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
