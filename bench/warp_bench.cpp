@@ -314,6 +314,12 @@ void Cuda_WarpVideo(benchmark::State& state) {
     state.SetLabel(std::string(kModeNames[mode]) + (c == 1 ? " luma" : " rgb"));
 }
 
+// bench_util's flow_field() for an n x n output, as a device image (dx, dy per pixel).
+Image<float> device_flow_field(int n) {
+    const std::vector<float> f = flow_field(n, n);
+    return clone(ImageView<const float>(f.data(), n, n, 2), Location::Device);
+}
+
 // The split kernels on the pixel types they took last (2026-11-26, round 20 of docs/ops/warp.md
 // 9.3), against the per-output kernel (WarpPlan::cuda_schedule 1) in the same binary: 2048^2
 // images warped by bench_util's flow_field() or rotated by 30 degrees, Mirror. range(0): the
@@ -348,9 +354,11 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
     WarpPlan p = plan_for(kase == 1 ? kCubic : kLinear, rotation(rotate ? 30.0 : 0.0, n, n),
                           rotate ? Transform::Kind::Affine : Transform::Kind::Flow);
     p.cuda_schedule = static_cast<int>(state.range(1));
-    const std::vector<float> f = flow_field(n, n);
-    const Image<float> field = clone(ImageView<const float>(f.data(), n, n, 2), Location::Device);
-    if (!rotate) p.field = span_of(ImageView<const float>(field.view()));
+    Image<float> field;  // the flow cases' field (none for the rotation)
+    if (!rotate) {
+        field = device_flow_field(n);
+        p.field = span_of(ImageView<const float>(field.view()));
+    }
     const double fb = rotate ? 0.0 : 8.0 * n * n;
     if (kase == 3)
         time_schedule<float>(state, 2, p, fb);
@@ -486,9 +494,7 @@ void Api_CudaWarp(benchmark::State& state) {
         case kApiFlowCubic: {
             if (kase == kApiFlowLinear) o.interp = Interp::Linear;
             if (kase == kApiFlowCubic) o.interp = Interp::Cubic, o.cubic_a = -0.75;
-            const std::vector<float> f = flow_field(n, n);
-            const Image<float> field =
-                clone(ImageView<const float>(f.data(), n, n, 2), Location::Device);
+            const Image<float> field = device_flow_field(n);
             time_api<float>(state, n, n, n, n, 1, Transform::make_flow(field.view()), o,
                             8.0 * n * n);
             break;
