@@ -478,6 +478,46 @@ TEST(WarpDifferential, FieldWarpsOfAPhotoInSubViews) {
             }
 }
 
+// The field warps' float split (warp_cpu_avx2.cpp FieldMap::split: u = x + floor(dx) + pad and
+// the fraction dx - floor(dx), for 8 pixels at a time) at its edge values: fractions that round
+// to 1 (tiny negative displacements), signed zeros, integers, the largest float below 1,
+// displacements near and beyond the int range, and runs of 8 pixels that straddle the source's
+// edges; every interpolation and border, 1 and 3 channels, Remap and Flow, against the
+// reference (the portable path under CTest's *.baseline run).
+TEST(WarpDifferential, FieldSplitEdgeValues) {
+    const int sw = 45, sh = 37, ow = 48, oh = 40;
+    const Image<float> src1 = random_image<float>(sw, sh, 1, 91, 0.1, 1.0);
+    const Image<float> src3 = random_image<float>(sw, sh, 3, 92, 0.1, 1.0);
+    const float odd[] = {
+        -1e-30f,         -0.0f,  0.0f,    1e-30f, -1.0f,   2.0f,        0.99999994f, -0.99999994f,
+        -5.9604645e-08f, 3.0e9f, -3.0e9f, 2.1e9f, -2.1e9f, 16777216.5f, -2.5f,       40.75f};
+    Image<float> flow(ow, oh, 2), map(ow, oh, 2);
+    for (int y = 0; y < oh; ++y)
+        for (int x = 0; x < ow; ++x) {
+            // rows alternate: all 8 lanes one odd value (y % 3 == 0), mixed lanes, smooth
+            const float a = odd[(x + 3 * y) % 16], b = odd[(2 * x + y) % 16];
+            const bool rigid = y % 3 == 0, mixed = y % 3 == 1;
+            const float dx = rigid ? odd[(x / 8 + y) % 16] : mixed ? a : 0.37f * (x % 5) - 0.7f;
+            const float dy = rigid ? odd[(x / 8 + 2 * y) % 16] : mixed ? b : -0.21f * (y % 4);
+            flow(x, y, 0) = std::fabs(dx) > 1e3f ? dx : dx * (y % 2 ? 1.0f : -1.0f);
+            flow(x, y, 1) = dy;
+            map(x, y, 0) = std::fabs(dx) > 1e3f ? dx : x + dx;
+            map(x, y, 1) = std::fabs(dy) > 1e3f ? dy : y + dy;
+        }
+    const std::pair<Transform, const char*> ts[] = {{Transform::make_flow(flow.view()), "flow"},
+                                                    {Transform::make_remap(map.view()), "remap"}};
+    for (const auto& [t, name] : ts)
+        for (Interp i : kInterps)
+            for (Border b : kBorders) {
+                WarpOptions o;
+                o.interp = i;
+                o.border = b;
+                o.fill = 0.5f;
+                cpu_vs_ref<float>(src1.view(), ow, oh, t, o, std::string(name) + " 1 channel");
+                cpu_vs_ref<float>(src3.view(), ow, oh, t, o, std::string(name) + " 3 channels");
+            }
+}
+
 // Point warps of colour and 2-channel images (the 2- to 4-channel AVX2 rows of
 // warp_cpu_avx2.cpp on AVX2 CPUs; the portable path under CTest's *.baseline run) against the
 // reference: a crop of an RGB photo as a sub-view, an RGBA sub-view of it, whole 16-bit and
