@@ -518,6 +518,61 @@ TEST(WarpDifferential, FieldSplitEdgeValues) {
             }
 }
 
+// Nearest neighbour on the Cpu backend (warp_cpu_avx2.cpp nearest_row_avx2: coordinates, borders
+// and offsets 8 at a time; the portable path under CTest's *.baseline run) is the reference's
+// exactly, ties at half-integer coordinates included (they round up, as floor(u + 0.5)): every
+// map kind, border and sample type, 1 to 4 channels, a source sub-view, an output 51 pixels
+// wide (not a multiple of 8).
+TEST(WarpDifferential, NearestMatchesReferenceExactly) {
+    const int ow = 51, oh = 43;
+    const Image<float> big = random_image<float>(52, 41, 1, 71, 0.1, 1.0);
+    const ImageView<const float> f1 = ImageView<const float>(big.view()).sub(3, 2, 45, 37);
+    const Image<std::uint8_t> u3 = random_image<std::uint8_t>(45, 37, 3, 72, 1.0, 255.0);
+    const Image<std::uint16_t> s1 = random_image<std::uint16_t>(45, 37, 1, 73, 1.0, 65535.0);
+    const Image<float> f4 = random_image<float>(45, 37, 4, 74, 0.1, 1.0);
+    const Image<std::uint8_t> u2 = random_image<std::uint8_t>(45, 37, 2, 75, 1.0, 255.0);
+    Affine half;  // u = x / 2 + 1, v = y / 2 - 2: half-integers on odd x, y
+    const double hm[6] = {0.5, 0.0, 1.0, 0.0, 0.5, -2.0};
+    for (int i = 0; i < 6; ++i) half.m[i] = hm[i];
+    Homography hg;
+    const double h[9] = {1.02, 0.1, -0.8, -0.05, 0.97, 1.1, 0.003, -0.002, 1.0};
+    for (int i = 0; i < 9; ++i) hg.h[i] = h[i];
+    Image<float> flow(ow, oh, 2), map(ow, oh, 2);
+    for (int y = 0; y < oh; ++y)
+        for (int x = 0; x < ow; ++x) {  // displacements and coordinates in steps of 1/2
+            flow(x, y, 0) = 0.5f * static_cast<float>((x * 3 + y) % 9 - 4);
+            flow(x, y, 1) = 0.5f * static_cast<float>((x + 2 * y) % 7 - 3);
+            map(x, y, 0) = 0.5f * static_cast<float>((x * 5 + y * 3) % 101) - 3.0f;
+            map(x, y, 1) = 0.5f * static_cast<float>((x * 2 + y * 7) % 83) - 2.5f;
+        }
+    const std::pair<Transform, const char*> ts[] = {
+        {Transform::make_affine(half), "half-pixel affine"},
+        {Transform::make_rotation(30, ow, oh), "rotate 30"},
+        {Transform::make_rotation(90, ow, oh), "rotate 90"},
+        {Transform::make_perspective(hg), "perspective"},
+        {Transform::make_flow(flow.view()), "flow"},
+        {Transform::make_remap(map.view()), "remap"}};
+    for (const auto& [t, name] : ts)
+        for (Border b : kBorders) {
+            SCOPED_TRACE(std::string(name) + " " + to_string(b));
+            WarpOptions o;
+            o.interp = Interp::Nearest;
+            o.border = b;
+            o.fill = 0.75f;
+            auto same = [&](auto src) {
+                using T = typename decltype(src)::value_type;
+                const Image<T> r = run<T>(src, ow, oh, t, o, Backend::Reference);
+                const Image<T> c = run<T>(src, ow, oh, t, o, Backend::Cpu);
+                EXPECT_TRUE(images_near(c.view(), r.view(), 0.0)) << src.channels() << " channels";
+            };
+            same(f1);
+            same(ImageView<const std::uint8_t>(u3.view()));
+            same(ImageView<const std::uint16_t>(s1.view()));
+            same(ImageView<const float>(f4.view()));
+            same(ImageView<const std::uint8_t>(u2.view()));
+        }
+}
+
 // Point warps of colour and 2-channel images (the 2- to 4-channel AVX2 rows of
 // warp_cpu_avx2.cpp on AVX2 CPUs; the portable path under CTest's *.baseline run) against the
 // reference: a crop of an RGB photo as a sub-view, an RGBA sub-view of it, whole 16-bit and

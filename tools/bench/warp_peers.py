@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Peers of upres's CPU warp (docs/ops/warp.md): scipy.ndimage.rotate(order=3, reshape=False)
-single-threaded and OpenCV warpAffine(INTER_CUBIC) with cv2.setNumThreads(N), on the same
-2048^2 float32 rotation as bench/warp_cpu_bench.cpp (Warp_CpuRotate); and, for the warp by a
+single-threaded and OpenCV warpAffine(INTER_CUBIC, and INTER_LINEAR and INTER_NEAREST for the
+bilinear and nearest-neighbour rows) with cv2.setNumThreads(N), on the same 2048^2 float32
+rotation as bench/warp_cpu_bench.cpp (Warp_CpuRotate); and, for the warp by a
 displacement field (Warp_CpuFlow: PIV window deformation, optical-flow warps), OpenCV remap
 (INTER_CUBIC, INTER_LINEAR) on N threads and scipy.ndimage.map_coordinates(order=3 and 1)
 single-threaded on the same field (cv2.INTER_CUBIC is Keys cubic, a = -0.75). Prints the best and the median of several runs in
@@ -86,7 +87,8 @@ def rotate_peers(img, threads):
           f'cpu {c:.1f} ms')
     cv2.setNumThreads(threads)
     M = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), 30, 1.0)
-    for name, flag in (('INTER_CUBIC', cv2.INTER_CUBIC), ('INTER_LINEAR', cv2.INTER_LINEAR)):
+    for name, flag in (('INTER_CUBIC', cv2.INTER_CUBIC), ('INTER_LINEAR', cv2.INTER_LINEAR),
+                       ('INTER_NEAREST', cv2.INTER_NEAREST)):
         b, m, c = timed(lambda: cv2.warpAffine(img, M, (n, n), flags=flag,
                                                borderMode=cv2.BORDER_REFLECT_101), 15)
         print(f'cv2.warpAffine {name} ({threads} threads): best {b:.1f} ms, median {m:.1f} ms, '

@@ -211,6 +211,26 @@ struct Interior {
     }
 };
 
+// Nearest rows (simd::nearest_row_avx2's flags): out[i] = the pixel at element offset ofs[i] of
+// src where flag[i] is 0, the fill where it is 2; the others are left.
+template <class S, class D, int C>
+void copy_pixels(const S* __restrict src, const int* __restrict ofs,
+                 const std::uint8_t* __restrict flag, int n, D fill, D* __restrict out) {
+    for (int i = 0; i < n; ++i) {
+        if (flag[i] == 0) {
+            const S* px = src + ofs[i];
+            for (int c = 0; c < C; ++c) {
+                if constexpr (std::is_same_v<S, D>)
+                    out[i * C + c] = px[c];
+                else
+                    out[i * C + c] = saturate_from_float<D>(static_cast<float>(px[c]));
+            }
+        } else if (flag[i] == 2) {
+            for (int c = 0; c < C; ++c) out[i * C + c] = fill;
+        }
+    }
+}
+
 template <class S, class D, int C, Interp I>
 void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads) {
     const double pad = p.pad;
@@ -237,6 +257,17 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
         if constexpr (kTaps<I> == 4) cubic_weight_poly<float>(I, p.cubic_a, vkern.poly);
         vkern.fill = p.fill;
     }
+    // Nearest: the AVX2 rows compute the coordinates and the source offsets (any sample type and
+    // channel count; the pixels are copied here). Resize plans take resize_separable.
+    const bool vec_nearest =
+        I == Interp::Nearest && p.kind != Transform::Kind::Resize && simd::cpu_has_avx2_fma() &&
+        (std::int64_t{sh} - 1) * src.stride + std::int64_t{sw} * C < (std::int64_t{1} << 31);
+    if (vec_nearest) vsrc = {src.data, 0, C, src.stride, sw, sh};
+    const simd::RowMap::Kind map_kind = p.kind == Transform::Kind::Affine  ? simd::RowMap::Affine
+                                        : p.kind == Transform::Kind::Remap ? simd::RowMap::Remap
+                                        : p.kind == Transform::Kind::Flow
+                                            ? simd::RowMap::Flow
+                                            : simd::RowMap::Perspective;
     // pad > 0 (B-spline + Nearest) clamps in the padded span: no vector border mapping.
     if (p.pad == 0) {
         if (p.border == Border::Mirror) vkern.border = 1;
@@ -280,6 +311,7 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
         // entries are never written.
         float vbuf[kTileW * (C == 1 ? 1 : 4)] = {};
         std::uint8_t vflag[kTileW];
+        int vofs[I == Interp::Nearest ? kTileW : 1];
         const int y0 = band * kTileH, y1 = std::min(dst.height, y0 + kTileH);
         // Output pixels [x0, x0 + kTileW) of row y.
         auto tile_row = [&](int x0, int y) {
@@ -287,13 +319,32 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
             D* out = dst.row(y);
             const float* frow = p.field.data ? p.field.row(y) : nullptr;
             const double ub = p.m[1] * y + p.m[2] + pad, vb = p.m[4] * y + p.m[5] + pad;
+            if constexpr (I == Interp::Nearest) {
+                if (vec_nearest) {  // AVX2 coordinates and offsets, 8 at a time; pixels copied
+                    simd::RowMap map{};
+                    map.kind = map_kind;
+                    map.field = frow, map.h = p.m, map.y = y, map.pad = pad;
+                    float* fout = nullptr;
+                    if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float> && C == 1)
+                        fout = out + x0;
+                    const int flagged =
+                        simd::nearest_row_avx2(vsrc, map, vkern.border, x0, x1, vofs, vflag, fout);
+                    copy_pixels<S, D, C>(src.data, vofs, vflag, x1 - x0,
+                                         saturate_from_float<D>(p.fill), out + x0 * C);
+                    if (flagged == 0) return;
+                    for (int x = x0; x < x1; ++x)
+                        if (vflag[x - x0] == 1) {
+                            double u, v;
+                            coords(x, y, frow, ub, vb, u, v);
+                            interior_sample.border_sample(src, u, v, out + x * C);
+                        }
+                    return;
+                }
+            }
             if constexpr (kVecType) {
                 if (vec) {  // AVX2: interior pixels 8 at a time, the rest below
                     simd::RowMap map{};
-                    map.kind = p.kind == Transform::Kind::Affine  ? simd::RowMap::Affine
-                               : p.kind == Transform::Kind::Remap ? simd::RowMap::Remap
-                               : p.kind == Transform::Kind::Flow  ? simd::RowMap::Flow
-                                                                  : simd::RowMap::Perspective;
+                    map.kind = map_kind;
                     map.ub = ub, map.vb = vb, map.m0 = m0, map.m3 = m3;
                     map.field = frow, map.h = p.m, map.y = y, map.pad = pad;
                     constexpr bool kDirect = std::is_same_v<D, float> && C == 1;

@@ -646,6 +646,109 @@ int row_taps(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, in
     return row_type<Taps, float>(s, k, m, x0, x1, out, flag);
 }
 
+// Nearest neighbour. The affine map as map_matrix evaluates it, ((m0 x + m1 y) + m2) + pad:
+// the rounding of u + 0.5 at half-integers must resolve as in the scalar path and the reference.
+class NearestAffineMap {
+  public:
+    explicit NearestAffineMap(const RowMap& r)
+        : m0_(r.h[0]),
+          m1y_(r.h[1] * r.y),
+          m2_(r.h[2]),
+          m3_(r.h[3]),
+          m4y_(r.h[4] * r.y),
+          m5_(r.h[5]),
+          pad_(r.pad) {}
+    template <class G>
+    UPRES_AVX2_INLINE bool operator()(const G&, int x, int, __m256d& ua, __m256d& ub, __m256d& va,
+                                      __m256d& vb) const {
+        const __m256d xa =
+            _mm256_add_pd(_mm256_set1_pd(static_cast<double>(x)), _mm256_setr_pd(0, 1, 2, 3));
+        const __m256d xb = _mm256_add_pd(xa, _mm256_set1_pd(4.0));
+        ua = lin(m0_, m1y_, m2_, xa), ub = lin(m0_, m1y_, m2_, xb);
+        va = lin(m3_, m4y_, m5_, xa), vb = lin(m3_, m4y_, m5_, xb);
+        return false;
+    }
+
+  private:
+    UPRES_AVX2_INLINE __m256d lin(double a, double by, double c, __m256d x) const {
+        const __m256d t =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(a), x), _mm256_set1_pd(by)),
+                          _mm256_set1_pd(c));
+        return _mm256_add_pd(t, _mm256_set1_pd(pad_));
+    }
+    double m0_, m1y_, m2_, m3_, m4y_, m5_, pad_;
+};
+
+// The maps' interior test is not used by the nearest rows.
+struct NoGeometry {
+    int interior(__m256d, __m256d, __m256d, __m256d, int, __m256d&, __m256d&) const { return 0; }
+};
+
+// Coordinates from Map, 8 pixels per step. border 1 (Mirror): coordinates within one reflection
+// are mirrored first (mirror_once, map_coord's operations); border 2 (Constant): pixels outside
+// [0, w - 1] x [0, h - 1] (or NaN) get flag 2, the fill. Then the scalar path's interior test
+// (0 <= u <= w - 1, 0 <= v <= h - 1) and rounding (truncation of u + 0.5, u >= 0): flag 0 and
+// the element offset in ofs; the rest flag 1. fout (1-channel float images): interior pixels are
+// read and stored to fout[x - x0] here (flag 3), each step's loads issued together (2048^2
+// rotation: 26.9 -> 20.0 ms, one thread, against copying them afterwards).
+template <class Map>
+int nearest_run(const Map& map, const RowSource& s, int border, int x0, int x1, int* ofs,
+                std::uint8_t* flag, float* fout) {
+    const __m256d zero = _mm256_setzero_pd(), half = _mm256_set1_pd(0.5);
+    const __m256d wl = _mm256_set1_pd(s.w - 1.0), hl = _mm256_set1_pd(s.h - 1.0);
+    const __m256d pw = _mm256_set1_pd(2.0 * s.w - 2.0), nw = _mm256_set1_pd(s.w);
+    const __m256d ph = _mm256_set1_pd(2.0 * s.h - 2.0), nh = _mm256_set1_pd(s.h);
+    const __m256i stride = _mm256_set1_epi32(static_cast<int>(s.stride));
+    const __m256i chans = _mm256_set1_epi32(s.channels);
+    const float* sf = static_cast<const float*>(s.data);
+    const NoGeometry geo;
+    int flagged = 0;
+    for (int x = x0; x < x1; x += 8) {
+        const int n = x1 - x < 8 ? x1 - x : 8;
+        const int all = (1 << n) - 1;
+        __m256d ua, ub, va, vb;
+        map(geo, x, n, ua, ub, va, vb);
+        int fill = 0;  // Constant: lanes outside the image (or NaN)
+        if (border == 1) {
+            ua = mirror_once(ua, pw, nw), ub = mirror_once(ub, pw, nw);
+            va = mirror_once(va, ph, nh), vb = mirror_once(vb, ph, nh);
+        }
+        auto in = [&](__m256d u, __m256d v) {
+            return _mm256_and_pd(
+                _mm256_and_pd(_mm256_cmp_pd(u, zero, _CMP_GE_OQ), _mm256_cmp_pd(u, wl, _CMP_LE_OQ)),
+                _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GE_OQ),
+                              _mm256_cmp_pd(v, hl, _CMP_LE_OQ)));
+        };
+        const __m256d ina = in(ua, va), inb = in(ub, vb);
+        const int m = (_mm256_movemask_pd(ina) | (_mm256_movemask_pd(inb) << 4)) & all;
+        if (border == 2) fill = ~m & all;
+        // lanes not interior: offset 0, never read
+        auto idx = [&](__m256d a, __m256d b) {
+            return _mm256_set_m128i(
+                _mm256_cvttpd_epi32(_mm256_blendv_pd(zero, _mm256_add_pd(b, half), inb)),
+                _mm256_cvttpd_epi32(_mm256_blendv_pd(zero, _mm256_add_pd(a, half), ina)));
+        };
+        const __m256i o = _mm256_add_epi32(_mm256_mullo_epi32(idx(va, vb), stride),
+                                           _mm256_mullo_epi32(idx(ua, ub), chans));
+        alignas(32) int t[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t), o);
+        if (fout && m == 0xff) {
+            _mm256_storeu_ps(fout + (x - x0),
+                             _mm256_setr_ps(sf[t[0]], sf[t[1]], sf[t[2]], sf[t[3]], sf[t[4]],
+                                            sf[t[5]], sf[t[6]], sf[t[7]]));
+            for (int i = 0; i < 8; ++i) flag[x - x0 + i] = 3;
+            continue;
+        }
+        for (int i = 0; i < n; ++i) {
+            const int f = (m >> i & 1) ? 0 : (fill >> i & 1) ? 2 : 1;
+            ofs[x - x0 + i] = t[i];
+            flag[x - x0 + i] = static_cast<std::uint8_t>(f);
+            flagged += f == 1;
+        }
+    }
+    return flagged;
+}
+
 // saturate_row_from_float (core/convert_row.hpp) of 32 floats, the same instructions 8 wide:
 // u8: min(max, v), cvtps2dq, saturating packs; u16: min(max(v, 0), max), cvtps2dq, packs on the
 // signed range. The 256-bit packs work per 128-bit half, hence the permutes.
@@ -789,6 +892,20 @@ void hpass_k(const float* in, float* out, int n_out, const int* ofs, const float
 
 bool warp_avx2_compiled() { return true; }
 
+int nearest_row_avx2(const RowSource& src, const RowMap& map, int border, int x0, int x1, int* ofs,
+                     std::uint8_t* flag, float* fout) {
+    switch (map.kind) {
+        case RowMap::Affine:
+            return nearest_run(NearestAffineMap(map), src, border, x0, x1, ofs, flag, fout);
+        case RowMap::Remap:
+            return nearest_run(FieldMap<false>(map), src, border, x0, x1, ofs, flag, fout);
+        case RowMap::Flow:
+            return nearest_run(FieldMap<true>(map), src, border, x0, x1, ofs, flag, fout);
+        default:
+            return nearest_run(PerspectiveMap(map), src, border, x0, x1, ofs, flag, fout);
+    }
+}
+
 int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, int x0, int x1,
                   float* out, std::uint8_t* flag) {
     return k.taps == 4 ? row_taps<4>(src, k, map, x0, x1, out, flag)
@@ -817,6 +934,9 @@ namespace upres::cpu::simd {
 bool warp_avx2_compiled() { return false; }
 int warp_row_avx2(const RowSource&, const RowKernel&, const RowMap&, int, int, float*,
                   std::uint8_t*) {
+    return 0;
+}
+int nearest_row_avx2(const RowSource&, const RowMap&, int, int, int, int*, std::uint8_t*, float*) {
     return 0;
 }
 void resize_hpass_avx2(const float*, float*, int, int, const int*, const float*, int) {}

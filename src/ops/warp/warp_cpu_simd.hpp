@@ -68,6 +68,17 @@ struct RowMap {
 int warp_row_avx2(const RowSource& src, const RowKernel& k, const RowMap& map, int x0, int x1,
                   float* out, std::uint8_t* flag);
 
+// Nearest neighbour, output pixels x in [x0, x1) of one row. The source coordinates (u, v) in
+// double with the scalar path's expressions (Affine: (h0 x + h1 y) + h2 + pad, as map_matrix with
+// h = the 3 x 3 map; Remap, Flow and Perspective as above; ub, vb, m0, m3 unused); border as in
+// RowKernel (1: Mirror, coordinates within one reflection mirrored first; 2: Constant). Per pixel
+// flag[x - x0]: 0 where 0 <= u <= w - 1 and 0 <= v <= h - 1, with the element offset of pixel
+// (floor(u + 0.5), floor(v + 0.5)) in ofs[x - x0]; 2 for Constant's fill; 3 when fout (1-channel
+// float sources only, else null) got the sample at fout[x - x0]; 1 elsewhere, for the caller's
+// border path. Returns the number of pixels flagged 1.
+int nearest_row_avx2(const RowSource& src, const RowMap& map, int border, int x0, int x1, int* ofs,
+                     std::uint8_t* flag, float* fout);
+
 // Separable resize (warp_cpu.cpp resize_rows), the same operations as its portable passes (mul
 // and add, no FMA, taps in order from the first product), so the same values.
 // Pass 1 for 2 to 4 channels: out[C x + c] = sum_j w4[4 (k x + j)] in[ofs[k x + j] + c]; in is
