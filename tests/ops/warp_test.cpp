@@ -28,6 +28,19 @@ const Border kBorders[] = {Border::Mirror, Border::Reflect, Border::Nearest, Bor
                            Border::Constant};
 const Interp kInterps[] = {Interp::Nearest, Interp::Linear, Interp::Cubic, Interp::BSpline};
 
+// f(o) for the options of every interpolation and border, with the given fill value.
+template <class F>
+void for_each_interp_border(float fill, F&& f) {
+    for (Interp i : kInterps)
+        for (Border b : kBorders) {
+            WarpOptions o;
+            o.interp = i;
+            o.border = b;
+            o.fill = fill;
+            f(o);
+        }
+}
+
 // Reference vs outside oracles (values in [0, 1], float32 inputs and goldens): the reference
 // computes in double from float32 B-spline coefficients.
 constexpr double kGoldenTol = 2e-5;
@@ -298,14 +311,9 @@ void all_transforms(ImageView<const T> src, int ow, int oh, std::uint32_t seed) 
         {Transform::make_remap(map.view()), "remap"},
         {Transform::make_flow(flow.view()), "flow"}};
     for (const auto& [t, name] : ts)
-        for (Interp i : kInterps)
-            for (Border b : kBorders) {
-                WarpOptions o;
-                o.interp = i;
-                o.border = b;
-                o.fill = std::is_same_v<T, float> ? 0.75f : 100.0f;
-                cpu_vs_ref<T>(src, ow, oh, t, o, name);
-            }
+        for_each_interp_border(
+            std::is_same_v<T, float> ? 0.75f : 100.0f,
+            [&](const WarpOptions& o) { cpu_vs_ref<T>(src, ow, oh, t, o, name); });
 }
 
 // bspline_weights6 (the CUDA fused kernel's form: weights times 6, w2 by symmetry) against
@@ -507,15 +515,10 @@ TEST(WarpDifferential, FieldSplitEdgeValues) {
     const std::pair<Transform, const char*> ts[] = {{Transform::make_flow(flow.view()), "flow"},
                                                     {Transform::make_remap(map.view()), "remap"}};
     for (const auto& [t, name] : ts)
-        for (Interp i : kInterps)
-            for (Border b : kBorders) {
-                WarpOptions o;
-                o.interp = i;
-                o.border = b;
-                o.fill = 0.5f;
-                cpu_vs_ref<float>(src1.view(), ow, oh, t, o, std::string(name) + " 1 channel");
-                cpu_vs_ref<float>(src3.view(), ow, oh, t, o, std::string(name) + " 3 channels");
-            }
+        for_each_interp_border(0.5f, [&](const WarpOptions& o) {
+            cpu_vs_ref<float>(src1.view(), ow, oh, t, o, std::string(name) + " 1 channel");
+            cpu_vs_ref<float>(src3.view(), ow, oh, t, o, std::string(name) + " 3 channels");
+        });
 }
 
 // Nearest neighbour on the Cpu backend (warp_cpu_avx2.cpp nearest_row_avx2: coordinates, borders
