@@ -5,10 +5,10 @@
 //    pixels whose taps all lie inside the source take a branch-free path specialised on the
 //    interpolation and the channel count (row pointers, fixed tap loops); the few near the
 //    border take the reference formula (sample_point<double>). On CPUs with AVX2 + FMA (run-time
-//    check, simd::cpu_has_avx2_fma), every point map of 1-channel float sources and of 2- to
-//    4-channel sources (float, u8, u16) with 2x2 or 4x4 taps runs 8 outputs at a time in
-//    warp_cpu_avx2.cpp (warp_cpu_simd.hpp); the pixels it flags take the scalar border path
-//    here. 1-channel u8 / u16 sources are widened to float once for it.
+//    check, simd::cpu_has_avx2_fma), every point map of 1- to 4-channel sources (float, u8,
+//    u16) with 2x2 or 4x4 taps runs 8 outputs at a time in warp_cpu_avx2.cpp
+//    (warp_cpu_simd.hpp), and so does nearest neighbour (coordinates and offsets; the pixels
+//    are copied here); the pixels it flags take the scalar border path here.
 //  * Resize: separable. Per-axis tap tables (indices already border-mapped, weights, the
 //    Constant "outside" flag) are computed once from warp_math.hpp; each thread takes a
 //    contiguous range of output rows and keeps the source rows they need, filtered horizontally
@@ -241,9 +241,9 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     constexpr int kTileH = 16, kTileW = 64;
     const int bands = (dst.height + kTileH - 1) / kTileH;
     // AVX2 row kernels (warp_cpu_avx2.cpp): affine, perspective, remap and displacement-field
-    // maps of 1-channel float sources and of 2- to 4-channel sources of any sample type, with
-    // 2 x 2 or 4 x 4 taps, when the CPU has AVX2 + FMA and element offsets fit in 32 bits.
-    constexpr bool kVecType = ((std::is_same_v<S, float> && C == 1) || C >= 2) && kTaps<I> >= 2;
+    // maps of 1- to 4-channel sources of any sample type, with 2 x 2 or 4 x 4 taps, when the CPU
+    // has AVX2 + FMA and element offsets fit in 32 bits.
+    constexpr bool kVecType = kTaps<I> >= 2;
     bool vec = false;
     simd::RowSource vsrc{};
     simd::RowKernel vkern{};
@@ -609,21 +609,6 @@ void warp_impl(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thread
     // 23 x 17 outputs took ~10x longer on 2 busy cores with OpenMP than without).
     if (std::int64_t{dst.width} * dst.height < (1 << 14)) threads = 1;
     const bool resize = p.kind == Transform::Kind::Resize;
-    if constexpr (!std::is_same_v<S, float>) {
-        // 1-channel u8 / u16 images, bilinear or Keys cubic point maps: the AVX2 rows take float
-        // samples, so the source is widened once (exactly) and warped as float (about 4x faster
-        // than the scalar path for a 2048^2 rotation). Up to 2^28 samples (1 GiB of floats).
-        const bool taps_ok = p.interp == Interp::Linear || p.interp == Interp::Cubic;
-        const bool mapped = p.kind != Transform::Kind::Resize;
-        if (dst.channels == 1 && taps_ok && mapped && simd::cpu_has_avx2_fma() &&
-            std::int64_t{src.width} * src.height <= (std::int64_t{1} << 28)) {
-            Image<float> f(src.width, src.height, 1);
-            convert(ImageView<const S>(src.data, src.width, src.height, 1, src.stride), f.view(),
-                    /*normalize=*/false, nullptr, threads);
-            return warp_points_c<float, D, 1>(span_of(ImageView<const float>(f.view())), dst, p,
-                                              threads);
-        }
-    }
     switch (dst.channels) {
         case 1:
             return resize ? resize_separable<S, D, 1>(src, dst, p, threads)

@@ -51,6 +51,31 @@ inline __m128 footprint2x2(const float* p, std::ptrdiff_t stride) {
     return _mm_castsi128_ps(_mm_set_epi64x(b, a));
 }
 
+// The footprints of pixels a (low half) and b (high half), as floats.
+inline __m256 footprints2x2(const float* a, const float* b, std::ptrdiff_t stride) {
+    return _mm256_set_m128(footprint2x2(b, stride), footprint2x2(a, stride));
+}
+inline __m256 footprints2x2(const std::uint8_t* a, const std::uint8_t* b, std::ptrdiff_t stride) {
+    std::uint16_t w[4];
+    __builtin_memcpy(&w[0], a, 2);
+    __builtin_memcpy(&w[1], a + stride, 2);
+    __builtin_memcpy(&w[2], b, 2);
+    __builtin_memcpy(&w[3], b + stride, 2);
+    long long q;
+    __builtin_memcpy(&q, w, sizeof(q));
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(q)));
+}
+inline __m256 footprints2x2(const std::uint16_t* a, const std::uint16_t* b, std::ptrdiff_t stride) {
+    std::uint32_t w[4];
+    __builtin_memcpy(&w[0], a, 4);
+    __builtin_memcpy(&w[1], a + stride, 4);
+    __builtin_memcpy(&w[2], b, 4);
+    __builtin_memcpy(&w[3], b + stride, 4);
+    __m128i v;
+    __builtin_memcpy(&v, w, sizeof(v));
+    return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(v));
+}
+
 // The interior lanes of one step of 8 output pixels (Geometry::prepare).
 struct Lanes {
     int m;                   // 8-bit mask of the lanes to interpolate
@@ -226,19 +251,37 @@ struct CubicPoly {
     }
 };
 
-// 1-channel float source: out[i] for the lanes of L.
-template <int Taps>
+// 4 samples at a (low half) and 4 at b (high half), as floats.
+UPRES_AVX2_INLINE __m256 load2px(const float* a, const float* b) {
+    return _mm256_loadu2_m128(b, a);
+}
+UPRES_AVX2_INLINE __m256 load2px(const std::uint8_t* a, const std::uint8_t* b) {
+    int x, y;
+    __builtin_memcpy(&x, a, sizeof(x));
+    __builtin_memcpy(&y, b, sizeof(y));
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(x), y, 1)));
+}
+UPRES_AVX2_INLINE __m256 load2px(const std::uint16_t* a, const std::uint16_t* b) {
+    long long x, y;
+    __builtin_memcpy(&x, a, sizeof(x));
+    __builtin_memcpy(&y, b, sizeof(y));
+    return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_set_epi64x(y, x)));
+}
+
+// 1-channel source of sample type S (float, u8, u16; integers widened to float as they are
+// loaded): out[i] for the lanes of L.
+template <int Taps, class S = float>
 class Kernel1 {
   public:
     static constexpr int kOut = 1;  // floats per output pixel
     Kernel1(const RowSource& s, const RowKernel& k)
-        : src_(static_cast<const float*>(s.data)), stride_(s.stride) {
+        : src_(static_cast<const S*>(s.data)), stride_(s.stride) {
         if constexpr (Taps == 4) poly_.set(k.poly);
     }
     // The tap rows of the footprint at ofs, 512 bytes further on (run_row).
     UPRES_AVX2_INLINE void prefetch_ahead(int ofs) const {
         for (int j = 0; j < Taps; ++j)
-            _mm_prefetch(reinterpret_cast<const char*>(src_ + ofs + j * stride_ + 128),
+            _mm_prefetch(reinterpret_cast<const char*>(src_ + ofs + j * stride_) + 512,
                          _MM_HINT_T0);
     }
     UPRES_AVX2_INLINE void operator()(const Lanes& L, int n, float* o) const {
@@ -269,15 +312,12 @@ class Kernel1 {
         const std::ptrdiff_t s = stride_;
         __m256 P[4];
         for (int a = 0; a < 4; ++a) {
-            const float* lo = src_ + ofs[a];
-            const float* hi = src_ + ofs[a + 4];
-            __m256 r = _mm256_mul_ps(_mm256_permute_ps(Y[a], 0x00), _mm256_loadu2_m128(hi, lo));
-            r = _mm256_fmadd_ps(_mm256_permute_ps(Y[a], 0x55), _mm256_loadu2_m128(hi + s, lo + s),
-                                r);
-            r = _mm256_fmadd_ps(_mm256_permute_ps(Y[a], 0xAA),
-                                _mm256_loadu2_m128(hi + 2 * s, lo + 2 * s), r);
-            r = _mm256_fmadd_ps(_mm256_permute_ps(Y[a], 0xFF),
-                                _mm256_loadu2_m128(hi + 3 * s, lo + 3 * s), r);
+            const S* lo = src_ + ofs[a];
+            const S* hi = src_ + ofs[a + 4];
+            __m256 r = _mm256_mul_ps(_mm256_permute_ps(Y[a], 0x00), load2px(lo, hi));
+            r = _mm256_fmadd_ps(_mm256_permute_ps(Y[a], 0x55), load2px(lo + s, hi + s), r);
+            r = _mm256_fmadd_ps(_mm256_permute_ps(Y[a], 0xAA), load2px(lo + 2 * s, hi + 2 * s), r);
+            r = _mm256_fmadd_ps(_mm256_permute_ps(Y[a], 0xFF), load2px(lo + 3 * s, hi + 3 * s), r);
             P[a] = _mm256_mul_ps(r, X[a]);
         }
         return _mm256_hadd_ps(_mm256_hadd_ps(P[0], P[1]), _mm256_hadd_ps(P[2], P[3]));
@@ -296,9 +336,7 @@ class Kernel1 {
                              _mm256_castpd_ps(_mm256_permute_pd(_mm256_castps_pd(xh), 0xF))};
         __m256 P[4];
         for (int a = 0; a < 4; ++a)
-            P[a] = _mm256_mul_ps(_mm256_set_m128(footprint2x2(src_ + ofs[a + 4], stride_),
-                                                 footprint2x2(src_ + ofs[a], stride_)),
-                                 W[a]);
+            P[a] = _mm256_mul_ps(footprints2x2(src_ + ofs[a], src_ + ofs[a + 4], stride_), W[a]);
         const __m256 q01 = _mm256_mul_ps(_mm256_hadd_ps(P[0], P[1]),
                                          _mm256_unpacklo_ps(_mm256_sub_ps(one, tv), tv));
         const __m256 q23 = _mm256_mul_ps(_mm256_hadd_ps(P[2], P[3]),
@@ -306,27 +344,10 @@ class Kernel1 {
         return _mm256_hadd_ps(q01, q23);
     }
 
-    const float* src_;
+    const S* src_;
     std::ptrdiff_t stride_;
     CubicPoly poly_;
 };
-
-// 4 samples at a (low half) and 4 at b (high half), as floats.
-UPRES_AVX2_INLINE __m256 load2px(const float* a, const float* b) {
-    return _mm256_loadu2_m128(b, a);
-}
-UPRES_AVX2_INLINE __m256 load2px(const std::uint8_t* a, const std::uint8_t* b) {
-    int x, y;
-    __builtin_memcpy(&x, a, sizeof(x));
-    __builtin_memcpy(&y, b, sizeof(y));
-    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(x), y, 1)));
-}
-UPRES_AVX2_INLINE __m256 load2px(const std::uint16_t* a, const std::uint16_t* b) {
-    long long x, y;
-    __builtin_memcpy(&x, a, sizeof(x));
-    __builtin_memcpy(&y, b, sizeof(y));
-    return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_set_epi64x(y, x)));
-}
 
 // 2-, 3- or 4-channel source of sample type S: each pixel one 4-sample vector, two pixels (i, i +
 // 1) per 256-bit register; out[4 i + c] for the lanes of L. Bilinear: the scalar path's operations
@@ -640,7 +661,13 @@ int row_type(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, in
 template <int Taps>
 int row_taps(const RowSource& s, const RowKernel& k, const RowMap& m, int x0, int x1, float* out,
              std::uint8_t* flag) {
-    if (s.channels == 1) return row_kind<Taps, 1, Kernel1<Taps>>(s, k, m, x0, x1, out, flag);
+    if (s.channels == 1) {
+        if (s.type == 1)
+            return row_kind<Taps, 1, Kernel1<Taps, std::uint8_t>>(s, k, m, x0, x1, out, flag);
+        if (s.type == 2)
+            return row_kind<Taps, 1, Kernel1<Taps, std::uint16_t>>(s, k, m, x0, x1, out, flag);
+        return row_kind<Taps, 1, Kernel1<Taps>>(s, k, m, x0, x1, out, flag);
+    }
     if (s.type == 1) return row_type<Taps, std::uint8_t>(s, k, m, x0, x1, out, flag);
     if (s.type == 2) return row_type<Taps, std::uint16_t>(s, k, m, x0, x1, out, flag);
     return row_type<Taps, float>(s, k, m, x0, x1, out, flag);
