@@ -263,6 +263,7 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
         I == Interp::Nearest && p.kind != Transform::Kind::Resize && simd::cpu_has_avx2_fma() &&
         (std::int64_t{sh} - 1) * src.stride + std::int64_t{sw} * C < (std::int64_t{1} << 31);
     if (vec_nearest) vsrc = {src.data, 0, C, src.stride, sw, sh};
+    const D fill_d = saturate_from_float<D>(p.fill);  // Constant's fill of the nearest rows
     const simd::RowMap::Kind map_kind = p.kind == Transform::Kind::Affine  ? simd::RowMap::Affine
                                         : p.kind == Transform::Kind::Remap ? simd::RowMap::Remap
                                         : p.kind == Transform::Kind::Flow
@@ -329,8 +330,7 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
                         fout = out + x0;
                     const int flagged =
                         simd::nearest_row_avx2(vsrc, map, vkern.border, x0, x1, vofs, vflag, fout);
-                    copy_pixels<S, D, C>(src.data, vofs, vflag, x1 - x0,
-                                         saturate_from_float<D>(p.fill), out + x0 * C);
+                    copy_pixels<S, D, C>(src.data, vofs, vflag, x1 - x0, fill_d, out + x0 * C);
                     if (flagged == 0) return;
                     for (int x = x0; x < x1; ++x)
                         if (vflag[x - x0] == 1) {

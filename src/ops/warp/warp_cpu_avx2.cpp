@@ -35,12 +35,15 @@ inline void transpose4x8(const __m256 w[4], __m256 t[4]) {
     t[3] = _mm256_shuffle_ps(t2, t3, 0xEE);
 }
 // Lanes (4-bit mask) with u or v outside [0, last] or NaN: Border::Constant's fill value.
-inline int outside(__m256d u, __m256d v, __m256d ul, __m256d vl) {
+// Lanes with u in [0, ul] and v in [0, vl] (false for NaN), as a vector mask.
+inline __m256d inside(__m256d u, __m256d v, __m256d ul, __m256d vl) {
     const __m256d z = _mm256_setzero_pd();
-    const __m256d in = _mm256_and_pd(
+    return _mm256_and_pd(
         _mm256_and_pd(_mm256_cmp_pd(u, z, _CMP_GE_OQ), _mm256_cmp_pd(u, ul, _CMP_LE_OQ)),
         _mm256_and_pd(_mm256_cmp_pd(v, z, _CMP_GE_OQ), _mm256_cmp_pd(v, vl, _CMP_LE_OQ)));
-    return _mm256_movemask_pd(in) ^ 0xf;
+}
+inline int outside(__m256d u, __m256d v, __m256d ul, __m256d vl) {
+    return _mm256_movemask_pd(inside(u, v, ul, vl)) ^ 0xf;
 }
 // The two floats at p and the two at p + stride: one pixel's 2 x 2 footprint (memcpy: no
 // alignment assumed; compilers emit two 64-bit loads).
@@ -127,9 +130,7 @@ class Geometry {
         const __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_min_epu32(col, umax), col),
                                             _mm256_cmpeq_epi32(_mm256_min_epu32(row, vmax), row));
         if (_mm256_movemask_ps(_mm256_castsi256_ps(ok)) != 0xff) return false;
-        __m256i c = col;
-        if constexpr (C > 1) c = _mm256_mullo_epi32(c, _mm256_set1_epi32(C));
-        const __m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(row, vstride_), c);
+        const __m256i idx = offset(col, row);
         if constexpr (C == 2 || C == 3) {  // a 4-sample read past the end: the double path
             if (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, last_ok_))))
                 return false;
@@ -198,10 +199,7 @@ class Geometry {
         const __m256i iv = _mm256_set_m128i(_mm256_cvttpd_epi32(_mm256_blendv_pd(zero, fvb, inb)),
                                             _mm256_cvttpd_epi32(_mm256_blendv_pd(zero, fva, ina)));
         const __m256i back = _mm256_set1_epi32(Taps / 2 - 1);
-        __m256i col = _mm256_sub_epi32(iu, back);
-        if constexpr (C > 1) col = _mm256_mullo_epi32(col, _mm256_set1_epi32(C));
-        const __m256i idx =
-            _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(iv, back), vstride_), col);
+        const __m256i idx = offset(_mm256_sub_epi32(iu, back), _mm256_sub_epi32(iv, back));
         if constexpr (C == 2 || C == 3) {  // lanes whose last read would pass the end: the caller's
             const int bad =
                 _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, last_ok_))) & m;
@@ -228,6 +226,12 @@ class Geometry {
     }
 
   private:
+    // Element offset of the first tap at column col, row row.
+    UPRES_AVX2_INLINE __m256i offset(__m256i col, __m256i row) const {
+        if constexpr (C > 1) col = _mm256_mullo_epi32(col, _mm256_set1_epi32(C));
+        return _mm256_add_epi32(_mm256_mullo_epi32(row, vstride_), col);
+    }
+
     int border_;
     float fill_;
     bool none_;
@@ -740,13 +744,7 @@ int nearest_run(const Map& map, const RowSource& s, int border, int x0, int x1, 
             ua = mirror_once(ua, pw, nw), ub = mirror_once(ub, pw, nw);
             va = mirror_once(va, ph, nh), vb = mirror_once(vb, ph, nh);
         }
-        auto in = [&](__m256d u, __m256d v) {
-            return _mm256_and_pd(
-                _mm256_and_pd(_mm256_cmp_pd(u, zero, _CMP_GE_OQ), _mm256_cmp_pd(u, wl, _CMP_LE_OQ)),
-                _mm256_and_pd(_mm256_cmp_pd(v, zero, _CMP_GE_OQ),
-                              _mm256_cmp_pd(v, hl, _CMP_LE_OQ)));
-        };
-        const __m256d ina = in(ua, va), inb = in(ub, vb);
+        const __m256d ina = inside(ua, va, wl, hl), inb = inside(ub, vb, wl, hl);
         const int m = (_mm256_movemask_pd(ina) | (_mm256_movemask_pd(inb) << 4)) & all;
         if (border == 2) fill = ~m & all;
         // lanes not interior: offset 0, never read
