@@ -321,12 +321,16 @@ Image<float> device_flow_field(int n) {
 }
 
 // The split kernels on the pixel types they took last (2026-11-26, round 20 of docs/ops/warp.md
-// 9.3), against the per-output kernel (WarpPlan::cuda_schedule 1) in the same binary: 2048^2
-// images warped by bench_util's flow_field() or rotated by 30 degrees, Mirror. range(0): the
+// 9.3), and the tiled kernel on integer images (round 22), against the per-output kernel
+// (WarpPlan::cuda_schedule 1) and, for the affine and perspective cases, the split kernels
+// (schedule 4: the default without the tiled kernel) in the same binary: 2048^2 images warped by
+// bench_util's flow_field(), rotated by 30 degrees or warped by keystone(), Mirror. range(0): the
 // case, 0 a u16 grey flow warp, bilinear (PIV on 16-bit camera frames), 1 the same with Keys
 // cubic, 2 a u16 grey rotation, bilinear, 3 a 2-channel float flow warp, bilinear (warping a flow
-// field itself); range(1): the schedule, 0 the default, 1 the per-output kernel. Bytes: input
-// and output, plus the 2-float field of the flow warps.
+// field itself), 4 a u8 grey rotation, bilinear, 5 a u8 RGB rotation, bilinear, 6 a u16 grey
+// rotation, Keys cubic, 7 a u16 grey keystone, bilinear, 8 a u8 RGB rotation, Keys cubic;
+// range(1): the schedule, 0 the default, 1 the per-output kernel, 4 no tiled kernel. Bytes:
+// input and output, plus the 2-float field of the flow warps.
 template <class T>
 void time_schedule(benchmark::State& state, int c, const WarpPlan& p, double extra_bytes) {
     Stream st;
@@ -350,23 +354,40 @@ void time_schedule(benchmark::State& state, int c, const WarpPlan& p, double ext
 void Cuda_WarpSplitTypes(benchmark::State& state) {
     if (!require_cuda(state)) return;
     const int kase = static_cast<int>(state.range(0)), n = 2048;
-    const bool rotate = kase == 2;
-    WarpPlan p = plan_for(kase == 1 ? kCubic : kLinear, rotation(rotate ? 30.0 : 0.0, n, n),
-                          rotate ? Transform::Kind::Affine : Transform::Kind::Flow);
+    const bool flow = kase == 0 || kase == 1 || kase == 3, persp = kase == 7;
+    const bool cubic = kase == 1 || kase == 6 || kase == 8;
+    const Transform::Kind kind = flow    ? Transform::Kind::Flow
+                                 : persp ? Transform::Kind::Perspective
+                                         : Transform::Kind::Affine;
+    WarpPlan p = plan_for(cubic ? kCubic : kLinear, rotation(flow ? 0.0 : 30.0, n, n), kind);
+    if (persp) keystone(n, p.m);
     p.cuda_schedule = static_cast<int>(state.range(1));
-    Image<float> field;  // the flow cases' field (none for the rotation)
-    if (!rotate) {
+    Image<float> field;  // the flow cases' field (none for the others)
+    if (flow) {
         field = device_flow_field(n);
         p.field = span_of(ImageView<const float>(field.view()));
     }
-    const double fb = rotate ? 0.0 : 8.0 * n * n;
-    if (kase == 3)
-        time_schedule<float>(state, 2, p, fb);
-    else
-        time_schedule<std::uint16_t>(state, 1, p, fb);
-    const char* const names[] = {"u16 flow linear", "u16 flow cubic", "u16 rotate linear",
-                                 "f32 2-channel flow linear"};
-    state.SetLabel(std::string(names[kase]) + (p.cuda_schedule == 1 ? " per-output" : ""));
+    const double fb = flow ? 8.0 * n * n : 0.0;
+    switch (kase) {
+        case 3:
+            time_schedule<float>(state, 2, p, fb);
+            break;
+        case 4:
+            time_schedule<std::uint8_t>(state, 1, p, fb);
+            break;
+        case 5:
+        case 8:
+            time_schedule<std::uint8_t>(state, 3, p, fb);
+            break;
+        default:
+            time_schedule<std::uint16_t>(state, 1, p, fb);
+    }
+    const char* const names[] = {
+        "u16 flow linear",           "u16 flow cubic",      "u16 rotate linear",
+        "f32 2-channel flow linear", "u8 rotate linear",    "u8 rgb rotate linear",
+        "u16 rotate cubic",          "u16 keystone linear", "u8 rgb rotate cubic"};
+    const char* const sched[] = {"", " per-output", "", "", " no tiled"};
+    state.SetLabel(std::string(names[kase]) + sched[p.cuda_schedule]);
 }
 
 void Cuda_BsplinePrefilter(benchmark::State& state) {
@@ -557,7 +578,8 @@ BENCHMARK(Cuda_WarpVideo)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpSplitTypes)
-    ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
+    ->ArgsProduct({{0, 1, 3}, {0, 1}})
+    ->ArgsProduct({{2, 4, 5, 6, 7, 8}, {0, 4, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

@@ -805,25 +805,27 @@ TEST(CudaWarpTiled, MatchesPerOutputKernels) {
 #endif
 
 #if UPRES_HAVE_CUDA
-// u8 / u16 images with Keys cubic take the tiled kernel too (samples staged as float). Its float
+// u8 / u16 images with Linear and Keys cubic take the tiled kernel too (samples staged as float;
+// boxes inside the image copied row by row, boxes across a side through the border maps). Its float
 // coordinates (stepped from the tile origin, ~1e-5 pixel from the per-output kernel's double
 // ones) move a value by up to ~0.005 of a level on random u8 data, so a few outputs round the
 // other way: at most 1 level (u8, at most 0.5% of the samples; 0.05% measured on an H200) or
 // 2 levels (u16, whose values are 257 times finer: 1 level, 5% of the samples measured).
 // Every border, 1 / 3 / 4 channels, a = -0.5 and -0.75, rotations, up- and down-scales, sub-views.
 template <class T>
-void integer_tiled_vs_per_output(std::uint32_t seed) {
+void integer_tiled_vs_per_output(std::uint32_t seed, Interp interp) {
     constexpr bool kU8 = std::is_same_v<T, std::uint8_t>;
     constexpr double kTol = kU8 ? 1.0 : 2.0;
     double worst_frac = 0.0, worst_abs = 0.0;
     for (int ch : {1, 3, 4}) {
-        const Image<T> host = random_image<T>(187, 133, ch, seed++);
+        // 1 channel: rows of 188 samples, so whole-image boxes take the 4-sample staging (the
+        // sub-view below, 5 samples in, the per-sample one).
+        const Image<T> host = random_image<T>(ch == 1 ? 188 : 187, 133, ch, seed++);
         const Image<T> dev = clone(host.view(), Location::Device);
         for (bool sub : {false, true}) {
             const ImageView<const T> src = sub ? ImageView<const T>(dev.view()).sub(5, 3, 179, 127)
                                                : ImageView<const T>(dev.view());
             const int w = src.width(), h = src.height();
-            const Interp interp = Interp::Cubic;
             for (Border border :
                  {Border::Mirror, Border::Reflect, Border::Wrap, Border::Nearest, Border::Constant})
                 for (int geo = 0; geo < 4; ++geo) {
@@ -846,19 +848,29 @@ void integer_tiled_vs_per_output(std::uint32_t seed) {
                     if constexpr (kU8) {
                         EXPECT_LE(any.over, any.total / 200) << what << ": " << describe(any);
                     }
+                    // The default picks the tiled kernel for these maps, and schedule 4 (no
+                    // tiled kernel) the split one for Linear: both the same function too.
+                    if (geo < 2) {
+                        const Image<T> hd = on_schedule<T>(src, p, dw, dh, 0);
+                        EXPECT_TRUE(check_close<T>(hd.view(), ha.view(), interp, kTol)) << what;
+                        const Image<T> hs = on_schedule<T>(src, p, dw, dh, 4);
+                        EXPECT_TRUE(check_close<T>(hs.view(), ha.view(), interp, kTol)) << what;
+                    }
                 }
         }
     }
     std::printf(
-        "[ info     ] %s, Keys cubic tiled vs per-output: largest difference %g, %.3f%% of "
+        "[ info     ] %s, %s tiled vs per-output: largest difference %g, %.3f%% of "
         "the samples differ at most\n",
-        kU8 ? "u8" : "u16", worst_abs, 100.0 * worst_frac);
+        kU8 ? "u8" : "u16", to_string(interp), worst_abs, 100.0 * worst_frac);
 }
 
 TEST(CudaWarpTiled, IntegerSourcesMatchPerOutputKernels) {
     UPRES_REQUIRE_GPU();
-    integer_tiled_vs_per_output<std::uint8_t>(1600);
-    integer_tiled_vs_per_output<std::uint16_t>(1700);
+    for (Interp interp : {Interp::Cubic, Interp::Linear}) {
+        integer_tiled_vs_per_output<std::uint8_t>(1600, interp);
+        integer_tiled_vs_per_output<std::uint16_t>(1700, interp);
+    }
 }
 
 // Remap and Flow take warp_field_kernel (the field's coordinate split in float, a fixed-tap path

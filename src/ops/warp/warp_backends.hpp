@@ -44,8 +44,9 @@ struct WarpPlan {
     // CUDA exact mode, Affine / Resize, tests and benchmarks: 0 the measured default (float
     // 1-channel B-spline with the IIR prefilter: the recursive fused kernel, warp_cuda.hpp; maps
     // with m1 = m3 = 0, such as every Resize: the separable kernel), 1 the per-output kernels, 2
-    // the tiled shared-memory kernel (Linear, Keys cubic and B-spline on float samples, Keys cubic
-    // on u8 / u16), 3 the separable kernel (where m1 = m3 = 0; otherwise as 0).
+    // the tiled shared-memory kernel (Linear, Keys cubic and B-spline on float samples, Linear
+    // and Keys cubic on u8 / u16), 3 the separable kernel (where m1 = m3 = 0; otherwise as 0),
+    // 4 as 0 without the tiled kernel (the split kernels or the per-output ones).
     int cuda_schedule = 0;
 };
 

@@ -442,12 +442,14 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     const bool inside =
         b.xa >= 0 && b.ya >= 0 && b.xa + b.rw <= src.width && b.ya + b.rh <= src.height;
     const int xs = b.xa & ~3, nq = (b.xa + b.rw - xs + 3) >> 2;
-    // Float samples of 1 channel: 16-byte copies; integer samples are converted to float as they
-    // are staged (sample by sample, below).
+    // 1-channel boxes inside the image, rows 4-sample aligned: 4 samples per copy (16-byte
+    // cp.async for float; 8- / 4-byte loads of u16 / u8 converted to a float4). Otherwise sample
+    // by sample (below).
     bool vec = false;
-    if constexpr (std::is_same_v<S, float>)
-        vec = C == 1 && inside && xs + 4 * nq <= src.width &&
-              (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 && (src.stride & 3) == 0;
+    if constexpr (C == 1)
+        vec = inside && xs + 4 * nq <= src.width &&
+              (reinterpret_cast<std::uintptr_t>(src.data) & (4 * sizeof(S) - 1)) == 0 &&
+              (src.stride & 3) == 0;
     if (vec) {
         // Columns from xs (4-aligned): 16 rows at a time, one float4 per thread and row.
         b.lu0 += static_cast<float>(b.xa - xs);
@@ -459,29 +461,66 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
         }
         const int half = tid >> 4, l16 = tid & 15;
         const std::ptrdiff_t gstep = 16 * src.stride;
-        const unsigned sstep = 16u * static_cast<unsigned>(pitch) * sizeof(float);
-        for (int q = l16; q < nq; q += 16) {
-            const S* gp = src.row(b.ya + half) + xs + 4 * q;
-            unsigned sp = static_cast<unsigned>(__cvta_generic_to_shared(s + half * pitch + 4 * q));
-            for (int j = half; j < b.rh; j += 16, gp += gstep, sp += sstep)
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sp), "l"(gp)
-                             : "memory");
+        if constexpr (std::is_same_v<S, float>) {
+            const unsigned sstep = 16u * static_cast<unsigned>(pitch) * sizeof(float);
+            for (int q = l16; q < nq; q += 16) {
+                const S* gp = src.row(b.ya + half) + xs + 4 * q;
+                unsigned sp =
+                    static_cast<unsigned>(__cvta_generic_to_shared(s + half * pitch + 4 * q));
+                for (int j = half; j < b.rh; j += 16, gp += gstep, sp += sstep)
+                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sp), "l"(gp)
+                                 : "memory");
+            }
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        } else {
+            // Up to kAhead rows' loads in flight before their conversions and stores.
+            constexpr int kAhead = 4;
+            using V = std::conditional_t<sizeof(S) == 1, uchar4, ushort4>;
+            for (int q = l16; q < nq; q += 16) {
+                const S* gp = src.row(b.ya + half) + xs + 4 * q;
+                for (int j0 = half; j0 < b.rh; j0 += 16 * kAhead, gp += kAhead * gstep) {
+                    V v[kAhead];
+#pragma unroll
+                    for (int u = 0; u < kAhead; ++u)
+                        if (j0 + 16 * u < b.rh)
+                            v[u] = __ldg(reinterpret_cast<const V*>(gp + u * gstep));
+#pragma unroll
+                    for (int u = 0; u < kAhead; ++u)
+                        if (j0 + 16 * u < b.rh)
+                            *reinterpret_cast<float4*>(s + (j0 + 16 * u) * pitch + 4 * q) =
+                                make_float4(v[u].x, v[u].y, v[u].z, v[u].w);
+                }
+            }
         }
-        asm volatile("cp.async.commit_group;\n" ::: "memory");
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
     } else {
         if (b.rw * C > pitch || b.rh * pitch > cap_floats || b.rw > kMaxSpan || b.rh > kMaxSpan) {
             lean_fallback<S, D, C, I>(src, dst, p, x0, y0, tx, ty);
             return;
         }
-        for (int i = tid; i < b.rw; i += kTileW * kRowsY)
-            xmap[i] = inside ? b.xa + i : tap_index(b.xa + i, src.width, p.border);
-        for (int j = tid; j < b.rh; j += kTileW * kRowsY)
-            ymap[j] = inside ? b.ya + j : tap_index(b.ya + j, src.height, p.border);
-        __syncthreads();
+        // A box inside the image is a plain rectangle of the source: its rows are copied as they
+        // are (u8 / u16 converted to float); one that crosses a side maps each row and column
+        // through the border rule first (`inside` is the same for the whole block).
+        if (!inside) {
+            for (int i = tid; i < b.rw; i += kTileW * kRowsY)
+                xmap[i] = tap_index(b.xa + i, src.width, p.border);
+            for (int j = tid; j < b.rh; j += kTileW * kRowsY)
+                ymap[j] = tap_index(b.ya + j, src.height, p.border);
+            __syncthreads();
+        }
         for (int j = ty; j < b.rh; j += kRowsY) {
-            const S* row = src.row(ymap[j]);
             float* srow = s + j * pitch;
+            if (inside) {
+                const S* row = src.row(b.ya + j) + b.xa * C;
+                for (int e = tx; e < b.rw * C; e += kTileW) {
+                    if constexpr (std::is_same_v<S, float>)
+                        __pipeline_memcpy_async(srow + e, row + e, sizeof(float));
+                    else
+                        srow[e] = load(row + e);
+                }
+                continue;
+            }
+            const S* row = src.row(ymap[j]);
             for (int e = tx; e < b.rw * C; e += kTileW) {
                 const int px = e / C;
                 const S* g = row + xmap[px] * C + (e - px * C);
@@ -534,13 +573,13 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
 
 // The (source type, interpolation, channels) triples that get warp_tile_lean_kernel, the hot
 // channel counts: float samples (an image or B-spline coefficients) with Linear, Keys cubic or
-// B-spline, and u8 / u16 images with Keys cubic (staged as float). u8 Linear keeps
-// warp_affine_kernel, measured faster on 1080p -> 4K frames (H100: 35.4 vs 43.4 us luma, 50.8
-// vs 64.0 us RGB; Keys cubic 57.8 vs 66.9 and 97.3 vs 111 us tiled; docs/ops/warp.md 9.3,
-// round 14); the others keep warp_kernel, which also bounds the number of instantiations.
+// B-spline, and u8 / u16 images with Linear or Keys cubic (staged as float). Resizes take the
+// separable kernel first, so for Linear on u8 / u16 this means rotations, general affine and
+// perspective maps (docs/ops/warp.md 9.3, round 22); the other triples keep warp_kernel, which
+// also bounds the number of instantiations.
 template <class S, Interp I, int C>
 constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && kTaps<I> >= 2 &&
-                        (std::is_same_v<S, float> || I == Interp::Cubic);
+                        (std::is_same_v<S, float> || I != Interp::BSpline);
 
 // ---------------------------------------------------------------- separable schedule
 // Resize plans, and Affine maps with m1 = m3 = 0 (scales, shifts, flips): u depends on x only and
@@ -981,8 +1020,8 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
                    !lean_grid(p, kTaps<I>, dst.width, dst.height, g)) {
             return false;
         }
-        // + 3 columns of float4 alignment (float samples, 1 channel)
-        constexpr bool kVec = C == 1 && std::is_same_v<S, float>;
+        // + 3 columns of float4 alignment (1-channel boxes staged 4 samples at a time)
+        constexpr bool kVec = C == 1;
         const int step = kVec ? 4 : 1, min_floats = kVec ? rw + 3 : rw * C;
         const int pitch = bank_pitch(model, (min_floats + step - 1) / step * step, step, C);
         const int cap = pitch * rh;
@@ -1052,7 +1091,8 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // u8 / u16 images with Keys cubic since round 14 (staged as float).
     // plan.cuda_schedule = 1 forces the per-output kernels (tests and benchmarks).
     const bool persp = p.kind == Transform::Kind::Perspective;
-    if ((affine || persp) && p.cuda_schedule != 1 && launch_lean<S, D, C, I>(src, dst, p, st))
+    if ((affine || persp) && p.cuda_schedule != 1 && p.cuda_schedule != 4 &&
+        launch_lean<S, D, C, I>(src, dst, p, st))
         return;
     if constexpr (I == Interp::Linear && kSplitFast<S, D, C, I>) {
         if (affine) {
