@@ -160,6 +160,9 @@ class Ctx:
         g.manual_seed(self._next_seed())
         if dtype == "uint8":
             return torch.randint(1, 256, shape, dtype=torch.uint8, device="cuda", generator=g)
+        if dtype == "uint16":  # the bits of uint16 samples in int16 (for peers given raw memory)
+            v = torch.randint(1, 65536, shape, dtype=torch.int32, device="cuda", generator=g)
+            return v.to(torch.int16)
         return 0.05 + torch.rand(shape, dtype=getattr(torch, dtype), device="cuda", generator=g)
 
 

@@ -24,19 +24,19 @@ def torch_copy(ctx):
 
 
 # ---------------------------------------------------------------- rotation (cupyx, GPU)
-def _cupy_rotate(ctx, order):
+def _cupy_rotate(ctx, order, dtype="float32"):
     cp = ctx.need("cupy")
     ndi = ctx.need("cupyx.scipy.ndimage")
-    nbytes = 2 * N2048 * N2048 * 4
-    xs = [ctx.cupy_random((N2048, N2048)) for _ in range(ctx.sets(nbytes))]
-    outs = [cp.empty((N2048, N2048), cp.float32) for _ in xs]
+    nbytes = 2 * N2048 * N2048 * cp.dtype(dtype).itemsize
+    xs = [ctx.cupy_random((N2048, N2048), dtype) for _ in range(ctx.sets(nbytes))]
+    outs = [cp.empty((N2048, N2048), dtype) for _ in xs]
 
     def run(i):
         k = i % len(xs)
         ndi.rotate(xs[k], ANGLE, order=order, mode="mirror", reshape=False, output=outs[k])
 
     return Work(run, pixels=N2048 * N2048, bytes=nbytes, sets=len(xs),
-                info={"cupy": cp.__version__, "size": f"{N2048}x{N2048} float32",
+                info={"cupy": cp.__version__, "size": f"{N2048}x{N2048} {dtype}",
                       "angle": ANGLE, "order": order, "mode": "mirror"})
 
 
@@ -50,6 +50,13 @@ def cupy_rotate3(ctx):
       note="cupyx.scipy.ndimage.rotate(order=1, mode='mirror', reshape=False)")
 def cupy_rotate1(ctx):
     return _cupy_rotate(ctx, 1)
+
+
+@peer("cupyx_rotate_order1_mirror_2048_u16", kind="cupy", ours="Cuda_WarpSplitTypes/2/0/",
+      note="cupyx.scipy.ndimage.rotate(order=1, mode='mirror', reshape=False) of a uint16 image, "
+           "uint16 out")
+def cupy_rotate1_u16(ctx):
+    return _cupy_rotate(ctx, 1, "uint16")
 
 
 @peer("cupyx_spline_filter_order3_mirror_2048", kind="cupy",

@@ -152,13 +152,21 @@ def _square_f32(ctx, torch, n):
     return nbytes, xs, outs, _stream_ctx(torch)
 
 
-def _rotate(ctx, interp):
+def _rotate(ctx, interp, fname="nppiRotate_32f_C1R_Ctx", dtype="float32", channels=1):
     torch = ctx.need("torch")
     lib = _npp()
-    fn = lib.nppiRotate_32f_C1R_Ctx
+    fn = getattr(lib, fname)
     fn.restype = ctypes.c_int
     n = 2048
-    nbytes, xs, outs, sctx = _square_f32(ctx, torch, n)
+    if dtype == "float32" and channels == 1:
+        nbytes, xs, outs, sctx = _square_f32(ctx, torch, n)
+    else:
+        nbytes = 2 * {"uint8": 1, "uint16": 2}[dtype] * channels * n * n
+        shape = (n, n) if channels == 1 else (n, n, channels)
+        xs = [ctx.torch_random(shape, dtype) for _ in range(ctx.sets(nbytes))]
+        outs = [torch.zeros_like(x) for x in xs]  # NPP leaves the outputs mapping outside
+        sctx = _stream_ctx(torch)
+    step = xs[0].element_size() * channels * n
     # About the image centre c: NPP rotates about the origin, then shifts by c - R c.
     a = math.radians(30.0)
     cx = cy = (n - 1) / 2.0
@@ -168,14 +176,15 @@ def _rotate(ctx, interp):
 
     def run(i):
         k = i % len(xs)
-        _checked(fn, ctypes.c_void_p(xs[k].data_ptr()), size, 4 * n, rect,
-                 ctypes.c_void_p(outs[k].data_ptr()), 4 * n, rect, ctypes.c_double(30.0),
+        _checked(fn, ctypes.c_void_p(xs[k].data_ptr()), size, step, rect,
+                 ctypes.c_void_p(outs[k].data_ptr()), step, rect, ctypes.c_double(30.0),
                  ctypes.c_double(sx), ctypes.c_double(sy), interp, sctx)
 
     run(0)
     torch.cuda.synchronize()
     return Work(run, pixels=n * n, bytes=nbytes, sets=len(xs),
-                info={"npp": "nppiRotate_32f_C1R_Ctx", "interp": interp, "angle": 30.0})
+                info={"npp": fname, "interp": interp, "angle": 30.0,
+                      "size": f"{n}x{n}x{channels} {dtype}"})
 
 
 for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBIC, 2, "cubic")):
@@ -183,6 +192,20 @@ for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBI
          note=f"nppiRotate_32f_C1R_Ctx(30 degrees about the centre, NPPI_INTER_{_name.upper()}); "
               "outputs mapping outside are not written")(
         lambda ctx, it=_interp: _rotate(ctx, it))
+
+# Integer images (bench/warp_bench.cpp Cuda_WarpSplitTypes/<case>/0: 2 u16 grey linear, 4 u8
+# grey linear, 5 u8 RGB linear, 6 u16 grey Keys cubic, 8 u8 RGB Keys cubic).
+for _fname, _dtype, _c, _case, _interp, _name in (
+        ("nppiRotate_16u_C1R_Ctx", "uint16", 1, 2, NPPI_INTER_LINEAR, "linear_2048_u16"),
+        ("nppiRotate_8u_C1R_Ctx", "uint8", 1, 4, NPPI_INTER_LINEAR, "linear_2048_u8"),
+        ("nppiRotate_8u_C3R_Ctx", "uint8", 3, 5, NPPI_INTER_LINEAR, "linear_2048_u8_c3"),
+        ("nppiRotate_16u_C1R_Ctx", "uint16", 1, 6, NPPI_INTER_CUBIC, "cubic_2048_u16"),
+        ("nppiRotate_8u_C3R_Ctx", "uint8", 3, 8, NPPI_INTER_CUBIC, "cubic_2048_u8_c3")):
+    peer(f"npp_rotate_{_name}", kind="torch", ours=f"Cuda_WarpSplitTypes/{_case}/0/",
+         note=f"{_fname}(30 degrees about the centre, "
+              f"NPPI_INTER_{'LINEAR' if _interp == NPPI_INTER_LINEAR else 'CUBIC'}), "
+              f"{_c} channel(s) {_dtype}; outputs mapping outside are not written")(
+        lambda ctx, f=_fname, d=_dtype, c=_c, it=_interp: _rotate(ctx, it, f, d, c))
 
 
 def _perspective(ctx, interp):
