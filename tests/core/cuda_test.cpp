@@ -5,7 +5,11 @@
 #include <upres/image.hpp>
 #include <upres/warp.hpp>
 
+#include <cmath>
+#include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "test_util.hpp"
 
@@ -42,6 +46,69 @@ TEST(CoreCuda, ConvertKernelMatchesHost) {
         auto got = clone(dev_out.view());
         EXPECT_TRUE(test::images_near(got.view(), expect.view(), 0.0)) << "width " << w;
     }
+}
+
+// The device's saturate_from_float (no conversion unit: clamp, then 1.5 * 2^23 added) gives the
+// host's values bit for bit: NaN, infinities, signed zeros, denormals, every half-integer from
+// 0.5 to 65535.5 (ties to even), their float neighbours, the ends of the u8 and u16 ranges, and
+// random values around them.
+template <class D>
+void saturate_as_host(const std::vector<float>& values) {
+    const int w = 1000, h = static_cast<int>((values.size() + w - 1) / w);
+    Image<float> host(w, h, 1);
+    for (int i = 0; i < w * h; ++i)
+        host.view().row(i / w)[i % w] = values[static_cast<std::size_t>(i) % values.size()];
+    Image<D> expect(w, h, 1);
+    convert(ImageView<const float>(host.view()), expect.view(), false);
+    const Image<float> dev = clone(ImageView<const float>(host.view()), Location::Device);
+    Image<D> dev_out(w, h, 1, Location::Device);
+    convert(ImageView<const float>(dev.view()), dev_out.view(), false);
+    const Image<D> got = clone(ImageView<const D>(dev_out.view()));
+    int bad = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            if (got.view().row(y)[x] != expect.view().row(y)[x] && ++bad <= 5)
+                ADD_FAILURE() << "input " << host.view().row(y)[x] << ": device "
+                              << +got.view().row(y)[x] << ", host " << +expect.view().row(y)[x];
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(CoreCuda, ConvertSaturatesAsHost) {
+    UPRES_REQUIRE_GPU();
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> v = {std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN(),
+                            inf,
+                            -inf,
+                            0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::denorm_min(),
+                            -std::numeric_limits<float>::denorm_min(),
+                            0.49999997f,
+                            254.5f,
+                            255.0f,
+                            255.49998f,
+                            255.5f,
+                            256.0f,
+                            65535.0f,
+                            65535.5f,
+                            65536.0f,
+                            8388608.0f,
+                            1e30f,
+                            -1e30f,
+                            std::numeric_limits<float>::max()};
+    for (int k = 0; k <= 65535; ++k) {
+        const float half = static_cast<float>(k) + 0.5f;
+        v.push_back(half);
+        v.push_back(std::nextafter(half, 0.0f));
+        v.push_back(std::nextafter(half, inf));
+        v.push_back(-half);
+    }
+    std::mt19937 rng(2026);
+    std::uniform_real_distribution<float> any(-10.0f, 70000.0f), small(-2.0f, 300.0f);
+    for (int i = 0; i < 100000; ++i) v.push_back(i % 2 ? any(rng) : small(rng));
+    saturate_as_host<std::uint8_t>(v);
+    saturate_as_host<std::uint16_t>(v);
 }
 
 TEST(CoreCuda, MixedLocationsAreRejected) {
