@@ -1100,8 +1100,9 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // samples: the lean tiled kernel (rotation 2048^2: B-spline interpolation 33.1 us vs 83.7 -
     // 27.4 us per output, Linear 24.4 vs 29.3 us; zoom x2-x16 Linear 19.8-21.2 vs 21.0-21.8 us);
     // Keys cubic too since round 13 (H100: rotation 32.9 vs 56.6 us, zoom x2 29.4 vs 37.3 us);
-    // u8 / u16 images with Keys cubic since round 14 (staged as float).
-    // plan.cuda_schedule = 1 forces the per-output kernels (tests and benchmarks).
+    // u8 / u16 images with Keys cubic since round 14 (staged as float), with Linear since round
+    // 22 (H100, 2048^2 rotation: u16 28.6 vs 30.7 us, u8 27.8 vs 31.0 on the split kernel).
+    // plan.cuda_schedule = 1 forces the per-output kernels, 4 skips this one (tests, benchmarks).
     const bool persp = p.kind == Transform::Kind::Perspective;
     if ((affine || persp) && p.cuda_schedule != 1 && p.cuda_schedule != 4 &&
         launch_lean<S, D, C, I>(src, dst, p, st))
