@@ -158,14 +158,11 @@ def _rotate(ctx, interp, fname="nppiRotate_32f_C1R_Ctx", dtype="float32", channe
     fn = getattr(lib, fname)
     fn.restype = ctypes.c_int
     n = 2048
-    if dtype == "float32" and channels == 1:
-        nbytes, xs, outs, sctx = _square_f32(ctx, torch, n)
-    else:
-        nbytes = 2 * {"uint8": 1, "uint16": 2}[dtype] * channels * n * n
-        shape = (n, n) if channels == 1 else (n, n, channels)
-        xs = [ctx.torch_random(shape, dtype) for _ in range(ctx.sets(nbytes))]
-        outs = [torch.zeros_like(x) for x in xs]  # NPP leaves the outputs mapping outside
-        sctx = _stream_ctx(torch)
+    nbytes = 2 * {"uint8": 1, "uint16": 2, "float32": 4}[dtype] * channels * n * n
+    shape = (n, n) if channels == 1 else (n, n, channels)
+    xs = [ctx.torch_random(shape, dtype) for _ in range(ctx.sets(nbytes))]
+    outs = [torch.zeros_like(x) for x in xs]  # NPP leaves the outputs mapping outside
+    sctx = _stream_ctx(torch)
     step = xs[0].element_size() * channels * n
     # About the image centre c: NPP rotates about the origin, then shifts by c - R c.
     a = math.radians(30.0)

@@ -79,6 +79,16 @@ __device__ __forceinline__ float load(const S* p) {
         return int_sample_to_float(__ldg(p));
 }
 
+// One sample of a shared-memory box: float copied asynchronously (the caller commits and waits),
+// u8 / u16 loaded and converted.
+template <class S>
+__device__ __forceinline__ void stage_sample(float* d, const S* g) {
+    if constexpr (std::is_same_v<S, float>)
+        __pipeline_memcpy_async(d, g, sizeof(float));
+    else
+        *d = load(g);
+}
+
 // Interior sample from a split coordinate u = iu + tu (iu = floor(u), tu in [0, 1); Nearest:
 // iu = floor(u + 0.5)): the formula of sample_point with fixed taps (rows first, then columns).
 template <class S, int C, Interp I>
@@ -524,22 +534,13 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
             float* srow = s + j * pitch;
             if (inside) {
                 const S* row = src.row(b.ya + j) + b.xa * C;
-                for (int e = tx; e < b.rw * C; e += kTileW) {
-                    if constexpr (std::is_same_v<S, float>)
-                        __pipeline_memcpy_async(srow + e, row + e, sizeof(float));
-                    else
-                        srow[e] = load(row + e);
-                }
+                for (int e = tx; e < b.rw * C; e += kTileW) stage_sample(srow + e, row + e);
                 continue;
             }
             const S* row = src.row(ymap[j]);
             for (int e = tx; e < b.rw * C; e += kTileW) {
                 const int px = e / C;
-                const S* g = row + xmap[px] * C + (e - px * C);
-                if constexpr (std::is_same_v<S, float>)
-                    __pipeline_memcpy_async(srow + e, g, sizeof(float));
-                else
-                    srow[e] = load(g);
+                stage_sample(srow + e, row + xmap[px] * C + (e - px * C));
             }
         }
         if constexpr (std::is_same_v<S, float>) {
