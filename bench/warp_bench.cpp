@@ -328,7 +328,9 @@ Image<float> device_flow_field(int n) {
 // case, 0 a u16 grey flow warp, bilinear (PIV on 16-bit camera frames), 1 the same with Keys
 // cubic, 2 a u16 grey rotation, bilinear, 3 a 2-channel float flow warp, bilinear (warping a flow
 // field itself), 4 a u8 grey rotation, bilinear, 5 a u8 RGB rotation, bilinear, 6 a u16 grey
-// rotation, Keys cubic, 7 a u16 grey keystone, bilinear, 8 a u8 RGB rotation, Keys cubic;
+// rotation, Keys cubic, 7 a u16 grey keystone, bilinear, 8 a u8 RGB rotation, Keys cubic, 9 a
+// float RGB rotation, bilinear, 10 a u8 RGBA rotation, bilinear, 11 a float RGBA rotation,
+// bilinear;
 // range(1): the schedule, 0 the default, 1 the per-output kernel, 4 no tiled kernel. Bytes:
 // input and output, plus the 2-float field of the flow warps.
 template <class T>
@@ -379,13 +381,23 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
         case 8:
             time_schedule<std::uint8_t>(state, 3, p, fb);
             break;
+        case 9:
+            time_schedule<float>(state, 3, p, fb);
+            break;
+        case 10:
+            time_schedule<std::uint8_t>(state, 4, p, fb);
+            break;
+        case 11:
+            time_schedule<float>(state, 4, p, fb);
+            break;
         default:
             time_schedule<std::uint16_t>(state, 1, p, fb);
     }
     const char* const names[] = {
-        "u16 flow linear",           "u16 flow cubic",      "u16 rotate linear",
-        "f32 2-channel flow linear", "u8 rotate linear",    "u8 rgb rotate linear",
-        "u16 rotate cubic",          "u16 keystone linear", "u8 rgb rotate cubic"};
+        "u16 flow linear",           "u16 flow cubic",        "u16 rotate linear",
+        "f32 2-channel flow linear", "u8 rotate linear",      "u8 rgb rotate linear",
+        "u16 rotate cubic",          "u16 keystone linear",   "u8 rgb rotate cubic",
+        "f32 rgb rotate linear",     "u8 rgba rotate linear", "f32 rgba rotate linear"};
     const char* const sched[] = {"", " per-output", "", "", " no tiled"};
     state.SetLabel(std::string(names[kase]) + sched[p.cuda_schedule]);
 }
@@ -579,7 +591,7 @@ BENCHMARK(Cuda_WarpVideo)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpSplitTypes)
     ->ArgsProduct({{0, 1, 3}, {0, 1}})
-    ->ArgsProduct({{2, 4, 5, 6, 7, 8}, {0, 4, 1}})
+    ->ArgsProduct({{2, 4, 5, 6, 7, 8, 9, 10, 11}, {0, 4, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

@@ -772,13 +772,14 @@ void both_schedules(const ImageView<const T>& src, const WarpPlan& p, int dw, in
 // The tiled shared-memory kernel (the default for Linear, Keys cubic and B-spline on float samples)
 // and the per-output kernels (WarpPlan::cuda_schedule 1) compute the same function: every border,
 // 1, 3 and 4 channels, rotations (tiles whose box crosses the border, boxes wholly outside), an
-// upscale and a downscale, on whole images (aligned rows: float4 staging) and on device sub-views
-// with unaligned rows (mapped staging).
+// upscale and a downscale, on whole images (rows of 204 pixels, aligned for every channel count:
+// boxes inside the image staged 16 bytes per copy) and on device sub-views 3 pixels in (rows
+// unaligned for 1 and 3 channels: staged sample by sample; aligned for 4).
 TEST(CudaWarpTiled, MatchesPerOutputKernels) {
     UPRES_REQUIRE_GPU();
     std::uint32_t seed = 1500;
     for (int ch : {1, 3, 4}) {
-        const Image<float> host = random_image<float>(203, 141, ch, seed++);
+        const Image<float> host = random_image<float>(204, 141, ch, seed++);
         const Image<float> dev = clone(host.view(), Location::Device);
         for (bool sub : {false, true}) {
             const ImageView<const float> src =
@@ -818,9 +819,10 @@ void integer_tiled_vs_per_output(std::uint32_t seed, Interp interp) {
     constexpr double kTol = kU8 ? 1.0 : 2.0;
     double worst_frac = 0.0, worst_abs = 0.0;
     for (int ch : {1, 3, 4}) {
-        // 1 channel: rows of 188 samples, so whole-image boxes take the 4-sample staging (the
-        // sub-view below, 5 samples in, the per-sample one).
-        const Image<T> host = random_image<T>(ch == 1 ? 188 : 187, 133, ch, seed++);
+        // Rows of 188 pixels (188 C samples, a multiple of 4), so whole-image boxes take the
+        // 4-sample staging; the sub-view below, 5 pixels in, the per-sample one for 1 and 3
+        // channels (4 channels: aligned, the 4-sample staging again).
+        const Image<T> host = random_image<T>(188, 133, ch, seed++);
         const Image<T> dev = clone(host.view(), Location::Device);
         for (bool sub : {false, true}) {
             const ImageView<const T> src = sub ? ImageView<const T>(dev.view()).sub(5, 3, 179, 127)

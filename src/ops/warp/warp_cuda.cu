@@ -461,35 +461,47 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     // 1. Stage the box (rows `pitch` floats apart).
     const bool inside =
         b.xa >= 0 && b.ya >= 0 && b.xa + b.rw <= src.width && b.ya + b.rh <= src.height;
+    // Pixel columns from xs (4-aligned) in groups of 4 pixels: 4 C samples, i.e. C copies of
+    // 4 samples, 4 * sizeof(S)-aligned when the row is.
     const int xs = b.xa & ~3, nq = (b.xa + b.rw - xs + 3) >> 2;
-    // 1-channel boxes inside the image, rows 4-sample aligned: 4 samples per copy (16-byte
-    // cp.async for float; 8- / 4-byte loads of u16 / u8 converted to a float4). Otherwise sample
-    // by sample (below).
-    bool vec = false;
-    if constexpr (C == 1)
-        vec = inside && xs + 4 * nq <= src.width &&
-              (reinterpret_cast<std::uintptr_t>(src.data) & (4 * sizeof(S) - 1)) == 0 &&
-              (src.stride & 3) == 0;
+    // Boxes inside the image whose rows are 4-sample aligned: 4 samples per copy (16-byte
+    // cp.async for float; 8- / 4-byte loads of u16 / u8 converted to a float4), for 1, 3 or 4
+    // channels. Otherwise sample by sample (below).
+    const bool vec = inside && xs + 4 * nq <= src.width &&
+                     (reinterpret_cast<std::uintptr_t>(src.data) & (4 * sizeof(S) - 1)) == 0 &&
+                     (src.stride & 3) == 0;
     if (vec) {
-        // Columns from xs (4-aligned): 16 rows at a time, one float4 per thread and row.
+        // 16 rows at a time, one float4 per thread and row.
         b.lu0 += static_cast<float>(b.xa - xs);
         b.xa = xs;
         b.rw = 4 * nq;
-        if (b.rw > pitch || b.rh * pitch > cap_floats) {  // not with the host bound; stay safe
+        if (b.rw * C > pitch || b.rh * pitch > cap_floats) {  // not with the host bound; stay safe
             lean_fallback<S, D, C, I>(src, dst, p, x0, y0, tx, ty);
             return;
         }
         const int half = tid >> 4, l16 = tid & 15;
         const std::ptrdiff_t gstep = 16 * src.stride;
         if constexpr (std::is_same_v<S, float>) {
+            const int nc = nq * C;
             const unsigned sstep = 16u * static_cast<unsigned>(pitch) * sizeof(float);
-            for (int q = l16; q < nq; q += 16) {
-                const S* gp = src.row(b.ya + half) + xs + 4 * q;
+            for (int q = l16; q < nc; q += 16) {
+                const S* gp = src.row(b.ya + half) + xs * C + 4 * q;
                 unsigned sp =
                     static_cast<unsigned>(__cvta_generic_to_shared(s + half * pitch + 4 * q));
-                for (int j = half; j < b.rh; j += 16, gp += gstep, sp += sstep)
-                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sp), "l"(gp)
-                                 : "memory");
+                // 1 channel: through L2 only (.cg); 3 and 4 channels through L1 too (.ca), which
+                // measured faster for them and slower for 1 channel (H100, 2048^2 rotation,
+                // .cg -> .ca: RGBA 65.8 -> 60.1 us, RGB 49.1 -> 47.2, 1-channel B-spline
+                // interpolation 32.7 -> 33.3; round 23 of docs/ops/warp.md 9.3).
+                for (int j = half; j < b.rh; j += 16, gp += gstep, sp += sstep) {
+                    if constexpr (C == 1)
+                        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sp),
+                                     "l"(gp)
+                                     : "memory");
+                    else
+                        asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(sp),
+                                     "l"(gp)
+                                     : "memory");
+                }
             }
             asm volatile("cp.async.commit_group;\n" ::: "memory");
             asm volatile("cp.async.wait_group 0;\n" ::: "memory");
@@ -497,8 +509,9 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
             // Up to kAhead rows' loads in flight before their conversions and stores.
             constexpr int kAhead = 4;
             using V = std::conditional_t<sizeof(S) == 1, uchar4, ushort4>;
-            for (int q = l16; q < nq; q += 16) {
-                const S* gp = src.row(b.ya + half) + xs + 4 * q;
+            const int nc = nq * C;
+            for (int q = l16; q < nc; q += 16) {
+                const S* gp = src.row(b.ya + half) + xs * C + 4 * q;
                 for (int j0 = half; j0 < b.rh; j0 += 16 * kAhead, gp += kAhead * gstep) {
                     V v[kAhead];
 #pragma unroll
@@ -1033,10 +1046,10 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
                    !lean_grid(p, kTaps<I>, dst.width, dst.height, g)) {
             return false;
         }
-        // + 3 columns of float4 alignment (1-channel boxes staged 4 samples at a time)
-        constexpr bool kVec = C == 1;
-        const int step = kVec ? 4 : 1, min_floats = kVec ? rw + 3 : rw * C;
-        const int pitch = bank_pitch(model, (min_floats + step - 1) / step * step, step, C);
+        // + 3 columns of alignment (boxes staged in groups of 4 pixels), the pitch a multiple of
+        // 4 floats (float4 stores; 4-channel taps read as float4)
+        const int min_floats = (rw + 3) * C;
+        const int pitch = bank_pitch(model, (min_floats + 3) / 4 * 4, 4, C);
         const int cap = pitch * rh;
         if (cap > kTileCapFloats) return false;
         const std::size_t smem = sizeof(float) * static_cast<std::size_t>(cap);

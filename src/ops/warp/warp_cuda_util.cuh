@@ -373,9 +373,11 @@ inline void model_first_taps(const WarpPlan& p, int o, int pitch, int C, long lo
 // Row pitch (floats) of a box staged in shared memory: among the 8 pitches first + k step, the one
 // with the fewest bank conflicts of a warp's tap loads (C channels interleaved): the warp's 32
 // outputs step (m0, m3) in the source; averaged over 16 sub-pixel offsets, the largest number of
-// distinct addresses that share a bank. ~20 us of host time, so the last results are kept per
-// host thread. The lean kernel asks for multiples of 4 (float4 staging); the recursive fused
-// kernel has its own search (rec_pitch: odd pitches, and 8-byte tap reads modelled too).
+// distinct addresses that share a bank (C = 4: pixels read as one 16-byte load, counted per
+// quarter-warp over groups of 4 banks, summed over the 4 quarters). ~20 us of host time, so the
+// last results are kept per host thread. The lean kernel asks for multiples of 4 (float4 staging);
+// the recursive fused kernel has its own search (rec_pitch: odd pitches, and 8-byte tap reads
+// modelled too).
 inline int bank_pitch(const WarpPlan& p, int first, int step, int C) {
     struct Entry {
         double m0, m3;
@@ -394,6 +396,18 @@ inline int bank_pitch(const WarpPlan& p, int first, int step, int C) {
         for (int o = 0; o < 16; ++o) {
             long long addr[32];
             model_first_taps(p, o, cand, C, addr);
+            if (C == 4) {
+                // 16-byte loads: served a quarter-warp at a time, 8 lanes over 8 groups of 4 banks.
+                for (int q = 0; q < 4; ++q) {
+                    long long* a = addr + 8 * q;
+                    std::sort(a, a + 8);
+                    int count[8] = {};
+                    for (int l = 0; l < 8; ++l)
+                        if (l == 0 || a[l] != a[l - 1]) ++count[((a[l] / 4 % 8) + 8) % 8];
+                    cost += *std::max_element(count, count + 8);
+                }
+                continue;
+            }
             std::sort(addr, addr + 32);
             int count[32] = {};
             for (int l = 0; l < 32; ++l)
@@ -435,7 +449,8 @@ __device__ __forceinline__ bool constant_outside(const WarpPlan& p, const TileBo
 }
 
 // Interpolation of C channels at the box-relative coordinate (lu, lv) from samples staged in
-// shared memory: sample (i, j) channel c at s[j * pitch + i * C + c]. Taps and weights of
+// shared memory: sample (i, j) channel c at s[j * pitch + i * C + c] (4 channels: each tap one
+// 16-byte load, so s must be 16-byte aligned and pitch a multiple of 4). Taps and weights of
 // warp_math.hpp, rows summed first then columns (as sample_point). The first tap is clamped into
 // the box (a no-op up to float rounding, guards the shared-memory bounds); with kClampTaps each
 // tap is also clamped to [cx_lo, cx_hi] x [cy_lo, cy_hi] (Border::Nearest's tap extension when
@@ -469,9 +484,18 @@ __device__ __forceinline__ void tile_interp(const float* s, int pitch, int rw, i
 #pragma unroll
         for (int c = 0; c < C; ++c) racc[c] = 0.0f;
 #pragma unroll
-        for (int k = 0; k < K; ++k)
+        for (int k = 0; k < K; ++k) {
+            float v[C];
+            if constexpr (C == 4) {
+                const float4 q = *reinterpret_cast<const float4*>(r + cx[k] * 4);
+                v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+            } else {
 #pragma unroll
-            for (int c = 0; c < C; ++c) racc[c] += wx[k] * r[cx[k] * C + c];
+                for (int c = 0; c < C; ++c) v[c] = r[cx[k] * C + c];
+            }
+#pragma unroll
+            for (int c = 0; c < C; ++c) racc[c] += wx[k] * v[c];
+        }
 #pragma unroll
         for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
     }
