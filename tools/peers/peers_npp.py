@@ -190,14 +190,18 @@ for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBI
               "outputs mapping outside are not written")(
         lambda ctx, it=_interp: _rotate(ctx, it))
 
-# Integer images (bench/warp_bench.cpp Cuda_WarpSplitTypes/<case>/0: 2 u16 grey linear, 4 u8
-# grey linear, 5 u8 RGB linear, 6 u16 grey Keys cubic, 8 u8 RGB Keys cubic).
+# Integer and colour images (bench/warp_bench.cpp Cuda_WarpSplitTypes/<case>/0: 2 u16 grey
+# linear, 4 u8 grey linear, 5 u8 RGB linear, 6 u16 grey Keys cubic, 8 u8 RGB Keys cubic, 9 float
+# RGB linear, 10 u8 RGBA linear, 11 float RGBA linear).
 for _fname, _dtype, _c, _case, _interp, _name in (
         ("nppiRotate_16u_C1R_Ctx", "uint16", 1, 2, NPPI_INTER_LINEAR, "linear_2048_u16"),
         ("nppiRotate_8u_C1R_Ctx", "uint8", 1, 4, NPPI_INTER_LINEAR, "linear_2048_u8"),
         ("nppiRotate_8u_C3R_Ctx", "uint8", 3, 5, NPPI_INTER_LINEAR, "linear_2048_u8_c3"),
         ("nppiRotate_16u_C1R_Ctx", "uint16", 1, 6, NPPI_INTER_CUBIC, "cubic_2048_u16"),
-        ("nppiRotate_8u_C3R_Ctx", "uint8", 3, 8, NPPI_INTER_CUBIC, "cubic_2048_u8_c3")):
+        ("nppiRotate_8u_C3R_Ctx", "uint8", 3, 8, NPPI_INTER_CUBIC, "cubic_2048_u8_c3"),
+        ("nppiRotate_32f_C3R_Ctx", "float32", 3, 9, NPPI_INTER_LINEAR, "linear_2048_f32_c3"),
+        ("nppiRotate_8u_C4R_Ctx", "uint8", 4, 10, NPPI_INTER_LINEAR, "linear_2048_u8_c4"),
+        ("nppiRotate_32f_C4R_Ctx", "float32", 4, 11, NPPI_INTER_LINEAR, "linear_2048_f32_c4")):
     peer(f"npp_rotate_{_name}", kind="torch", ours=f"Cuda_WarpSplitTypes/{_case}/0/",
          note=f"{_fname}(30 degrees about the centre, "
               f"NPPI_INTER_{'LINEAR' if _interp == NPPI_INTER_LINEAR else 'CUBIC'}), "
