@@ -75,7 +75,8 @@ struct Transform {
 
 // Warps src into dst (dst's size is the output size; src and dst the same pixel type and
 // channel count). Throws Error(InvalidArgument) for empty images, non-finite or singular
-// matrices, fields of the wrong size/channels or with non-finite values, bad options.
+// matrices, fields of the wrong size/channels or with non-finite values (a device field is
+// scanned on the device, which synchronizes ctx.cuda_stream), bad options.
 void warp(ImageView<const std::uint8_t> src, ImageView<std::uint8_t> dst, const Transform& t,
           const WarpOptions& opts = {}, const Context& ctx = {});
 void warp(ImageView<const std::uint16_t> src, ImageView<std::uint16_t> dst, const Transform& t,

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -357,6 +358,41 @@ TEST(CudaWarp, DeviceSubViews) {
     }
 }
 #endif
+
+// Remap and flow fields in device memory are checked for NaN / Inf on the device (issue 3,
+// item 8), as host fields are on the host: the error names the first non-finite value's
+// position, also in a sub-view of a larger field (row stride beyond the width), and a finite
+// field still warps.
+TEST(CudaWarp, NonFiniteDeviceFieldsRejected) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> src = random_image<float>(40, 30, 1, 650);
+    const Image<float> dsrc = clone(src.view(), Location::Device);
+    Image<float> dst(33, 21, 1, Location::Device);
+    Image<float> hf(45, 27, 2);  // a 33 x 21 sub-view at (4, 3) is the field
+    for (int y = 0; y < 27; ++y)
+        for (int x = 0; x < 90; ++x)
+            hf.view().row(y)[x] = 0.25f + 0.01f * static_cast<float>(x % 7);
+    auto warp_with = [&](const Image<float>& field, bool flow) {
+        const ImageView<const float> f = ImageView<const float>(field.view()).sub(4, 3, 33, 21);
+        warp(ImageView<const float>(dsrc.view()), dst.view(),
+             flow ? Transform::make_flow(f) : Transform::make_remap(f), WarpOptions{}, cuda_ctx());
+    };
+    {
+        const Image<float> df = clone(hf.view(), Location::Device);
+        EXPECT_NO_THROW(warp_with(df, true));
+        EXPECT_NO_THROW(warp_with(df, false));
+    }
+    // (x 7, y 5, channel 1) of the field; a later NaN must not win.
+    hf(4 + 7, 3 + 5, 1) = std::numeric_limits<float>::infinity();
+    hf(4 + 20, 3 + 12, 0) = std::nanf("");
+    // Outside the sub-view: never read, never reported.
+    hf(1, 1, 0) = std::nanf("");
+    const Image<float> df = clone(hf.view(), Location::Device);
+    for (bool flow : {true, false})
+        test::expect_error([&] { warp_with(df, flow); }, ErrorCode::InvalidArgument,
+                           std::string(flow ? "flow" : "remap") +
+                               " field value at (x 7, y 5, channel 1) is not finite");
+}
 
 // Host images on the CUDA backend: staged through device memory, same result.
 TEST(CudaWarp, HostImagesStaged) {

@@ -8,6 +8,7 @@
 #include "core/border_math.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
+#include "core/finite_scan_cuda.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_math.hpp"
 
@@ -133,7 +134,7 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
     }
 #if UPRES_HAVE_CUDA
     if (src.on_device()) {
-        const std::int64_t bad = cuda::bspline_find_nonfinite(span_of(src), ctx.cuda_stream);
+        const std::int64_t bad = cuda::find_nonfinite_device(span_of(src), ctx.cuda_stream);
         if (bad >= 0)
             fail(position(bad, src.width(), src.channels()) +
                  " is not finite (NaN or infinite); the prefilter needs finite values");

@@ -37,9 +37,6 @@ namespace upres::cuda {
 // Throws upres::Error(CudaError) on launch failure.
 void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
                        void* stream);
-// Row-major element index (y * width * channels + x * channels + c) of the first non-finite
-// value of a DEVICE span, or -1 if all are finite. Synchronizes `stream`.
-std::int64_t bspline_find_nonfinite(Span2D<const float> src, void* stream);
 // Benchmarks only (paper Table 2): runs just the row pass (pass 0, src -> dst) or just the
 // column pass (pass 1, src -> dst; in place for Recursive) of the Recursive or FirShared
 // variant. Other variants throw Error(InvalidArgument).

@@ -1305,15 +1305,6 @@ void launch_iir_box(Span2D<const float> src, Span2D<float> dst, Border b, cudaSt
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
-__global__ void find_nonfinite_kernel(Span2D<const float> src, unsigned long long* first) {
-    const int n = src.width * src.channels;
-    const int y = blockIdx.x;  // rows in x: heights up to kMaxDimension exceed gridDim.y
-    const float* r = src.row(y);
-    for (int i = blockIdx.y * blockDim.x + threadIdx.x; i < n; i += gridDim.y * blockDim.x)
-        if (!isfinite(r[i]))
-            atomicMin(first, static_cast<unsigned long long>(y) * n + i);  // min: deterministic
-}
-
 // FirFused / IirFused. impl 0: the default choice below; 1: the 2-D tile kernels; 2 (IIR
 // only): the exact taps through the direct streaming kernel; 3-6: 1-channel experiments (see
 // bspline_backends.hpp); 7: the streaming kernels. seg: rows per warp segment, 0: automatic.
@@ -1403,24 +1394,6 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
 }
 
 }  // namespace
-
-std::int64_t bspline_find_nonfinite(Span2D<const float> src, void* stream) {
-    auto s = static_cast<cudaStream_t>(stream);
-    const DeviceTemp flag(sizeof(unsigned long long), s, "bspline_prefilter (non-finite scan)");
-    auto* d = flag.as<unsigned long long>();
-    unsigned long long h = ~0ull;
-    cudaError_t err = cudaMemsetAsync(d, 0xFF, sizeof(*d), s);  // ~0: none found
-    if (err == cudaSuccess) {
-        const int n = src.width * src.channels;
-        const dim3 grid(src.height, std::min((n + 255) / 256, 16));
-        find_nonfinite_kernel<<<grid, 256, 0, s>>>(src, d);
-        err = cudaGetLastError();
-    }
-    if (err == cudaSuccess) err = cudaMemcpyAsync(&h, d, sizeof(h), cudaMemcpyDeviceToHost, s);
-    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-    if (err != cudaSuccess) throw_cuda_error(err, "bspline_find_nonfinite", __FILE__, __LINE__);
-    return h == ~0ull ? -1 : static_cast<std::int64_t>(h);
-}
 
 void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
                        void* stream) {

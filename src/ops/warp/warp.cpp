@@ -14,6 +14,7 @@
 #include "ops/warp/warp_backends.hpp"
 #if UPRES_HAVE_CUDA
 #include "core/device_temp.hpp"
+#include "core/finite_scan_cuda.hpp"
 #include "ops/warp/warp_cuda.hpp"
 #endif
 
@@ -58,8 +59,11 @@ void check_homography(const Homography& hm) {
         fail("the homography is singular (determinant " + std::to_string(det) + ")");
 }
 
+// The field's checks: not empty, 2 channels, dst's size, the images' memory, every value
+// finite (host fields: find_nonfinite_host on ctx.threads; device fields: on the device, which
+// synchronizes ctx.cuda_stream).
 void check_field(const ImageView<const float>& f, int w, int h, Location loc, const char* what,
-                 int threads) {
+                 const Context& ctx) {
     if (f.empty() || f.data() == nullptr) fail(std::string("the ") + what + " field is empty");
     if (f.channels() != 2)
         fail(std::string("the ") + what + " field has " + std::to_string(f.channels()) +
@@ -71,16 +75,23 @@ void check_field(const ImageView<const float>& f, int w, int h, Location loc, co
     if (f.location() != loc)
         fail(std::string("the ") + what + " field is in " + to_string(f.location()) +
              " memory but the images are in " + to_string(loc) + " memory");
+    std::int64_t bad = -1;
     if (loc == Location::Host) {
-        const std::int64_t bad =
-            find_nonfinite_host(f.data(), std::ptrdiff_t{w} * 2, h, f.stride(), threads);
-        if (bad >= 0) {
-            const std::int64_t y = bad / (2 * std::int64_t{w}), i = bad % (2 * std::int64_t{w});
-            const float v = f.row(static_cast<int>(y))[i];
-            fail(std::string("the ") + what + " field value at (x " + std::to_string(i / 2) +
-                 ", y " + std::to_string(y) + ", channel " + std::to_string(i % 2) + ") is " +
-                 (std::isnan(v) ? "NaN" : "infinite"));
-        }
+        bad = find_nonfinite_host(f.data(), std::ptrdiff_t{w} * 2, h, f.stride(), ctx.threads);
+    } else {
+#if UPRES_HAVE_CUDA
+        bad = cuda::find_nonfinite_device(span_of(f), ctx.cuda_stream);
+#endif
+    }
+    if (bad >= 0) {
+        const std::int64_t y = bad / (2 * std::int64_t{w}), i = bad % (2 * std::int64_t{w});
+        // The value itself is read on the host only (a device field's is not copied back).
+        const char* kind = "not finite (NaN or infinite)";
+        if (loc == Location::Host)
+            kind = std::isnan(f.row(static_cast<int>(y))[i]) ? "NaN" : "infinite";
+        fail(std::string("the ") + what + " field value at (x " + std::to_string(i / 2) + ", y " +
+             std::to_string(y) + ", channel " + std::to_string(i % 2) + ") is " + kind +
+             "; the field must be finite");
     }
 }
 
@@ -293,10 +304,10 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
         case Transform::Kind::Resize:
             break;
         case Transform::Kind::Remap:
-            check_field(t.field, dst.width(), dst.height(), src.location(), "remap", ctx.threads);
+            check_field(t.field, dst.width(), dst.height(), src.location(), "remap", ctx);
             break;
         case Transform::Kind::Flow:
-            check_field(t.field, dst.width(), dst.height(), src.location(), "flow", ctx.threads);
+            check_field(t.field, dst.width(), dst.height(), src.location(), "flow", ctx);
             break;
         default:
             fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
