@@ -370,29 +370,15 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
         p.field = span_of(ImageView<const float>(field.view()));
     }
     const double fb = flow ? 8.0 * n * n : 0.0;
-    switch (kase) {
-        case 3:
-            time_schedule<float>(state, 2, p, fb);
-            break;
-        case 4:
-            time_schedule<std::uint8_t>(state, 1, p, fb);
-            break;
-        case 5:
-        case 8:
-            time_schedule<std::uint8_t>(state, 3, p, fb);
-            break;
-        case 9:
-            time_schedule<float>(state, 3, p, fb);
-            break;
-        case 10:
-            time_schedule<std::uint8_t>(state, 4, p, fb);
-            break;
-        case 11:
-            time_schedule<float>(state, 4, p, fb);
-            break;
-        default:
-            time_schedule<std::uint16_t>(state, 1, p, fb);
-    }
+    // Per case: the sample type (0 u16, 1 u8, 2 float) and the channel count.
+    constexpr int kType[] = {0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 1, 2};
+    constexpr int kChannels[] = {1, 1, 1, 2, 1, 3, 1, 1, 3, 3, 4, 4};
+    if (kType[kase] == 2)
+        time_schedule<float>(state, kChannels[kase], p, fb);
+    else if (kType[kase] == 1)
+        time_schedule<std::uint8_t>(state, kChannels[kase], p, fb);
+    else
+        time_schedule<std::uint16_t>(state, kChannels[kase], p, fb);
     const char* const names[] = {
         "u16 flow linear",           "u16 flow cubic",        "u16 rotate linear",
         "f32 2-channel flow linear", "u8 rotate linear",      "u8 rgb rotate linear",

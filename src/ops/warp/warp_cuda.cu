@@ -394,8 +394,9 @@ constexpr int kTileCapFloats = 11776;  // 46 KB (+ 2 KB of index maps): no opt-i
 // instructions per output, 48 registers, 56% occupancy; 2048^2 rotation 50.6 -> 33.1 us):
 //  * the border mode is a template parameter (kExt: Mirror / Reflect / Wrap, whose staged box is
 //    already border-extended, no per-output test; kClamp: Nearest; kFill: Constant);
-//  * a box inside the image (most tiles) is copied with 16-byte cp.async from 4-aligned columns
-//    (1 channel, aligned rows), without the per-sample index maps of the border case;
+//  * a box inside the image (most tiles) is copied 4 samples at a time from 4-aligned pixel
+//    columns (aligned rows; float: 16-byte cp.async; u8 / u16: 4- / 8-byte loads), without the
+//    per-sample index maps of the border case;
 //  * the exact per-output fallback (non-finite or huge coordinates) is out of line;
 //  * 1-D blocks of 256 threads, at most 48 registers (5 blocks per SM).
 // Shared-memory pitch: chosen on the host per plan (bank_pitch, warp_cuda_util.cuh): a warp's 32
