@@ -282,6 +282,11 @@ FloatImage bspline_coefficients(ImageView<const T> src, int pad, Border border, 
 }
 
 template <class T>
+void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, const WarpOptions& opts,
+              const Context& ctx);
+
+// Validation (every check before any work), then warp_run.
+template <class T>
 void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
                const WarpOptions& opts, const Context& ctx) {
     if (src.empty() || src.data() == nullptr) fail("the source image is empty");
@@ -312,7 +317,14 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
         default:
             fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
     }
+    warp_run<T>(src, dst, t, opts, ctx);
+}
 
+// The warp itself, on arguments warp_impl has validated (the staged call below reuses that
+// validation: its device copies have the same shapes and values, so the field is scanned once).
+template <class T>
+void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, const WarpOptions& opts,
+              const Context& ctx) {
     const Backend b = resolve_backend(ctx, src.location(), kOp);
     if (opts.fast_texture && b != Backend::Cuda)
         fail(std::string("fast_texture (hardware texture filtering) needs the cuda backend, not ") +
@@ -330,7 +342,7 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
         }
         Context dctx = ctx;
         dctx.backend = Backend::Cuda;
-        warp_impl<T>(ds.view(), dd.view(), td, opts, dctx);
+        warp_run<T>(ds.view(), dd.view(), td, opts, dctx);
         copy(ImageView<const T>(dd.view()), dst, ctx.cuda_stream);
         synchronize(ctx);
         return;
