@@ -432,7 +432,9 @@ void Cuda_BsplinePrefilter(benchmark::State& state) {
 //      B-spline (stereo rectification, plane-to-plane registration).
 //   9: the warp of 4 and 5 with Keys cubic, a = -0.75 (PyTorch's bicubic, the peer
 //      torch_grid_sample_bicubic_flow_2048).
-// Bytes: input and output, plus the 2-float field for 4, 5 and 9.
+//   10, 11, 12: the warps of 4, 5 and 9 with WarpOptions::check_field = false (no finiteness
+//      check of the field: the call stays asynchronous).
+// Bytes: input and output, plus the 2-float field for 4, 5, 9 and 10-12.
 enum ApiCase {
     kApiRotateIir,
     kApiRotateFir15,
@@ -443,13 +445,24 @@ enum ApiCase {
     kApiKeystoneLinear,
     kApiKeystoneCubic,
     kApiKeystoneBspline,
-    kApiFlowCubic
+    kApiFlowCubic,
+    kApiFlowBsplineUnchecked,
+    kApiFlowLinearUnchecked,
+    kApiFlowCubicUnchecked
 };
-const char* const kApiNames[] = {"rotate_bspline_iir",      "rotate_bspline_fir15",
-                                 "zoom_rgb_u8_1080p_to_4k", "perspective_bspline_iir",
-                                 "flow_bspline_iir",        "flow_linear",
-                                 "keystone_linear",         "keystone_cubic",
-                                 "keystone_bspline_iir",    "flow_cubic"};
+const char* const kApiNames[] = {"rotate_bspline_iir",
+                                 "rotate_bspline_fir15",
+                                 "zoom_rgb_u8_1080p_to_4k",
+                                 "perspective_bspline_iir",
+                                 "flow_bspline_iir",
+                                 "flow_linear",
+                                 "keystone_linear",
+                                 "keystone_cubic",
+                                 "keystone_bspline_iir",
+                                 "flow_cubic",
+                                 "flow_bspline_iir_unchecked",
+                                 "flow_linear_unchecked",
+                                 "flow_cubic_unchecked"};
 
 template <class T>
 void time_api(benchmark::State& state, int sw, int sh, int dw, int dh, int c, const Transform& t,
@@ -510,9 +523,15 @@ void Api_CudaWarp(benchmark::State& state) {
         }
         case kApiFlowBspline:
         case kApiFlowLinear:
-        case kApiFlowCubic: {
-            if (kase == kApiFlowLinear) o.interp = Interp::Linear;
-            if (kase == kApiFlowCubic) o.interp = Interp::Cubic, o.cubic_a = -0.75;
+        case kApiFlowCubic:
+        case kApiFlowBsplineUnchecked:
+        case kApiFlowLinearUnchecked:
+        case kApiFlowCubicUnchecked: {
+            if (kase == kApiFlowLinear || kase == kApiFlowLinearUnchecked)
+                o.interp = Interp::Linear;
+            if (kase == kApiFlowCubic || kase == kApiFlowCubicUnchecked)
+                o.interp = Interp::Cubic, o.cubic_a = -0.75;
+            o.check_field = kase < kApiFlowBsplineUnchecked;
             const Image<float> field = device_flow_field(n);
             time_api<float>(state, n, n, n, n, 1, Transform::make_flow(field.view()), o,
                             8.0 * n * n);
@@ -583,7 +602,8 @@ BENCHMARK(Cuda_WarpSplitTypes)
 BENCHMARK(Api_CudaWarp)
     ->ArgsProduct({{kApiRotateIir, kApiRotateFir15, kApiZoomRgbU8, kApiPerspective, kApiFlowBspline,
                     kApiFlowLinear, kApiKeystoneLinear, kApiKeystoneCubic, kApiKeystoneBspline,
-                    kApiFlowCubic},
+                    kApiFlowCubic, kApiFlowBsplineUnchecked, kApiFlowLinearUnchecked,
+                    kApiFlowCubicUnchecked},
                    {1, 0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

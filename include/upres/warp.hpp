@@ -38,6 +38,11 @@ struct WarpOptions {
     // fractional weights; B-spline via 4 fetches after Sigg & Hadwiger). Its tolerance is
     // documented separately; with fast_texture = false the exact path always runs.
     bool fast_texture = false;
+    // Remap / Flow: every field value must be finite, or warp throws (see warp() below). false
+    // trusts the field: no check, so a call on device images stays asynchronous (and can be
+    // captured in a CUDA graph); a non-finite entry then gives its output the fill value, as a
+    // homography's w' = 0 does, on every backend.
+    bool check_field = true;
 };
 
 // u = m[0] x + m[1] y + m[2],  v = m[3] x + m[4] y + m[5]   (output -> input)
@@ -75,8 +80,11 @@ struct Transform {
 
 // Warps src into dst (dst's size is the output size; src and dst the same pixel type and
 // channel count). Throws Error(InvalidArgument) for empty images, non-finite or singular
-// matrices, fields of the wrong size/channels or with non-finite values (a device field is
-// scanned on the device, which synchronizes ctx.cuda_stream), bad options.
+// matrices, fields of the wrong size/channels or with non-finite values, bad options. Such
+// errors are found before any work, except a non-finite value in a DEVICE field: the warp
+// kernels find it as they read the field, the call then synchronizes ctx.cuda_stream to read
+// their verdict, and when it throws dst's contents are unspecified (written in part). Set
+// WarpOptions::check_field = false to skip the check and keep the call asynchronous.
 void warp(ImageView<const std::uint8_t> src, ImageView<std::uint8_t> dst, const Transform& t,
           const WarpOptions& opts = {}, const Context& ctx = {});
 void warp(ImageView<const std::uint16_t> src, ImageView<std::uint16_t> dst, const Transform& t,

@@ -363,35 +363,115 @@ TEST(CudaWarp, DeviceSubViews) {
 // item 8), as host fields are on the host: the error names the first non-finite value's
 // position, also in a sub-view of a larger field (row stride beyond the width), and a finite
 // field still warps.
+// A device field's non-finite values are found by the warp kernels themselves: every kernel
+// that reads a field (the per-output one for Nearest, the split field kernel for Linear, Keys and
+// B-spline, the texture one for fast_texture) reports the first one in row-major order, NaN or
+// infinite, as a host field's scan does; values outside the field's sub-view are never read.
 TEST(CudaWarp, NonFiniteDeviceFieldsRejected) {
     UPRES_REQUIRE_GPU();
     const Image<float> src = random_image<float>(40, 30, 1, 650);
     const Image<float> dsrc = clone(src.view(), Location::Device);
+    const Image<std::uint8_t> src8 = random_image<std::uint8_t>(40, 30, 3, 651);
+    const Image<std::uint8_t> dsrc8 = clone(src8.view(), Location::Device);
     Image<float> dst(33, 21, 1, Location::Device);
+    Image<std::uint8_t> dst8(33, 21, 3, Location::Device);
     Image<float> hf(45, 27, 2);  // a 33 x 21 sub-view at (4, 3) is the field
     for (int y = 0; y < 27; ++y)
         for (int x = 0; x < 90; ++x)
             hf.view().row(y)[x] = 0.25f + 0.01f * static_cast<float>(x % 7);
-    auto warp_with = [&](const Image<float>& field, bool flow) {
+    struct FieldCase {
+        Interp interp;
+        bool texture, u8;
+    };
+    const FieldCase cases[] = {{Interp::Nearest, false, false}, {Interp::Linear, false, false},
+                               {Interp::Cubic, false, false},   {Interp::BSpline, false, false},
+                               {Interp::Linear, true, false},   {Interp::BSpline, true, false},
+                               {Interp::Cubic, false, true},    {Interp::BSpline, false, true}};
+    auto warp_with = [&](const Image<float>& field, bool flow, const FieldCase& k) {
         const ImageView<const float> f = ImageView<const float>(field.view()).sub(4, 3, 33, 21);
-        warp(ImageView<const float>(dsrc.view()), dst.view(),
-             flow ? Transform::make_flow(f) : Transform::make_remap(f), WarpOptions{}, cuda_ctx());
+        WarpOptions o;
+        o.interp = k.interp;
+        o.fast_texture = k.texture;
+        const Transform t = flow ? Transform::make_flow(f) : Transform::make_remap(f);
+        if (k.u8)
+            warp(ImageView<const std::uint8_t>(dsrc8.view()), dst8.view(), t, o, cuda_ctx());
+        else
+            warp(ImageView<const float>(dsrc.view()), dst.view(), t, o, cuda_ctx());
+    };
+    auto each = [&](auto&& f) {
+        for (const FieldCase& k : cases)
+            for (bool flow : {true, false}) {
+                SCOPED_TRACE(std::string(flow ? "flow " : "remap ") + to_string(k.interp) +
+                             (k.texture ? " texture" : "") + (k.u8 ? " u8 RGB" : ""));
+                f(k, flow);
+            }
     };
     {
         const Image<float> df = clone(hf.view(), Location::Device);
-        EXPECT_NO_THROW(warp_with(df, true));
-        EXPECT_NO_THROW(warp_with(df, false));
+        each([&](const FieldCase& k, bool flow) { EXPECT_NO_THROW(warp_with(df, flow, k)); });
     }
     // (x 7, y 5, channel 1) of the field; a later NaN must not win.
     hf(4 + 7, 3 + 5, 1) = std::numeric_limits<float>::infinity();
     hf(4 + 20, 3 + 12, 0) = std::nanf("");
     // Outside the sub-view: never read, never reported.
     hf(1, 1, 0) = std::nanf("");
+    hf(44, 26, 1) = -std::numeric_limits<float>::infinity();
+    {
+        const Image<float> df = clone(hf.view(), Location::Device);
+        each([&](const FieldCase& k, bool flow) {
+            test::expect_error([&] { warp_with(df, flow, k); }, ErrorCode::InvalidArgument,
+                               std::string(flow ? "flow" : "remap") +
+                                   " field value at (x 7, y 5, channel 1) is infinite");
+        });
+    }
+    // An earlier NaN in channel 0 wins, and is named a NaN.
+    hf(4 + 30, 3 + 2, 0) = std::nanf("");
+    {
+        const Image<float> df = clone(hf.view(), Location::Device);
+        each([&](const FieldCase& k, bool flow) {
+            test::expect_error([&] { warp_with(df, flow, k); }, ErrorCode::InvalidArgument,
+                               "field value at (x 30, y 2, channel 0) is NaN");
+        });
+    }
+}
+
+// check_field = false on device images: no check, no error; the outputs of non-finite entries
+// get the fill value and the others match the reference (host, same option).
+TEST(CudaWarp, UncheckedDeviceFieldsGiveFill) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> src = random_image<float>(52, 38, 1, 660);
+    const Image<float> dsrc = clone(src.view(), Location::Device);
+    const int w = 45, h = 31;
+    Image<float> hf(w, h, 2);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            hf(x, y, 0) = 0.8f * std::sin(0.25f * static_cast<float>(y)) + 0.3f;
+            hf(x, y, 1) = 0.6f * std::cos(0.35f * static_cast<float>(x)) - 0.45f;
+        }
+    const int bad[][3] = {{0, 0, 1}, {17, 9, 0}, {44, 30, 1}, {31, 12, 0}};
+    for (const auto& b : bad)
+        hf(b[0], b[1], b[2]) = b[1] % 2 ? std::nanf("") : std::numeric_limits<float>::infinity();
     const Image<float> df = clone(hf.view(), Location::Device);
-    for (bool flow : {true, false})
-        test::expect_error([&] { warp_with(df, flow); }, ErrorCode::InvalidArgument,
-                           std::string(flow ? "flow" : "remap") +
-                               " field value at (x 7, y 5, channel 1) is not finite");
+    Image<float> dst(w, h, 1, Location::Device);
+    for (Interp i : kInterps)
+        for (bool flow : {true, false}) {
+            SCOPED_TRACE(std::string(flow ? "flow " : "remap ") + to_string(i));
+            WarpOptions o;
+            o.interp = i;
+            o.fill = 0.625f;
+            o.check_field = false;
+            auto t = [&](const Image<float>& f) {
+                return flow ? Transform::make_flow(ImageView<const float>(f.view()))
+                            : Transform::make_remap(ImageView<const float>(f.view()));
+            };
+            ASSERT_NO_THROW(
+                warp(ImageView<const float>(dsrc.view()), dst.view(), t(df), o, cuda_ctx()));
+            const Image<float> got = clone(ImageView<const float>(dst.view()));
+            Image<float> want(w, h, 1);
+            warp(src.view(), want.view(), t(hf), o, ref_ctx());
+            for (const auto& b : bad) EXPECT_EQ(got(b[0], b[1]), 0.625f);
+            EXPECT_TRUE(check_close<float>(got.view(), want.view(), i, exact_tol<float>(i)));
+        }
 }
 
 // Host images on the CUDA backend: staged through device memory, same result.

@@ -711,6 +711,46 @@ TEST(WarpDifferential, ExtremeCoordinatesGiveFill) {
     }
 }
 
+// check_field = false: a field with NaN / infinite entries is warped, not refused; those outputs
+// get the fill value (as a homography's w' = 0) on both backends, every interpolation and
+// border, and the others match the reference. A 37-wide field: the CPU's 8-pixel field lanes
+// meet the bad entries and a ragged tail.
+TEST(WarpDifferential, UncheckedNonFiniteFieldEntriesGiveFill) {
+    const Image<float> src = random_image<float>(41, 29, 1, 61);
+    const int w = 37, h = 23;
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+    Image<float> flow(w, h, 2), map(w, h, 2);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            flow(x, y, 0) = 0.7f * std::sin(0.3f * static_cast<float>(y)) + 0.4f;
+            flow(x, y, 1) = 0.9f * std::cos(0.2f * static_cast<float>(x)) - 0.3f;
+            map(x, y, 0) = 1.05f * static_cast<float>(x) + 0.37f;
+            map(x, y, 1) = 0.93f * static_cast<float>(y) + 0.61f;
+        }
+    // (x, y, channel, value): NaN and infinities of both signs, in lane 0, mid-lane and the tail
+    const struct {
+        int x, y, c;
+        float v;
+    } bad[] = {{0, 0, 0, nan}, {5, 3, 1, inf}, {12, 7, 0, -inf}, {36, 9, 1, nan}, {33, 22, 0, inf}};
+    for (const auto& b : bad) flow(b.x, b.y, b.c) = map(b.x, b.y, b.c) = b.v;
+    for (const Transform& t :
+         {Transform::make_flow(flow.view()), Transform::make_remap(map.view())}) {
+        for_each_interp_border(0.75f, [&](WarpOptions o) {
+            SCOPED_TRACE(std::string(to_string(o.interp)) + " " + to_string(o.border));
+            test::expect_error([&] { run<float>(src.view(), w, h, t, o, Backend::Cpu, 1); },
+                               ErrorCode::InvalidArgument, "(x 0, y 0, channel 0) is NaN");
+            o.check_field = false;
+            const Image<float> want = run<float>(src.view(), w, h, t, o, Backend::Reference, 1);
+            const Image<float> got = run<float>(src.view(), w, h, t, o, Backend::Cpu, 1);
+            for (const auto& b : bad) {
+                EXPECT_EQ(want(b.x, b.y), 0.75f);
+                EXPECT_EQ(got(b.x, b.y), 0.75f);
+            }
+            EXPECT_TRUE(images_near(got.view(), want.view(), kCpuTol));
+        });
+    }
+}
+
 // ---------------------------------------------------------------- errors
 TEST(WarpErrors, EveryPathThrowsANamedError) {
     Image<float> src = random_image<float>(8, 6, 1, 1), dst(8, 6, 1), dst3(8, 6, 3);

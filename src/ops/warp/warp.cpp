@@ -59,11 +59,20 @@ void check_homography(const Homography& hm) {
         fail("the homography is singular (determinant " + std::to_string(det) + ")");
 }
 
-// The field's checks: not empty, 2 channels, dst's size, the images' memory, every value
-// finite (host fields: find_nonfinite_host on ctx.threads; device fields: on the device, which
-// synchronizes ctx.cuda_stream).
+// The field's first non-finite value, at row-major index i of its (dx, dy) / (u, v) samples
+// (w pixels per row), is NaN or infinite: the error.
+[[noreturn]] void fail_nonfinite(const char* what, int w, std::int64_t i, bool nan) {
+    const std::int64_t y = i / (2 * std::int64_t{w}), r = i % (2 * std::int64_t{w});
+    fail(std::string("the ") + what + " field value at (x " + std::to_string(r / 2) + ", y " +
+         std::to_string(y) + ", channel " + std::to_string(r % 2) + ") is " +
+         (nan ? "NaN" : "infinite") + "; the field must be finite");
+}
+
+// The field's checks: not empty, 2 channels, dst's size, the images' memory and, for a host
+// field with `values`, every value finite (find_nonfinite_host on ctx.threads). A device field's
+// values are checked by the warp kernels themselves (warp_impl).
 void check_field(const ImageView<const float>& f, int w, int h, Location loc, const char* what,
-                 const Context& ctx) {
+                 bool values, const Context& ctx) {
     if (f.empty() || f.data() == nullptr) fail(std::string("the ") + what + " field is empty");
     if (f.channels() != 2)
         fail(std::string("the ") + what + " field has " + std::to_string(f.channels()) +
@@ -75,23 +84,12 @@ void check_field(const ImageView<const float>& f, int w, int h, Location loc, co
     if (f.location() != loc)
         fail(std::string("the ") + what + " field is in " + to_string(f.location()) +
              " memory but the images are in " + to_string(loc) + " memory");
-    std::int64_t bad = -1;
-    if (loc == Location::Host) {
-        bad = find_nonfinite_host(f.data(), std::ptrdiff_t{w} * 2, h, f.stride(), ctx.threads);
-    } else {
-#if UPRES_HAVE_CUDA
-        bad = cuda::find_nonfinite_device(span_of(f), ctx.cuda_stream);
-#endif
-    }
+    if (!values || loc != Location::Host) return;
+    const std::int64_t bad =
+        find_nonfinite_host(f.data(), std::ptrdiff_t{w} * 2, h, f.stride(), ctx.threads);
     if (bad >= 0) {
         const std::int64_t y = bad / (2 * std::int64_t{w}), i = bad % (2 * std::int64_t{w});
-        // The value itself is read on the host only (a device field's is not copied back).
-        const char* kind = "not finite (NaN or infinite)";
-        if (loc == Location::Host)
-            kind = std::isnan(f.row(static_cast<int>(y))[i]) ? "NaN" : "infinite";
-        fail(std::string("the ") + what + " field value at (x " + std::to_string(i / 2) + ", y " +
-             std::to_string(y) + ", channel " + std::to_string(i % 2) + ") is " + kind +
-             "; the field must be finite");
+        fail_nonfinite(what, w, bad, std::isnan(f.row(static_cast<int>(y))[i]));
     }
 }
 
@@ -283,7 +281,7 @@ FloatImage bspline_coefficients(ImageView<const T> src, int pad, Border border, 
 
 template <class T>
 void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, const WarpOptions& opts,
-              const Context& ctx);
+              const Context& ctx, unsigned long long* field_bad);
 
 // Validation (every check before any work), then warp_run.
 template <class T>
@@ -309,22 +307,38 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
         case Transform::Kind::Resize:
             break;
         case Transform::Kind::Remap:
-            check_field(t.field, dst.width(), dst.height(), src.location(), "remap", ctx);
-            break;
         case Transform::Kind::Flow:
-            check_field(t.field, dst.width(), dst.height(), src.location(), "flow", ctx);
+            check_field(t.field, dst.width(), dst.height(), src.location(),
+                        t.kind == Transform::Kind::Flow ? "flow" : "remap", opts.check_field, ctx);
             break;
         default:
             fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
     }
-    warp_run<T>(src, dst, t, opts, ctx);
+#if UPRES_HAVE_CUDA
+    // A device field's values: every kernel reports the outputs whose entry is not finite into
+    // one device word (WarpPlan::field_bad), read back after the warp (one synchronization, no
+    // separate pass over the field; a scan before the warp cost a read of the field and a round
+    // trip to the host: docs/ops/warp.md 9.3, round 24).
+    if ((t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow) && opts.check_field &&
+        src.on_device()) {
+        const cuda::NonfiniteReport report(ctx.cuda_stream, "warp (field check)");
+        warp_run<T>(src, dst, t, opts, ctx, report.device());
+        const std::int64_t code = report.read();
+        if (code >= 0)
+            fail_nonfinite(t.kind == Transform::Kind::Flow ? "flow" : "remap", dst.width(),
+                           code >> 1, (code & 1) != 0);
+        return;
+    }
+#endif
+    warp_run<T>(src, dst, t, opts, ctx, nullptr);
 }
 
 // The warp itself, on arguments warp_impl has validated (the staged call below reuses that
 // validation: its device copies have the same shapes and values, so the field is scanned once).
+// field_bad: WarpPlan::field_bad (device fields; nullptr: not checked here).
 template <class T>
 void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, const WarpOptions& opts,
-              const Context& ctx) {
+              const Context& ctx, unsigned long long* field_bad) {
     const Backend b = resolve_backend(ctx, src.location(), kOp);
     if (opts.fast_texture && b != Backend::Cuda)
         fail(std::string("fast_texture (hardware texture filtering) needs the cuda backend, not ") +
@@ -342,7 +356,7 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
         }
         Context dctx = ctx;
         dctx.backend = Backend::Cuda;
-        warp_run<T>(ds.view(), dd.view(), td, opts, dctx);
+        warp_run<T>(ds.view(), dd.view(), td, opts, dctx, nullptr);
         copy(ImageView<const T>(dd.view()), dst, ctx.cuda_stream);
         synchronize(ctx);
         return;
@@ -351,7 +365,8 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
 #endif
     }
 
-    const WarpPlan p = make_plan(t, opts, src.width(), src.height(), dst.width(), dst.height());
+    WarpPlan p = make_plan(t, opts, src.width(), src.height(), dst.width(), dst.height());
+    p.field_bad = field_bad;
 #if UPRES_HAVE_CUDA
     // CUDA + exact prefilter on float 1-channel images: the recursive fused kernel (prefilter
     // recursions in shared memory + interpolation, warp_cuda.hpp) where it is the measured faster

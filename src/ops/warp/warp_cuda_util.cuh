@@ -60,17 +60,29 @@ inline bool axis_aligned(const WarpPlan& p) {
            p.m[1] == 0.0 && p.m[3] == 0.0;
 }
 
+// A non-finite field entry (a, b) of output (x, y): reports it into p.field_bad (if set) as
+// (2 (y w + x) + c) * 2 + nan, c the first non-finite channel and nan whether that value is a
+// NaN; the smallest code wins, i.e. the first non-finite value in row-major order (decoded by
+// warp.cpp). Every kernel that reads a field reads each output's entry through input_point (the
+// split kernels send non-finite entries to warp_one), so every such output reports.
+static __device__ __noinline__ void report_nonfinite(const WarpPlan& p, int x, int y, float a,
+                                                     float b) {
+    if (p.field_bad == nullptr) return;
+    const int c = isfinite(a) ? 1 : 0;
+    const unsigned long long i = (static_cast<unsigned long long>(y) * p.field.width + x) * 2 + c;
+    atomicMin(p.field_bad, i * 2 + (isnan(c == 0 ? a : b) ? 1 : 0));
+}
+
 // Input coordinate of output (x, y) in the source span (pad included), as ref/cpu.
 __device__ __forceinline__ void input_point(const WarpPlan& p, const double m[9], int x, int y,
                                             double& u, double& v) {
-    if (p.kind == Transform::Kind::Remap) {
+    if (p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow) {
         const float* f = p.field.row(y) + 2 * x;
-        u = __ldg(f);
-        v = __ldg(f + 1);
-    } else if (p.kind == Transform::Kind::Flow) {
-        const float* f = p.field.row(y) + 2 * x;
-        u = x + static_cast<double>(__ldg(f));
-        v = y + static_cast<double>(__ldg(f + 1));
+        const float a = __ldg(f), b = __ldg(f + 1);
+        if (!(isfinite(a) && isfinite(b))) report_nonfinite(p, x, y, a, b);
+        const bool flow = p.kind == Transform::Kind::Flow;
+        u = (flow ? x : 0) + static_cast<double>(a);
+        v = (flow ? y : 0) + static_cast<double>(b);
     } else {
         map_matrix_host_rounding(m, p.kind, x, y, u, v);
     }
