@@ -330,8 +330,9 @@ Image<float> device_flow_field(int n) {
 // field itself), 4 a u8 grey rotation, bilinear, 5 a u8 RGB rotation, bilinear, 6 a u16 grey
 // rotation, Keys cubic, 7 a u16 grey keystone, bilinear, 8 a u8 RGB rotation, Keys cubic, 9 a
 // float RGB rotation, bilinear, 10 a u8 RGBA rotation, bilinear, 11 a float RGBA rotation,
-// bilinear;
-// range(1): the schedule, 0 the default, 1 the per-output kernel, 4 no tiled kernel. Bytes:
+// bilinear, 12 a u16 RGBA rotation, bilinear, 13 a u8 RGBA rotation, Keys cubic;
+// range(1): the schedule, 0 the default, 1 the per-output kernel, 2 the tiled kernel, 4 no tiled
+// kernel. Bytes:
 // input and output, plus the 2-float field of the flow warps.
 template <class T>
 void time_schedule(benchmark::State& state, int c, const WarpPlan& p, double extra_bytes) {
@@ -357,7 +358,7 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
     if (!require_cuda(state)) return;
     const int kase = static_cast<int>(state.range(0)), n = 2048;
     const bool flow = kase == 0 || kase == 1 || kase == 3, persp = kase == 7;
-    const bool cubic = kase == 1 || kase == 6 || kase == 8;
+    const bool cubic = kase == 1 || kase == 6 || kase == 8 || kase == 13;
     const Transform::Kind kind = flow    ? Transform::Kind::Flow
                                  : persp ? Transform::Kind::Perspective
                                          : Transform::Kind::Affine;
@@ -371,8 +372,8 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
     }
     const double fb = flow ? 8.0 * n * n : 0.0;
     // Per case: the sample type (0 u16, 1 u8, 2 float) and the channel count.
-    constexpr int kType[] = {0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 1, 2};
-    constexpr int kChannels[] = {1, 1, 1, 2, 1, 3, 1, 1, 3, 3, 4, 4};
+    constexpr int kType[] = {0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 1, 2, 0, 1};
+    constexpr int kChannels[] = {1, 1, 1, 2, 1, 3, 1, 1, 3, 3, 4, 4, 4, 4};
     if (kType[kase] == 2)
         time_schedule<float>(state, kChannels[kase], p, fb);
     else if (kType[kase] == 1)
@@ -383,8 +384,9 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
         "u16 flow linear",           "u16 flow cubic",        "u16 rotate linear",
         "f32 2-channel flow linear", "u8 rotate linear",      "u8 rgb rotate linear",
         "u16 rotate cubic",          "u16 keystone linear",   "u8 rgb rotate cubic",
-        "f32 rgb rotate linear",     "u8 rgba rotate linear", "f32 rgba rotate linear"};
-    const char* const sched[] = {"", " per-output", "", "", " no tiled"};
+        "f32 rgb rotate linear",     "u8 rgba rotate linear", "f32 rgba rotate linear",
+        "u16 rgba rotate linear",    "u8 rgba rotate cubic"};
+    const char* const sched[] = {"", " per-output", " tiled", "", " no tiled"};
     state.SetLabel(std::string(names[kase]) + sched[p.cuda_schedule]);
 }
 
@@ -596,7 +598,8 @@ BENCHMARK(Cuda_WarpVideo)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpSplitTypes)
     ->ArgsProduct({{0, 1, 3}, {0, 1}})
-    ->ArgsProduct({{2, 4, 5, 6, 7, 8, 9, 10, 11}, {0, 4, 1}})
+    ->ArgsProduct({{2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {0, 4, 1}})
+    ->ArgsProduct({{10, 12, 13}, {2}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

@@ -359,10 +359,47 @@ TEST(CudaWarp, DeviceSubViews) {
 }
 #endif
 
-// Remap and flow fields in device memory are checked for NaN / Inf on the device (issue 3,
-// item 8), as host fields are on the host: the error names the first non-finite value's
-// position, also in a sub-view of a larger field (row stride beyond the width), and a finite
-// field still warps.
+// 4-channel pixels are read and written as one vector where the data pointer and row stride keep
+// every pixel aligned (every upres image), sample by sample otherwise: images 1 sample off
+// alignment with a row stride of 4 w + 1 samples take the per-sample path with the same results
+// (u8, u16, float; the split kernel, the tiled kernel and the per-output kernel).
+TEST(CudaWarp, UnalignedFourChannelPixels) {
+    UPRES_REQUIRE_GPU();
+    auto run_type = [](auto zero) {
+        using T = decltype(zero);
+        const int w = 61, h = 47, ow = 53, oh = 44;
+        const Image<T> src = random_image<T>(w, h, 4, 670);
+        const std::ptrdiff_t ss = 4 * w + 1, ds = 4 * ow + 1;
+        // One row of raw storage each, 1 sample of offset, rows ss / ds samples apart.
+        Image<T> sraw(static_cast<int>(ss * h + 1), 1, 1),
+            draw(static_cast<int>(ds * oh + 1), 1, 1);
+        for (int y = 0; y < h; ++y)
+            for (int i = 0; i < 4 * w; ++i)
+                sraw.view().row(0)[1 + y * ss + i] = src.view().row(y)[i];
+        const Image<T> dsraw = clone(sraw.view(), Location::Device);
+        Image<T> ddraw = clone(draw.view(), Location::Device);
+        const ImageView<const T> dsrc(dsraw.data() + 1, w, h, 4, ss, Location::Device);
+        const ImageView<T> ddst(ddraw.data() + 1, ow, oh, 4, ds, Location::Device);
+        for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::Nearest}) {
+            SCOPED_TRACE(to_string(interp));
+            WarpOptions o;
+            o.interp = interp;
+            const Transform t = Transform::make_rotation(-28.0, w, h);
+            warp(dsrc, ddst, t, o, cuda_ctx());
+            const Image<T> back = clone(ImageView<const T>(ddraw.view()));
+            Image<T> got(ow, oh, 4), want(ow, oh, 4);
+            for (int y = 0; y < oh; ++y)
+                for (int i = 0; i < 4 * ow; ++i)
+                    got.view().row(y)[i] = back.view().row(0)[1 + y * ds + i];
+            warp(src.view(), want.view(), t, o, ref_ctx());
+            EXPECT_TRUE(check_close<T>(got.view(), want.view(), interp, exact_tol<T>(interp)));
+        }
+    };
+    run_type(std::uint8_t{});
+    run_type(std::uint16_t{});
+    run_type(float{});
+}
+
 // A device field's non-finite values are found by the warp kernels themselves: every kernel
 // that reads a field (the per-output one for Nearest, the split field kernel for Linear, Keys and
 // B-spline, the texture one for fast_texture) reports the first one in row-major order, NaN or

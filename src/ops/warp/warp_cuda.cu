@@ -15,16 +15,18 @@
 //    kept in registers while it walks down the column (1080p -> 4K u8 luma Keys 27 us against
 //    58 us tiled, H200; docs/ops/warp.md 9.3, round 15);
 //  * other Affine maps with Linear, Keys cubic or B-spline on float samples (the image, or the
-//    B-spline coefficients; 1, 3, 4 channels), and Keys cubic on u8 / u16 images (staged as
-//    float): warp_tile_lean_kernel, the tiled affine schedule of
+//    B-spline coefficients; 1, 3, 4 channels), and Linear (1 or 3 channels) or Keys cubic on
+//    u8 / u16 images (staged as float): warp_tile_lean_kernel, the tiled affine schedule of
 //    warp_cuda_util.cuh (each block stages its 32 x 32 tile's input box in shared memory, already
 //    border-extended; float coordinates stepped from the tile origin; no border logic per output);
 //    box constants per plan from the host (LeanGrid), shared-memory pitch chosen per plan for
 //    few bank conflicts (bank_pitch), float4 cp.async staging of interior boxes;
-//  * other Affine maps with Linear on u8 sources (and plans whose boxes do not fit):
+//  * other Affine maps with Linear on u8 / u16 RGBA (and plans whose boxes do not fit):
 //    warp_affine_kernel, coordinates split once per thread in double and stepped in
 //    float; when all 4 outputs of a thread are interior, their taps are loaded with no branch in
 //    between (ILP); the others take the exact per-output path above;
+//  * 4-channel pixels are loaded (interior taps) and stored as one 4-, 8- or 16-byte vector
+//    where the image keeps every pixel aligned (pixel_aligned), sample by sample otherwise;
 //  * resize with antialias: one thread per output, per-axis taps and weights from
 //    warp_math.hpp's resize_aa_* in double, normalised, in the reference's order.
 // Measured on an H200 (bench/warp_bench.cpp; docs/ops/warp.md section 9.3).
@@ -79,6 +81,87 @@ __device__ __forceinline__ float load(const S* p) {
         return int_sample_to_float(__ldg(p));
 }
 
+// Pixels of 2 or 4 channels as one vector access (uchar4, ushort4, float4, ...): where the span's
+// data pointer and row stride keep every pixel aligned to C * sizeof(T) bytes, true of every
+// image upres allocates and of sub-views at any pixel. The samples and the arithmetic on them
+// are those of the per-sample path, so the results are the same bits.
+template <class T, int C>
+__device__ __forceinline__ bool pixel_aligned(const T* data, std::ptrdiff_t stride) {
+    if constexpr (C == 2 || C == 4)
+        return (reinterpret_cast<std::uintptr_t>(data) % (C * sizeof(T))) == 0 && stride % C == 0;
+    else
+        return (void)data, (void)stride, false;
+}
+
+// A u8 byte b (0-3) of w, or a u16 half h (0-1), as float: PRMT places it under the exponent
+// bits of 2^23 (int_sample_to_float without a separate extraction).
+__device__ __forceinline__ float byte_to_float(unsigned w, int b) {
+    return __fsub_rn(__uint_as_float(__byte_perm(w, 0x4Bu, 0x4550u | b)), 8388608.0f);
+}
+__device__ __forceinline__ float half_to_float(unsigned w, int h) {
+    return __fsub_rn(__uint_as_float(__byte_perm(w, 0x4Bu, h ? 0x4532u : 0x4510u)), 8388608.0f);
+}
+
+// The C samples of the pixel at p (pixel_aligned) as floats.
+template <class S, int C>
+__device__ __forceinline__ void load_pixel(const S* p, float (&v)[C]) {
+    static_assert(C == 2 || C == 4, "2 or 4 channels");
+    if constexpr (std::is_same_v<S, float>) {
+        if constexpr (C == 4) {
+            const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+            v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        } else {
+            const float2 q = __ldg(reinterpret_cast<const float2*>(p));
+            v[0] = q.x, v[1] = q.y;
+        }
+    } else if constexpr (sizeof(S) == 1) {
+        unsigned w;
+        if constexpr (C == 4)
+            w = __ldg(reinterpret_cast<const unsigned*>(p));
+        else
+            w = __ldg(reinterpret_cast<const unsigned short*>(p));
+#pragma unroll
+        for (int c = 0; c < C; ++c) v[c] = byte_to_float(w, c);
+    } else {
+        if constexpr (C == 4) {
+            const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
+            v[0] = half_to_float(q.x, 0), v[1] = half_to_float(q.x, 1);
+            v[2] = half_to_float(q.y, 0), v[3] = half_to_float(q.y, 1);
+        } else {
+            const unsigned w = __ldg(reinterpret_cast<const unsigned*>(p));
+            v[0] = half_to_float(w, 0), v[1] = half_to_float(w, 1);
+        }
+    }
+}
+
+// Stores the C values of one pixel at o (pixel_aligned) as one vector, each saturated as store().
+template <class D, int C>
+__device__ __forceinline__ void store_pixel(D* o, const float* v) {
+    static_assert(C == 2 || C == 4, "2 or 4 channels");
+    if constexpr (std::is_same_v<D, float>) {
+        if constexpr (C == 4)
+            *reinterpret_cast<float4*>(o) = make_float4(v[0], v[1], v[2], v[3]);
+        else
+            *reinterpret_cast<float2*>(o) = make_float2(v[0], v[1]);
+    } else if constexpr (sizeof(D) == 1) {
+        if constexpr (C == 4)
+            *reinterpret_cast<uchar4*>(o) =
+                make_uchar4(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]),
+                            saturate_from_float<D>(v[2]), saturate_from_float<D>(v[3]));
+        else
+            *reinterpret_cast<uchar2*>(o) =
+                make_uchar2(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]));
+    } else {
+        if constexpr (C == 4)
+            *reinterpret_cast<ushort4*>(o) =
+                make_ushort4(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]),
+                             saturate_from_float<D>(v[2]), saturate_from_float<D>(v[3]));
+        else
+            *reinterpret_cast<ushort2*>(o) =
+                make_ushort2(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]));
+    }
+}
+
 // One sample of a shared-memory box: float copied asynchronously (the caller commits and waits),
 // u8 / u16 loaded and converted.
 template <class S>
@@ -111,6 +194,30 @@ __device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, flo
     const S* base = src.row(iy) + static_cast<std::ptrdiff_t>(ix) * C;
 #pragma unroll
     for (int c = 0; c < C; ++c) out[c] = 0.0f;
+    // 4 channels: one vector load per tap where aligned (u8 RGBA rotation on the split kernel,
+    // H200: 66.2 -> 44.7 us). 2 channels keep the per-sample loads: the vector path made the
+    // 2-channel float flow warp slower (41.8 -> 51.3 us; docs/ops/warp.md 9.3, round 24).
+    if constexpr (C == 4) {
+        if (pixel_aligned<S, C>(src.data, src.stride)) {
+#pragma unroll
+            for (int j = 0; j < K; ++j) {
+                const S* r = base + j * src.stride;
+                float racc[C];
+#pragma unroll
+                for (int c = 0; c < C; ++c) racc[c] = 0.0f;
+#pragma unroll
+                for (int k = 0; k < K; ++k) {
+                    float px[C];
+                    load_pixel<S, C>(r + k * C, px);
+#pragma unroll
+                    for (int c = 0; c < C; ++c) racc[c] += wx[k] * px[c];
+                }
+#pragma unroll
+                for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
+            }
+            return;
+        }
+    }
 #pragma unroll
     for (int j = 0; j < K; ++j) {
         const S* r = base + j * src.stride;
@@ -129,6 +236,12 @@ __device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, flo
 template <class D, int C>
 __device__ __forceinline__ void store(Span2D<D> dst, int x, int y, const float* v) {
     D* o = dst.row(y) + x * C;
+    if constexpr (C == 4) {
+        if (pixel_aligned<D, C>(dst.data, dst.stride)) {
+            store_pixel<D, C>(o, v);
+            return;
+        }
+    }
 #pragma unroll
     for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(v[c]);
 }
@@ -1119,7 +1232,13 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // 22 (H100, 2048^2 rotation: u16 28.6 vs 30.7 us, u8 27.8 vs 31.0 on the split kernel).
     // plan.cuda_schedule = 1 forces the per-output kernels, 4 skips this one (tests, benchmarks).
     const bool persp = p.kind == Transform::Kind::Perspective;
-    if ((affine || persp) && p.cuda_schedule != 1 && p.cuda_schedule != 4 &&
+    // u8 / u16 RGBA with Linear: the split kernel, whose taps are one 4- or 8-byte load each
+    // (H200, 2048^2 u8 RGBA rotation: 44.7 against 53.4 us tiled; round 24). Float RGBA keeps
+    // the tiled kernel (47.5 against 65.3 us).
+    constexpr bool kIntRgbaLinear =
+        C == 4 && I == Interp::Linear && !std::is_same_v<S, float> && kSplitFast<S, D, C, I>;
+    const bool lean_first = !(kIntRgbaLinear && affine && p.cuda_schedule == 0);
+    if ((affine || persp) && lean_first && p.cuda_schedule != 1 && p.cuda_schedule != 4 &&
         launch_lean<S, D, C, I>(src, dst, p, st))
         return;
     if constexpr (I == Interp::Linear && kSplitFast<S, D, C, I>) {
