@@ -33,8 +33,8 @@ struct WarpPlan {
     // 2 channels, dst's size, in the same memory space as the images. Unused otherwise.
     Span2D<const float> field{nullptr, 0, 0, 0, 0};
     // CUDA, Remap / Flow: a device word (~0 before the launch) into which every output whose
-    // field entry is not finite reports, by atomicMin, nonfinite_code(x, y, ...) of
-    // warp_cuda_util.cuh: the smallest, i.e. the first such value in row-major order, wins.
+    // field entry is not finite reports a code by atomicMin (report_nonfinite in
+    // warp_cuda_util.cuh): the smallest, i.e. the first such value in row-major order, wins.
     // nullptr: no check (host fields are scanned before the warp; check_field = false).
     unsigned long long* field_bad = nullptr;
     Interp interp = Interp::BSpline;

@@ -81,16 +81,14 @@ __device__ __forceinline__ float load(const S* p) {
         return int_sample_to_float(__ldg(p));
 }
 
-// Pixels of 2 or 4 channels as one vector access (uchar4, ushort4, float4, ...): where the span's
-// data pointer and row stride keep every pixel aligned to C * sizeof(T) bytes, true of every
-// image upres allocates and of sub-views at any pixel. The samples and the arithmetic on them
-// are those of the per-sample path, so the results are the same bits.
-template <class T, int C>
+// 4-channel pixels as one vector access (uchar4, ushort4, float4): where the span's data pointer
+// and row stride keep every pixel aligned to 4 * sizeof(T) bytes, true of every image upres
+// allocates and of sub-views at any pixel. The samples and the arithmetic on them are those of
+// the per-sample path, so the results are the same bits. (2-channel pixels as float2 measured
+// slower: docs/ops/warp.md 9.3, round 24.)
+template <class T>
 __device__ __forceinline__ bool pixel_aligned(const T* data, std::ptrdiff_t stride) {
-    if constexpr (C == 2 || C == 4)
-        return (reinterpret_cast<std::uintptr_t>(data) % (C * sizeof(T))) == 0 && stride % C == 0;
-    else
-        return (void)data, (void)stride, false;
+    return (reinterpret_cast<std::uintptr_t>(data) % (4 * sizeof(T))) == 0 && stride % 4 == 0;
 }
 
 // A u8 byte b (0-3) of w, or a u16 half h (0-1), as float: PRMT places it under the exponent
@@ -102,63 +100,36 @@ __device__ __forceinline__ float half_to_float(unsigned w, int h) {
     return __fsub_rn(__uint_as_float(__byte_perm(w, 0x4Bu, h ? 0x4532u : 0x4510u)), 8388608.0f);
 }
 
-// The C samples of the pixel at p (pixel_aligned) as floats.
-template <class S, int C>
-__device__ __forceinline__ void load_pixel(const S* p, float (&v)[C]) {
-    static_assert(C == 2 || C == 4, "2 or 4 channels");
+// The 4 samples of the pixel at p (pixel_aligned) as floats.
+template <class S>
+__device__ __forceinline__ void load_pixel(const S* p, float (&v)[4]) {
     if constexpr (std::is_same_v<S, float>) {
-        if constexpr (C == 4) {
-            const float4 q = __ldg(reinterpret_cast<const float4*>(p));
-            v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-        } else {
-            const float2 q = __ldg(reinterpret_cast<const float2*>(p));
-            v[0] = q.x, v[1] = q.y;
-        }
+        const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+        v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
     } else if constexpr (sizeof(S) == 1) {
-        unsigned w;
-        if constexpr (C == 4)
-            w = __ldg(reinterpret_cast<const unsigned*>(p));
-        else
-            w = __ldg(reinterpret_cast<const unsigned short*>(p));
+        const unsigned w = __ldg(reinterpret_cast<const unsigned*>(p));
 #pragma unroll
-        for (int c = 0; c < C; ++c) v[c] = byte_to_float(w, c);
+        for (int c = 0; c < 4; ++c) v[c] = byte_to_float(w, c);
     } else {
-        if constexpr (C == 4) {
-            const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
-            v[0] = half_to_float(q.x, 0), v[1] = half_to_float(q.x, 1);
-            v[2] = half_to_float(q.y, 0), v[3] = half_to_float(q.y, 1);
-        } else {
-            const unsigned w = __ldg(reinterpret_cast<const unsigned*>(p));
-            v[0] = half_to_float(w, 0), v[1] = half_to_float(w, 1);
-        }
+        const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
+        v[0] = half_to_float(q.x, 0), v[1] = half_to_float(q.x, 1);
+        v[2] = half_to_float(q.y, 0), v[3] = half_to_float(q.y, 1);
     }
 }
 
-// Stores the C values of one pixel at o (pixel_aligned) as one vector, each saturated as store().
-template <class D, int C>
+// Stores the 4 values of one pixel at o (pixel_aligned) as one vector, each saturated as store().
+template <class D>
 __device__ __forceinline__ void store_pixel(D* o, const float* v) {
-    static_assert(C == 2 || C == 4, "2 or 4 channels");
     if constexpr (std::is_same_v<D, float>) {
-        if constexpr (C == 4)
-            *reinterpret_cast<float4*>(o) = make_float4(v[0], v[1], v[2], v[3]);
-        else
-            *reinterpret_cast<float2*>(o) = make_float2(v[0], v[1]);
+        *reinterpret_cast<float4*>(o) = make_float4(v[0], v[1], v[2], v[3]);
     } else if constexpr (sizeof(D) == 1) {
-        if constexpr (C == 4)
-            *reinterpret_cast<uchar4*>(o) =
-                make_uchar4(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]),
-                            saturate_from_float<D>(v[2]), saturate_from_float<D>(v[3]));
-        else
-            *reinterpret_cast<uchar2*>(o) =
-                make_uchar2(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]));
+        *reinterpret_cast<uchar4*>(o) =
+            make_uchar4(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]),
+                        saturate_from_float<D>(v[2]), saturate_from_float<D>(v[3]));
     } else {
-        if constexpr (C == 4)
-            *reinterpret_cast<ushort4*>(o) =
-                make_ushort4(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]),
-                             saturate_from_float<D>(v[2]), saturate_from_float<D>(v[3]));
-        else
-            *reinterpret_cast<ushort2*>(o) =
-                make_ushort2(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]));
+        *reinterpret_cast<ushort4*>(o) =
+            make_ushort4(saturate_from_float<D>(v[0]), saturate_from_float<D>(v[1]),
+                         saturate_from_float<D>(v[2]), saturate_from_float<D>(v[3]));
     }
 }
 
@@ -200,7 +171,7 @@ __device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, flo
     // tap loop is written out twice on purpose: one template for both (a bool parameter choosing
     // the load) compiled the u16 RGBA rotation 14% slower (H200: 50.5 -> 57.8 us).
     if constexpr (C == 4) {
-        if (pixel_aligned<S, C>(src.data, src.stride)) {
+        if (pixel_aligned<S>(src.data, src.stride)) {
 #pragma unroll
             for (int j = 0; j < K; ++j) {
                 const S* r = base + j * src.stride;
@@ -210,7 +181,7 @@ __device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, flo
 #pragma unroll
                 for (int k = 0; k < K; ++k) {
                     float px[C];
-                    load_pixel<S, C>(r + k * C, px);
+                    load_pixel<S>(r + k * C, px);
 #pragma unroll
                     for (int c = 0; c < C; ++c) racc[c] += wx[k] * px[c];
                 }
@@ -239,8 +210,8 @@ template <class D, int C>
 __device__ __forceinline__ void store(Span2D<D> dst, int x, int y, const float* v) {
     D* o = dst.row(y) + x * C;
     if constexpr (C == 4) {
-        if (pixel_aligned<D, C>(dst.data, dst.stride)) {
-            store_pixel<D, C>(o, v);
+        if (pixel_aligned<D>(dst.data, dst.stride)) {
+            store_pixel<D>(o, v);
             return;
         }
     }
