@@ -297,6 +297,7 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
              to_string(dst.location()) + " memory (both must live in the same place)");
     if (overlaps(src, dst)) fail("source and destination overlap (no in-place warps)");
     check_options(opts, t);
+    const char* field_name = t.kind == Transform::Kind::Flow ? "flow" : "remap";
     switch (t.kind) {
         case Transform::Kind::Affine:
             check_affine(t.affine);
@@ -308,8 +309,8 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
             break;
         case Transform::Kind::Remap:
         case Transform::Kind::Flow:
-            check_field(t.field, dst.width(), dst.height(), src.location(),
-                        t.kind == Transform::Kind::Flow ? "flow" : "remap", opts.check_field, ctx);
+            check_field(t.field, dst.width(), dst.height(), src.location(), field_name,
+                        opts.check_field, ctx);
             break;
         default:
             fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
@@ -319,14 +320,12 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
     // one device word (WarpPlan::field_bad), read back after the warp (one synchronization, no
     // separate pass over the field; a scan before the warp cost a read of the field and a round
     // trip to the host: docs/ops/warp.md 9.3, round 24).
-    if ((t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow) && opts.check_field &&
-        src.on_device()) {
+    const bool has_field = t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow;
+    if (has_field && opts.check_field && src.on_device()) {
         const cuda::NonfiniteReport report(ctx.cuda_stream, "warp (field check)");
         warp_run<T>(src, dst, t, opts, ctx, report.device());
         const std::int64_t code = report.read();
-        if (code >= 0)
-            fail_nonfinite(t.kind == Transform::Kind::Flow ? "flow" : "remap", dst.width(),
-                           code >> 1, (code & 1) != 0);
+        if (code >= 0) fail_nonfinite(field_name, dst.width(), code >> 1, (code & 1) != 0);
         return;
     }
 #endif
