@@ -260,15 +260,20 @@ void Cuda_WarpRotateAngle(benchmark::State& state) {
 
 // Rotation by 30 degrees with a scale of 0.7 about the centre: every output maps well inside the
 // source (no output takes the border rule), to separate the interior cost from the border cost.
-void Cuda_WarpRotateInside(benchmark::State& state) {
-    const Mode mode = static_cast<Mode>(state.range(0));
-    const int n = static_cast<int>(state.range(1));
+// (tools/peers/peers_npp.py's inside() is the same matrix, for nppiWarpAffineBack.)
+Affine rotation_inside(int n) {
     Affine a = rotation(30.0, n, n);
     const double c = 0.5 * (n - 1);
     for (int i : {0, 1, 3, 4}) a.m[i] *= 0.7;
     a.m[2] = c - a.m[0] * c - a.m[1] * c;
     a.m[5] = c - a.m[3] * c - a.m[4] * c;
-    run_warp(state, mode, n, n, n, n, plan_for(mode, a, Transform::Kind::Affine));
+    return a;
+}
+
+void Cuda_WarpRotateInside(benchmark::State& state) {
+    const Mode mode = static_cast<Mode>(state.range(0));
+    const int n = static_cast<int>(state.range(1));
+    run_warp(state, mode, n, n, n, n, plan_for(mode, rotation_inside(n), Transform::Kind::Affine));
 }
 
 // The resize of sw x sh to dw x dh as the Affine that plan_for takes.
@@ -330,7 +335,10 @@ Image<float> device_flow_field(int n) {
 // field itself), 4 a u8 grey rotation, bilinear, 5 a u8 RGB rotation, bilinear, 6 a u16 grey
 // rotation, Keys cubic, 7 a u16 grey keystone, bilinear, 8 a u8 RGB rotation, Keys cubic, 9 a
 // float RGB rotation, bilinear, 10 a u8 RGBA rotation, bilinear, 11 a float RGBA rotation,
-// bilinear, 12 a u16 RGBA rotation, bilinear, 13 a u8 RGBA rotation, Keys cubic;
+// bilinear, 12 a u16 RGBA rotation, bilinear, 13 a u8 RGBA rotation, Keys cubic, 14 and 15 a u16
+// and a u8 grey rotation scaled by 0.7 (rotation_inside: every output interior), bilinear (the
+// NPP peers npp_warpaffine_linear_inside_*, which do the same work: no output maps outside), 16
+// a float grey rotation, bilinear (Cuda_WarpRotate/1 on this benchmark's schedules);
 // range(1): the schedule, 0 the default, 1 the per-output kernel, 2 the tiled kernel, 4 no tiled
 // kernel. Bytes:
 // input and output, plus the 2-float field of the flow warps.
@@ -362,7 +370,9 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
     const Transform::Kind kind = flow    ? Transform::Kind::Flow
                                  : persp ? Transform::Kind::Perspective
                                          : Transform::Kind::Affine;
-    WarpPlan p = plan_for(cubic ? kCubic : kLinear, rotation(flow ? 0.0 : 30.0, n, n), kind);
+    const bool inside = kase == 14 || kase == 15;  // rotation_inside: every output interior
+    WarpPlan p = plan_for(cubic ? kCubic : kLinear,
+                          inside ? rotation_inside(n) : rotation(flow ? 0.0 : 30.0, n, n), kind);
     if (persp) keystone(n, p.m);
     p.cuda_schedule = static_cast<int>(state.range(1));
     Image<float> field;  // the flow cases' field (none for the others)
@@ -372,8 +382,8 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
     }
     const double fb = flow ? 8.0 * n * n : 0.0;
     // Per case: the sample type (0 u16, 1 u8, 2 float) and the channel count.
-    constexpr int kType[] = {0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 1, 2, 0, 1};
-    constexpr int kChannels[] = {1, 1, 1, 2, 1, 3, 1, 1, 3, 3, 4, 4, 4, 4};
+    constexpr int kType[] = {0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 1, 2, 0, 1, 0, 1, 2};
+    constexpr int kChannels[] = {1, 1, 1, 2, 1, 3, 1, 1, 3, 3, 4, 4, 4, 4, 1, 1, 1};
     if (kType[kase] == 2)
         time_schedule<float>(state, kChannels[kase], p, fb);
     else if (kType[kase] == 1)
@@ -385,7 +395,8 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
         "f32 2-channel flow linear", "u8 rotate linear",      "u8 rgb rotate linear",
         "u16 rotate cubic",          "u16 keystone linear",   "u8 rgb rotate cubic",
         "f32 rgb rotate linear",     "u8 rgba rotate linear", "f32 rgba rotate linear",
-        "u16 rgba rotate linear",    "u8 rgba rotate cubic"};
+        "u16 rgba rotate linear",    "u8 rgba rotate cubic",  "u16 rotate inside linear",
+        "u8 rotate inside linear",   "f32 rotate linear"};
     const char* const sched[] = {"", " per-output", " tiled", "", " no tiled"};
     state.SetLabel(std::string(names[kase]) + sched[p.cuda_schedule]);
 }
@@ -598,8 +609,8 @@ BENCHMARK(Cuda_WarpVideo)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpSplitTypes)
     ->ArgsProduct({{0, 1, 3}, {0, 1}})
-    ->ArgsProduct({{2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {0, 4, 1}})
-    ->ArgsProduct({{10, 12, 13}, {2}})
+    ->ArgsProduct({{2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {0, 4, 1}})
+    ->ArgsProduct({{2, 4, 10, 12, 13}, {2}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

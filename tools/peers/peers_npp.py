@@ -209,6 +209,64 @@ for _fname, _dtype, _c, _case, _interp, _name in (
         lambda ctx, f=_fname, d=_dtype, c=_c, it=_interp: _rotate(ctx, it, f, d, c))
 
 
+def inside(n=2048):
+    """bench/warp_bench.cpp's rotation_inside(): the 30-degree rotation about the centre scaled
+    by 0.7 (output -> input, rows of a 2 x 3 matrix); every output maps well inside the source."""
+    c, s, xc = 0.7 * math.cos(math.pi / 6), 0.7 * math.sin(math.pi / 6), 0.5 * (n - 1)
+    return [[c, -s, xc - c * xc + s * xc], [s, c, xc - s * xc - c * xc]]
+
+
+def _affine_back(ctx, interp, fname, dtype, coeffs, label):
+    """nppiWarpAffineBack_<type>_C1R_Ctx (output -> input 2 x 3 matrix, as upres's Affine)."""
+    torch = ctx.need("torch")
+    lib = _npp()
+    try:
+        fn = getattr(lib, fname)
+    except AttributeError as e:
+        raise Unavailable(f"this NPP has no {fname} ({e})")
+    fn.restype = ctypes.c_int
+    n = 2048
+    esize = {"uint8": 1, "uint16": 2, "float32": 4}[dtype]
+    nbytes = 2 * esize * n * n
+    xs = [ctx.torch_random((n, n), dtype) for _ in range(ctx.sets(nbytes))]
+    outs = [torch.zeros_like(x) for x in xs]
+    sctx = _stream_ctx(torch)
+    c = ((ctypes.c_double * 3) * 2)(*[(ctypes.c_double * 3)(*row) for row in coeffs])
+    size, rect = NppiSize(n, n), NppiRect(0, 0, n, n)
+
+    def run(i):
+        k = i % len(xs)
+        _checked(fn, ctypes.c_void_p(xs[k].data_ptr()), size, esize * n, rect,
+                 ctypes.c_void_p(outs[k].data_ptr()), esize * n, rect, c, interp, sctx)
+
+    run(0)
+    torch.cuda.synchronize()
+    return Work(run, pixels=n * n, bytes=nbytes, sets=len(xs),
+                info={"npp": fname, "interp": interp, "map": label,
+                      "size": f"{n}x{n}x1 {dtype}"})
+
+
+# The same work on both sides: the rotation scaled by 0.7 maps every output inside the source, so
+# NPP writes every output as upres does (nppiRotate leaves the ~14% of outputs of the plain
+# 30-degree rotation that map outside unwritten, where upres computes the mirrored value).
+# upres_bench: Cuda_WarpRotateInside/1/2048 (float), Cuda_WarpSplitTypes/14/0 (u16) and /15/0
+# (u8). And nppiWarpAffineBack on the plain rotation, against nppiRotate's kernel.
+for _fname, _dtype, _ours, _name in (
+        ("nppiWarpAffineBack_32f_C1R_Ctx", "float32", "Cuda_WarpRotateInside/1/2048", "f32"),
+        ("nppiWarpAffineBack_16u_C1R_Ctx", "uint16", "Cuda_WarpSplitTypes/14/0/", "u16"),
+        ("nppiWarpAffineBack_8u_C1R_Ctx", "uint8", "Cuda_WarpSplitTypes/15/0/", "u8")):
+    peer(f"npp_warpaffine_linear_inside_2048_{_name}", kind="torch", ours=_ours,
+         note=f"{_fname}(30-degree rotation scaled by 0.7 about the centre, NPPI_INTER_LINEAR): "
+              "every output maps inside, so both sides write every output")(
+        lambda ctx, f=_fname, d=_dtype: _affine_back(ctx, NPPI_INTER_LINEAR, f, d, inside(),
+                                                     "rotation 30 deg x 0.7"))
+peer("npp_warpaffine_linear_rot30_2048_f32", kind="torch", ours="Cuda_WarpRotate/1/2048",
+     note="nppiWarpAffineBack_32f_C1R_Ctx(the 30-degree rotation about the centre, "
+          "NPPI_INTER_LINEAR); outputs mapping outside are not written")(
+    lambda ctx: _affine_back(ctx, NPPI_INTER_LINEAR, "nppiWarpAffineBack_32f_C1R_Ctx", "float32",
+                             keystone()[:2], "rotation 30 deg"))
+
+
 def _perspective(ctx, interp):
     """nppiWarpPerspectiveBack_32f_C1R_Ctx with keystone() (output -> input, as upres's)."""
     torch = ctx.need("torch")
