@@ -1003,8 +1003,9 @@ void integer_tiled_vs_per_output(std::uint32_t seed, Interp interp) {
                     if constexpr (kU8) {
                         EXPECT_LE(any.over, any.total / 200) << what << ": " << describe(any);
                     }
-                    // The default picks the tiled kernel for these maps, and schedule 4 (no
-                    // tiled kernel) the split one for Linear: both the same function too.
+                    // The default (the tiled kernel for these maps, but the split one for
+                    // Linear on 1 or 4 channels) and schedule 4 (no tiled kernel: the split one
+                    // for Linear) compute the same function too.
                     if (geo < 2) {
                         const Image<T> hd = on_schedule<T>(src, p, dw, dh, 0);
                         EXPECT_TRUE(check_close<T>(hd.view(), ha.view(), interp, kTol)) << what;
@@ -1112,6 +1113,88 @@ TEST(CudaWarpField, MatchesPerOutputKernel) {
     field_vs_per_output<float>(1800);
     field_vs_per_output<std::uint8_t>(1900);
     field_vs_per_output<std::uint16_t>(2000);
+}
+
+// The split kernels' border band (round 25 of docs/ops/warp.md 9.3): outputs near or beyond the
+// border whose taps stay within one period of the image ([-(n - 1), 2n - 2]) read border-extended
+// taps at their float coordinate (sample_extended: Mirror, Reflect, Wrap, and Nearest for
+// Linear); outputs farther out, and every output of the Constant border that is not interior,
+// keep the exact per-output path, in the same warps. Against the per-output kernel (schedule 1):
+// warp_affine_kernel (Linear, schedule 4) on a rotation whose corners map outside, the same
+// rotation scaled by 3 (most outputs beyond one period, the band between them and the image) and
+// a 6 x 5 image (tiny periods); warp_field_kernel (Linear, Keys cubic, B-spline) on a flow whose
+// every 5th column and 3rd row jumps 1.3 to 2.6 image widths away (beyond one period, lanes
+// beside band and interior lanes). Float, u8, u16; 1 to 4 channels; whole images and sub-views.
+template <class T>
+void split_border_band(std::uint32_t seed) {
+    constexpr bool kInt = !std::is_same_v<T, float>;
+    constexpr double kTol = std::is_same_v<T, std::uint8_t> ? 1.0 : kInt ? 2.0 : 2e-5;
+    for (int ch : {1, 2, 3, 4}) {
+        for (int size = 0; size < 2; ++size) {
+            const int iw = size == 0 ? 157 : 6, ih = size == 0 ? 118 : 5;
+            const Image<T> host = random_image<T>(iw, ih, ch, seed++);
+            const Image<T> dev = clone(host.view(), Location::Device);
+            for (bool sub : {false, true}) {
+                if (sub && size == 1) continue;
+                const ImageView<const T> src =
+                    sub ? ImageView<const T>(dev.view()).sub(3, 2, iw - 7, ih - 5)
+                        : ImageView<const T>(dev.view());
+                const int w = src.width(), h = src.height();
+                const int dw = size == 0 ? w + 9 : 23, dh = size == 0 ? h - 5 : 19;
+                for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
+                                      Border::Nearest, Border::Constant}) {
+                    const std::string what = std::string(to_string(border)) + " channels " +
+                                             std::to_string(ch) + (sub ? " sub-view" : "") +
+                                             (size == 1 ? " 6 x 5" : "");
+                    for (double scale : {1.0, 3.0}) {
+                        WarpPlan p = rotation_plan(30.0, w, h, border);
+                        p.pad = 0;
+                        p.interp = Interp::Linear;
+                        p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                        const double cx = 0.5 * (w - 1), cy = 0.5 * (h - 1);
+                        for (int i : {0, 1, 3, 4}) p.m[i] *= scale;
+                        p.m[2] = cx - p.m[0] * cx - p.m[1] * cy;
+                        p.m[5] = cy - p.m[3] * cx - p.m[4] * cy;
+                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
+                        const Image<T> b = on_schedule(src, p, dw, dh, 4);
+                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), p.interp, kTol))
+                            << what << " affine scale " << scale;
+                    }
+                    Image<float> field(dw, dh, 2);
+                    for (int y = 0; y < dh; ++y)
+                        for (int x = 0; x < dw; ++x) {
+                            const bool far = x % 5 == 2 || y % 3 == 1;
+                            const double k = 1.3 + 0.1 * ((x + y) % 14);
+                            field(x, y, 0) = static_cast<float>(
+                                far ? (x % 2 ? k : -k) * w : 4.5 * std::sin(0.07 * y) + 0.31);
+                            field(x, y, 1) = static_cast<float>(
+                                far ? (y % 2 ? -k : k) * h : 3.5 * std::cos(0.05 * x) - 0.27);
+                        }
+                    const Image<float> dfield = clone(field.view(), Location::Device);
+                    for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::BSpline}) {
+                        if (kInt && interp == Interp::BSpline) continue;  // float coefficients
+                        WarpPlan p = rotation_plan(0.0, w, h, border);
+                        p.pad = 0;
+                        p.kind = Transform::Kind::Flow;
+                        p.field = span_of(ImageView<const float>(dfield.view()));
+                        p.interp = interp;
+                        p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
+                        const Image<T> b = on_schedule(src, p, dw, dh, 0);
+                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
+                            << what << " flow " << to_string(interp);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(CudaWarpSplit, BorderBandMatchesPerOutputKernel) {
+    UPRES_REQUIRE_GPU();
+    split_border_band<float>(2100);
+    split_border_band<std::uint8_t>(2200);
+    split_border_band<std::uint16_t>(2300);
 }
 #endif
 

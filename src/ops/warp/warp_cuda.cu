@@ -15,16 +15,19 @@
 //    kept in registers while it walks down the column (1080p -> 4K u8 luma Keys 27 us against
 //    58 us tiled, H200; docs/ops/warp.md 9.3, round 15);
 //  * other Affine maps with Linear, Keys cubic or B-spline on float samples (the image, or the
-//    B-spline coefficients; 1, 3, 4 channels), and Linear (1 or 3 channels) or Keys cubic on
+//    B-spline coefficients; 1, 3, 4 channels), and Linear (3 channels) or Keys cubic on
 //    u8 / u16 images (staged as float): warp_tile_lean_kernel, the tiled affine schedule of
 //    warp_cuda_util.cuh (each block stages its 32 x 32 tile's input box in shared memory, already
 //    border-extended; float coordinates stepped from the tile origin; no border logic per output);
 //    box constants per plan from the host (LeanGrid), shared-memory pitch chosen per plan for
 //    few bank conflicts (bank_pitch), float4 cp.async staging of interior boxes;
-//  * other Affine maps with Linear on u8 / u16 RGBA (and plans whose boxes do not fit):
-//    warp_affine_kernel, coordinates split once per thread in double and stepped in
+//  * other Affine maps with Linear on u8 / u16 grey and RGBA (and plans whose boxes do not
+//    fit): warp_affine_kernel, coordinates split once per thread in double and stepped in
 //    float; when all 4 outputs of a thread are interior, their taps are loaded with no branch in
-//    between (ILP); the others take the exact per-output path above;
+//    between (ILP); near or beyond the border, outputs within one period of the image read
+//    border-extended taps at their float coordinate (Mirror, Reflect, Wrap; Nearest for
+//    Linear), the others take the exact per-output path above (the field and perspective split
+//    kernels likewise);
 //  * 4-channel pixels are loaded (interior taps) and stored as one 4-, 8- or 16-byte vector
 //    where the image keeps every pixel aligned (pixel_aligned), sample by sample otherwise;
 //  * resize with antialias: one thread per output, per-axis taps and weights from
@@ -219,6 +222,80 @@ __device__ __forceinline__ void store(Span2D<D> dst, int x, int y, const float* 
     for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(v[c]);
 }
 
+// Border-extended taps (the split kernels' outputs near or beyond the border, round 25 of
+// docs/ops/warp.md 9.3). For Mirror, Reflect and Wrap, interpolating the border-extended samples
+// at the unmapped coordinate is the border rule of warp_math.hpp: map_coord reflects or wraps u
+// about the centres that the tap extension is symmetric about, and the kernels are even (the
+// argument of the tiled kernel's border-extended boxes, warp_cuda_util.cuh); for Linear,
+// Nearest's clamped coordinate and clamped taps give the same value. ext_index is tap_index's
+// extension without its loop over periods: valid for taps in [-(n - 1), 2n - 2] (ExtRange), which
+// every output that maps within one period of the image meets.
+template <Interp I>
+struct ExtRange {
+    static constexpr int kLo = kTaps<I> == 4 ? 1 : 0;  // first tap = iu - kLo
+    int w, h;
+    bool on;  // the plan's border and interpolation allow the extended path
+    template <class S>
+    __device__ ExtRange(Span2D<const S> src, const WarpPlan& p)
+        : w(src.width),
+          h(src.height),
+          on(p.pad == 0 &&
+             (p.border == Border::Mirror || p.border == Border::Reflect ||
+              p.border == Border::Wrap || (p.border == Border::Nearest && I == Interp::Linear))) {}
+    // Taps iu - kLo .. iu - kLo + K - 1 within [-(n - 1), 2n - 2] on both axes.
+    __device__ bool operator()(int iu, int iv) const {
+        constexpr int K = kTaps<I>;
+        return on && iu - kLo >= 1 - w && iu - kLo + K - 1 <= 2 * w - 2 && iv - kLo >= 1 - h &&
+               iv - kLo + K - 1 <= 2 * h - 2;
+    }
+};
+
+__device__ __forceinline__ int ext_index(int i, int n, Border b) {
+    switch (b) {
+        case Border::Mirror:  // period 2n - 2: |i| folded about n - 1
+            return (n - 1) - abs((n - 1) - abs(i));
+        case Border::Reflect: {  // period 2n: i < 0 -> -1 - i, i >= n -> 2n - 1 - i
+            const int m = i ^ (i >> 31);
+            return min(m, 2 * n - 1 - m);
+        }
+        case Border::Wrap:
+            return i < 0 ? i + n : (i >= n ? i - n : i);
+        default:  // Nearest (Linear only)
+            return min(max(i, 0), n - 1);
+    }
+}
+
+// sample_interior's formula (same taps, weights and order of the sums, so the same bits where
+// every tap is inside) with each tap's row and column through ext_index.
+template <class S, int C, Interp I>
+__device__ __forceinline__ void sample_extended(Span2D<const S> src, int iu, float tu, int iv,
+                                                float tv, float a, Border b, float out[C]) {
+    static_assert(I != Interp::Nearest, "Nearest keeps the double path");
+    constexpr int K = kTaps<I>;
+    float wx[4], wy[4];
+    interp_weights<float>(tu, I, a, wx);
+    interp_weights<float>(tv, I, a, wy);
+    const int ix = iu - (K == 4 ? 1 : 0), iy = iv - (K == 4 ? 1 : 0);
+    int cx[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) cx[k] = ext_index(ix + k, src.width, b) * C;
+#pragma unroll
+    for (int c = 0; c < C; ++c) out[c] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const S* r = src.row(ext_index(iy + j, src.height, b));
+        float racc[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) racc[c] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int c = 0; c < C; ++c) racc[c] += wx[k] * load(r + cx[k] + c);
+#pragma unroll
+        for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
+    }
+}
+
 // The border rule (sample_point<float>) for a coordinate given in double.
 template <class S, int C, Interp I>
 __device__ __forceinline__ void sample_border(Span2D<const S> src, double u, double v,
@@ -308,13 +385,35 @@ __device__ __forceinline__ void split_outputs(Span2D<const S> src, Span2D<D> dst
                                               const float (&tu)[kPerThread],
                                               const int (&iv)[kPerThread],
                                               const float (&tv)[kPerThread],
+                                              const bool (&fin)[kPerThread],
                                               const bool (&in)[kPerThread], bool all_in) {
-    if (all_in && y0 + (kPerThread - 1) * kRowsY < dst.height) {
+    const bool full = y0 + (kPerThread - 1) * kRowsY < dst.height;
+    if (all_in && full) {
         // The common case: no branch between the outputs, so their loads are issued together.
         float out[kPerThread][C];
 #pragma unroll
         for (int r = 0; r < kPerThread; ++r)
             sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out[r]);
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r) store<D, C>(dst, x, y0 + r * kRowsY, out[r]);
+        return;
+    }
+    // Near or beyond the border (tested only here, so the interior case above pays nothing):
+    // outputs whose taps lie within one period take the extended taps, all 4 with no branch
+    // between them where they all do; the others the exact per-output path.
+    const ExtRange<I> er(src, p);
+    bool ext[kPerThread];
+    bool all_ext = true;
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+        ext[r] = fin[r] && er(iu[r], iv[r]);
+        all_ext = all_ext && (in[r] || ext[r]);
+    }
+    if (all_ext && full) {
+        float out[kPerThread][C];
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r)
+            sample_extended<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, p.border, out[r]);
 #pragma unroll
         for (int r = 0; r < kPerThread; ++r) store<D, C>(dst, x, y0 + r * kRowsY, out[r]);
         return;
@@ -326,9 +425,9 @@ __device__ __forceinline__ void split_outputs(Span2D<const S> src, Span2D<D> dst
     for (int r = 0; r < kPerThread; ++r) {
         const int y = y0 + r * kRowsY;
         if (y >= dst.height) break;
-        if (in[r]) {
+        if (in[r] || ext[r]) {
             float out[C];
-            sample_interior<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, out);
+            sample_extended<S, C, I>(src, iu[r], tu[r], iv[r], tv[r], p.cubic_a, p.border, out);
             store<D, C>(dst, x, y, out);
         } else {
             warp_one<S, D, C, I>(src, dst, p, m, x, y);
@@ -340,22 +439,24 @@ __device__ __forceinline__ void split_outputs(Span2D<const S> src, Span2D<D> dst
 // warp_persp_kernel): coord(r, iu, tu, iv, tv) splits the coordinate of output (x, y0 + kRowsY r)
 // into integer + float fraction and returns false where it is not finite (warp_one then computes
 // that output); ok = false sends every output there. Outputs whose taps lie in [1, n - 2) on both
-// axes take split_outputs' fixed-tap path.
+// axes take split_outputs' fixed-tap path, those within one period of the image (for the borders
+// ExtRange allows) its extended taps.
 template <class S, class D, int C, Interp I, class Coord>
 __device__ __forceinline__ void split_thread(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p,
                                              int x, int y0, bool ok, Coord coord) {
     const SplitInterior inside(src);
     int iu[kPerThread], iv[kPerThread];
     float tu[kPerThread], tv[kPerThread];
-    bool in[kPerThread];
+    bool fin[kPerThread], in[kPerThread];
     bool all_in = ok && inside.big;
 #pragma unroll
     for (int r = 0; r < kPerThread; ++r) {
         const bool finite = coord(r, iu[r], tu[r], iv[r], tv[r]);
-        in[r] = ok && inside.big && finite && inside(iu[r], iv[r]);
+        fin[r] = ok && inside.big && finite;
+        in[r] = fin[r] && inside(iu[r], iv[r]);
         all_in = all_in && in[r];
     }
-    split_outputs<S, D, C, I>(src, dst, p, x, y0, iu, tu, iv, tv, in, all_in);
+    split_outputs<S, D, C, I>(src, dst, p, x, y0, iu, tu, iv, tv, fin, in, all_in);
 }
 
 // Affine / Resize (dispatched for Linear only, see launch_exact): each thread splits the
@@ -1206,11 +1307,13 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // plan.cuda_schedule = 1 forces the per-output kernels, 4 skips this one (tests, benchmarks).
     const bool persp = p.kind == Transform::Kind::Perspective;
     // u8 / u16 RGBA with Linear: the split kernel, whose taps are one 4- or 8-byte load each
-    // (H200, 2048^2 u8 RGBA rotation: 44.7 against 53.4 us tiled; round 24). Float RGBA keeps
-    // the tiled kernel (47.5 against 65.3 us).
-    constexpr bool kIntRgbaLinear =
-        C == 4 && I == Interp::Linear && !std::is_same_v<S, float> && kSplitFast<S, D, C, I>;
-    const bool lean_first = !(kIntRgbaLinear && affine && p.cuda_schedule == 0);
+    // (H200, 2048^2 u8 RGBA rotation: 44.7 against 53.4 us tiled; round 24). u8 / u16 grey with
+    // Linear too since its border band reads extended taps (round 25; 2048^2 rotation, H100: u16
+    // 26.5 against 29.1 us tiled, u8 26.5 against 28.1). Float images and 3 channels keep the
+    // tiled kernel (H100: float grey 25.3 against 26.6 us split, u8 RGB 48.1 against 55.3).
+    constexpr bool kIntLinear = (C == 1 || C == 4) && I == Interp::Linear &&
+                                !std::is_same_v<S, float> && kSplitFast<S, D, C, I>;
+    const bool lean_first = !(kIntLinear && affine && p.cuda_schedule == 0);
     if ((affine || persp) && lean_first && p.cuda_schedule != 1 && p.cuda_schedule != 4 &&
         launch_lean<S, D, C, I>(src, dst, p, st))
         return;
