@@ -789,8 +789,9 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
 // channel counts: float samples (an image or B-spline coefficients) with Linear, Keys cubic or
 // B-spline, and u8 / u16 images with Linear or Keys cubic (staged as float). Resizes take the
 // separable kernel first, so for Linear on u8 / u16 this means rotations, general affine and
-// perspective maps (docs/ops/warp.md 9.3, round 22); the other triples keep warp_kernel, which
-// also bounds the number of instantiations.
+// perspective maps (docs/ops/warp.md 9.3, round 22; launch_exact gives 1- and 4-channel affine
+// maps the split kernel instead, rounds 24-25); the other triples keep warp_kernel, which also
+// bounds the number of instantiations.
 template <class S, Interp I, int C>
 constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && kTaps<I> >= 2 &&
                         (std::is_same_v<S, float> || I != Interp::BSpline);
