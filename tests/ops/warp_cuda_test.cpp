@@ -1029,6 +1029,20 @@ TEST(CudaWarpTiled, IntegerSourcesMatchPerOutputKernels) {
     }
 }
 
+// A Flow or Remap plan by the device field dfield on a w x h source, read as given (pad 0:
+// coefficients or pixels), with a fill value of a quarter of T's range.
+template <class T>
+WarpPlan field_plan(int w, int h, Border border, Transform::Kind kind, const Image<float>& dfield,
+                    Interp interp) {
+    WarpPlan p = rotation_plan(0.0, w, h, border);
+    p.pad = 0;
+    p.kind = kind;
+    p.field = span_of(ImageView<const float>(dfield.view()));
+    p.interp = interp;
+    p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+    return p;
+}
+
 // Remap and Flow take warp_field_kernel (the field's coordinate split in float, a fixed-tap path
 // for interior outputs) by default; Perspective the tiled kernel with kPersp (float sources and
 // u8 / u16 Keys cubic; homography 0) or warp_persp_kernel (the others, and homography 1, whose
@@ -1089,12 +1103,7 @@ void field_vs_per_output(std::uint32_t seed) {
                     if (kInt && interp == Interp::BSpline) continue;  // float coefficients only
                     for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
                                           Border::Nearest, Border::Constant}) {
-                        WarpPlan p = rotation_plan(0.0, w, h, border);
-                        p.pad = 0;  // the source is read as given (coefficients or pixels)
-                        p.kind = kind;
-                        p.field = span_of(ImageView<const float>(dfield.view()));
-                        p.interp = interp;
-                        p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                        const WarpPlan p = field_plan<T>(w, h, border, kind, dfield, interp);
                         const Image<T> a = on_schedule(src, p, dw, dh, 1);
                         const Image<T> b = on_schedule(src, p, dw, dh, 0);
                         EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
@@ -1173,12 +1182,8 @@ void split_border_band(std::uint32_t seed) {
                     const Image<float> dfield = clone(field.view(), Location::Device);
                     for (Interp interp : {Interp::Linear, Interp::Cubic, Interp::BSpline}) {
                         if (kInt && interp == Interp::BSpline) continue;  // float coefficients
-                        WarpPlan p = rotation_plan(0.0, w, h, border);
-                        p.pad = 0;
-                        p.kind = Transform::Kind::Flow;
-                        p.field = span_of(ImageView<const float>(dfield.view()));
-                        p.interp = interp;
-                        p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
+                        const WarpPlan p =
+                            field_plan<T>(w, h, border, Transform::Kind::Flow, dfield, interp);
                         const Image<T> a = on_schedule(src, p, dw, dh, 1);
                         const Image<T> b = on_schedule(src, p, dw, dh, 0);
                         EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))

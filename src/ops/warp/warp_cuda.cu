@@ -146,6 +146,28 @@ __device__ __forceinline__ void stage_sample(float* d, const S* g) {
         *d = load(g);
 }
 
+// The tap sum of sample_point, sample by sample: out[c] = sum_j wy[j] sum_k wx[k]
+// rows[j][cols[k] + c] (rows first, then columns). sample_interior (fixed taps) and
+// sample_extended (border-extended taps) differ only in the rows and columns they pass.
+template <class S, int C, int K>
+__device__ __forceinline__ void sum_taps(const S* const (&rows)[K], const int (&cols)[K],
+                                         const float* wx, const float* wy, float out[C]) {
+#pragma unroll
+    for (int c = 0; c < C; ++c) out[c] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        float racc[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) racc[c] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+#pragma unroll
+            for (int c = 0; c < C; ++c) racc[c] += wx[k] * load(rows[j] + cols[k] + c);
+#pragma unroll
+        for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
+    }
+}
+
 // Interior sample from a split coordinate u = iu + tu (iu = floor(u), tu in [0, 1); Nearest:
 // iu = floor(u + 0.5)): the formula of sample_point with fixed taps (rows first, then columns).
 template <class S, int C, Interp I>
@@ -171,8 +193,9 @@ __device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, flo
     // 4 channels: one vector load per tap where aligned (u8 RGBA rotation on the split kernel,
     // H200: 66.2 -> 44.7 us). 2 channels keep the per-sample loads: the vector path made the
     // 2-channel float flow warp slower (41.8 -> 51.3 us; docs/ops/warp.md 9.3, round 24). The
-    // tap loop is written out twice on purpose: one template for both (a bool parameter choosing
-    // the load) compiled the u16 RGBA rotation 14% slower (H200: 50.5 -> 57.8 us).
+    // vector tap loop is written out beside sum_taps on purpose: one template for both (a bool
+    // parameter choosing the load) compiled the u16 RGBA rotation 14% slower (H200: 50.5 -> 57.8
+    // us).
     if constexpr (C == 4) {
         if (pixel_aligned<S>(src.data, src.stride)) {
 #pragma unroll
@@ -194,19 +217,13 @@ __device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, flo
             return;
         }
     }
+    const S* rows[K];
+    int cols[K];
 #pragma unroll
-    for (int j = 0; j < K; ++j) {
-        const S* r = base + j * src.stride;
-        float racc[C];
+    for (int j = 0; j < K; ++j) rows[j] = base + j * src.stride;
 #pragma unroll
-        for (int c = 0; c < C; ++c) racc[c] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-#pragma unroll
-            for (int c = 0; c < C; ++c) racc[c] += wx[k] * load(r + k * C + c);
-#pragma unroll
-        for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
-    }
+    for (int k = 0; k < K; ++k) cols[k] = k * C;
+    sum_taps<S, C, K>(rows, cols, wx, wy, out);
 }
 
 template <class D, int C>
@@ -276,24 +293,13 @@ __device__ __forceinline__ void sample_extended(Span2D<const S> src, int iu, flo
     interp_weights<float>(tu, I, a, wx);
     interp_weights<float>(tv, I, a, wy);
     const int ix = iu - (K == 4 ? 1 : 0), iy = iv - (K == 4 ? 1 : 0);
-    int cx[K];
+    const S* rows[K];
+    int cols[K];
 #pragma unroll
-    for (int k = 0; k < K; ++k) cx[k] = ext_index(ix + k, src.width, b) * C;
+    for (int j = 0; j < K; ++j) rows[j] = src.row(ext_index(iy + j, src.height, b));
 #pragma unroll
-    for (int c = 0; c < C; ++c) out[c] = 0.0f;
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-        const S* r = src.row(ext_index(iy + j, src.height, b));
-        float racc[C];
-#pragma unroll
-        for (int c = 0; c < C; ++c) racc[c] = 0.0f;
-#pragma unroll
-        for (int k = 0; k < K; ++k)
-#pragma unroll
-            for (int c = 0; c < C; ++c) racc[c] += wx[k] * load(r + cx[k] + c);
-#pragma unroll
-        for (int c = 0; c < C; ++c) out[c] += wy[j] * racc[c];
-    }
+    for (int k = 0; k < K; ++k) cols[k] = ext_index(ix + k, src.width, b) * C;
+    sum_taps<S, C, K>(rows, cols, wx, wy, out);
 }
 
 // The border rule (sample_point<float>) for a coordinate given in double.
