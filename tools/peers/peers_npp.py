@@ -143,15 +143,6 @@ for _interp, _mode, _name in ((NPPI_INTER_LINEAR, 1, "linear"), (NPPI_INTER_CUBI
                                         1, "float32", it))
 
 
-def _square_f32(ctx, torch, n):
-    """Bytes moved, input and output n x n float32 sets (zeroed outputs: NPP leaves the outputs
-    that map outside untouched) and the NPP stream context of the n x n warps."""
-    nbytes = 2 * 4 * n * n
-    xs = [ctx.torch_random((n, n)) for _ in range(ctx.sets(nbytes))]
-    outs = [torch.zeros((n, n), dtype=torch.float32, device="cuda") for _ in xs]
-    return nbytes, xs, outs, _stream_ctx(torch)
-
-
 def _rotate(ctx, interp, fname="nppiRotate_32f_C1R_Ctx", dtype="float32", channels=1):
     torch = ctx.need("torch")
     lib = _npp()
@@ -216,8 +207,9 @@ def inside(n=2048):
     return [[c, -s, xc - c * xc + s * xc], [s, c, xc - s * xc - c * xc]]
 
 
-def _affine_back(ctx, interp, fname, dtype, coeffs, label):
-    """nppiWarpAffineBack_<type>_C1R_Ctx (output -> input 2 x 3 matrix, as upres's Affine)."""
+def _warp_back(ctx, interp, fname, dtype, coeffs, label):
+    """nppiWarpAffineBack_* / nppiWarpPerspectiveBack_* on n x n one-channel images: coeffs is
+    the output -> input map as upres's (2 rows for an affine map, 3 for a homography)."""
     torch = ctx.need("torch")
     lib = _npp()
     try:
@@ -229,9 +221,9 @@ def _affine_back(ctx, interp, fname, dtype, coeffs, label):
     esize = {"uint8": 1, "uint16": 2, "float32": 4}[dtype]
     nbytes = 2 * esize * n * n
     xs = [ctx.torch_random((n, n), dtype) for _ in range(ctx.sets(nbytes))]
-    outs = [torch.zeros_like(x) for x in xs]
+    outs = [torch.zeros_like(x) for x in xs]  # NPP leaves the outputs mapping outside
     sctx = _stream_ctx(torch)
-    c = ((ctypes.c_double * 3) * 2)(*[(ctypes.c_double * 3)(*row) for row in coeffs])
+    c = ((ctypes.c_double * 3) * len(coeffs))(*[(ctypes.c_double * 3)(*row) for row in coeffs])
     size, rect = NppiSize(n, n), NppiRect(0, 0, n, n)
 
     def run(i):
@@ -258,39 +250,13 @@ for _fname, _dtype, _ours, _name in (
     peer(f"npp_warpaffine_linear_inside_2048_{_name}", kind="torch", ours=_ours,
          note=f"{_fname}(30-degree rotation scaled by 0.7 about the centre, NPPI_INTER_LINEAR): "
               "every output maps inside, so both sides write every output")(
-        lambda ctx, f=_fname, d=_dtype: _affine_back(ctx, NPPI_INTER_LINEAR, f, d, inside(),
-                                                     "rotation 30 deg x 0.7"))
+        lambda ctx, f=_fname, d=_dtype: _warp_back(ctx, NPPI_INTER_LINEAR, f, d, inside(),
+                                                   "rotation 30 deg x 0.7"))
 peer("npp_warpaffine_linear_rot30_2048_f32", kind="torch", ours="Cuda_WarpRotate/1/2048",
      note="nppiWarpAffineBack_32f_C1R_Ctx(the 30-degree rotation about the centre, "
           "NPPI_INTER_LINEAR); outputs mapping outside are not written")(
-    lambda ctx: _affine_back(ctx, NPPI_INTER_LINEAR, "nppiWarpAffineBack_32f_C1R_Ctx", "float32",
-                             keystone()[:2], "rotation 30 deg"))
-
-
-def _perspective(ctx, interp):
-    """nppiWarpPerspectiveBack_32f_C1R_Ctx with keystone() (output -> input, as upres's)."""
-    torch = ctx.need("torch")
-    lib = _npp()
-    try:
-        fn = lib.nppiWarpPerspectiveBack_32f_C1R_Ctx
-    except AttributeError as e:
-        raise Unavailable(f"this NPP has no nppiWarpPerspectiveBack_32f_C1R_Ctx ({e})")
-    fn.restype = ctypes.c_int
-    n = 2048
-    nbytes, xs, outs, sctx = _square_f32(ctx, torch, n)
-    coeffs = ((ctypes.c_double * 3) * 3)(*[(ctypes.c_double * 3)(*row) for row in keystone(n)])
-    size, rect = NppiSize(n, n), NppiRect(0, 0, n, n)
-
-    def run(i):
-        k = i % len(xs)
-        _checked(fn, ctypes.c_void_p(xs[k].data_ptr()), size, 4 * n, rect,
-                 ctypes.c_void_p(outs[k].data_ptr()), 4 * n, rect, coeffs, interp, sctx)
-
-    run(0)
-    torch.cuda.synchronize()
-    return Work(run, pixels=n * n, bytes=nbytes, sets=len(xs),
-                info={"npp": "nppiWarpPerspectiveBack_32f_C1R_Ctx", "interp": interp,
-                      "homography": "keystone (tools/peers/peers_warp.py)"})
+    lambda ctx: _warp_back(ctx, NPPI_INTER_LINEAR, "nppiWarpAffineBack_32f_C1R_Ctx", "float32",
+                           keystone()[:2], "rotation 30 deg"))
 
 
 # upres_bench: Api_CudaWarp/6 (keystone, bilinear) and /7 (Keys cubic).
@@ -299,4 +265,6 @@ for _interp, _case, _name in ((NPPI_INTER_LINEAR, 6, "linear"), (NPPI_INTER_CUBI
          ours=f"Api_CudaWarp/{_case}/1/",
          note=f"nppiWarpPerspectiveBack_32f_C1R_Ctx(keystone, NPPI_INTER_{_name.upper()}); "
               "outputs mapping outside are not written")(
-        lambda ctx, it=_interp: _perspective(ctx, it))
+        lambda ctx, it=_interp: _warp_back(ctx, it, "nppiWarpPerspectiveBack_32f_C1R_Ctx",
+                                           "float32", keystone(),
+                                           "keystone (tools/peers/peers_warp.py)"))
