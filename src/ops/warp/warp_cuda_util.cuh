@@ -1,5 +1,5 @@
-// Device helpers shared by the CUDA warp kernels (warp_cuda.cu, warp_fused_cuda.cu): schedule
-// decisions only; every formula comes from warp_math.hpp.
+// Device helpers shared by the CUDA warp kernels (warp_cuda_kernels.cuh, warp_fused_cuda.cu):
+// schedule decisions only; every formula comes from warp_math.hpp.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -53,8 +53,8 @@ __device__ __forceinline__ void map_matrix_host_rounding(const double* m, Transf
 }
 
 // An Affine / Resize map with m1 = m3 = 0 (every resize; scales, shifts, flips): u depends on x
-// only and v on y only. warp_cuda.cu runs such maps on the separable kernel, and warp_fused_cuda.cu
-// leaves them to it (warp_rec_preferred).
+// only and v on y only. warp_cuda_kernels.cuh runs such maps on the separable kernel, and
+// warp_fused_cuda.cu leaves them to it (warp_rec_preferred).
 inline bool axis_aligned(const WarpPlan& p) {
     return (p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize) &&
            p.m[1] == 0.0 && p.m[3] == 0.0;
@@ -127,7 +127,7 @@ struct SplitAffine {
 };
 
 // ---------------------------------------------------------------- tiled affine schedule
-// Shared by warp_tile_lean_kernel (warp_cuda.cu) and the fused FIR + B-spline kernel
+// Shared by warp_tile_lean_kernel (warp_cuda_kernels.cuh) and the fused FIR + B-spline kernel
 // (warp_fused_cuda.cu). A block computes a kTileOut x kTileOut output tile of an Affine / Resize
 // map. Its input footprint is the bounding box of the tile's coordinates (an affine map sends the
 // tile to a parallelogram, so the box follows from the origin and the matrix), widened by the

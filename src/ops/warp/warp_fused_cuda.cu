@@ -728,8 +728,8 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
     // Measured faster than the two-pass IIR path for rotations whose boxes leave at least 3
     // blocks per SM (boxes of up to ~64 KB); larger boxes (strong down-scales) keep the two-pass
     // path, where the fused kernel was not measured. Axis-aligned maps (m1 = m3 = 0, every
-    // resize) keep it too: their interpolation is the separable kernel's (warp_cuda.cu), and
-    // prefilter + separable interpolation beat this kernel on the zooms of paper Table 3 (H200,
+    // resize) keep it too: their interpolation is the separable kernel's (warp_cuda_kernels.cuh),
+    // and prefilter + separable interpolation beat this kernel on the zooms of paper Table 3 (H200,
     // 2048^2 output: x2 26.6 against 29.1 us, x16 20.0 against 25.9; docs/ops/warp.md 9.3,
     // round 15).
     RecParams rp{};

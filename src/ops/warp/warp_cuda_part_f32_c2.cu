@@ -1,0 +1,4 @@
+// Part of the CUDA warp (warp_cuda_parts.hpp): float images, 2 channels.
+#include "ops/warp/warp_cuda_kernels.cuh"
+
+UPRES_WARP_CUDA_PART(float, float, 2)
