@@ -339,7 +339,8 @@ Image<float> device_flow_field(int n) {
 // and a u8 grey rotation scaled by 0.7 (rotation_inside: every output interior), bilinear (the
 // NPP peers npp_warpaffine_linear_inside_*, which do the same work: no output maps outside), 16
 // a float grey rotation, bilinear (Cuda_WarpRotate/1 on this benchmark's schedules), 17 a float
-// grey keystone, bilinear (Api_CudaWarp/6's map on this benchmark's schedules);
+// grey keystone, bilinear (Api_CudaWarp/6's map on this benchmark's schedules), 18 a u8 grey
+// keystone, bilinear;
 // range(1): the schedule, 0 the default, 1 the per-output kernel, 2 the tiled kernel, 4 no tiled
 // kernel. Bytes:
 // input and output, plus the 2-float field of the flow warps.
@@ -366,7 +367,8 @@ void time_schedule(benchmark::State& state, int c, const WarpPlan& p, double ext
 void Cuda_WarpSplitTypes(benchmark::State& state) {
     if (!require_cuda(state)) return;
     const int kase = static_cast<int>(state.range(0)), n = 2048;
-    const bool flow = kase == 0 || kase == 1 || kase == 3, persp = kase == 7 || kase == 17;
+    const bool flow = kase == 0 || kase == 1 || kase == 3,
+               persp = kase == 7 || kase == 17 || kase == 18;
     const bool cubic = kase == 1 || kase == 6 || kase == 8 || kase == 13;
     const Transform::Kind kind = flow    ? Transform::Kind::Flow
                                  : persp ? Transform::Kind::Perspective
@@ -383,8 +385,8 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
     }
     const double fb = flow ? 8.0 * n * n : 0.0;
     // Per case: the sample type (0 u16, 1 u8, 2 float) and the channel count.
-    constexpr int kType[] = {0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 1, 2, 0, 1, 0, 1, 2, 2};
-    constexpr int kChannels[] = {1, 1, 1, 2, 1, 3, 1, 1, 3, 3, 4, 4, 4, 4, 1, 1, 1, 1};
+    constexpr int kType[] = {0, 0, 0, 2, 1, 1, 0, 0, 1, 2, 1, 2, 0, 1, 0, 1, 2, 2, 1};
+    constexpr int kChannels[] = {1, 1, 1, 2, 1, 3, 1, 1, 3, 3, 4, 4, 4, 4, 1, 1, 1, 1, 1};
     if (kType[kase] == 2)
         time_schedule<float>(state, kChannels[kase], p, fb);
     else if (kType[kase] == 1)
@@ -397,7 +399,8 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
         "u16 rotate cubic",          "u16 keystone linear",   "u8 rgb rotate cubic",
         "f32 rgb rotate linear",     "u8 rgba rotate linear", "f32 rgba rotate linear",
         "u16 rgba rotate linear",    "u8 rgba rotate cubic",  "u16 rotate inside linear",
-        "u8 rotate inside linear",   "f32 rotate linear",     "f32 keystone linear"};
+        "u8 rotate inside linear",   "f32 rotate linear",     "f32 keystone linear",
+        "u8 keystone linear"};
     const char* const sched[] = {"", " per-output", " tiled", "", " no tiled"};
     state.SetLabel(std::string(names[kase]) + sched[p.cuda_schedule]);
 }
@@ -610,8 +613,8 @@ BENCHMARK(Cuda_WarpVideo)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpSplitTypes)
     ->ArgsProduct({{0, 1, 3}, {0, 1}})
-    ->ArgsProduct({{2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}, {0, 4, 1}})
-    ->ArgsProduct({{2, 4, 10, 12, 13, 17}, {2}})
+    ->ArgsProduct({{2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}, {0, 4, 1}})
+    ->ArgsProduct({{2, 4, 7, 10, 12, 13, 17, 18}, {2}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Api_CudaWarp)

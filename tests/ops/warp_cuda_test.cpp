@@ -1045,9 +1045,10 @@ WarpPlan field_plan(int w, int h, Border border, Transform::Kind kind, const Ima
 
 // Remap and Flow take warp_field_kernel (the field's coordinate split in float, a fixed-tap path
 // for interior outputs) by default; Perspective the tiled kernel with kPersp (float sources and
-// u8 / u16 Keys cubic; homography 0) or warp_persp_kernel (the others, and homography 1, whose
-// w' changes sign); cuda_schedule 1 forces warp_kernel (double coordinates per output): the same
-// function. A smooth field of up to ~7 pixels with a fractional offset,
+// u8 / u16 Keys cubic; homography 0) or warp_persp_kernel (1-channel Linear, the others, and
+// homography 1, whose w' changes sign), and both are also forced (cuda_schedule 2: tiled where
+// it applies, 4: no tiled kernel); cuda_schedule 1 forces warp_kernel (double coordinates per
+// output): the same function. A smooth field of up to ~7 pixels with a fractional offset,
 // so that the outputs near the sides map outside (the exact per-output path inside the kernel);
 // every border, 1 to 4 channels, whole images and sub-views, float, u8 and u16 sources (u8: at
 // most one level apart, where the float fraction's last ulp rounds a value the other way; u16,
@@ -1080,10 +1081,13 @@ void field_vs_per_output(std::uint32_t seed) {
                         p.interp = interp;
                         p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
                         const Image<T> a = on_schedule(src, p, dw, dh, 1);
-                        const Image<T> b = on_schedule(src, p, dw, dh, 0);
-                        EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
-                            << to_string(interp) << " " << to_string(border) << " homography " << hk
-                            << " channels " << ch << (sub ? " sub-view" : "");
+                        for (int schedule : {0, 2, 4}) {
+                            const Image<T> b = on_schedule(src, p, dw, dh, schedule);
+                            EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
+                                << to_string(interp) << " " << to_string(border) << " homography "
+                                << hk << " channels " << ch << (sub ? " sub-view" : "")
+                                << " schedule " << schedule;
+                        }
                     }
                 }
             }

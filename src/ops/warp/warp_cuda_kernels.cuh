@@ -807,8 +807,8 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
 // B-spline, and u8 / u16 images with Linear or Keys cubic (staged as float). Resizes take the
 // separable kernel first, so for Linear on u8 / u16 this means rotations, general affine and
 // perspective maps (docs/ops/warp.md 9.3, round 22; launch_exact gives 1- and 4-channel affine
-// maps the split kernel instead, rounds 24-25); the other triples keep warp_kernel, which also
-// bounds the number of instantiations.
+// maps and 1-channel perspective maps the split kernel instead, rounds 24-26); the other triples
+// keep warp_kernel, which also bounds the number of instantiations.
 template <class S, Interp I, int C>
 constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && kTaps<I> >= 2 &&
                         (std::is_same_v<S, float> || I != Interp::BSpline);
@@ -1269,7 +1269,12 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
     // tiled kernel (H100: float grey 25.3 against 26.6 us split, u8 RGB 48.1 against 55.3).
     constexpr bool kIntLinear = (C == 1 || C == 4) && I == Interp::Linear &&
                                 !std::is_same_v<S, float> && kSplitFast<S, D, C, I>;
-    const bool lean_first = !(kIntLinear && affine && p.cuda_schedule == 0);
+    // Perspective maps with Linear on 1-channel images: the split kernel (warp_persp_kernel) with
+    // its border band too (session 26, H100, 2048^2 keystone: float 26.8 against 29.1-29.3 us
+    // tiled, u16 27.7 against 33.8-34.1, u8 27.4-27.6 against 32.7-33.0).
+    constexpr bool kPerspLinear = C == 1 && I == Interp::Linear && kSplitFast<S, D, C, I>;
+    const bool split_first = (kIntLinear && affine) || (kPerspLinear && persp);
+    const bool lean_first = !(split_first && p.cuda_schedule == 0);
     if ((affine || persp) && lean_first && p.cuda_schedule != 1 && p.cuda_schedule != 4 &&
         launch_lean<S, D, C, I>(src, dst, p, st))
         return;
