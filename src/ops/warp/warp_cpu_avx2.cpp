@@ -272,13 +272,12 @@ UPRES_AVX2_INLINE __m256 load2px(const std::uint16_t* a, const std::uint16_t* b)
     return _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_set_epi64x(y, x)));
 }
 
-// 1-channel source of sample type S (float, u8, u16; integers widened to float as they are
-// loaded): out[i] for the lanes of L.
-template <int Taps, class S = float>
-class Kernel1 {
+// What Kernel1 and KernelC share: the source rows, the cubic weights' polynomials (4 x 4 taps)
+// and the prefetch of a footprint's rows.
+template <int Taps, class S>
+class KernelSource {
   public:
-    static constexpr int kOut = 1;  // floats per output pixel
-    Kernel1(const RowSource& s, const RowKernel& k)
+    KernelSource(const RowSource& s, const RowKernel& k)
         : src_(static_cast<const S*>(s.data)), stride_(s.stride) {
         if constexpr (Taps == 4) poly_.set(k.poly);
     }
@@ -288,6 +287,25 @@ class Kernel1 {
             _mm_prefetch(reinterpret_cast<const char*>(src_ + ofs + j * stride_) + 512,
                          _MM_HINT_T0);
     }
+
+  protected:
+    const S* src_;
+    std::ptrdiff_t stride_;
+    CubicPoly poly_;
+};
+
+// 1-channel source of sample type S (float, u8, u16; integers widened to float as they are
+// loaded): out[i] for the lanes of L.
+template <int Taps, class S = float>
+class Kernel1 : public KernelSource<Taps, S> {
+    using Base = KernelSource<Taps, S>;
+    using Base::poly_;
+    using Base::src_;
+    using Base::stride_;
+
+  public:
+    static constexpr int kOut = 1;  // floats per output pixel
+    using Base::Base;
     UPRES_AVX2_INLINE void operator()(const Lanes& L, int n, float* o) const {
         const __m256 acc = Taps == 4 ? cubic(L.tu, L.tv, L.ofs) : linear(L.tu, L.tv, L.ofs);
         if (L.m == 0xff && n == 8) {
@@ -347,10 +365,6 @@ class Kernel1 {
                                          _mm256_unpackhi_ps(_mm256_sub_ps(one, tv), tv));
         return _mm256_hadd_ps(q01, q23);
     }
-
-    const S* src_;
-    std::ptrdiff_t stride_;
-    CubicPoly poly_;
 };
 
 // 2-, 3- or 4-channel source of sample type S: each pixel one 4-sample vector, two pixels (i, i +
@@ -358,19 +372,15 @@ class Kernel1 {
 // per channel ((1 - tx) r0 + tx r1, then (1 - ty) a0 + ty a1), so the same bits. 4 x 4 taps: sum_j
 // wy_j (sum_k wx_k r_jk) with FMA.
 template <int Taps, class S, int C>
-class KernelC {
+class KernelC : public KernelSource<Taps, S> {
+    using Base = KernelSource<Taps, S>;
+    using Base::poly_;
+    using Base::src_;
+    using Base::stride_;
+
   public:
     static constexpr int kOut = 4;
-    KernelC(const RowSource& s, const RowKernel& k)
-        : src_(static_cast<const S*>(s.data)), stride_(s.stride) {
-        if constexpr (Taps == 4) poly_.set(k.poly);
-    }
-    // The tap rows of the footprint at ofs, 512 bytes further on (run_row).
-    UPRES_AVX2_INLINE void prefetch_ahead(int ofs) const {
-        for (int j = 0; j < Taps; ++j)
-            _mm_prefetch(reinterpret_cast<const char*>(src_ + ofs + j * stride_) + 512,
-                         _MM_HINT_T0);
-    }
+    using Base::Base;
     UPRES_AVX2_INLINE void operator()(const Lanes& L, int n, float* o) const {
         (void)n;
         __m256 wx[4], wy[4];
@@ -419,11 +429,6 @@ class KernelC {
             }
         }
     }
-
-  private:
-    const S* src_;
-    std::ptrdiff_t stride_;
-    CubicPoly poly_;
 };
 
 // Coordinates of 8 pixels from x (n of them valid); returns true when all 8 are known interior.
