@@ -6,8 +6,8 @@
 // --homography h1,...,h9 (both INVERSE maps, output pixel (x, y) -> input position:
 // u = a x + b y + c, v = d x + e y + f; homography row-major, divided by h7 x + h8 y + h9),
 // --flow FLOW (output (x, y) samples input (x + dx, y + dy); FLOW is a float32 NPY of shape
-// (H, W, 2) = (dx, dy), or a 3-channel PFM whose first two channels are dx, dy; the output has
-// FLOW's size). The pixel type is kept (float images stay float through PFM/NPY/TIFF).
+// (H, W, 2) = (dx, dy), or a 3-channel PFM whose first two channels are dx, dy, of IN's size,
+// which the output keeps). The pixel type is kept (float images stay float through PFM/NPY/TIFF).
 #include <fmt/core.h>
 
 #include <cmath>
@@ -86,7 +86,10 @@ Image<float> read_flow(const std::string& path) {
                     " channels (2: NPY (dx, dy); 3: PFM whose first two channels are dx, dy)");
 }
 
-void run_warp(const WarpArgs& args, const Common& common, int given) {
+// The transform options, in the order of the callback's count.
+enum class Given { Rotate, Zoom, Size, Affine, Homography, Flow };
+
+void run_warp(const WarpArgs& args, const Common& common, int given, Given which) {
     if (given != 1)
         throw CLI::ValidationError(
             "warp", given == 0 ? "give one transform: --rotate, --zoom, --size, --affine, "
@@ -104,7 +107,7 @@ void run_warp(const WarpArgs& args, const Common& common, int given) {
     const FileFormat fmt_out = output_format(args.out, args.format);
 
     Image<float> flow;
-    if (!args.flow.empty()) flow = read_flow(args.flow);
+    if (which == Given::Flow) flow = read_flow(args.flow);
     AnyImage img = read_input(args.in);
     if (!can_store(fmt_out, img.pixel_type()))
         throw Error(ErrorCode::UnsupportedFormat,
@@ -116,11 +119,11 @@ void run_warp(const WarpArgs& args, const Common& common, int given) {
     int ow = w, oh = h;
     Transform t;
     std::string what;
-    if (!args.size.empty()) {
+    if (which == Given::Size) {
         parse_size(args.size, ow, oh);
         t = Transform::make_resize();
         what = fmt::format("resize to {} x {}", ow, oh);
-    } else if (args.zoom != 0) {
+    } else if (which == Given::Zoom) {
         if (!(args.zoom > 0) || !std::isfinite(args.zoom))
             throw Error(ErrorCode::InvalidArgument,
                         fmt::format("warp: --zoom {} must be a positive number", args.zoom));
@@ -132,7 +135,7 @@ void run_warp(const WarpArgs& args, const Common& common, int given) {
         ow = static_cast<int>(fw), oh = static_cast<int>(fh);
         t = Transform::make_resize();
         what = fmt::format("zoom x{} to {} x {}", args.zoom, ow, oh);
-    } else if (!args.affine.empty()) {
+    } else if (which == Given::Affine) {
         if (args.affine.size() != 6)
             throw CLI::ValidationError(
                 "--affine", fmt::format("needs 6 numbers a,b,c,d,e,f, got {}", args.affine.size()));
@@ -140,7 +143,7 @@ void run_warp(const WarpArgs& args, const Common& common, int given) {
         for (int i = 0; i < 6; ++i) a.m[i] = args.affine[static_cast<std::size_t>(i)];
         t = Transform::make_affine(a);
         what = "affine";
-    } else if (!args.homography.empty()) {
+    } else if (which == Given::Homography) {
         if (args.homography.size() != 9)
             throw CLI::ValidationError(
                 "--homography",
@@ -149,8 +152,14 @@ void run_warp(const WarpArgs& args, const Common& common, int given) {
         for (int i = 0; i < 9; ++i) hm.h[i] = args.homography[static_cast<std::size_t>(i)];
         t = Transform::make_perspective(hm);
         what = "homography";
-    } else if (!flow.empty()) {
-        ow = flow.width(), oh = flow.height();
+    } else if (which == Given::Flow) {
+        // A field of another size is almost always one computed at another resolution (its
+        // vectors in other units): refused, not cropped or padded.
+        if (flow.width() != w || flow.height() != h)
+            throw Error(ErrorCode::InvalidArgument,
+                        fmt::format("warp: the flow field '{}' is {} x {} but '{}' is {} x {}; "
+                                    "the displacement field must have the image's size",
+                                    args.flow, flow.width(), flow.height(), args.in, w, h));
         t = Transform::make_flow(flow.view());
         what = "flow";
     } else {
@@ -203,7 +212,7 @@ void add_warp(CLI::App& app, const Common& common) {
     auto* flow = cmd->add_option("--flow", args->flow,
                                  "Displacement field: float32 NPY (H, W, 2) = (dx, dy), or a "
                                  "3-channel PFM (dx, dy, ignored); output (x, y) samples input "
-                                 "(x + dx, y + dy)");
+                                 "(x + dx, y + dy); the field has the image's size");
     cmd->add_option("--interp", args->interp, "Interpolation: nearest, linear, cubic, bspline")
         ->check(CLI::IsMember({"nearest", "linear", "cubic", "bspline"}))
         ->capture_default_str();
@@ -226,10 +235,14 @@ void add_warp(CLI::App& app, const Common& common) {
                     "Output format: auto (from OUT's extension), png, jpeg, tiff, pfm, pnm, npy")
         ->capture_default_str();
     cmd->callback([args, &common, rot, zoom, size, aff, hom, flow] {
-        const int given = static_cast<int>(rot->count() > 0) + static_cast<int>(zoom->count() > 0) +
-                          static_cast<int>(size->count() > 0) + static_cast<int>(aff->count() > 0) +
-                          static_cast<int>(hom->count() > 0) + static_cast<int>(flow->count() > 0);
-        run_warp(*args, common, given);
+        // Which option was given decides the transform, not its value (--zoom 0 is an error,
+        // not "no zoom").
+        const CLI::Option* const opts[] = {rot, zoom, size, aff, hom, flow};
+        int given = 0;
+        Given which = Given::Rotate;
+        for (int i = 0; i < 6; ++i)
+            if (opts[i]->count() > 0) ++given, which = static_cast<Given>(i);
+        run_warp(*args, common, given, which);
     });
 }
 

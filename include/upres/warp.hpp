@@ -26,7 +26,9 @@ struct WarpOptions {
     Interp interp = Interp::BSpline;
     Border border = Border::Mirror;
     // Value outside the image with Border::Constant (scipy mode='constant': samples strictly
-    // outside [0, n-1] get it, no blending), in the image's units (e.g. 0..255 for u8).
+    // outside [0, n-1] get it, no blending), in the image's units (e.g. 0..255 for u8). u8 / u16
+    // outputs round and saturate it; NaN or infinite fills are refused for them (float images
+    // may take NaN, like scipy's cval=np.nan).
     float fill = 0.0f;
     int prefilter = 0;      // B-spline: 0 = exact IIR, odd 3..31 = FIR length
     double cubic_a = -0.5;  // Keys cubic convolution parameter

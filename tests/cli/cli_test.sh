@@ -315,6 +315,8 @@ assert b.shape == (9, 17) and np.abs(b - want).max() < 1e-5, (b.shape, np.abs(b 
         fi
         run "$upres" warp "$tmp/wf.npy" "$tmp/wflow.npy" --flow "$tmp/flow.npy" --interp nearest
         expect_rc "warp --flow (2-channel npy)" 0
+        run "$upres" warp "$tmp/wz.npy" "$tmp/wflow.npy" --flow "$tmp/flow.npy"
+        expect_one_line_error "warp: flow field of another size" $EX_INVALID 'is 30 x 21 but'
     else
         skip "warp numeric checks need /usr/bin/python3 with numpy/scipy"
     fi
@@ -326,6 +328,10 @@ assert b.shape == (9, 17) and np.abs(b - want).max() < 1e-5, (b.shape, np.abs(b 
     expect_one_line_error "warp: --affine with 5 numbers" $EX_USAGE '6 numbers'
     run "$upres" warp "$sample" "$tmp/w1.png" --affine 1,2,0,2,4,0
     expect_one_line_error "warp: singular affine" $EX_INVALID 'singular'
+    run "$upres" warp "$sample" "$tmp/w1.png" --zoom 0
+    expect_one_line_error "warp: --zoom 0" $EX_INVALID 'zoom 0 must be a positive number'
+    run "$upres" warp "$sample" "$tmp/w1.png" --rotate 5 --border constant --fill nan
+    expect_one_line_error "warp: NaN fill on a u8 image" $EX_INVALID 'fill value is NaN; u8'
     run "$upres" warp "$sample" "$tmp/wfir.png" --zoom 2 --prefilter fir
     expect_rc "warp --prefilter fir (default FIR length)" 0
     run "$upres" warp "$sample" "$tmp/wfir17.png" --zoom 2 --prefilter fir17

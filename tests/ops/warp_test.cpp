@@ -787,6 +787,19 @@ TEST(WarpErrors, EveryPathThrowsANamedError) {
     for (double& v : hs.h) v = 1.0;
     test::expect_error([&] { w(Transform::make_perspective(hs)); }, ErrorCode::InvalidArgument,
                        "singular");
+    // The message's numbers keep their magnitude (not 0.000000 or 300 digits).
+    Affine tiny;
+    tiny.m[0] = tiny.m[4] = 1e-300;
+    test::expect_error([&] { w(Transform::make_affine(tiny)); }, ErrorCode::InvalidArgument,
+                       "[[1e-300, 0], [0, 1e-300]] is singular (determinant 0)");
+    Affine huge;
+    huge.m[0] = huge.m[4] = 1e300;
+    test::expect_error([&] { w(Transform::make_affine(huge)); }, ErrorCode::InvalidArgument,
+                       "[[1e+300, 0], [0, 1e+300]] overflows");
+    Homography hh;
+    hh.h[0] = hh.h[4] = hh.h[8] = 1e200;
+    test::expect_error([&] { w(Transform::make_perspective(hh)); }, ErrorCode::InvalidArgument,
+                       "homography overflows");
     test::expect_error([&] { rotation(std::nan(""), 4, 4); }, ErrorCode::InvalidArgument, "angle");
     // Fields.
     Image<float> f1(8, 6, 1), f2small(7, 6, 2), f2(8, 6, 2), fe;
@@ -839,6 +852,36 @@ TEST(WarpErrors, EveryPathThrowsANamedError) {
         Transform t = id;
         t.kind = static_cast<Transform::Kind>(12);
         test::expect_error([&] { w(t); }, ErrorCode::InvalidArgument, "transform kind");
+    }
+    // A NaN or infinite fill: refused for u8 / u16 images on every backend, kept for float ones
+    // (scipy's cval=nan marks the outside).
+    for (float bad : {std::nanf(""), std::numeric_limits<float>::infinity(),
+                      -std::numeric_limits<float>::infinity()}) {
+        WarpOptions o;
+        o.border = Border::Constant;
+        o.fill = bad;
+        const Image<std::uint8_t> s8 = random_image<std::uint8_t>(8, 6, 1, 5);
+        Image<std::uint8_t> d8(8, 6, 1);
+        const Image<std::uint16_t> s16 = random_image<std::uint16_t>(8, 6, 2, 6);
+        Image<std::uint16_t> d16(8, 6, 2);
+        for (Backend b : {Backend::Reference, Backend::Cpu, Backend::Cuda}) {
+            Context ctx;
+            ctx.backend = b;
+            const std::string what =
+                std::isnan(bad) ? "fill value is NaN" : "fill value is infinite";
+            test::expect_error([&] { warp(s8.view(), d8.view(), id, o, ctx); },
+                               ErrorCode::InvalidArgument, what + "; u8 images need a finite fill");
+            test::expect_error([&] { warp(s16.view(), d16.view(), id, o, ctx); },
+                               ErrorCode::InvalidArgument, what + "; u16 images");
+        }
+        Affine shift;  // the first column samples u = -1, outside: the fill; the rest inside
+        shift.m[2] = -1.0;
+        w(Transform::make_affine(shift), o);
+        for (int y = 0; y < 6; ++y) {
+            const float v = dst(0, y, 0);
+            EXPECT_TRUE(std::isnan(bad) ? std::isnan(v) : v == bad) << "row " << y << ": " << v;
+            EXPECT_TRUE(std::isfinite(dst(1, y, 0))) << "row " << y;
+        }
     }
     for (Backend b : {Backend::Reference, Backend::Cpu, Backend::Auto}) {
         WarpOptions o;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <type_traits>
 
@@ -28,6 +29,14 @@ constexpr const char* kOp = "warp";
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
 }
 
+// A number for a message: 6 significant digits, exponent form for very large or small values
+// (std::to_string's fixed 6 decimals prints 1e300 as 301 digits and 1e-9 as 0.000000).
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
 void check_matrix_finite(const double* m, int n, const char* what) {
     for (int i = 0; i < n; ++i)
         if (!std::isfinite(m[i]))
@@ -42,10 +51,11 @@ void check_affine(const Affine& a) {
     const double det = m[0] * m[4] - m[1] * m[3];
     double s = 0.0;
     for (int i : {0, 1, 3, 4}) s = std::max(s, std::abs(m[i]));
+    const std::string mat =
+        "[[" + num(m[0]) + ", " + num(m[1]) + "], [" + num(m[3]) + ", " + num(m[4]) + "]]";
+    if (!std::isfinite(det)) fail("the affine matrix " + mat + " overflows (its determinant)");
     if (!(std::abs(det) > 1e-12 * s * s))
-        fail("the affine matrix [[" + std::to_string(m[0]) + ", " + std::to_string(m[1]) + "], [" +
-             std::to_string(m[3]) + ", " + std::to_string(m[4]) + "]] is singular (determinant " +
-             std::to_string(det) + ")");
+        fail("the affine matrix " + mat + " is singular (determinant " + num(det) + ")");
 }
 
 void check_homography(const Homography& hm) {
@@ -55,8 +65,9 @@ void check_homography(const Homography& hm) {
                        h[2] * (h[3] * h[7] - h[4] * h[6]);
     double s = 0.0;
     for (int i = 0; i < 9; ++i) s = std::max(s, std::abs(h[i]));
+    if (!std::isfinite(det)) fail("the homography overflows (its determinant)");
     if (!(std::abs(det) > 1e-12 * s * s * s))
-        fail("the homography is singular (determinant " + std::to_string(det) + ")");
+        fail("the homography is singular (determinant " + num(det) + ")");
 }
 
 // The field's first non-finite value, at row-major index i of its (dx, dy) / (u, v) samples
@@ -124,8 +135,7 @@ void check_options(const WarpOptions& o, const Transform& t) {
         fail("B-spline prefilter FIR length " + std::to_string(o.prefilter) +
              " is not allowed (0: exact IIR, or an odd length 3..31)");
     if (!std::isfinite(o.cubic_a) || o.cubic_a < -3.0 || o.cubic_a > 0.0)
-        fail("cubic_a " + std::to_string(o.cubic_a) +
-             " is outside [-3, 0] (Keys: -0.5, OpenCV: -0.75)");
+        fail("cubic_a " + num(o.cubic_a) + " is outside [-3, 0] (Keys: -0.5, OpenCV: -0.75)");
     if (o.antialias) {
         if (t.kind != Transform::Kind::Resize)
             fail("antialias applies to zoom/resize only, not to this transform");
@@ -297,6 +307,14 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
              to_string(dst.location()) + " memory (both must live in the same place)");
     if (overlaps(src, dst)) fail("source and destination overlap (no in-place warps)");
     check_options(opts, t);
+    // Integer outputs are rounded and saturated, so any finite fill has a meaning (e.g. -5 gives
+    // 0 on u8); a NaN or infinite one has none.
+    if constexpr (!std::is_floating_point_v<T>)
+        if (!std::isfinite(opts.fill))
+            fail(std::string("the fill value is ") + (std::isnan(opts.fill) ? "NaN" : "infinite") +
+                 "; " + (std::is_same_v<T, std::uint8_t> ? "u8" : "u16") +
+                 " images need a finite fill (rounded and saturated to the pixel range; NaN or "
+                 "infinite fills are for float images)");
     const char* field_name = t.kind == Transform::Kind::Flow ? "flow" : "remap";
     switch (t.kind) {
         case Transform::Kind::Affine:
