@@ -3,7 +3,6 @@
 #include <upres/metrics.hpp>
 
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -11,6 +10,7 @@
 
 #include <upres/error.hpp>
 #include "core/dispatch.hpp"
+#include "core/format_number.hpp"
 #include "core/parallel.hpp"
 #include "ops/color/color_math.hpp"
 #include "ops/metrics/metrics_backends.hpp"
@@ -22,12 +22,6 @@ namespace {
 
 std::string shape(int w, int h, int c) {
     return std::to_string(w) + " x " + std::to_string(h) + " x " + std::to_string(c);
-}
-
-std::string number(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
 }
 
 // The compared planes of one image: one per channel, or Y alone.
@@ -83,7 +77,7 @@ Planes extract(ImageView<const T> v, bool y_only, const char* op, const char* na
         if (e >= 0)
             throw Error(ErrorCode::InvalidArgument,
                         std::string(op) + ": image " + name + " has a non-finite value (" +
-                            number(static_cast<double>(v.row(y)[e])) + ") at (x " +
+                            format_number(static_cast<double>(v.row(y)[e])) + ") at (x " +
                             std::to_string(e / v.channels()) + ", y " + std::to_string(y) + ", c " +
                             std::to_string(e % v.channels()) + "); NaN and Inf are not allowed");
     }
@@ -110,7 +104,7 @@ Prepared prepare(ImageView<const T> a, ImageView<const T> b, const MetricOptions
     if (!(opts.data_range >= 0.0) || !std::isfinite(opts.data_range))
         throw Error(ErrorCode::InvalidArgument,
                     std::string(op) + ": data_range must be a finite number > 0, or 0 for the " +
-                        "pixel type's range (got " + number(opts.data_range) + ")");
+                        "pixel type's range (got " + format_number(opts.data_range) + ")");
     const int w = a.width() - 2 * std::min(opts.shave, a.width());
     const int h = a.height() - 2 * std::min(opts.shave, a.height());
     if (w < min_size || h < min_size) {

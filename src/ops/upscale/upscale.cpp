@@ -12,6 +12,8 @@
 #include <upres/seabi.hpp>
 #include <upres/warp.hpp>
 
+#include "core/format_number.hpp"
+
 namespace upres {
 
 const char* to_string(UpscaleMethod m) noexcept {
@@ -119,7 +121,7 @@ Image<std::uint8_t> upscale(ImageView<const std::uint8_t> img, const UpscaleOpti
     const int ch = img.channels();
     if (ch == 2) fail("the input has 2 channels (allowed: 1 gray, 3 RGB, 4 RGBA)");
     if (!std::isfinite(opts.scale) || opts.scale < 1.0 || opts.scale > 16.0)
-        fail("scale " + std::to_string(opts.scale) + " is outside [1, 16]");
+        fail("scale " + format_number(opts.scale) + " is outside [1, 16]");
     parse_upscale_method(to_string(opts.method));  // rejects values outside the enum
     if (opts.max_iterations < 1 || opts.max_iterations > 1000)
         fail("max_iterations is " + std::to_string(opts.max_iterations) + " (allowed: 1 to 1000)");

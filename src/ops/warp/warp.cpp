@@ -4,13 +4,13 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <type_traits>
 
 #include "core/border_math.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
+#include "core/format_number.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
 #if UPRES_HAVE_CUDA
@@ -29,14 +29,6 @@ constexpr const char* kOp = "warp";
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
 }
 
-// A number for a message: 6 significant digits, exponent form for very large or small values
-// (std::to_string's fixed 6 decimals prints 1e300 as 301 digits and 1e-9 as 0.000000).
-std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
 void check_matrix_finite(const double* m, int n, const char* what) {
     for (int i = 0; i < n; ++i)
         if (!std::isfinite(m[i]))
@@ -51,11 +43,11 @@ void check_affine(const Affine& a) {
     const double det = m[0] * m[4] - m[1] * m[3];
     double s = 0.0;
     for (int i : {0, 1, 3, 4}) s = std::max(s, std::abs(m[i]));
-    const std::string mat =
-        "[[" + num(m[0]) + ", " + num(m[1]) + "], [" + num(m[3]) + ", " + num(m[4]) + "]]";
+    const std::string mat = "[[" + format_number(m[0]) + ", " + format_number(m[1]) + "], [" +
+                            format_number(m[3]) + ", " + format_number(m[4]) + "]]";
     if (!std::isfinite(det)) fail("the affine matrix " + mat + " overflows (its determinant)");
     if (!(std::abs(det) > 1e-12 * s * s))
-        fail("the affine matrix " + mat + " is singular (determinant " + num(det) + ")");
+        fail("the affine matrix " + mat + " is singular (determinant " + format_number(det) + ")");
 }
 
 void check_homography(const Homography& hm) {
@@ -67,7 +59,7 @@ void check_homography(const Homography& hm) {
     for (int i = 0; i < 9; ++i) s = std::max(s, std::abs(h[i]));
     if (!std::isfinite(det)) fail("the homography overflows (its determinant)");
     if (!(std::abs(det) > 1e-12 * s * s * s))
-        fail("the homography is singular (determinant " + num(det) + ")");
+        fail("the homography is singular (determinant " + format_number(det) + ")");
 }
 
 // The field's first non-finite value, at row-major index i of its (dx, dy) / (u, v) samples
@@ -135,7 +127,8 @@ void check_options(const WarpOptions& o, const Transform& t) {
         fail("B-spline prefilter FIR length " + std::to_string(o.prefilter) +
              " is not allowed (0: exact IIR, or an odd length 3..31)");
     if (!std::isfinite(o.cubic_a) || o.cubic_a < -3.0 || o.cubic_a > 0.0)
-        fail("cubic_a " + num(o.cubic_a) + " is outside [-3, 0] (Keys: -0.5, OpenCV: -0.75)");
+        fail("cubic_a " + format_number(o.cubic_a) +
+             " is outside [-3, 0] (Keys: -0.5, OpenCV: -0.75)");
     if (o.antialias) {
         if (t.kind != Transform::Kind::Resize)
             fail("antialias applies to zoom/resize only, not to this transform");
