@@ -13,10 +13,10 @@ namespace upres::cli {
 
 // Flags shared by every subcommand (given before or after the subcommand name).
 struct Common {
-    std::string backend = "auto";
+    Backend backend = Backend::Auto;
     int threads = 0;
     bool quiet = false;
-    // The Context these flags describe (validates --backend and --threads).
+    // The Context these flags describe.
     Context context() const;
 };
 

@@ -9,16 +9,15 @@
 #include <string>
 
 #include <upres/error.hpp>
+#include <upres/options.hpp>
 #include "commands.hpp"
+#include "options.hpp"
 
 namespace upres::cli {
 
 Context Common::context() const {
     Context ctx;
-    ctx.backend = parse_backend(backend);
-    if (threads < 0)
-        throw Error(ErrorCode::InvalidArgument,
-                    "--threads " + std::to_string(threads) + " is negative (0 means all cores)");
+    ctx.backend = backend;
     ctx.threads = threads;
     return ctx;
 }
@@ -34,12 +33,9 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.fallthrough();
     cli::Common common;
-    app.add_option("--backend", common.backend, "Backend: auto, reference, cpu or cuda")
-        ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
-        ->capture_default_str();
-    app.add_option("--threads", common.threads, "CPU threads (0: all cores)")
-        ->check(CLI::Range(0, 4096))
-        ->capture_default_str();
+    const OperationDesc& context = operation("context");
+    cli::add_declared(&app, context, "backend", common.backend);
+    cli::add_declared(&app, context, "threads", common.threads);
     app.add_flag("-q,--quiet", common.quiet,
                  "No progress or informational output (results are still printed)");
     for (int i = 0; i < cli::kCommandCount; ++i) cli::kCommands[i].add(app, common);

@@ -67,12 +67,16 @@ bool can_store(FileFormat f, PixelType t) {
     return false;
 }
 
-PixelType parse_depth(const std::string& name) {
-    if (name == "u8") return PixelType::U8;
-    if (name == "u16") return PixelType::U16;
-    if (name == "f32") return PixelType::F32;
-    throw Error(ErrorCode::InvalidArgument,
-                fmt::format("unknown depth '{}' (allowed: u8, u16, f32)", name));
+PixelType parse_depth(const std::string& name) { return parse_enum<PixelType>(name); }
+
+CLI::Option* add_format_option(CLI::App* cmd, std::string& target) {
+    // Not checked here: output_format() refuses an unknown name with UnsupportedFormat (exit 4),
+    // the code every other format problem gets.
+    return cmd
+        ->add_option("--format", target,
+                     "Output format, auto = from OUT's extension (allowed: " +
+                         enum_desc<FileFormat>().allowed() + ")")
+        ->capture_default_str();
 }
 
 namespace {

@@ -2,6 +2,8 @@
 // file, the pixel depths each file format stores, JSON number formatting and a text progress bar.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,9 @@
 #include <upres/io.hpp>
 
 namespace upres::cli {
+
+// --format FORMAT, checked against upres's file format names (enum_desc<FileFormat>).
+CLI::Option* add_format_option(CLI::App* cmd, std::string& target);
 
 // Reads an image (format from the extension, or `format` when not "auto"). A missing or
 // unreadable file is Error(IoError) naming the path; format errors come from upres::read_image.

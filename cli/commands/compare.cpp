@@ -13,6 +13,7 @@
 
 #include <upres/metrics.hpp>
 #include "command.hpp"
+#include "options.hpp"
 #include "util.hpp"
 
 namespace upres::cli {
@@ -22,6 +23,7 @@ namespace {
 struct CompareArgs {
     std::string a, b;
     int shave = 0;
+    double data_range = 0.0;
     bool json = false;
     bool no_y = false;
 };
@@ -56,6 +58,7 @@ void run_compare(const CompareArgs& args, const Common& common) {
     MetricOptions opts;
     opts.shave = args.shave;
     opts.on_y = !args.no_y;
+    opts.data_range = args.data_range;
     const Scores s = std::visit(
         [&](const auto& ia) -> Scores {
             using I = std::decay_t<decltype(ia)>;
@@ -83,12 +86,12 @@ void add_compare(CLI::App& app, const Common& common) {
     auto* cmd = app.add_subcommand("compare", "PSNR and SSIM of two images (on Y for colour)");
     cmd->add_option("A", args->a, "First image (e.g. the reference)")->required();
     cmd->add_option("B", args->b, "Second image (same size and channels)")->required();
-    cmd->add_option("--shave", args->shave, "Pixels removed from every border before comparing")
-        ->check(CLI::Range(0, 32767))
-        ->capture_default_str();
+    const OperationDesc& op = operation("compare");
+    add_declared(cmd, op, "shave", args->shave);
     cmd->add_flag("--json", args->json,
                   "Print one JSON object {\"psnr\": ..., \"ssim\": ...} (infinite PSNR: \"inf\")");
-    cmd->add_flag("--no-y", args->no_y, "Colour images: use all channels instead of luma Y");
+    add_declared(cmd, op, "no-y", args->no_y);
+    add_declared(cmd, op, "data-range", args->data_range);
     cmd->callback([args, &common] { run_compare(*args, common); });
 }
 

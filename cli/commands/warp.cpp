@@ -17,6 +17,7 @@
 
 #include <upres/warp.hpp>
 #include "command.hpp"
+#include "options.hpp"
 #include "util.hpp"
 
 namespace upres::cli {
@@ -28,25 +29,12 @@ struct WarpArgs {
     double rotate = 0, zoom = 0;
     std::string size, flow;
     std::vector<double> affine, homography;
-    std::string interp = "bspline", prefilter = "iir", border = "mirror", format = "auto";
+    Interp interp = Interp::BSpline;
+    Border border = Border::Mirror;
+    std::string prefilter, format = "auto";
     float fill = 0.0f;
     bool antialias = false, fast = false;
 };
-
-int parse_prefilter(const std::string& s) {
-    if (s == "iir") return 0;
-    if (s == "fir") return kDefaultFirLength;
-    if (s.size() > 3 && s.compare(0, 3, "fir") == 0) {
-        const std::string n = s.substr(3);
-        if (n.find_first_not_of("0123456789") == std::string::npos && n.size() <= 2) {
-            const int k = std::stoi(n);
-            if (k >= 3 && k <= 31 && k % 2 == 1) return k;
-        }
-    }
-    throw Error(ErrorCode::InvalidArgument,
-                "warp: unknown --prefilter '" + s + "' (allowed: iir, fir (= fir" +
-                    std::to_string(kDefaultFirLength) + "), fir3, fir5, ..., fir31)");
-}
 
 void parse_size(const std::string& s, int& w, int& h) {
     const auto x = s.find('x');
@@ -98,9 +86,9 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
                                  "--homography, --flow)");
     const Context ctx = common.context();
     WarpOptions o;
-    o.interp = parse_interp(args.interp);
-    o.border = parse_border(args.border);
-    o.prefilter = parse_prefilter(args.prefilter);
+    o.interp = args.interp;
+    o.border = args.border;
+    o.prefilter = parse_prefilter_name(args.prefilter);
     o.fill = args.fill;
     o.antialias = args.antialias;
     o.fast_texture = args.fast;
@@ -213,27 +201,14 @@ void add_warp(CLI::App& app, const Common& common) {
                                  "Displacement field: float32 NPY (H, W, 2) = (dx, dy), or a "
                                  "3-channel PFM (dx, dy, ignored); output (x, y) samples input "
                                  "(x + dx, y + dy); the field has the image's size");
-    cmd->add_option("--interp", args->interp, "Interpolation: nearest, linear, cubic, bspline")
-        ->check(CLI::IsMember({"nearest", "linear", "cubic", "bspline"}))
-        ->capture_default_str();
-    cmd->add_option(
-           "--prefilter", args->prefilter,
-           "B-spline prefilter: iir (exact), fir (the default FIR length, 17) or firK, K odd "
-           "in 3..31 (the paper's FIR)")
-        ->capture_default_str();
-    cmd->add_option("--border", args->border, "Border: mirror, reflect, nearest, wrap, constant")
-        ->check(CLI::IsMember({"mirror", "reflect", "nearest", "wrap", "constant"}))
-        ->capture_default_str();
-    cmd->add_option("--fill", args->fill, "Value outside the image with --border constant")
-        ->capture_default_str();
-    cmd->add_flag("--antialias", args->antialias,
-                  "Zoom/resize: low-pass when down-scaling (MATLAB imresize; interp linear or "
-                  "cubic)");
-    cmd->add_flag("--fast", args->fast,
-                  "CUDA hardware-texture mode (8-bit fractional weights; needs --backend cuda)");
-    cmd->add_option("--format", args->format,
-                    "Output format: auto (from OUT's extension), png, jpeg, tiff, pfm, pnm, npy")
-        ->capture_default_str();
+    const OperationDesc& op = operation("warp");
+    add_declared(cmd, op, "interp", args->interp);
+    add_declared(cmd, op, "prefilter", args->prefilter);
+    add_declared(cmd, op, "border", args->border);
+    add_declared(cmd, op, "fill", args->fill);
+    add_declared(cmd, op, "antialias", args->antialias);
+    add_declared(cmd, op, "fast", args->fast);
+    add_format_option(cmd, args->format);
     cmd->callback([args, &common, rot, zoom, size, aff, hom, flow] {
         // Which option was given decides the transform, not its value (--zoom 0 is an error,
         // not "no zoom").

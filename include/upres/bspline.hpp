@@ -34,6 +34,10 @@ namespace upres {
 // stays under one grey level (0..255) of the exact IIR result on our photos (baboon 0.22,
 // butterfly 0.36; FIR15 gives 1.33 on butterfly). See docs/ops/bspline_paper.md.
 inline constexpr int kDefaultFirLength = 17;
+// The prefilter as users name it (the CLI's --prefilter, Python's prefilter=): "iir" -> 0 (exact),
+// "fir" -> kDefaultFirLength, "firK" with K odd in 3..31 -> K. Error(InvalidArgument) listing
+// the forms otherwise.
+int parse_prefilter_name(const std::string& name);
 
 // CUDA kernel families for the prefilter (ignored by the CPU backends). Auto picks the fastest
 // measured variant for the filter; the others are the paper's variants, kept for comparison.
@@ -56,6 +60,8 @@ enum class PrefilterVariant {
 };
 const char* to_string(PrefilterVariant v) noexcept;  // "auto", "recursive", "fir-shared", ...
 PrefilterVariant parse_prefilter_variant(const std::string& name);
+template <>
+const EnumDesc& enum_desc<PrefilterVariant>() noexcept;
 
 struct PrefilterOptions {
     Border border = Border::Mirror;

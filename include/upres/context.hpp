@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <upres/options.hpp>
+
 namespace upres {
 
 // Backends. Auto follows where the data lives (host memory -> Cpu, device memory -> Cuda).
@@ -14,6 +16,8 @@ const char* to_string(Backend b) noexcept;
 // Parses "auto", "reference", "cpu", "cuda"; throws Error(InvalidArgument) naming the allowed
 // values otherwise.
 Backend parse_backend(const std::string& name);
+template <>
+const EnumDesc& enum_desc<Backend>() noexcept;
 
 struct Context {
     Backend backend = Backend::Auto;

@@ -15,6 +15,8 @@
 #include <array>
 #include <string>
 
+#include <upres/options.hpp>
+
 namespace upres {
 
 enum class Border { Mirror, Reflect, Nearest, Wrap, Constant };
@@ -23,5 +25,7 @@ const char* to_string(Border b) noexcept;
 // Parses "mirror", "reflect", "nearest", "wrap", "constant"; throws Error(InvalidArgument)
 // listing the allowed names otherwise.
 Border parse_border(const std::string& name);
+template <>
+const EnumDesc& enum_desc<Border>() noexcept;
 
 }  // namespace upres

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <upres/error.hpp>
+#include <upres/options.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,9 @@ enum class Location { Host, Device };
 
 const char* to_string(PixelType t) noexcept;
 const char* to_string(Location l) noexcept;
+// Names "u8", "u16", "f32" (parse_enum<PixelType>).
+template <>
+const EnumDesc& enum_desc<PixelType>() noexcept;
 std::size_t pixel_size(PixelType t) noexcept;
 
 template <class T>

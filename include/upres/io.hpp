@@ -40,6 +40,9 @@ enum class FileFormat { Auto, Png, Jpeg, Tiff, Pfm, Pnm, Npy };
 const char* to_string(FileFormat f) noexcept;
 // Parses "auto", "png", "jpeg"/"jpg", "tiff"/"tif", "pfm", "pnm"/"pgm"/"ppm", "npy".
 FileFormat parse_file_format(const std::string& name);
+// The names parse_file_format accepts, aliases included (defined in upres_io).
+template <>
+const EnumDesc& enum_desc<FileFormat>() noexcept;
 // Format implied by a path's extension; throws Error(UnsupportedFormat) if unknown.
 FileFormat format_from_path(const std::string& path);
 // True when this build can read and write the format (TIFF depends on libtiff).

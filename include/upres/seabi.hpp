@@ -33,6 +33,8 @@ enum class SeabiMethod {
 const char* to_string(SeabiMethod m) noexcept;
 // "lseai", "silseabi", "lseabi"; throws Error(InvalidArgument) listing the allowed names.
 SeabiMethod parse_seabi_method(const std::string& name);
+template <>
+const EnumDesc& enum_desc<SeabiMethod>() noexcept;
 
 struct SeabiOptions {
     SeabiMethod method = SeabiMethod::SilSeabi;

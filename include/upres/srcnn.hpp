@@ -78,6 +78,8 @@ std::vector<int> available_srcnn_scales(const std::string& dir = {});
 enum class SrcnnPrecision { Fp32, Tf32, Fp16, Bf16, Fastest };
 const char* to_string(SrcnnPrecision p) noexcept;
 SrcnnPrecision parse_srcnn_precision(const std::string& name);  // "fp32", "tf32", "fp16", ...
+template <>
+const EnumDesc& enum_desc<SrcnnPrecision>() noexcept;
 
 // CUDA kernel variants (the paper's names, then beyond it). Per layer, or the whole network.
 //   Direct:            one thread per output pixel, weights and pixels from global memory.
@@ -108,6 +110,8 @@ const char* to_string(SrcnnVariant v) noexcept;
 // "auto", "direct", "shared-kernel", "shared-kernel-patch", "registered-pixel", "cudnn",
 // "tensor-core", "fused"
 SrcnnVariant parse_srcnn_variant(const std::string& name);
+template <>
+const EnumDesc& enum_desc<SrcnnVariant>() noexcept;
 
 struct SrcnnOptions {
     SrcnnPrecision precision = SrcnnPrecision::Fp32;

@@ -1,17 +1,26 @@
-// upres::upscale: super-resolution / interpolation of whole images by any factor in [1, 16]
-// with the SEABI methods of upres/seabi.hpp or the baselines the SEABI paper compares against.
+// upres::upscale: super-resolution and interpolation of whole images by any factor in [1, 16],
+// every method upres has behind one call: SRCNN (upres/srcnn.hpp), the SEABI family
+// (upres/seabi.hpp), the paper's tap filters and the bilinear / bicubic baselines.
 //
-//   Colour (3 or 4 channels, RGB[A]): BT.601 YCbCr (upres/color.hpp); Y rounded to u8 goes
-//   through the method; Cb, Cr (and alpha) through bicubic; back to RGB. Gray: the method.
-//   Factors: 2^k by cascading x2 (SEABI, tap4, tap6; bilinear and bicubic interpolate the
-//   2^k grid directly); any other factor s by the next power of two, then cubic B-spline
-//   resampling to round(s W) x round(s H).
-//   Lattice: co-sited (output x samples input x / s), like SEABI itself (docs/ops/seabi.md);
-//   border: nearest.
-//   Types: 8-bit only (the paper's integer arithmetic). The AnyImage overload refuses u16 and
-//   f32 images with ErrorCode::UnsupportedFormat (convert them first).
-//   Memory: host images; the work of each step runs on ctx's backend (Cuda stages through the
-//   device).
+//   Method Auto: the best-quality method available for the factor: SRCNN for the integer factors
+//   that have a model (the bundled x2, x3, x4), otherwise bicubic.
+//   Lattice Auto: centre-aligned for srcnn, bilinear and bicubic (output pixel centres where
+//   upres warp --zoom and MATLAB's imresize put them: output x samples (x + 0.5) / s - 0.5,
+//   Border::Reflect); co-sited for the SEABI family and tap4 / tap6, the paper's lattice
+//   (output x samples x / s, Border::Nearest), on which they are defined. Bilinear and bicubic
+//   also run co-sited (Lattice::CoSited: the paper's baselines, Keys a = -0.5); SRCNN and the
+//   SEABI family refuse the lattice they are not defined on.
+//   Centre-aligned bicubic is MATLAB imresize (bicubic_resize in upres/srcnn.hpp).
+//
+//   Co-sited methods: colour (3 or 4 channels, RGB[A]) goes through BT.601 YCbCr
+//   (upres/color.hpp); Y rounded to u8 goes through the method, Cb, Cr (and alpha) through
+//   bicubic; gray: the method. Factors 2^k cascade x2 (SEABI, tap4, tap6; bilinear and bicubic
+//   interpolate the 2^k grid directly); any other factor s goes to the next power of two, then
+//   cubic B-spline resampling to round(s W) x round(s H). 8-bit images only (the paper's
+//   integer arithmetic): u16 / f32 are Error(UnsupportedFormat).
+//   Centre-aligned methods: u8, u16 and f32 images; SRCNN as srcnn_upscale (integer factors of
+//   its model); bilinear and bicubic to ceil(s W) x ceil(s H).
+//   Memory: host images; the work of each step runs on ctx's backend.
 #pragma once
 
 #include <cstdint>
@@ -19,24 +28,51 @@
 
 #include <upres/context.hpp>
 #include <upres/image.hpp>
+#include <upres/options.hpp>
+#include <upres/srcnn.hpp>
 
 namespace upres {
 
-enum class UpscaleMethod { LSeai, SilSeabi, LSeabi, Tap4, Tap6, Bilinear, Bicubic };
+enum class UpscaleMethod { Auto, Srcnn, LSeai, SilSeabi, LSeabi, Tap4, Tap6, Bilinear, Bicubic };
 const char* to_string(UpscaleMethod m) noexcept;
-// "lseai", "silseabi", "lseabi", "tap4", "tap6", "bilinear", "bicubic".
+// "auto", "srcnn", "lseai", "silseabi", "lseabi", "tap4", "tap6", "bilinear", "bicubic".
 UpscaleMethod parse_upscale_method(const std::string& name);
+template <>
+const EnumDesc& enum_desc<UpscaleMethod>() noexcept;
+
+enum class Lattice { Auto, CoSited, Centered };
+const char* to_string(Lattice l) noexcept;  // "auto", "cosited", "centered"
+template <>
+const EnumDesc& enum_desc<Lattice>() noexcept;
 
 struct UpscaleOptions {
-    UpscaleMethod method = UpscaleMethod::SilSeabi;
-    double scale = 2.0;       // in [1, 16]; 1 returns a copy
+    UpscaleMethod method = UpscaleMethod::Auto;
+    Lattice lattice = Lattice::Auto;
+    // In [1, 16]; 1 returns a copy. SRCNN: a factor with a bundled model, or with a model file
+    // its factor or 0 (= the model's factor).
+    double scale = 2.0;
     int max_iterations = 4;   // L-SEABI (see SeabiOptions)
     double max_error = 0.25;  // L-SEABI (see SeabiOptions)
+    // SRCNN: a .srcnn weights file; empty = the bundled model for the scale
+    // (load_default_srcnn_model).
+    std::string model;
+    SrcnnOptions srcnn;  // SRCNN: precision and kernels
 };
 
-// Output size round(scale * W) x round(scale * H), same channel count (1, 3 or 4).
+// The method and lattice Auto stands for, for these options (method Auto: SRCNN when the scale
+// is an integer with a bundled model, else bicubic). Throws what upscale() throws for options
+// that do not go together (a lattice the method is not defined on).
+UpscaleMethod resolved_method(const UpscaleOptions& opts);
+Lattice resolved_lattice(const UpscaleOptions& opts);
+
+// Output size: round(scale * W) x round(scale * H) co-sited, ceil(scale * W) x ceil(scale * H)
+// centre-aligned (the same for integer factors); same channel count (1, 3 or 4; 2 for the
+// centre-aligned methods).
 Image<std::uint8_t> upscale(ImageView<const std::uint8_t> img, const UpscaleOptions& opts = {},
                             const Context& ctx = {});
 AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts = {}, const Context& ctx = {});
+// As above; plan (when not null) receives what SRCNN ran.
+AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context& ctx,
+                 SrcnnPlan* plan);
 
 }  // namespace upres

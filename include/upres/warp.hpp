@@ -21,6 +21,8 @@ namespace upres {
 enum class Interp { Nearest, Linear, Cubic, BSpline };
 const char* to_string(Interp i) noexcept;
 Interp parse_interp(const std::string& name);  // "nearest", "linear", "cubic", "bspline"
+template <>
+const EnumDesc& enum_desc<Interp>() noexcept;
 
 struct WarpOptions {
     Interp interp = Interp::BSpline;

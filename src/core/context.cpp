@@ -15,27 +15,6 @@
 
 namespace upres {
 
-const char* to_string(Backend b) noexcept {
-    switch (b) {
-        case Backend::Auto:
-            return "auto";
-        case Backend::Reference:
-            return "reference";
-        case Backend::Cpu:
-            return "cpu";
-        case Backend::Cuda:
-            return "cuda";
-    }
-    return "unknown";
-}
-
-Backend parse_backend(const std::string& name) {
-    for (Backend b : {Backend::Auto, Backend::Reference, Backend::Cpu, Backend::Cuda})
-        if (name == to_string(b)) return b;
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown backend '" + name + "' (allowed: auto, reference, cpu, cuda)");
-}
-
 int cuda_device_count() noexcept {
 #if UPRES_HAVE_CUDA
     int n = 0;

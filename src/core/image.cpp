@@ -18,18 +18,6 @@
 
 namespace upres {
 
-const char* to_string(PixelType t) noexcept {
-    switch (t) {
-        case PixelType::U8:
-            return "u8";
-        case PixelType::U16:
-            return "u16";
-        case PixelType::F32:
-            return "f32";
-    }
-    return "unknown";
-}
-
 const char* to_string(Location l) noexcept { return l == Location::Device ? "device" : "host"; }
 
 std::size_t pixel_size(PixelType t) noexcept {

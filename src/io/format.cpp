@@ -3,31 +3,29 @@
 #include <cctype>
 #include <string>
 
+#include <upres/error.hpp>
 #include <upres/io.hpp>
+#include <upres/options.hpp>
 
 namespace upres {
 
-const char* to_string(FileFormat f) noexcept {
-    switch (f) {
-        case FileFormat::Auto:
-            return "auto";
-        case FileFormat::Png:
-            return "png";
-        case FileFormat::Jpeg:
-            return "jpeg";
-        case FileFormat::Tiff:
-            return "tiff";
-        case FileFormat::Pfm:
-            return "pfm";
-        case FileFormat::Pnm:
-            return "pnm";
-        case FileFormat::Npy:
-            return "npy";
-    }
-    return "unknown";
-}
-
 namespace {
+// The first entry of each value is its name; the others are aliases parse_file_format accepts.
+constexpr EnumEntry kFormats[] = {
+    {static_cast<int>(FileFormat::Auto), "auto", "from the file's extension"},
+    {static_cast<int>(FileFormat::Png), "png", "PNG: u8, u16"},
+    {static_cast<int>(FileFormat::Jpeg), "jpeg", "JPEG: u8"},
+    {static_cast<int>(FileFormat::Jpeg), "jpg", "JPEG (alias)"},
+    {static_cast<int>(FileFormat::Tiff), "tiff", "TIFF: u8, u16, f32"},
+    {static_cast<int>(FileFormat::Tiff), "tif", "TIFF (alias)"},
+    {static_cast<int>(FileFormat::Pfm), "pfm", "PFM: f32"},
+    {static_cast<int>(FileFormat::Pnm), "pnm", "PGM / PPM: u8, u16"},
+    {static_cast<int>(FileFormat::Pnm), "pgm", "PGM (alias)"},
+    {static_cast<int>(FileFormat::Pnm), "ppm", "PPM (alias)"},
+    {static_cast<int>(FileFormat::Npy), "npy", "NumPy .npy: u8, u16, f32"},
+};
+constexpr EnumDesc kFormatDesc{"file format", kFormats};
+
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -35,18 +33,22 @@ std::string lower(std::string s) {
 }
 }  // namespace
 
+template <>
+const EnumDesc& enum_desc<FileFormat>() noexcept {
+    return kFormatDesc;
+}
+
+const char* to_string(FileFormat f) noexcept { return enum_name(f); }
+
+// Case-insensitive (extensions come in upper case too), and an unknown name is
+// UnsupportedFormat, not InvalidArgument.
 FileFormat parse_file_format(const std::string& name) {
-    const std::string n = lower(name);
-    if (n == "auto") return FileFormat::Auto;
-    if (n == "png") return FileFormat::Png;
-    if (n == "jpeg" || n == "jpg") return FileFormat::Jpeg;
-    if (n == "tiff" || n == "tif") return FileFormat::Tiff;
-    if (n == "pfm") return FileFormat::Pfm;
-    if (n == "pnm" || n == "pgm" || n == "ppm") return FileFormat::Pnm;
-    if (n == "npy") return FileFormat::Npy;
-    throw Error(ErrorCode::UnsupportedFormat,
-                "unknown file format '" + name +
-                    "' (allowed: auto, png, jpeg, tiff, pfm, pnm/pgm/ppm, npy)");
+    try {
+        return parse_enum<FileFormat>(lower(name));
+    } catch (const Error&) {
+        throw Error(ErrorCode::UnsupportedFormat,
+                    "unknown file format '" + name + "' (allowed: " + kFormatDesc.allowed() + ")");
+    }
 }
 
 FileFormat format_from_path(const std::string& path) {

@@ -159,13 +159,14 @@ run "$upres" compare "$sample" "$sample" --shave 128
 expect_one_line_error "compare: --shave too large" $EX_INVALID 'shave'
 
 # ---------------------------------------------------------------- convert round trips
-run "$upres" convert "$sample" "$tmp/a.pfm"
-expect_one_line_error "convert u8 -> pfm without --depth names the allowed depth" $EX_FORMAT 'f32'
-if [ ! -e "$tmp/a.pfm" ]; then pass "no output file after a refused conversion"; else fail "$tmp/a.pfm was written"; fi
+run "$upres" convert "$sample" "$tmp/a0.pfm"
+expect_rc "convert u8 -> pfm without --depth takes f32, the one depth PFM stores" 0
 run "$upres" convert "$sample" "$tmp/a.pfm" --depth f32
 expect_rc "convert png -> pfm --depth f32" 0
+if cmp -s "$tmp/a0.pfm" "$tmp/a.pfm"; then pass "convert to pfm: implied f32 equals --depth f32"; else fail "convert to pfm: implied depth differs from --depth f32"; fi
 run "$upres" convert "$tmp/a.pfm" "$tmp/b.png"
 expect_one_line_error "convert f32 -> png without --depth names u8, u16" $EX_FORMAT 'u8, u16'
+if [ ! -e "$tmp/b.png" ]; then pass "no output file after a refused conversion"; else fail "$tmp/b.png was written"; fi
 run "$upres" convert "$tmp/a.pfm" "$tmp/b.png" --depth u8
 expect_rc "convert pfm -> png --depth u8" 0
 run "$upres" compare "$sample" "$tmp/b.png" --json
@@ -375,11 +376,11 @@ done
 run "$upres" upscale "$sample" "$tmp/up4.png" --scale 4 --method silseabi
 expect_rc "upscale --scale 4 (cascade)" 0
 run "$upres" upscale "$sample" "$tmp/up.png" --scale 2 --method frob
-expect_one_line_error "upscale: unknown method" $EX_INVALID 'frob'
+expect_one_line_error "upscale: unknown method lists the methods" $EX_USAGE "unknown upscale method 'frob' \\(allowed: auto, srcnn, lseai"
 run "$upres" upscale "$sample" "$tmp/up.png" --scale 2 --method silseabi --iterations 3
 expect_one_line_error "upscale: --iterations without lseabi" $EX_INVALID 'iterations'
 run "$upres" upscale "$sample" "$tmp/up.png" --scale 2 --method lseabi --iterations 0
-expect_one_line_error "upscale: --iterations 0" $EX_INVALID 'iterations'
+expect_one_line_error "upscale: --iterations 0 is outside the declared range" $EX_USAGE 'iterations 0 is outside \[1, 1000\]'
 run "$upres" convert "$sample" "$tmp/s16.png" --depth u16
 run "$upres" upscale "$tmp/s16.png" "$tmp/up.png" --scale 2 --method silseabi
 expect_one_line_error "upscale: 16-bit input" $EX_FORMAT 'convert'
@@ -430,7 +431,7 @@ fi
 UPRES_MODEL_DIR="$tmp/models" run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --scale 5
 expect_one_line_error "upscale srcnn: scale without a model lists the available scales" $EX_INVALID 'available scales: 2'
 run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --scale 2.5 --model "$srcdata/pipe.srcnn"
-expect_one_line_error "upscale srcnn: non-integer scale" $EX_INVALID 'integer --scale'
+expect_one_line_error "upscale srcnn: non-integer scale" $EX_INVALID 'integer scale'
 run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --model "$tmp/none.srcnn"
 expect_one_line_error "upscale srcnn: missing model file" $EX_IO 'none\.srcnn'
 echo "garbage" >"$tmp/bad.srcnn"
@@ -442,7 +443,7 @@ expect_one_line_error "upscale srcnn: image too small for the receptive field" $
 run "$upres" --backend cpu upscale "$sample" "$tmp/sr.png" --method srcnn --model "$srcdata/pipe.srcnn" --precision fp16
 expect_one_line_error "upscale srcnn: fp16 on the cpu backend" $EX_INVALID 'fp16'
 run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --model "$srcdata/pipe.srcnn" --variant winograd
-expect_one_line_error "upscale srcnn: unknown variant" $EX_INVALID 'winograd'
+expect_one_line_error "upscale srcnn: unknown variant" $EX_USAGE 'winograd'
 run "$upres" upscale "$sample" "$tmp/sr.png" --method bicubic --model "$srcdata/pipe.srcnn"
 expect_one_line_error "upscale: --model without srcnn" $EX_INVALID 'srcnn only'
 run "$upres" upscale "$sample" "$tmp/sr.png" --method silseabi --lattice centered
@@ -452,6 +453,60 @@ expect_rc "upscale --method bicubic --lattice cosited (the SEABI paper's baselin
 run "$upres" convert "$sample" "$tmp/s16b.png" --depth u16
 run "$upres" upscale "$tmp/s16b.png" "$tmp/bic16.png" --method bicubic --scale 3
 expect_rc "upscale --method bicubic (centred, MATLAB) on a 16-bit image" 0
+
+# ---------------------------------------------------------------- defaults a user expects
+run "$upres" -q upscale "$sample" "$tmp/up_default.png"
+expect_rc "upscale with no method" 0
+run "$upres" -q upscale "$sample" "$tmp/up_srcnn2.png" --method srcnn --scale 2
+if cmp -s "$tmp/up_default.png" "$tmp/up_srcnn2.png"; then pass "upscale with no method is SRCNN x2"; else fail "upscale with no method differs from --method srcnn --scale 2"; fi
+run "$upres" -q upscale "$sample" "$tmp/up_default5.png" --scale 5
+run "$upres" -q upscale "$sample" "$tmp/up_bicubic5.png" --scale 5 --method bicubic
+if cmp -s "$tmp/up_default5.png" "$tmp/up_bicubic5.png"; then pass "upscale x5 (no model) with no method is bicubic"; else fail "upscale x5 with no method differs from bicubic"; fi
+
+# ---------------------------------------------------------------- declared options
+# Every enum option of every command comes from its operation's declaration (upres info
+# --options): each allowed value is accepted by the flag's check, a wrong one is a usage error
+# naming the whole list.
+run "$upres" info --options
+expect_rc "info --options" 0
+printf '%s\n' "$out" >"$tmp/options.tsv"
+if grep -q $'^warp\tinterp\tenum\tbspline\tnearest,linear,cubic,bspline\t' "$tmp/options.tsv"; then
+    pass "info --options lists warp's interp"
+else
+    fail "info --options: $(head -3 "$tmp/options.tsv")"
+fi
+declare -A cmd_args=(
+    [warp]="warp $sample $tmp/opt.png --rotate 3"
+    [upscale]="upscale $sample $tmp/opt.png"
+    [convert]="convert $sample $tmp/opt.png"
+    [compare]="compare $sample $sample"
+    [context]="compare $sample $sample"
+)
+n_enum=0
+while IFS=$'\t' read -r op name kind def values doc; do
+    [ "$kind" = enum ] || continue
+    [ -n "${cmd_args[$op]:-}" ] || continue
+    # shellcheck disable=SC2086  # the command's words
+    run "$upres" ${cmd_args[$op]} "--$name" bogus-value
+    want="unknown .* 'bogus-value' \\(allowed: ${values//,/, }\\)"
+    if [ "$rc" -eq $EX_USAGE ] && printf '%s' "$err" | grep -Eq -- "$want"; then
+        n_enum=$((n_enum + 1))
+    else
+        fail "$op --$name bogus-value: exit $rc, stderr: $err (wanted /$want/)"
+    fi
+    for v in ${values//,/ }; do
+        # shellcheck disable=SC2086
+        run "$upres" -q ${cmd_args[$op]} "--$name" "$v"
+        # Accepted by the flag's check (it may still fail later for this input: e.g. cuda
+        # without a device, fp16 with a method other than srcnn).
+        if [ "$rc" -eq $EX_USAGE ]; then fail "$op --$name $v is refused as a usage error: $err"; fi
+    done
+done <"$tmp/options.tsv"
+if [ "$n_enum" -ge 8 ]; then
+    pass "every declared enum option refuses a wrong value with its list ($n_enum options)"
+else
+    fail "only $n_enum enum options checked"
+fi
 
 echo "cli_test: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -7,9 +7,13 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 #include <upres/io.hpp>
 #include <upres/seabi.hpp>
+#include <upres/srcnn.hpp>
 #include <upres/upscale.hpp>
 #include "test_util.hpp"
 
@@ -20,11 +24,24 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
-UpscaleOptions opts_of(UpscaleMethod m, double s = 2.0) {
+UpscaleOptions opts_of(UpscaleMethod m, double s = 2.0, Lattice l = Lattice::Auto) {
     UpscaleOptions o;
     o.method = m;
     o.scale = s;
+    o.lattice = l;
     return o;
+}
+
+// Same pixel type, size and bytes.
+::testing::AssertionResult identical(const AnyImage& a, const AnyImage& b) {
+    if (a.pixel_type() != b.pixel_type())
+        return ::testing::AssertionFailure() << "pixel types differ";
+    return std::visit(
+        [&](const auto& ia) {
+            using I = std::decay_t<decltype(ia)>;
+            return images_near(ia.view(), std::get<I>(b.variant()).view(), 0.0);
+        },
+        a.variant());
 }
 
 TEST(Upscale, GrayX2AndX4CascadeSeabi) {
@@ -45,8 +62,9 @@ TEST(Upscale, BilinearMatchesNumpyGoldenAndTapsMatchTapUpscale) {
         const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
         const Image<U8> want =
             test::load_golden<U8>(std::string("seabi/") + name + "_bilinear.npy");
-        EXPECT_TRUE(images_near(upscale(in.view(), opts_of(UpscaleMethod::Bilinear)).view(),
-                                want.view(), 0.0))
+        EXPECT_TRUE(images_near(
+            upscale(in.view(), opts_of(UpscaleMethod::Bilinear, 2.0, Lattice::CoSited)).view(),
+            want.view(), 0.0))
             << name;
         const Image<U8> t6 = test::load_golden<U8>(std::string("seabi/") + name + "_tap6.npy");
         EXPECT_TRUE(
@@ -54,9 +72,10 @@ TEST(Upscale, BilinearMatchesNumpyGoldenAndTapsMatchTapUpscale) {
     }
 }
 
-TEST(Upscale, BicubicIsCoSited) {
+TEST(Upscale, CoSitedBicubicIsTheSeabiPapersBaseline) {
     const Image<U8> in = random_image<U8>(17, 12, 1, 4);
-    const Image<U8> out = upscale(in.view(), opts_of(UpscaleMethod::Bicubic));
+    const Image<U8> out =
+        upscale(in.view(), opts_of(UpscaleMethod::Bicubic, 2.0, Lattice::CoSited));
     for (int y = 0; y < 12; ++y)
         for (int x = 0; x < 17; ++x) ASSERT_EQ(out(2 * x, 2 * y), in(x, y));
     // On the even rows, inside the image, the new samples are the Keys cubic at t = 0.5: the
@@ -66,6 +85,58 @@ TEST(Upscale, BicubicIsCoSited) {
             const double v = (-in(x - 1, y) + 9.0 * (in(x, y) + in(x + 1, y)) - in(x + 2, y)) / 16;
             ASSERT_NEAR(out(2 * x + 1, 2 * y), std::clamp(v, 0.0, 255.0), 1.0) << x << "," << y;
         }
+}
+
+TEST(Upscale, CentreAlignedBicubicIsMatlabImresize) {
+    // The default lattice of bicubic is the centre-aligned one of bicubic_resize (MATLAB), on
+    // every pixel type.
+    const AnyImage u8(random_image<U8>(17, 12, 3, 5));
+    const AnyImage u16(random_image<std::uint16_t>(9, 11, 1, 6));
+    const AnyImage f32(random_image<float>(10, 7, 3, 7));
+    for (const AnyImage* in : {&u8, &u16, &f32})
+        for (double s : {2.0, 3.0}) {
+            EXPECT_TRUE(
+                identical(upscale(*in, opts_of(UpscaleMethod::Bicubic, s)), bicubic_resize(*in, s)))
+                << s;
+        }
+}
+
+TEST(Upscale, AutoPicksSrcnnWhereAModelExistsElseBicubic) {
+    const std::vector<int> have = available_srcnn_scales();
+    for (double s : {2.0, 3.0, 4.0, 5.0, 2.5}) {
+        UpscaleOptions o;
+        o.scale = s;
+        const bool model = s == std::floor(s) &&
+                           std::find(have.begin(), have.end(), static_cast<int>(s)) != have.end();
+        EXPECT_EQ(resolved_method(o), model ? UpscaleMethod::Srcnn : UpscaleMethod::Bicubic) << s;
+        EXPECT_EQ(resolved_lattice(o), Lattice::Centered) << s;
+    }
+    // The bundled models are x2, x3, x4 (models/): auto is SRCNN there.
+    for (int s : {2, 3, 4}) EXPECT_NE(std::find(have.begin(), have.end(), s), have.end()) << s;
+    UpscaleOptions seabi;
+    seabi.method = UpscaleMethod::LSeai;
+    EXPECT_EQ(resolved_lattice(seabi), Lattice::CoSited);
+    // The default call is SRCNN x2 on the centre-aligned lattice, identical to srcnn_upscale.
+    const AnyImage in(random_image<U8>(20, 16, 3, 9));
+    const AnyImage got = upscale(in);
+    ASSERT_EQ(got.width(), 40);
+    EXPECT_TRUE(identical(got, srcnn_upscale(in, load_default_srcnn_model(2))));
+}
+
+TEST(Upscale, LatticesAMethodIsNotDefinedOnAreRefused) {
+    const Image<U8> in = random_image<U8>(8, 6, 1, 1);
+    test::expect_error(
+        [&] { upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, Lattice::Centered)); },
+        ErrorCode::InvalidArgument, "co-sited lattice only");
+    test::expect_error(
+        [&] { upscale(in.view(), opts_of(UpscaleMethod::Srcnn, 2.0, Lattice::CoSited)); },
+        ErrorCode::InvalidArgument, "centre-aligned lattice of its training");
+    UpscaleOptions bad = opts_of(UpscaleMethod::Bicubic);
+    bad.lattice = static_cast<Lattice>(7);
+    test::expect_error([&] { upscale(in.view(), bad); }, ErrorCode::InvalidArgument,
+                       "unknown lattice");
+    test::expect_error([&] { upscale(in.view(), opts_of(UpscaleMethod::Srcnn, 2.5)); },
+                       ErrorCode::InvalidArgument, "integer scale");
 }
 
 TEST(Upscale, NonPowerOfTwoFactorsAndOddSizes) {
@@ -90,7 +161,7 @@ TEST(Upscale, ColourConstantStaysConstantAndAlphaIsKept) {
             in(x, y, 3) = 255;
         }
     for (UpscaleMethod m : {UpscaleMethod::LSeai, UpscaleMethod::SilSeabi, UpscaleMethod::LSeabi,
-                            UpscaleMethod::Tap6, UpscaleMethod::Bicubic}) {
+                            UpscaleMethod::Tap6, UpscaleMethod::Bicubic, UpscaleMethod::Bilinear}) {
         const Image<U8> out = upscale(in.view(), opts_of(m, 2));
         ASSERT_EQ(out.channels(), 4);
         for (int y = 0; y < 12; ++y)
@@ -141,22 +212,25 @@ TEST(UpscaleErrors, BadInputIsRefused) {
     o.max_error = -1;
     test::expect_error([&] { upscale(in.view(), o); }, ErrorCode::InvalidArgument, "max_error");
     const Image<U8> two = random_image<U8>(8, 6, 2, 1);
-    test::expect_error([&] { upscale(two.view()); }, ErrorCode::InvalidArgument, "2 channels");
+    test::expect_error([&] { upscale(two.view(), opts_of(UpscaleMethod::SilSeabi)); },
+                       ErrorCode::InvalidArgument, "2 channels");
     test::expect_error([&] { upscale(ImageView<const U8>()); }, ErrorCode::InvalidArgument,
                        "empty");
     test::expect_error([] { parse_upscale_method("nearest"); }, ErrorCode::InvalidArgument,
-                       "allowed: lseai");
+                       "allowed: auto, srcnn, lseai");
     UpscaleOptions bad;
     bad.method = static_cast<UpscaleMethod>(99);
     test::expect_error([&] { upscale(in.view(), bad); }, ErrorCode::InvalidArgument,
                        "unknown upscale method");
-    // 16-bit and float images: refused, naming the type and the conversion.
+    // 16-bit and float images on the co-sited lattice: refused, naming the type and the
+    // conversion.
     const AnyImage u16(random_image<std::uint16_t>(8, 6, 1, 2));
-    test::expect_error([&] { upscale(u16); }, ErrorCode::UnsupportedFormat, "u16");
+    const UpscaleOptions sil = opts_of(UpscaleMethod::SilSeabi);
+    test::expect_error([&] { upscale(u16, sil); }, ErrorCode::UnsupportedFormat, "u16");
     const AnyImage f32(random_image<float>(8, 6, 3, 2));
-    test::expect_error([&] { upscale(f32); }, ErrorCode::UnsupportedFormat, "convert");
+    test::expect_error([&] { upscale(f32, sil); }, ErrorCode::UnsupportedFormat, "convert");
     const AnyImage u8(random_image<U8>(8, 6, 3, 2));
-    EXPECT_EQ(upscale(u8).width(), 16);
+    EXPECT_EQ(upscale(u8, sil).width(), 16);
 }
 
 }  // namespace

@@ -87,22 +87,6 @@ bool overlaps(const ImageView<const float>& a, const ImageView<float>& b) {
 
 }  // namespace
 
-const char* to_string(PrefilterVariant v) noexcept {
-    switch (v) {
-        case PrefilterVariant::Auto:
-            return "auto";
-        case PrefilterVariant::Recursive:
-            return "recursive";
-        case PrefilterVariant::IirFused:
-            return "iir-fused";
-        case PrefilterVariant::FirShared:
-            return "fir-shared";
-        case PrefilterVariant::FirFused:
-            return "fir-fused";
-    }
-    return "unknown";
-}
-
 void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
                        const PrefilterOptions& opts, const Context& ctx) {
     if (src.empty()) fail("the source image is empty");
@@ -164,15 +148,6 @@ std::vector<double> fir_prefilter_taps(int fir_length) {
 double fir_prefilter_error_bound(int fir_length) {
     check_fir_length(fir_length, "fir_prefilter_error_bound");
     return bspline::fir_error_bound_2d(fir_length);
-}
-
-PrefilterVariant parse_prefilter_variant(const std::string& name) {
-    for (auto v : {PrefilterVariant::Auto, PrefilterVariant::Recursive, PrefilterVariant::FirShared,
-                   PrefilterVariant::FirFused, PrefilterVariant::IirFused})
-        if (name == to_string(v)) return v;
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown prefilter variant '" + name +
-                    "' (allowed: auto, recursive, fir-shared, fir-fused, iir-fused)");
 }
 
 int fir_length_for_accuracy(double max_abs_error) {

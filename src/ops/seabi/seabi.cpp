@@ -11,25 +11,6 @@
 
 namespace upres {
 
-const char* to_string(SeabiMethod m) noexcept {
-    switch (m) {
-        case SeabiMethod::LSeai:
-            return "lseai";
-        case SeabiMethod::SilSeabi:
-            return "silseabi";
-        case SeabiMethod::LSeabi:
-            return "lseabi";
-    }
-    return "unknown";
-}
-
-SeabiMethod parse_seabi_method(const std::string& name) {
-    for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi})
-        if (name == to_string(m)) return m;
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown SEABI method '" + name + "' (allowed: lseai, silseabi, lseabi)");
-}
-
 namespace {
 
 std::string size_text(int w, int h, int c) {

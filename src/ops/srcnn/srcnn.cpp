@@ -38,64 +38,6 @@ namespace upres {
 
 // ------------------------------------------------------------------------------------ names
 
-const char* to_string(SrcnnPrecision p) noexcept {
-    switch (p) {
-        case SrcnnPrecision::Fp32:
-            return "fp32";
-        case SrcnnPrecision::Tf32:
-            return "tf32";
-        case SrcnnPrecision::Fp16:
-            return "fp16";
-        case SrcnnPrecision::Bf16:
-            return "bf16";
-        case SrcnnPrecision::Fastest:
-            return "fastest";
-    }
-    return "unknown";
-}
-
-SrcnnPrecision parse_srcnn_precision(const std::string& name) {
-    for (SrcnnPrecision p : {SrcnnPrecision::Fp32, SrcnnPrecision::Tf32, SrcnnPrecision::Fp16,
-                             SrcnnPrecision::Bf16, SrcnnPrecision::Fastest})
-        if (name == to_string(p)) return p;
-    throw Error(ErrorCode::InvalidArgument, "unknown SRCNN precision '" + name +
-                                                "' (allowed: fp32, tf32, fp16, bf16, fastest)");
-}
-
-const char* to_string(SrcnnVariant v) noexcept {
-    switch (v) {
-        case SrcnnVariant::Auto:
-            return "auto";
-        case SrcnnVariant::Direct:
-            return "direct";
-        case SrcnnVariant::SharedKernel:
-            return "shared-kernel";
-        case SrcnnVariant::SharedKernelPatch:
-            return "shared-kernel-patch";
-        case SrcnnVariant::RegisteredPixel:
-            return "registered-pixel";
-        case SrcnnVariant::Cudnn:
-            return "cudnn";
-        case SrcnnVariant::TensorCore:
-            return "tensor-core";
-        case SrcnnVariant::FusedNetwork:
-            return "fused";
-    }
-    return "unknown";
-}
-
-SrcnnVariant parse_srcnn_variant(const std::string& name) {
-    for (SrcnnVariant v :
-         {SrcnnVariant::Auto, SrcnnVariant::Direct, SrcnnVariant::SharedKernel,
-          SrcnnVariant::SharedKernelPatch, SrcnnVariant::RegisteredPixel, SrcnnVariant::Cudnn,
-          SrcnnVariant::TensorCore, SrcnnVariant::FusedNetwork})
-        if (name == to_string(v)) return v;
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown SRCNN variant '" + name +
-                    "' (allowed: auto, direct, shared-kernel, shared-kernel-patch, "
-                    "registered-pixel, cudnn, tensor-core, fused)");
-}
-
 // ------------------------------------------------------------------------------------ model
 
 int SrcnnModel::receptive_field() const noexcept {

@@ -412,27 +412,6 @@ double snap(double v) { return std::abs(v) < 1e-15 ? 0.0 : v; }
 
 }  // namespace
 
-const char* to_string(Interp i) noexcept {
-    switch (i) {
-        case Interp::Nearest:
-            return "nearest";
-        case Interp::Linear:
-            return "linear";
-        case Interp::Cubic:
-            return "cubic";
-        case Interp::BSpline:
-            return "bspline";
-    }
-    return "unknown";
-}
-
-Interp parse_interp(const std::string& name) {
-    for (Interp i : {Interp::Nearest, Interp::Linear, Interp::Cubic, Interp::BSpline})
-        if (name == to_string(i)) return i;
-    throw Error(ErrorCode::InvalidArgument,
-                "unknown interpolation '" + name + "' (allowed: nearest, linear, cubic, bspline)");
-}
-
 Affine rotation(double degrees, int width, int height) {
     if (!std::isfinite(degrees))
         throw Error(ErrorCode::InvalidArgument, "rotation: the angle is not finite");

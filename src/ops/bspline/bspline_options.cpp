@@ -1,0 +1,67 @@
+// The B-spline prefilter's option table (upres/options.hpp), the PrefilterVariant names and the
+// prefilter spelling users type ("iir", "fir", "firK").
+#include <string>
+
+#include <upres/bspline.hpp>
+#include <upres/error.hpp>
+#include <upres/options.hpp>
+
+#include "core/operations.hpp"
+
+namespace upres {
+
+namespace {
+constexpr EnumEntry kVariants[] = {
+    {static_cast<int>(PrefilterVariant::Auto), "auto", "the fastest variant for the filter"},
+    {static_cast<int>(PrefilterVariant::Recursive), "recursive",
+     "IIR, one thread per row / column (the paper's baseline)"},
+    {static_cast<int>(PrefilterVariant::FirShared), "fir-shared",
+     "FIR rows through shared memory, columns with a rotating window (paper Fig. 5)"},
+    {static_cast<int>(PrefilterVariant::FirFused), "fir-fused",
+     "FIR rows and columns in one pass over 2-D tiles"},
+    {static_cast<int>(PrefilterVariant::IirFused), "iir-fused",
+     "exact IIR in one pass over overlapped tiles"},
+};
+constexpr EnumDesc kVariantDesc{"prefilter variant", kVariants};
+}  // namespace
+
+template <>
+const EnumDesc& enum_desc<PrefilterVariant>() noexcept {
+    return kVariantDesc;
+}
+const char* to_string(PrefilterVariant v) noexcept { return enum_name(v); }
+PrefilterVariant parse_prefilter_variant(const std::string& name) {
+    return parse_enum<PrefilterVariant>(name);
+}
+
+int parse_prefilter_name(const std::string& s) {
+    if (s == "iir") return 0;
+    if (s == "fir") return kDefaultFirLength;
+    if (s.size() > 3 && s.compare(0, 3, "fir") == 0) {
+        const std::string n = s.substr(3);
+        if (n.find_first_not_of("0123456789") == std::string::npos && n.size() <= 2) {
+            const int k = std::stoi(n);
+            if (k >= 3 && k <= 31 && k % 2 == 1) return k;
+        }
+    }
+    throw Error(ErrorCode::InvalidArgument,
+                "unknown prefilter '" + s + "' (allowed: iir, fir (= fir" +
+                    std::to_string(kDefaultFirLength) + "), fir3, fir5, ..., fir31)");
+}
+
+namespace ops {
+namespace {
+constexpr OptionDesc kPrefilterOptions[] = {
+    {"border", OptionKind::Enum, &enum_desc<Border>, "mirror", 0, 0, "Border"},
+    {"fir-length", OptionKind::Int, nullptr, "0", 0, 31,
+     "0: the exact IIR filter; odd 3..31: the paper's FIR filter with that many taps"},
+    {"variant", OptionKind::Enum, &enum_desc<PrefilterVariant>, "auto", 0, 0,
+     "Kernel variant (CUDA; the CPU backends accept auto and the variants computing the "
+     "requested filter)"},
+};
+}  // namespace
+const OperationDesc kPrefilterDesc{"prefilter", "Cubic B-spline coefficients of an image",
+                                   kPrefilterOptions};
+}  // namespace ops
+
+}  // namespace upres

@@ -1,0 +1,43 @@
+// SEABI's option table (upres/options.hpp) and the SeabiMethod names.
+#include <upres/options.hpp>
+#include <upres/seabi.hpp>
+
+#include "core/operations.hpp"
+
+namespace upres {
+
+namespace {
+constexpr EnumEntry kMethods[] = {
+    {static_cast<int>(SeabiMethod::LSeai), "lseai", "edge-adaptive construction only"},
+    {static_cast<int>(SeabiMethod::SilSeabi), "silseabi",
+     "construction + one back-projection, always applied"},
+    {static_cast<int>(SeabiMethod::LSeabi), "lseabi",
+     "construction + back-projection until the error is small"},
+};
+constexpr EnumDesc kMethodDesc{"SEABI method", kMethods};
+}  // namespace
+
+template <>
+const EnumDesc& enum_desc<SeabiMethod>() noexcept {
+    return kMethodDesc;
+}
+const char* to_string(SeabiMethod m) noexcept { return enum_name(m); }
+SeabiMethod parse_seabi_method(const std::string& name) { return parse_enum<SeabiMethod>(name); }
+
+namespace ops {
+namespace {
+constexpr OptionDesc kSeabiOptions[] = {
+    {"method", OptionKind::Enum, &enum_desc<SeabiMethod>, "silseabi", 0, 0, "SEABI variant"},
+    {"iterations", OptionKind::Int, nullptr, "4", 1, 1000,
+     "lseabi: at most this many back-projections"},
+    {"max-error", OptionKind::Real, nullptr, "0.25", 0, 255,
+     "lseabi: stop when the mean absolute LR error is below this (grey levels)"},
+    {"stripes", OptionKind::Int, nullptr, "0", 0, 65536,
+     "cpu backend: horizontal stripes P, 0 = one per thread (the result does not depend on P)"},
+};
+}  // namespace
+const OperationDesc kSeabiDesc{"seabi", "SEABI x2 super-resolution of an 8-bit luma plane",
+                               kSeabiOptions};
+}  // namespace ops
+
+}  // namespace upres

@@ -1,0 +1,77 @@
+// upscale's option table (upres/options.hpp) and the UpscaleMethod / Lattice names.
+#include <upres/options.hpp>
+#include <upres/upscale.hpp>
+
+#include "core/operations.hpp"
+
+namespace upres {
+
+namespace {
+constexpr EnumEntry kMethods[] = {
+    {static_cast<int>(UpscaleMethod::Auto), "auto",
+     "the best available: srcnn for factors with a model (2, 3, 4), else bicubic"},
+    {static_cast<int>(UpscaleMethod::Srcnn), "srcnn", "SRCNN 9-1-5 (bundled or --model)"},
+    {static_cast<int>(UpscaleMethod::LSeai), "lseai", "SEABI construction only (co-sited)"},
+    {static_cast<int>(UpscaleMethod::SilSeabi), "silseabi",
+     "SEABI + one back-projection (co-sited)"},
+    {static_cast<int>(UpscaleMethod::LSeabi), "lseabi",
+     "SEABI + back-projection until the error is small (co-sited)"},
+    {static_cast<int>(UpscaleMethod::Tap4), "tap4", "the paper's 4-tap x2 filter (co-sited)"},
+    {static_cast<int>(UpscaleMethod::Tap6), "tap6", "the paper's 6-tap x2 filter (co-sited)"},
+    {static_cast<int>(UpscaleMethod::Bilinear), "bilinear", "bilinear interpolation"},
+    {static_cast<int>(UpscaleMethod::Bicubic), "bicubic",
+     "bicubic: MATLAB imresize centre-aligned, Keys a = -0.5 co-sited"},
+};
+constexpr EnumEntry kLattices[] = {
+    {static_cast<int>(Lattice::Auto), "auto",
+     "centered for srcnn, bilinear, bicubic; cosited for SEABI and tap4 / tap6"},
+    {static_cast<int>(Lattice::CoSited), "cosited",
+     "output x samples input x / s (the SEABI paper's lattice)"},
+    {static_cast<int>(Lattice::Centered), "centered",
+     "output x samples (x + 0.5) / s - 0.5 (warp --zoom, MATLAB imresize)"},
+};
+constexpr EnumDesc kMethodDesc{"upscale method", kMethods};
+constexpr EnumDesc kLatticeDesc{"lattice", kLattices};
+}  // namespace
+
+template <>
+const EnumDesc& enum_desc<UpscaleMethod>() noexcept {
+    return kMethodDesc;
+}
+template <>
+const EnumDesc& enum_desc<Lattice>() noexcept {
+    return kLatticeDesc;
+}
+const char* to_string(UpscaleMethod m) noexcept { return enum_name(m); }
+UpscaleMethod parse_upscale_method(const std::string& name) {
+    return parse_enum<UpscaleMethod>(name);
+}
+const char* to_string(Lattice l) noexcept { return enum_name(l); }
+
+namespace ops {
+namespace {
+constexpr OptionDesc kUpscaleOptions[] = {
+    {"method", OptionKind::Enum, &enum_desc<UpscaleMethod>, "auto", 0, 0, "Method"},
+    {"scale", OptionKind::Real, nullptr, "2", 1, 16,
+     "Factor: srcnn 2, 3, 4 (the bundled models); others any (SEABI: powers of two cascade x2, "
+     "others add a B-spline resize)"},
+    {"lattice", OptionKind::Enum, &enum_desc<Lattice>, "auto", 0, 0,
+     "Where output pixel centres lie"},
+    {"iterations", OptionKind::Int, nullptr, "4", 1, 1000,
+     "lseabi: at most this many back-projections"},
+    {"max-error", OptionKind::Real, nullptr, "0.25", 0, 255,
+     "lseabi: stop when the mean absolute LR error is below this"},
+    {"model", OptionKind::Text, nullptr, "", 0, 0,
+     "srcnn: a .srcnn weights file instead of the bundled model"},
+    {"precision", OptionKind::Enum, &enum_desc<SrcnnPrecision>, "fp32", 0, 0,
+     "srcnn: arithmetic on the cuda backend (cpu and reference run fp32)"},
+    {"variant", OptionKind::Enum, &enum_desc<SrcnnVariant>, "auto", 0, 0, "srcnn: CUDA kernels"},
+};
+}  // namespace
+const OperationDesc kUpscaleDesc{
+    "upscale",
+    "Super-resolution: SRCNN, SEABI (lseai, silseabi, lseabi) or tap4/tap6/bilinear/bicubic",
+    kUpscaleOptions};
+}  // namespace ops
+
+}  // namespace upres

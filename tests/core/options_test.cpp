@@ -1,0 +1,181 @@
+// The option declarations (upres/options.hpp): every operation's table is well formed, every
+// allowed value of every enum option is accepted and round-trips, a wrong one is refused with
+// the whole list, numbers are range-checked, and the declared defaults are the options structs'
+// defaults (the CLI takes its defaults from the declarations, the library from the structs).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+
+#include <upres/bspline.hpp>
+#include <upres/context.hpp>
+#include <upres/error.hpp>
+#include <upres/io.hpp>
+#include <upres/metrics.hpp>
+#include <upres/options.hpp>
+#include <upres/seabi.hpp>
+#include <upres/srcnn.hpp>
+#include <upres/upscale.hpp>
+#include <upres/warp.hpp>
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+TEST(Options, EveryOperationIsWellFormed) {
+    std::set<std::string> ops;
+    ASSERT_GE(operations().size(), 8u);
+    for (const OperationDesc* op : operations()) {
+        EXPECT_TRUE(ops.insert(op->name).second) << "operation declared twice: " << op->name;
+        EXPECT_EQ(&operation(op->name), op);
+        EXPECT_GT(std::string(op->doc).size(), 10u) << op->name;
+        std::set<std::string> names;
+        for (const OptionDesc& o : op->options) {
+            SCOPED_TRACE(std::string(op->name) + " " + o.name);
+            EXPECT_TRUE(names.insert(o.name).second) << "option declared twice";
+            EXPECT_EQ(&op->option(o.name), &o);
+            EXPECT_EQ(o.flag(), std::string("--") + o.name);
+            EXPECT_GT(std::string(o.doc).size(), 3u);
+            EXPECT_EQ(o.kind == OptionKind::Enum, o.values != nullptr);
+            const std::string help = o.help();
+            if (o.kind == OptionKind::Enum) {
+                EXPECT_NE(help.find("(allowed: " + o.values().allowed() + ")"), std::string::npos)
+                    << help;
+                if (o.def[0] != '\0') {
+                    EXPECT_NO_THROW(o.values().parse(o.def));
+                }
+            }
+            if (o.kind == OptionKind::Int || o.kind == OptionKind::Real) {
+                EXPECT_LE(o.min, o.max);
+                ASSERT_NE(o.def[0], '\0') << "numbers declare a default";
+                EXPECT_NO_THROW(o.check_range(op->name, std::stod(o.def)));
+            }
+            if (o.def[0] != '\0' && o.kind != OptionKind::Flag) {
+                EXPECT_NE(help.find(std::string("[default: ") + o.def + "]"), std::string::npos)
+                    << help;
+            }
+        }
+    }
+    test::expect_error(
+        [] { operation("frobnicate"); }, ErrorCode::InvalidArgument,
+        "allowed: context, convert, compare, prefilter, warp, seabi, srcnn, upscale");
+    test::expect_error([] { operation("warp").option("nope"); }, ErrorCode::Internal, "nope");
+}
+
+TEST(Options, EveryAllowedValueIsAcceptedAndAWrongOneRefusedWithTheList) {
+    int checked = 0;
+    for (const OperationDesc* op : operations())
+        for (const OptionDesc& o : op->options) {
+            if (o.kind != OptionKind::Enum) continue;
+            const EnumDesc& d = o.values();
+            SCOPED_TRACE(std::string(op->name) + " " + o.name);
+            ASSERT_FALSE(d.entries.empty());
+            std::set<std::string> names;
+            for (const EnumEntry& e : d.entries) {
+                EXPECT_TRUE(names.insert(e.name).second) << "name listed twice: " << e.name;
+                EXPECT_EQ(d.parse(e.name), e.value) << e.name;
+                EXPECT_TRUE(d.contains(e.value));
+                // The printed name of a value parses back to it (aliases print as the first).
+                EXPECT_EQ(d.parse(d.name_of(e.value)), e.value);
+                ++checked;
+            }
+            for (const char* wrong : {"", "bogus", "AUTO ", "mirror2"})
+                test::expect_error([&] { d.parse(wrong); }, ErrorCode::InvalidArgument,
+                                   std::string("unknown ") + d.what + " '" + wrong +
+                                       "' (allowed: " + d.allowed() + ")");
+            EXPECT_STREQ(d.name_of(-12345), "unknown");
+        }
+    EXPECT_GE(checked, 40);
+}
+
+TEST(Options, NumbersAreRangeChecked) {
+    const OptionDesc& it = operation("upscale").option("iterations");
+    EXPECT_NO_THROW(it.check_range("upscale", 1));
+    EXPECT_NO_THROW(it.check_range("upscale", 1000));
+    test::expect_error([&] { it.check_range("upscale", 0); }, ErrorCode::InvalidArgument,
+                       "upscale: iterations 0 is outside [1, 1000]");
+    test::expect_error([&] { it.check_range("upscale", std::nan("")); }, ErrorCode::InvalidArgument,
+                       "outside");
+    EXPECT_NE(it.help().find("(1..1000)"), std::string::npos) << it.help();
+    // warp's fill takes any number, NaN included (float images: scipy's cval=np.nan).
+    const OptionDesc& fill = operation("warp").option("fill");
+    EXPECT_TRUE(fill.unbounded());
+    EXPECT_NO_THROW(fill.check_range("warp", std::nan("")));
+    EXPECT_NO_THROW(fill.check_range("warp", -std::numeric_limits<double>::infinity()));
+}
+
+template <class E>
+E declared_default(const char* op, const char* option) {
+    return parse_enum<E>(operation(op).option(option).def);
+}
+double declared_number(const char* op, const char* option) {
+    return std::stod(operation(op).option(option).def);
+}
+
+TEST(Options, DeclaredDefaultsAreTheLibrarysDefaults) {
+    const WarpOptions w;
+    EXPECT_EQ(declared_default<Interp>("warp", "interp"), w.interp);
+    EXPECT_EQ(declared_default<Border>("warp", "border"), w.border);
+    EXPECT_EQ(parse_prefilter_name(operation("warp").option("prefilter").def), w.prefilter);
+    EXPECT_EQ(declared_number("warp", "fill"), w.fill);
+    const PrefilterOptions p;
+    EXPECT_EQ(declared_default<Border>("prefilter", "border"), p.border);
+    EXPECT_EQ(declared_number("prefilter", "fir-length"), p.fir_length);
+    EXPECT_EQ(declared_default<PrefilterVariant>("prefilter", "variant"), p.variant);
+    const SeabiOptions s;
+    EXPECT_EQ(declared_default<SeabiMethod>("seabi", "method"), s.method);
+    EXPECT_EQ(declared_number("seabi", "iterations"), s.max_iterations);
+    EXPECT_EQ(declared_number("seabi", "max-error"), s.max_error);
+    EXPECT_EQ(declared_number("seabi", "stripes"), s.stripes);
+    const SrcnnOptions r;
+    EXPECT_EQ(declared_default<SrcnnPrecision>("srcnn", "precision"), r.precision);
+    EXPECT_EQ(declared_default<SrcnnVariant>("srcnn", "variant"), r.variant);
+    const UpscaleOptions u;
+    EXPECT_EQ(declared_default<UpscaleMethod>("upscale", "method"), u.method);
+    EXPECT_EQ(declared_default<Lattice>("upscale", "lattice"), u.lattice);
+    EXPECT_EQ(declared_number("upscale", "scale"), u.scale);
+    EXPECT_EQ(declared_number("upscale", "iterations"), u.max_iterations);
+    EXPECT_EQ(declared_number("upscale", "max-error"), u.max_error);
+    EXPECT_EQ(declared_default<SrcnnPrecision>("upscale", "precision"), u.srcnn.precision);
+    EXPECT_EQ(declared_default<SrcnnVariant>("upscale", "variant"), u.srcnn.variant);
+    const MetricOptions m;
+    EXPECT_EQ(declared_number("compare", "shave"), m.shave);
+    EXPECT_EQ(declared_number("compare", "data-range"), m.data_range);
+    const Context c;
+    EXPECT_EQ(declared_default<Backend>("context", "backend"), c.backend);
+    EXPECT_EQ(declared_number("context", "threads"), c.threads);
+}
+
+TEST(Options, PublicNamesComeFromTheTables) {
+    EXPECT_STREQ(to_string(Interp::Cubic), "cubic");
+    EXPECT_EQ(parse_interp("nearest"), Interp::Nearest);
+    EXPECT_STREQ(to_string(Border::Wrap), "wrap");
+    EXPECT_EQ(parse_border("reflect"), Border::Reflect);
+    EXPECT_STREQ(to_string(Backend::Cuda), "cuda");
+    EXPECT_STREQ(to_string(PixelType::U16), "u16");
+    EXPECT_EQ(parse_enum<PixelType>("f32"), PixelType::F32);
+    EXPECT_STREQ(to_string(SrcnnVariant::SharedKernelPatch), "shared-kernel-patch");
+    EXPECT_STREQ(to_string(PrefilterVariant::IirFused), "iir-fused");
+    EXPECT_STREQ(to_string(UpscaleMethod::SilSeabi), "silseabi");
+    EXPECT_STREQ(to_string(Lattice::CoSited), "cosited");
+    EXPECT_STREQ(to_string(FileFormat::Jpeg), "jpeg");
+    EXPECT_EQ(parse_file_format("JPG"), FileFormat::Jpeg);
+    EXPECT_EQ(parse_file_format("pgm"), FileFormat::Pnm);
+    test::expect_error([] { parse_file_format("gif"); }, ErrorCode::UnsupportedFormat,
+                       "allowed: auto, png, jpeg, jpg, tiff, tif, pfm, pnm, pgm, ppm, npy");
+    test::expect_error(
+        [] { parse_border("clamp"); }, ErrorCode::InvalidArgument,
+        "unknown border 'clamp' (allowed: mirror, reflect, nearest, wrap, constant)");
+    EXPECT_EQ(parse_prefilter_name("iir"), 0);
+    EXPECT_EQ(parse_prefilter_name("fir"), kDefaultFirLength);
+    EXPECT_EQ(parse_prefilter_name("fir3"), 3);
+    EXPECT_EQ(parse_prefilter_name("fir31"), 31);
+    for (const char* bad : {"fir2", "fir33", "fir1", "firx", "fir015", "iir3", ""})
+        test::expect_error([&] { parse_prefilter_name(bad); }, ErrorCode::InvalidArgument,
+                           "allowed: iir, fir");
+}
+
+}  // namespace
+}  // namespace upres
