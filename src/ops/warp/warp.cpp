@@ -13,6 +13,7 @@
 #include "core/format_number.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
+#include "ops/warp/warp_schedule.hpp"
 #if UPRES_HAVE_CUDA
 #include "core/device_temp.hpp"
 #include "core/finite_scan_cuda.hpp"
@@ -330,7 +331,7 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
     // A device field's values: every kernel reports the outputs whose entry is not finite into
     // one device word (WarpPlan::field_bad), read back after the warp (one synchronization, no
     // separate pass over the field; a scan before the warp cost a read of the field and a round
-    // trip to the host: docs/ops/warp.md 9.3, round 24).
+    // trip to the host before the warp made the public flow warp on device images 2.3x slower).
     const bool has_field = t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow;
     if (has_field && opts.check_field && src.on_device()) {
         const cuda::NonfiniteReport report(ctx.cuda_stream, "warp (field check)");
@@ -378,11 +379,14 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
     WarpPlan p = make_plan(t, opts, src.width(), src.height(), dst.width(), dst.height());
     p.field_bad = field_bad;
 #if UPRES_HAVE_CUDA
-    // CUDA + exact prefilter on float 1-channel images: the recursive fused kernel (prefilter
-    // recursions in shared memory + interpolation, warp_cuda.hpp) where it is the measured faster
-    // schedule; same function up to float rounding.
+    // CUDA: the recursive fused kernel (exact prefilter recursions in shared memory +
+    // interpolation, warp_cuda.hpp) where the schedule policy lists it first and the plan's boxes
+    // fit; same function up to float rounding.
     if constexpr (std::is_same_v<T, float>) {
-        if (b == Backend::Cuda && opts.interp == Interp::BSpline &&
+        if (b == Backend::Cuda &&
+            warp_schedule::candidates(warp_schedule::case_of(p, PixelType::F32, PixelType::F32,
+                                                             src.channels(), opts.prefilter))[0] ==
+                warp_schedule::Kernel::RecFused &&
             cuda::warp_rec_preferred(p, src.width(), src.height(), dst.width(), dst.height(),
                                      src.channels(), opts.prefilter)) {
             cuda::warp_bspline_rec(span_of(src), span_of(dst), p, opts.prefilter, ctx.cuda_stream);

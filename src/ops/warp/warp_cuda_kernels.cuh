@@ -13,7 +13,7 @@
 //    warp_separable_kernel, each axis's taps, weights and border test computed once per output
 //    column and per output row, and per thread the row sums of the source rows its column reads
 //    kept in registers while it walks down the column (1080p -> 4K u8 luma Keys 27 us against
-//    58 us tiled, H200; docs/ops/warp.md 9.3, round 15);
+//    58 us tiled, H200);
 //  * other Affine maps with Linear, Keys cubic or B-spline on float samples (the image, or the
 //    B-spline coefficients; 1, 3, 4 channels), and Linear (3 channels) or Keys cubic on
 //    u8 / u16 images (staged as float): warp_tile_lean_kernel, the tiled affine schedule of
@@ -32,7 +32,7 @@
 //    where the image keeps every pixel aligned (pixel_aligned), sample by sample otherwise;
 //  * resize with antialias: one thread per output, per-axis taps and weights from
 //    warp_math.hpp's resize_aa_* in double, normalised, in the reference's order.
-// Measured on an H200 (bench/warp_bench.cpp; docs/ops/warp.md section 9.3).
+// Measured on an H200 (bench/warp_bench.cpp; docs/ops/warp.md, "CUDA schedules").
 //
 // Fast texture mode (plan.fast_texture = true), a separate, named mode:
 //  * Linear: one hardware bilinear fetch (cudaFilterModeLinear, 8-bit fractional weights);
@@ -51,6 +51,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "core/convert_math.hpp"
@@ -58,6 +59,7 @@
 #include "core/device_temp.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "ops/warp/warp_cuda_util.cuh"
+#include "ops/warp/warp_schedule.hpp"
 
 #include "ops/warp/warp_cuda_parts.hpp"
 
@@ -99,7 +101,7 @@ __device__ __forceinline__ float load(const S* p) {
 // and row stride keep every pixel aligned to 4 * sizeof(T) bytes, true of every image upres
 // allocates and of sub-views at any pixel. The samples and the arithmetic on them are those of
 // the per-sample path, so the results are the same bits. (2-channel pixels as float2 measured
-// slower: docs/ops/warp.md 9.3, round 24.)
+// slower: 2-channel float flow warp 41.8 -> 51.3 us, H200.)
 template <class T>
 __device__ __forceinline__ bool pixel_aligned(const T* data, std::ptrdiff_t stride) {
     return (reinterpret_cast<std::uintptr_t>(data) % (4 * sizeof(T))) == 0 && stride % 4 == 0;
@@ -203,7 +205,7 @@ __device__ __forceinline__ void sample_interior(Span2D<const S> src, int iu, flo
     for (int c = 0; c < C; ++c) out[c] = 0.0f;
     // 4 channels: one vector load per tap where aligned (u8 RGBA rotation on the split kernel,
     // H200: 66.2 -> 44.7 us). 2 channels keep the per-sample loads: the vector path made the
-    // 2-channel float flow warp slower (41.8 -> 51.3 us; docs/ops/warp.md 9.3, round 24). The
+    // 2-channel float flow warp slower (41.8 -> 51.3 us, H200). The
     // vector tap loop is written out beside sum_taps on purpose: one template for both (a bool
     // parameter choosing the load) compiled the u16 RGBA rotation 14% slower (H200: 50.5 -> 57.8
     // us).
@@ -250,8 +252,8 @@ __device__ __forceinline__ void store(Span2D<D> dst, int x, int y, const float* 
     for (int c = 0; c < C; ++c) o[c] = saturate_from_float<D>(v[c]);
 }
 
-// Border-extended taps (the split kernels' outputs near or beyond the border, round 25 of
-// docs/ops/warp.md 9.3). For Mirror, Reflect and Wrap, interpolating the border-extended samples
+// Border-extended taps (the split kernels' outputs near or beyond the border; docs/ops/warp.md,
+// CUDA schedules). For Mirror, Reflect and Wrap, interpolating the border-extended samples
 // at the unmapped coordinate is the border rule of warp_math.hpp: map_coord reflects or wraps u
 // about the centres that the tap extension is symmetric about, and the kernels are even (the
 // argument of the tiled kernel's border-extended boxes, warp_cuda_util.cuh); for Linear,
@@ -509,9 +511,8 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
 // u16 -> u16), 1 to 4 channels, B-spline on float sources only (integer images are prefiltered
 // into float coefficients first, so u8 / u16 sources never meet it).
 template <class S, class D, int C, Interp I>
-constexpr bool kSplitFast = C >= 1 && C <= 4 && I != Interp::Nearest &&
-                            (std::is_same_v<S, float> ||
-                             (std::is_same_v<S, D> && I != Interp::BSpline));
+constexpr bool kSplitFast = warp_schedule::split_compiled(PixelTraits<S>::type,
+                                                          PixelTraits<D>::type, C, I);
 
 // Remap / Flow (Linear, Keys cubic, B-spline; the kSplitFast types): the split of
 // warp_affine_kernel with the coordinate from the field, in float: Flow u = x + dx as the integer
@@ -521,7 +522,7 @@ constexpr bool kSplitFast = C >= 1 && C <= 4 && I != Interp::Nearest &&
 // axes take the fixed-tap path, the others (near or beyond the border, or |u| >= 1e9) warp_one.
 // With 4 x 4 taps the field, read once, streams past the caches (ld.global.cs) and leaves them
 // to the source's gathers (H100, 2048^2 exact B-spline flow warp, public call: 62.7 -> 60.3 us;
-// bilinear, 2% slower with it, keeps __ldg; docs/ops/warp.md 9.3 round 20).
+// bilinear, 2% slower with it, keeps __ldg).
 // Nearest stays on warp_kernel (its ties at half-integers resolve in double, as on the CPU).
 template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
@@ -696,7 +697,7 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
                 // 1 channel: through L2 only (.cg); 3 and 4 channels through L1 too (.ca), which
                 // measured faster for them and slower for 1 channel (H100, 2048^2 rotation,
                 // .cg -> .ca: RGBA 65.8 -> 60.1 us, RGB 49.1 -> 47.2, 1-channel B-spline
-                // interpolation 32.7 -> 33.3; round 23 of docs/ops/warp.md 9.3).
+                // interpolation 32.7 -> 33.3, H100).
                 for (int j = half; j < b.rh; j += 16, gp += gstep, sp += sstep) {
                     if constexpr (C == 1)
                         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sp),
@@ -806,12 +807,11 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
 // channel counts: float samples (an image or B-spline coefficients) with Linear, Keys cubic or
 // B-spline, and u8 / u16 images with Linear or Keys cubic (staged as float). Resizes take the
 // separable kernel first, so for Linear on u8 / u16 this means rotations, general affine and
-// perspective maps (docs/ops/warp.md 9.3, round 22; launch_exact gives 1- and 4-channel affine
-// maps and 1-channel perspective maps the split kernel instead, rounds 24-26); the other triples
+// perspective maps (launch_exact gives 1- and 4-channel affine maps and 1-channel perspective
+// maps the split kernel instead); the other triples
 // keep warp_kernel, which also bounds the number of instantiations.
 template <class S, Interp I, int C>
-constexpr bool kTiled = (C == 1 || C == 3 || C == 4) && kTaps<I> >= 2 &&
-                        (std::is_same_v<S, float> || I != Interp::BSpline);
+constexpr bool kTiled = warp_schedule::tiled_compiled(PixelTraits<S>::type, C, I);
 
 // ---------------------------------------------------------------- separable schedule
 // Resize plans, and Affine maps with m1 = m3 = 0 (scales, shifts, flips): u depends on x only and
@@ -1230,11 +1230,10 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
 template <class S, class D, int C, Interp I>
 bool launch_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
     if (!axis_aligned(p)) return false;
-    // Strip height and adjacent columns per thread, chosen on the H200 (docs/ops/warp.md 9.3,
-    // round 15): 1-channel float images 16 rows x 2 columns (zoom x2 to 2048^2: bilinear 14.1
-    // against 17.8 us, Keys 17.7 against 20.3), 1-channel integer images 32 x 2 (1080p -> 4K
-    // luma u8, Keys: 27.2 against 34.2 us), more channels 32 x 1 (two columns of RGB took
-    // 56-77 us against 41-55).
+    // Strip height and adjacent columns per thread, chosen on the H200: 1-channel float images 16
+    // rows x 2 columns (zoom x2 to 2048^2: bilinear 14.1 against 17.8 us, Keys 17.7 against 20.3),
+    // 1-channel integer images 32 x 2 (1080p -> 4K luma u8, Keys: 27.2 against 34.2 us), more
+    // channels 32 x 1 (two columns of RGB took 56-77 us against 41-55).
     constexpr int kRows = C == 1 && std::is_same_v<S, float> ? 16 : 32;
     constexpr int kX = C == 1 ? 2 : 1;
     const dim3 grid((dst.width + kSepThreads * kX - 1) / (kSepThreads * kX),
@@ -1247,68 +1246,50 @@ bool launch_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cud
     return true;
 }
 
+// The exact path: the kernels warp_schedule::candidates lists for the plan, in order, until one
+// accepts it (the separable and tiled launchers decline plans they cannot run; the split and
+// per-output kernels never do).
 template <class S, class D, int C, Interp I>
 void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
-    const bool affine = p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize;
-    // Axis-aligned maps (resizes): the separable kernel (default, or forced by cuda_schedule 3).
-    if ((p.cuda_schedule == 0 || p.cuda_schedule == 3) &&
-        launch_separable<S, D, C, I>(src, dst, p, st))
-        return;
-    // Schedules (docs/ops/warp.md 9.3), measured on the H200: B-spline and Linear on float
-    // samples: the lean tiled kernel (rotation 2048^2: B-spline interpolation 33.1 us vs 83.7 -
-    // 27.4 us per output, Linear 24.4 vs 29.3 us; zoom x2-x16 Linear 19.8-21.2 vs 21.0-21.8 us);
-    // Keys cubic too since round 13 (H100: rotation 32.9 vs 56.6 us, zoom x2 29.4 vs 37.3 us);
-    // u8 / u16 images with Keys cubic since round 14 (staged as float), with Linear since round
-    // 22 (H100, 2048^2 rotation: u16 28.6 vs 30.7 us, u8 27.8 vs 31.0 on the split kernel).
-    // plan.cuda_schedule = 1 forces the per-output kernels, 4 skips this one (tests, benchmarks).
-    const bool persp = p.kind == Transform::Kind::Perspective;
-    // u8 / u16 RGBA with Linear: the split kernel, whose taps are one 4- or 8-byte load each
-    // (H200, 2048^2 u8 RGBA rotation: 44.7 against 53.4 us tiled; round 24). u8 / u16 grey with
-    // Linear too since its border band reads extended taps (round 25; 2048^2 rotation, H100: u16
-    // 26.5 against 29.1 us tiled, u8 26.5 against 28.1). Float images and 3 channels keep the
-    // tiled kernel (H100: float grey 25.3 against 26.6 us split, u8 RGB 48.1 against 55.3).
-    constexpr bool kIntLinear = (C == 1 || C == 4) && I == Interp::Linear &&
-                                !std::is_same_v<S, float> && kSplitFast<S, D, C, I>;
-    // Perspective maps with Linear on 1-channel images: the split kernel (warp_persp_kernel) with
-    // its border band too (session 26, H100, 2048^2 keystone: float 26.8 against 29.1-29.3 us
-    // tiled, u16 27.7 against 33.8-34.1, u8 27.4-27.6 against 32.7-33.0).
-    constexpr bool kPerspLinear = C == 1 && I == Interp::Linear && kSplitFast<S, D, C, I>;
-    const bool split_first = (kIntLinear && affine) || (kPerspLinear && persp);
-    const bool lean_first = !(split_first && p.cuda_schedule == 0);
-    if ((affine || persp) && lean_first && p.cuda_schedule != 1 && p.cuda_schedule != 4 &&
-        launch_lean<S, D, C, I>(src, dst, p, st))
-        return;
-    if constexpr (I == Interp::Linear && kSplitFast<S, D, C, I>) {
-        if (affine) {
-            warp_affine_kernel<S, D, C, I>
-                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
-            UPRES_CUDA_CHECK_LAUNCH();
-            return;
+    using warp_schedule::Kernel;
+    // The prefilter is warp.cpp's concern (it runs the recursive fused kernel before calling here).
+    const warp_schedule::Case c =
+        warp_schedule::case_of(p, PixelTraits<S>::type, PixelTraits<D>::type, C, 0);
+    for (Kernel k : warp_schedule::candidates(c)) {
+        switch (k) {
+            case Kernel::Separable:
+                if (launch_separable<S, D, C, I>(src, dst, p, st)) return;
+                break;
+            case Kernel::Tiled:
+                if (launch_lean<S, D, C, I>(src, dst, p, st)) return;
+                break;
+            case Kernel::Split:
+                if constexpr (kSplitFast<S, D, C, I>) {
+                    const dim3 grid = grid_for(dst.width, dst.height), block(kTileW, kRowsY);
+                    if (p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow)
+                        warp_field_kernel<S, D, C, I><<<grid, block, 0, st>>>(src, dst, p);
+                    else if (p.kind == Transform::Kind::Perspective)
+                        warp_persp_kernel<S, D, C, I><<<grid, block, 0, st>>>(src, dst, p);
+                    else if constexpr (I == Interp::Linear)
+                        warp_affine_kernel<S, D, C, I><<<grid, block, 0, st>>>(src, dst, p);
+                    else
+                        break;
+                    UPRES_CUDA_CHECK_LAUNCH();
+                    return;
+                }
+                break;
+            case Kernel::PerOutput:
+                warp_kernel<S, D, C, I>
+                    <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
+                UPRES_CUDA_CHECK_LAUNCH();
+                return;
+            default:  // RecFused (warp.cpp), Antialias and Texture (launch_c) run elsewhere
+                break;
         }
     }
-    // Remap / Flow: the float split of the field (warp_field_kernel); cuda_schedule = 1 keeps
-    // warp_kernel (tests compare the two).
-    if constexpr (kSplitFast<S, D, C, I>) {
-        if ((p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow) &&
-            p.cuda_schedule != 1) {
-            warp_field_kernel<S, D, C, I>
-                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
-            UPRES_CUDA_CHECK_LAUNCH();
-            return;
-        }
-    }
-    // Perspective: the same split from the homography (warp_persp_kernel).
-    if constexpr (kSplitFast<S, D, C, I>) {
-        if (p.kind == Transform::Kind::Perspective && p.cuda_schedule != 1) {
-            warp_persp_kernel<S, D, C, I>
-                <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
-            UPRES_CUDA_CHECK_LAUNCH();
-            return;
-        }
-    }
-    warp_kernel<S, D, C, I>
-        <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
-    UPRES_CUDA_CHECK_LAUNCH();
+    throw Error(ErrorCode::Internal, std::string("cuda::warp: the schedule policy lists no kernel "
+                                                 "compiled for this plan (") +
+                                         to_string(I) + ", " + std::to_string(C) + " channels)");
 }
 
 template <class S, class D, int C, int CT, Interp I>

@@ -10,6 +10,7 @@
 
 #include "core/cuda_check.hpp"
 #include "ops/warp/warp_backends.hpp"
+#include "ops/warp/warp_schedule.hpp"
 
 namespace upres::cuda::detail {
 
@@ -55,10 +56,7 @@ __device__ __forceinline__ void map_matrix_host_rounding(const double* m, Transf
 // An Affine / Resize map with m1 = m3 = 0 (every resize; scales, shifts, flips): u depends on x
 // only and v on y only. warp_cuda_kernels.cuh runs such maps on the separable kernel, and
 // warp_fused_cuda.cu leaves them to it (warp_rec_preferred).
-inline bool axis_aligned(const WarpPlan& p) {
-    return (p.kind == Transform::Kind::Affine || p.kind == Transform::Kind::Resize) &&
-           p.m[1] == 0.0 && p.m[3] == 0.0;
-}
+inline bool axis_aligned(const WarpPlan& p) { return warp_schedule::axis_aligned(p); }
 
 // A non-finite field entry (a, b) of output (x, y): reports it into p.field_bad (if set) as
 // (2 (y w + x) + c) * 2 + nan, c the first non-finite channel and nan whether that value is a
