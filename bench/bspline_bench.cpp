@@ -122,7 +122,7 @@ void cuda_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(Bspline_Prefilter_Cuda)->Apply(cuda_args)->UseManualTime();
 
-// The fused variants' implementations and segment lengths (docs/ops/bspline.md, section 4).
+// The fused variants' implementations and segment lengths (docs/ops/bspline.md, section 5).
 void tuned_args(benchmark::internal::Benchmark* b) {
     b->ArgNames({"n", "fir", "variant", "impl", "seg"});
     using V = upres::PrefilterVariant;

@@ -2,7 +2,7 @@
 //
 //   Cuda_WarpRotate/<mode>   2048^2 float32, 1 channel, rotation by 30 degrees about the centre,
 //                            Border::Mirror (the setting of cupyx.scipy.ndimage.rotate(order=3,
-//                            mode='mirror', reshape=False), tools/peers/warp_peers.py);
+//                            mode='mirror', reshape=False), tools/peers/peers_foundation.py);
 //   Cuda_WarpRotateAngle/<mode>/<deg>  the recursive fused kernel at other angles;
 //   Cuda_WarpRotateInside/<mode>  the same rotation scaled by 0.7 (every output interior);
 //   Cuda_WarpZoom/<mode>/<z> zoom x2, x4, x8, x16 to a 2048^2 output (paper Table 3);
@@ -325,16 +325,15 @@ Image<float> device_flow_field(int n) {
     return clone(ImageView<const float>(f.data(), n, n, 2), Location::Device);
 }
 
-// The split kernels on the pixel types they took last (2026-11-26, round 20 of docs/ops/warp.md
-// 9.3), and the tiled kernel on integer images (round 22), against the per-output kernel
-// (WarpPlan::cuda_schedule 1) and, for the affine and perspective cases, the split kernels
-// (schedule 4: the default without the tiled kernel) in the same binary: 2048^2 images warped by
-// bench_util's flow_field(), rotated by 30 degrees or warped by keystone(), Mirror. range(0): the
-// case, 0 a u16 grey flow warp, bilinear (PIV on 16-bit camera frames), 1 the same with Keys
-// cubic, 2 a u16 grey rotation, bilinear, 3 a 2-channel float flow warp, bilinear (warping a flow
-// field itself), 4 a u8 grey rotation, bilinear, 5 a u8 RGB rotation, bilinear, 6 a u16 grey
-// rotation, Keys cubic, 7 a u16 grey keystone, bilinear, 8 a u8 RGB rotation, Keys cubic, 9 a
-// float RGB rotation, bilinear, 10 a u8 RGBA rotation, bilinear, 11 a float RGBA rotation,
+// The split kernels on every pixel type they run, and the tiled kernel on integer images, against
+// the per-output kernel (WarpPlan::cuda_schedule 1) and, for the affine and perspective cases, the
+// split kernels (schedule 4: the default without the tiled kernel) in the same binary: 2048^2
+// images warped by bench_util's flow_field(), rotated by 30 degrees or warped by keystone(),
+// Mirror. range(0): the case, 0 a u16 grey flow warp, bilinear (PIV on 16-bit camera frames), 1 the
+// same with Keys cubic, 2 a u16 grey rotation, bilinear, 3 a 2-channel float flow warp, bilinear
+// (warping a flow field itself), 4 a u8 grey rotation, bilinear, 5 a u8 RGB rotation, bilinear, 6 a
+// u16 grey rotation, Keys cubic, 7 a u16 grey keystone, bilinear, 8 a u8 RGB rotation, Keys cubic,
+// 9 a float RGB rotation, bilinear, 10 a u8 RGBA rotation, bilinear, 11 a float RGBA rotation,
 // bilinear, 12 a u16 RGBA rotation, bilinear, 13 a u8 RGBA rotation, Keys cubic, 14 and 15 a u16
 // and a u8 grey rotation scaled by 0.7 (rotation_inside: every output interior), bilinear (the
 // NPP peers npp_warpaffine_linear_inside_*, which do the same work: no output maps outside), 16

@@ -1,9 +1,10 @@
 // upres::warp on the CPU backend (and the reference, for scale). The peers of the speed
-// claims (scipy.ndimage.rotate(order=3) single-threaded and OpenCV warpAffine(INTER_CUBIC) with
-// cv2.setNumThreads(2)) have no C++ API here: tools/bench/warp_peers.py measures them in the
-// same session and docs/ops/warp.md records both. pixels/s counts output pixels; bytes: the
-// input read once plus the output written once (float32). Time: wall clock; the CPU column is
-// the whole process's CPU time (all threads), useful on a shared, busy machine.
+// claims (scipy.ndimage.rotate(order=3) single-threaded, OpenCV on all cores) have no C++ API
+// here: tools/peers/run_peers.py --kind cpu (peers_foundation.py, peers_warp_cpu.py) measures
+// them in the same job, and tools/perf_tables.py puts both in docs/ops/warp.md. pixels/s counts
+// output pixels; bytes: the input read once plus the output written once (float32). Time: wall
+// clock; the CPU column is the whole process's CPU time (all threads), useful on a shared, busy
+// machine.
 #include <cstdint>
 #include <vector>
 
@@ -91,7 +92,7 @@ Image<std::uint8_t> video_frame(std::uint64_t seed) {  // 1920 x 1080 RGB u8
 }
 
 // Rotation of an RGB u8 video frame (1920 x 1080, 30 degrees about the centre, Mirror). Peer:
-// cv2.warpAffine on the same cores (tools/bench/warp_peers.py, "video"). Bytes: input, output.
+// cv2.warpAffine on the same cores (tools/peers/peers_warp_cpu.py, "video"). Bytes: input, output.
 void Warp_CpuRotateRgbU8(benchmark::State& state) {
     const Image<std::uint8_t> src = video_frame(4);
     Image<std::uint8_t> dst(1920, 1080, 3);
@@ -104,7 +105,7 @@ BENCHMARK(Warp_CpuRotateRgbU8)
     ->Unit(benchmark::kMillisecond);
 
 // Rotation of a 2048^2 u8 grey image (30 degrees, Mirror): 8-bit microscopy and luma frames.
-// Peer: cv2.warpAffine on the same cores (tools/bench/warp_peers.py, "video"). Bytes: in, out.
+// Peer: cv2.warpAffine on the same cores (tools/peers/peers_warp_cpu.py, "video"). Bytes: in, out.
 void Warp_CpuRotateGreyU8(benchmark::State& state) {
     Image<std::uint8_t> src(2048, 2048, 1);
     ub::fill_random(src.data(), std::size_t{2048} * 2048, 6);
@@ -120,7 +121,7 @@ BENCHMARK(Warp_CpuRotateGreyU8)
 // Warp of a 2048^2 float32 image by a displacement field (PIV window deformation, optical-flow
 // warps): output (x, y) samples the input at (x + dx, y + dy), the smooth field of
 // bench_util.hpp's flow_field(); Mirror border. B-spline includes its exact prefilter. Peers
-// (tools/bench/warp_peers.py): cv2.remap and scipy.ndimage.map_coordinates on the same field.
+// (tools/peers/peers_warp_cpu.py): cv2.remap and scipy.ndimage.map_coordinates on the same field.
 // Bytes: input, output and the 2-float field.
 void Warp_CpuFlow(benchmark::State& state) {
     constexpr int n = 2048;
@@ -138,8 +139,8 @@ BENCHMARK(Warp_CpuFlow)
 
 // Perspective warp of a 2048^2 float32 image by bench_util.hpp's keystone() homography (a
 // rotation whose scale varies by +-5%: stereo rectification, plane-to-plane registration); Mirror
-// border. Peer: cv2.warpPerspective on the same cores (tools/bench/warp_peers.py, "perspective").
-// Bytes: input, output.
+// border. Peer: cv2.warpPerspective on the same cores (tools/peers/peers_warp_cpu.py,
+// "perspective"). Bytes: input, output.
 void Warp_CpuPerspective(benchmark::State& state) {
     constexpr int n = 2048;
     const Image<float> src = random_float(n, n, 1, 7);
@@ -155,7 +156,7 @@ BENCHMARK(Warp_CpuPerspective)
     ->Unit(benchmark::kMillisecond);
 
 // The video case: a 1920 x 1080 RGB u8 frame resized to 3840 x 2160 (Mirror). Peer:
-// cv2.resize on the same cores (tools/bench/warp_peers.py, "video"). Bytes: input, output.
+// cv2.resize on the same cores (tools/peers/peers_warp_cpu.py, "video"). Bytes: input, output.
 void Warp_CpuResizeRgbU8(benchmark::State& state) {
     const Image<std::uint8_t> src = video_frame(5);
     Image<std::uint8_t> dst(3840, 2160, 3);

@@ -1,4 +1,4 @@
-// CUDA backend of the cubic B-spline prefilter (docs/ops/bspline.md, "GPU kernels").
+// CUDA backend of the cubic B-spline prefilter (docs/ops/bspline.md, "Backends").
 //
 // Variants (upres::PrefilterVariant):
 //   Recursive  the paper's baseline (Ruijters & Thevenaz): one thread per row (strided, not
@@ -26,12 +26,12 @@
 // Every launch is checked; temporaries come stream-ordered from upres's pool (device_temp.hpp). The
 // streaming FIR kernel and the 1-channel experiments are reachable through bspline_prefilter_tuned.
 //
-// Measured (bench/bspline_bench.cpp, NVIDIA H200, 2026-11-21 06:38 UTC, 2048^2 float, 1
+// Measured (bench/bspline_bench.cpp, NVIDIA H200, 2048^2 float, 1
 // channel; a device-to-device copy of the image takes 11.9 us): Recursive 1103 us, FirShared
 // FIR15 99.6 us, FirFused FIR15 25.3 us (2.12x copy; the streaming FIR kernel: 28.4 us),
 // FIR7 19.9, FIR31 39.2, IirFused 34.4 us (2.88x copy; the tile kernel: 42.2 us). FirRec
-// (10:40 UTC): 27.5 us at 2048^2, 65.1 us at 4096^2 (FirFused 84.6 us). FirFused compiled for
-// one channel (13:31 UTC, commit 28fe69e): FIR15 20.8 us at 2048^2 (1.73x the 12.0 us copy),
+// 27.5 us at 2048^2, 65.1 us at 4096^2 (FirFused 84.6 us). FirFused compiled for one
+// channel: FIR15 20.8 us at 2048^2 (1.73x the 12.0 us copy),
 // 61.8 us at 4096^2 (FirRec 65.5 us). docs/ops/bspline.md has all sizes and the experiments.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
@@ -193,7 +193,7 @@ __global__ void fir_cols_rotating_kernel(Span2D<const float> src, Span2D<float> 
 
 // ---------------------------------------------------------------- FirFused
 
-// H200, 2048^2, FIR15: 28.5 us with synchronous loads, 25.3 us with cp.async (2026-11-21);
+// H200, 2048^2, FIR15: 28.5 us with synchronous loads, 25.3 us with cp.async;
 // __launch_bounds__(256, 5) (48 registers, 5 blocks per SM instead of 4): 25.2 us, no gain.
 constexpr int kTileE = 64;  // tile width in elements (x * C + c), before rounding
 constexpr int kTileH = 64;  // tile height in rows
@@ -1342,11 +1342,11 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
     }
     // FirRec (1 channel) only for FIR lengths above 15 (radius 8..15, 31 taps in FirFused) from
     // 2^23 samples. Up to 15 taps FirFused is faster at every size since it is compiled for one
-    // channel (H200, 2026-11-21, commit 28fe69e, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
+    // channel (H200, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
     // 27.7 us); FirRec was picked from 2^23 samples before that (4096^2 65.1 vs 84.6 us).
     // Box tiles (impl 9): the exact filter, 1 channel, 32 x 32 or more (smaller images take the
     // kernels below, and bspline_prefilter runs Recursive under 32 in either direction). Measured
-    // fastest for the exact filter at 1024^2, 2048^2 and 4096^2 (docs/ops/bspline.md, section 4,
+    // fastest for the exact filter at 1024^2, 2048^2 and 4096^2 (docs/ops/bspline.md, sections 4-5,
     // H100: 2048^2 21.3-22.3 us against 35.1 us for the streaming kernel).
     const bool box_ok =
         opts.fir_length == 0 && src.channels == 1 && src.width >= 32 && src.height >= 32;
@@ -1356,7 +1356,7 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
         std::int64_t{src.width} * src.height >= (std::int64_t{1} << 23))
         impl = 8;
     if (impl == 0 || (impl == 8 && src.channels != 1)) {
-        // Measured fastest (docs/ops/bspline.md, section 4): FIR: the tile kernel; exact: the
+        // Measured fastest (docs/ops/bspline.md, section 5): FIR: the tile kernel; exact: the
         // streaming kernel from 2^21 elements (2048^2: 34.7 us vs 42.4 us), the tile kernel
         // below (1024^2: 18.9 us vs 24.3 us).
         const bool big = std::int64_t{src.width} * src.channels * src.height >= (1 << 21);

@@ -101,8 +101,8 @@ __device__ __forceinline__ void cp_async_row_map(unsigned d, const float* g,
 //  - seg_row_*: one row, s and e even, read and written as pairs of consecutive samples;
 //  - seg_col_*: two adjacent columns at once, x[i * st] and x[i * st + 1], two independent
 //    recursions in the two halves of a float2.
-// (Before 2026-11-26 each thread ran the recursions over the H samples on either side instead,
-// holding its neighbour's in registers: the same sums up to rounding, 3% slower; warp.md 9.3.)
+// (Running the recursions over the H samples on either side instead, holding the neighbour's
+// in registers, gives the same sums up to rounding and was 3% slower.)
 __device__ __forceinline__ float2 fma2(float z, float2 a, float2 b) {
     return make_float2(fmaf(z, a.x, b.x), fmaf(z, a.y, b.y));
 }
@@ -270,8 +270,8 @@ __device__ __forceinline__ void rec_box(Span2D<const float> src, float* s, int p
     // adjacent columns per thread (seg_col_*), each pair split between two threads as the rows.
     // (Trimming each column to the rows the tile's outputs read there was measured slower: the
     // lanes of a warp then walk different rows, and the shared loads became 2.2-way
-    // bank-conflicted; docs/ops/warp.md 9.3, round 5. Splitting each pair between up to 4 threads,
-    // so that twice as many work, measured no faster: round 16.)
+    // bank-conflicted. Splitting each pair between up to 4 threads, so that twice as many work,
+    // measured no faster.)
     {
         const int m = ih >> 1, pairs = (iw - 2 * H) >> 1;
         const int s0 = right ? m : H, e0 = right ? ih - H : m;

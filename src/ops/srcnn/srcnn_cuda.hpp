@@ -13,7 +13,7 @@ namespace upres::srcnn::cuda {
 // Precisions that SrcnnPrecision::Fastest may resolve to: those whose PSNR loss on the
 // evaluation set is documented (docs/ops/srcnn.md) to be at most 0.01 dB. The one place to
 // change when the training measurements say otherwise.
-// Measured (tools/srcnn/precision_loss.py, H200, 2026-11-21): fp16 loses at most 0.001 dB on the
+// Measured (tools/srcnn/precision_loss.py, H200): fp16 loses at most 0.001 dB on the
 // mean of every scale, bf16 up to 0.040 dB (x2): only fp16 qualifies.
 inline constexpr std::array<SrcnnPrecision, 1> kFastestPrecisions{SrcnnPrecision::Fp16};
 

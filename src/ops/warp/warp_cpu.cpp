@@ -304,7 +304,7 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
     };
     // A displacement field's taps stay near the output row: its bands go row by row (long
     // streams through the field, source and output rows; 2048^2 float flow warp, dev machine:
-    // 8-23% faster than by tiles, docs/ops/warp.md 7.4). Every other map goes by tiles.
+    // 8-23% faster than by tiles, docs/ops/warp.md). Every other map goes by tiles.
     const bool by_rows = p.kind == Transform::Kind::Flow;
     parallel_for(0, bands, threads, [&](int band) {
         const Interior<S, C, I> interior_sample(p);  // local: constants stay in registers

@@ -610,7 +610,7 @@ int run_row(const Map& map, const Geo& geo, const Kernel& kern, int x0, int x1, 
         if constexpr (kHasSplit<Map, Geo>) {  // field maps: 8 interior pixels, all in float
             // A smooth field's taps follow the output row: the source rows of the footprint
             // and the field are prefetched ahead, 512 bytes (2048^2 float flow warp, dev
-            // machine, 1 thread: bilinear 14.7 -> 11.2 ms, Keys cubic -11%; docs/ops/warp.md 7.4).
+            // machine, 1 thread: bilinear 14.7 -> 11.2 ms, Keys cubic -11%; docs/ops/warp.md).
             if (n == 8 && map.split(geo, x, L)) {
                 kern.prefetch_ahead(L.ofs[0]);
                 for (int i = 0; i < 8; ++i) flag[x - x0 + i] = 0;

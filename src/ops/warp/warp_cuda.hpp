@@ -25,7 +25,7 @@ bool warp_fused_supported(const WarpPlan& plan, int src_w, int src_h, int fir_le
 // True when the fused kernel is also the faster schedule for `plan` (what warp.cpp asks before
 // choosing it). Measured on an H200 (docs/ops/warp.md, CUDA section): the fused kernel is
 // correct but still slower than FIR prefilter + interpolation (rotation 2048^2: 89 us vs
-// 57 us, 2026-11-21 10:53 UTC), so this returns false until that changes; tests and benchmarks call
+// 57 us, H200), so this returns false until that changes; tests and benchmarks call
 // the fused kernel directly.
 bool warp_fused_preferred(const WarpPlan& plan, int src_w, int src_h, int fir_length);
 
@@ -47,8 +47,7 @@ void warp_bspline_fused(Span2D<const float> src, Span2D<float> dst, const WarpPl
 // box sample and pass for the prefilter instead of 15 for the FIR15 taps. Same function as
 // bspline_prefilter(IIR) followed by cuda::warp up to float rounding (CudaWarpRec tests). 2048^2,
 // 30-degree rotation: 47.5 us against 76-78 us for the two passes on an H200 and on an H100
-// (docs/ops/warp.md 9.3, rounds 7 and 8), 54 us since the two passes' prefilter runs on box
-// tiles (round 11).
+// (docs/ops/warp.md), 54 us since the two passes' prefilter runs on box tiles.
 // Runs Affine and Resize plans, Interp::BSpline, exact mode, every border but Nearest (whose
 // prefilter pads the image first), sources of 16 x 16 pixels or more, when the tile box fits
 // 100 KB of shared memory; prefilter must be 0 (IIR).
@@ -56,8 +55,8 @@ bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
                         int channels, int prefilter);
 // What warp.cpp asks: supported, plan.cuda_schedule == 0, a map that is not axis-aligned (m1 or m3
 // non-zero: resizes take the prefilter + the separable interpolation of cuda::warp, measured
-// faster, round 15) and a tile box of at most 64 KB (the measured regime: rotations; docs/ops/
-// warp.md section 9.3, round 5).
+// faster: zoom x2 26.6 against 29.1 us, H200) and a tile box of at most 64 KB (the measured
+// regime: rotations).
 bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
 // What the recursive fused path sets up for a plan (1 channel, IIR), for tests and experiments:
@@ -85,7 +84,7 @@ bool warp_rec_layout(const WarpPlan& plan, int src_w, int src_h, int dst_w, int 
 // default, edges first along both axes (3); 0 row-major; bit 0 / bit 1 edges first (0, n - 1, 1,
 // n - 2, ...) along x / y. Edges first puts the tiles whose boxes cross a side of the image (the
 // slower gather) in the first wave and ends on interior tiles: 2048^2 rotation by 30 degrees
-// 47.3 us against 48.4 us row-major on an H100 (docs/ops/warp.md 9.3, round 12).
+// 47.3 us against 48.4 us row-major on an H100.
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
                       int prefilter, void* stream, int tap_form = -1, int tile_order = -1);
 

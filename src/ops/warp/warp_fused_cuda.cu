@@ -21,7 +21,7 @@
 // A block whose box does not fit the shared memory given at launch (non-finite coordinates;
 // never for the plans warp_fused_supported() accepts otherwise) computes each output's
 // coefficients directly from global memory, slowly but with the same formula.
-// Measured on an H200: docs/ops/warp.md section 9.3.
+// Measured on an H200: docs/ops/warp.md, "Performance" and "Alternatives tried".
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -326,7 +326,7 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 // (warp_bspline_rec, warp_cuda.hpp). Per block of 256 threads, a kRT x kRT output tile:
 //  1. the tile's coefficient box (the taps' footprint in double, without LeanGrid's rounding
 //     margin: a float coordinate whose floor differs reads a halo sample at a weight below
-//     1e-12, round 17) widened by kIirHalo samples on each side (and to an even width) is gathered
+//     1e-12) widened by kIirHalo samples on each side (and to an even width) is gathered
 //     into shared memory with 4-byte cp.async (one warp per row, immediate offsets from one row
 //     pointer), through the prefilter's extension (bspline::prefilter_extension: for Mirror,
 //     Reflect, Wrap and Constant the prefiltered extended image is the tap extension of the
@@ -343,8 +343,7 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 //     rounding of the result. Each row is split between two threads (seg_row_*), so 234 of the
 //     256 threads work; each takes its segment's two start values in closed form from the raw
 //     samples on either side (bspline::iir_segment_starts), then runs the recursions over its
-//     own samples only (round 16: 3% faster than running them over the H samples on either
-//     side);
+//     own samples only (3% faster than running them over the H samples on either side);
 //  3. column pass, the same on the coefficient columns, two adjacent columns per thread
 //     (seg_col_*);
 //  4. B-spline interpolation from the coefficients in shared memory (float coordinates from the
@@ -354,14 +353,14 @@ void fused(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int fir_len
 //     by the first tap's parity; the host picks the pitch, the form and the layout with the
 //     fewest modelled wavefronts (rec_pitch).
 // Blocks take the tiles edges first along both axes (RecParams::edges_first, warp_cuda.hpp).
-// Measured on the H200 (docs/ops/warp.md 9.3, rounds 5 to 7): 2048^2 rotation by 30 degrees
-// 47.5 us against 76 us for bspline_prefilter(IIR) + the lean interpolation kernel. ncu (round
-// 7): ~174 instructions per output, issue slots ~50% busy, 43% achieved occupancy (4 blocks of
-// 256 threads per SM, bound by registers and shared memory); the L1/shared pipe ~84% busy, 54%
-// of its wavefronts in the interpolation, which at 30 degrees reads its taps 2-way
-// bank-conflicted. The same 47.5 us on an H100 (round 8), where ncu splits the instructions
-// 17% gather, 14% row and 18% column recursions, 51% interpolation; tiles of the source instead
-// of the output (smaller boxes) and batched column loads were measured slower there (9.3).
+// Measured on the H200: 2048^2 rotation by 30 degrees 47.5 us against 76 us for
+// bspline_prefilter(IIR) + the lean interpolation kernel. ncu: ~174 instructions per output, issue
+// slots ~50% busy, 43% achieved occupancy (4 blocks of 256 threads per SM, bound by registers and
+// shared memory); the L1/shared pipe ~84% busy, 54% of its wavefronts in the interpolation, which
+// at 30 degrees reads its taps 2-way bank-conflicted. The same 47.5 us on an H100, where ncu splits
+// the instructions 17% gather, 14% row and 18% column recursions, 51% interpolation; tiles of the
+// source instead of the output (smaller boxes) and batched column loads were measured slower there
+// (docs/ops/warp.md, alternatives tried).
 constexpr int kRT = 64;
 constexpr int kRecBlocks = 4;  // blocks per SM of the register bound (__launch_bounds__ below)
 constexpr int kRecMaxSmemBytes = 100 * 1024;  // 2 blocks per SM at the largest accepted box
@@ -417,9 +416,9 @@ bool rec_grid(const WarpPlan& p, int dst_w, int dst_h, RecParams& r) {
     if (!tile_grid(p, kRT, dst_w, dst_h, r.g)) return false;
     // rec_tile_box's coefficient columns: floor(a) - floor(b) + 4 with a - b = dw up to the
     // rounding of the two sums (|a|, |b| < 1e7 by tile_grid: below 2.3e-9), and floor(a) -
-    // floor(b) <= ceil(a - b) <= ceil(dw + 1e-7). (Until 2026-11-26 the bound took one column and
-    // row of slack instead of 1e-7: at 45 degrees it rounded the even width up to 120, which
-    // needs pitch 122 and left 3 blocks per SM for boxes that are all at most 118 wide.)
+    // floor(b) <= ceil(a - b) <= ceil(dw + 1e-7). (A bound with one column and row of slack
+    // instead of 1e-7 rounded the even width up to 120 at 45 degrees, which needs pitch 122 and
+    // left 3 blocks per SM for boxes that are all at most 118 wide: 46.3 against 42.3 us, H200.)
     const double dw = r.g.uhi - r.g.ulo, dh = r.g.vhi - r.g.vlo;
     if (!(dw < 32 * kRMaxChunks - 8 - 2 * kIirHalo && dh < 512)) return false;
     r.max_w = box_width(static_cast<int>(std::ceil(dw + 1e-7)) + 4);  // even, as iw
@@ -730,8 +729,7 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
     // path, where the fused kernel was not measured. Axis-aligned maps (m1 = m3 = 0, every
     // resize) keep it too: their interpolation is the separable kernel's (warp_cuda_kernels.cuh),
     // and prefilter + separable interpolation beat this kernel on the zooms of paper Table 3 (H200,
-    // 2048^2 output: x2 26.6 against 29.1 us, x16 20.0 against 25.9; docs/ops/warp.md 9.3,
-    // round 15).
+    // 2048^2 output: x2 26.6 against 29.1 us, x16 20.0 against 25.9).
     RecParams rp{};
     return plan.cuda_schedule == 0 && !axis_aligned(plan) &&
            rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
