@@ -1128,7 +1128,7 @@ TEST(CudaWarpField, MatchesPerOutputKernel) {
     field_vs_per_output<std::uint16_t>(2000);
 }
 
-// The split kernels' border band (round 25 of docs/ops/warp.md 9.3): outputs near or beyond the
+// The split kernels' border band (docs/ops/warp.md, "CUDA schedules"): outputs near or beyond the
 // border whose taps stay within one period of the image ([-(n - 1), 2n - 2]) read border-extended
 // taps at their float coordinate (sample_extended: Mirror, Reflect, Wrap, and Nearest for
 // Linear); outputs farther out, and every output of the Constant border that is not interior,

@@ -3,8 +3,7 @@
 mode='mirror', grid_mode=True (upres's resize convention); the 1080p -> 4K RGB u8 video zoom;
 and the warp of a 2048^2 float32 image by a displacement field (optical flow, PIV):
 cupyx.scipy.ndimage.map_coordinates order 3 and 1, and PyTorch's grid_sample bilinear and bicubic. The
-2048^2 rotations are in peers_foundation.py. tools/peers/warp_peers.py times the rotations and
-zooms standalone.
+2048^2 rotations are in peers_foundation.py, the CPU warps' peers in peers_warp_cpu.py.
 """
 from __future__ import annotations
 
@@ -72,7 +71,7 @@ def cupy_zoom_rgb_video(ctx):
 # (a few pixels: dx = 2.5 sin(2 pi y / 211) + 1.5 cos(2 pi x / 157) + 0.3, dy = 2.0 cos(2 pi x /
 # 173) - 1.2 sin(2 pi y / 139) - 0.2), mode 'mirror'. Bytes: input + output + the 2-float field.
 def flow_field(xp, n=N):
-    """(x, y, dx, dy) on an n x n grid; xp: numpy or cupy (also used by tools/bench/warp_peers.py)."""
+    """(x, y, dx, dy) on an n x n grid; xp: numpy or cupy (also used by peers_warp_cpu.py)."""
     y, x = xp.mgrid[0:n, 0:n].astype(xp.float64)
     tau = 2.0 * math.pi
     dx = 2.5 * xp.sin(tau * y / 211) + 1.5 * xp.cos(tau * x / 157) + 0.3

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Regenerates the "current performance" tables of the docs from the latest benchmark reports.
+
+    python3 tools/perf_tables.py            # rewrite the tables in place
+    python3 tools/perf_tables.py --check    # exit 1 if a table is out of date (CTest runs this)
+
+Reports: docs/bench_reports/<date>-<machine>-<commit>.json (upres_bench --benchmark_format=json,
+medians of repetitions) and <same stem>-peers.json (tools/peers/run_peers.py), where <machine>
+is h100, h200 (the GPU models the device machine lends) or cpu (the 2-core CI / developer
+machine). For each machine the newest report (by file name) is used; docs/bench_reports keeps
+only those. A table lives in a doc between the lines
+
+    <!-- perf:KEY begin -->
+    <!-- perf:KEY end -->
+
+and lists, per case of TABLES[KEY]: our median time on each machine, and each peer's time in
+the same run with the speed-up (peer time / our time; above 1: upres faster). A case or peer a
+report does not contain shows "-". Standard library only.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPORTS = os.path.join(ROOT, "docs", "bench_reports")
+UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+
+# KEY: (machines, docs, rows); a row: (case, upres benchmark name prefix, [(peer, label)]).
+GPU = ("h100", "h200")
+ROT = "2048^2 f32 rotation by 30 degrees"
+TABLES = {
+    "warp-gpu": (GPU, ["docs/ops/warp.md", "docs/benchmarks.md"], [
+        (f"{ROT}, nearest", "Cuda_WarpRotate/0/2048", []),
+        (f"{ROT}, bilinear", "Cuda_WarpRotate/1/2048", [
+            ("npp_rotate_linear_2048_f32", "NPP nppiRotate"),
+            ("torch_grid_sample_bilinear_rotate_2048", "PyTorch grid_sample"),
+            ("cupyx_rotate_order1_mirror_2048", "cupyx rotate order=1")]),
+        (f"{ROT}, Keys cubic", "Cuda_WarpRotate/2/2048", [
+            ("npp_rotate_cubic_2048_f32", "NPP nppiRotate"),
+            ("torch_grid_sample_bicubic_rotate_2048", "PyTorch grid_sample")]),
+        (f"{ROT}, exact B-spline (public call, prefilter included)", "Api_CudaWarp/0/1", [
+            ("cupyx_rotate_order3_mirror_2048", "cupyx rotate order=3")]),
+        (f"{ROT}, B-spline with the FIR15 prefilter (public call)", "Api_CudaWarp/1/1", []),
+        ("2048^2 u16 grey rotation, bilinear", "Cuda_WarpSplitTypes/2/0/", [
+            ("npp_rotate_linear_2048_u16", "NPP nppiRotate"),
+            ("cupyx_rotate_order1_mirror_2048_u16", "cupyx rotate order=1")]),
+        ("2048^2 u8 grey rotation, bilinear", "Cuda_WarpSplitTypes/4/0/", [
+            ("npp_rotate_linear_2048_u8", "NPP nppiRotate")]),
+        ("2048^2 u8 RGB rotation, bilinear", "Cuda_WarpSplitTypes/5/0/", [
+            ("npp_rotate_linear_2048_u8_c3", "NPP nppiRotate")]),
+        ("2048^2 u8 RGBA rotation, bilinear", "Cuda_WarpSplitTypes/10/0/", [
+            ("npp_rotate_linear_2048_u8_c4", "NPP nppiRotate")]),
+        ("2048^2 f32 rotation scaled by 0.7 (every output inside), bilinear",
+         "Cuda_WarpRotateInside/1/2048", [
+             ("npp_warpaffine_linear_inside_2048_f32", "NPP nppiWarpAffineBack")]),
+        ("2048^2 f32 flow warp, bilinear (public call)", "Api_CudaWarp/5/1/", [
+            ("cupyx_map_coordinates_order1_mirror_flow_2048", "cupyx map_coordinates order=1"),
+            ("torch_grid_sample_bilinear_flow_2048", "PyTorch grid_sample")]),
+        ("2048^2 f32 flow warp, exact B-spline (public call)", "Api_CudaWarp/4/1/", [
+            ("cupyx_map_coordinates_order3_mirror_flow_2048", "cupyx map_coordinates order=3")]),
+        ("2048^2 f32 keystone homography, bilinear (public call)", "Api_CudaWarp/6/1/", [
+            ("npp_perspective_linear_keystone_2048_f32", "NPP nppiWarpPerspectiveBack"),
+            ("torch_grid_sample_bilinear_keystone_2048", "PyTorch grid_sample")]),
+        ("2048^2 f32 keystone homography, Keys cubic (public call)", "Api_CudaWarp/7/1/", [
+            ("npp_perspective_cubic_keystone_2048_f32", "NPP nppiWarpPerspectiveBack")]),
+        ("1080p -> 4K RGB u8, bilinear", "Cuda_WarpVideo/1/3", [
+            ("npp_resize_linear_x2_1080p_u8_c3", "NPP nppiResize"),
+            ("torch_bilinear_x2_1080p_u8", "PyTorch interpolate")]),
+        ("1080p -> 4K RGB u8, Keys cubic", "Cuda_WarpVideo/2/3", [
+            ("npp_resize_cubic_x2_1080p_u8_c3", "NPP nppiResize"),
+            ("torch_bicubic_x2_1080p_u8", "PyTorch interpolate")]),
+        ("1080p -> 4K RGB u8, exact B-spline (public call)", "Api_CudaWarp/2/1/", [
+            ("cupyx_zoom_rgb_u8_1080p_to_4k_order3_mirror", "cupyx zoom order=3")]),
+    ]),
+    "bspline-gpu": (GPU, ["docs/ops/bspline.md", "docs/benchmarks.md"], [
+        ("2048^2 f32 exact (IIR) prefilter", "Bspline_Prefilter_Cuda/n:2048/fir:0/variant:4/", [
+            ("cupyx_spline_filter_order3_mirror_2048", "cupyx spline_filter")]),
+        ("2048^2 f32 FIR15 prefilter", "Bspline_Prefilter_Cuda/n:2048/fir:15/variant:3/", []),
+        ("2048^2 f32 FIR15 prefilter, public call", "Cuda_BsplinePrefilter/15/2048", []),
+    ]),
+    "srcnn-gpu": (GPU, ["docs/ops/srcnn.md", "docs/benchmarks.md"], [
+        ("SRCNN 9-1-5 network on a 4K luma plane, fp32", "Cuda_SrcnnNetwork/0/", [
+            ("torch_srcnn915_fp32_4k", "PyTorch cuDNN fp32 (no TF32)"),
+            ("torch_srcnn915_fp32_tf32allowed_4k", "PyTorch cuDNN, TF32 allowed")]),
+        ("SRCNN 9-1-5 network on a 4K luma plane, fp16", "Cuda_SrcnnNetwork/4/", [
+            ("torch_srcnn915_fp16_cl_4k", "PyTorch cuDNN fp16 channels_last")]),
+        ("1080p RGB u8 -> 4K, whole pipeline on the device, fp16",
+         "Cuda_SrcnnPipeline1080p/0", [
+             ("torch_srcnn_pipeline_1080p_to_4k", "PyTorch, the same pipeline")]),
+    ]),
+    "seabi-gpu": (GPU, ["docs/ops/seabi.md", "docs/benchmarks.md"], [
+        ("SIL-SEABI 1080p -> 4K u8 luma, all kernels", "Cuda_Seabi/silseabi_kernels", []),
+        ("L-SEAI 1080p -> 4K u8 luma", "Cuda_Seabi/lseai_kernels", []),
+        ("copy of the 4K output (the memory floor)", "Cuda_SeabiCopyFloor", []),
+    ]),
+    "warp-cpu": (("cpu",), ["docs/ops/warp.md", "docs/benchmarks.md"], [
+        (f"{ROT}, exact B-spline, 2 threads", "Warp_CpuRotate/size:2048/threads:0/interp:3/fir:0/",
+         [("scipy_rotate_order3_mirror_cpu_1thread", "scipy rotate order=3, 1 thread")]),
+        (f"{ROT}, exact B-spline, 1 thread", "Warp_CpuRotate/size:2048/threads:1/interp:3/fir:0/",
+         [("scipy_rotate_order3_mirror_cpu_1thread", "scipy rotate order=3, 1 thread")]),
+        (f"{ROT}, Keys cubic", "Warp_CpuRotate/size:2048/threads:0/interp:2/fir:0/", [
+            ("cv2_warpaffine_cubic_cpu_allthreads", "OpenCV warpAffine INTER_CUBIC")]),
+        (f"{ROT}, bilinear", "Warp_CpuRotate/size:2048/threads:0/interp:1/fir:0/", [
+            ("cv2_warpaffine_linear_cpu_allthreads", "OpenCV warpAffine INTER_LINEAR")]),
+        (f"{ROT}, nearest", "Warp_CpuRotate/size:2048/threads:0/interp:0/fir:0/", [
+            ("cv2_warpaffine_nearest_cpu_allthreads", "OpenCV warpAffine INTER_NEAREST")]),
+        ("2048^2 f32 flow warp, bilinear", "Warp_CpuFlow/threads:0/interp:1/", [
+            ("cv2_remap_linear_flow_cpu_allthreads", "OpenCV remap INTER_LINEAR")]),
+        ("2048^2 f32 flow warp, Keys cubic", "Warp_CpuFlow/threads:0/interp:2/", [
+            ("cv2_remap_cubic_flow_cpu_allthreads", "OpenCV remap INTER_CUBIC")]),
+        ("2048^2 f32 flow warp, exact B-spline", "Warp_CpuFlow/threads:0/interp:3/", []),
+        ("2048^2 f32 keystone, bilinear", "Warp_CpuPerspective/threads:0/interp:1/", [
+            ("cv2_warpperspective_linear_cpu_allthreads", "OpenCV warpPerspective")]),
+        ("2048^2 f32 keystone, Keys cubic", "Warp_CpuPerspective/threads:0/interp:2/", [
+            ("cv2_warpperspective_cubic_cpu_allthreads", "OpenCV warpPerspective")]),
+        ("2048^2 grey u8 rotation, bilinear", "Warp_CpuRotateGreyU8/threads:0/interp:1/", [
+            ("cv2_warpaffine_linear_grey_u8_cpu_allthreads", "OpenCV warpAffine")]),
+        ("2048^2 grey u8 rotation, Keys cubic", "Warp_CpuRotateGreyU8/threads:0/interp:2/", [
+            ("cv2_warpaffine_cubic_grey_u8_cpu_allthreads", "OpenCV warpAffine")]),
+        ("1080p RGB u8 rotation, bilinear", "Warp_CpuRotateRgbU8/threads:0/interp:1/", [
+            ("cv2_warpaffine_linear_rgb_u8_1080p_cpu_allthreads", "OpenCV warpAffine")]),
+        ("1080p RGB u8 rotation, Keys cubic", "Warp_CpuRotateRgbU8/threads:0/interp:2/", [
+            ("cv2_warpaffine_cubic_rgb_u8_1080p_cpu_allthreads", "OpenCV warpAffine")]),
+        ("1080p RGB u8 -> 4K, bilinear", "Warp_CpuResizeRgbU8/threads:0/interp:1/", [
+            ("cv2_resize_linear_rgb_u8_1080p_to_4k_cpu_allthreads", "OpenCV resize")]),
+        ("1080p RGB u8 -> 4K, Keys cubic", "Warp_CpuResizeRgbU8/threads:0/interp:2/", [
+            ("cv2_resize_cubic_rgb_u8_1080p_to_4k_cpu_allthreads", "OpenCV resize")]),
+        ("1080p RGB u8 -> 4K, exact B-spline", "Warp_CpuResizeRgbU8/threads:0/interp:3/", []),
+    ]),
+    "bspline-cpu": (("cpu",), ["docs/ops/bspline.md", "docs/benchmarks.md"], [
+        ("2048^2 f32 exact prefilter, 2 threads", "Bspline_Prefilter_Cpu/n:2048/fir:0/c:1/threads:2/",
+         []),
+        ("2048^2 f32 FIR15 prefilter, 2 threads",
+         "Bspline_Prefilter_Cpu/n:2048/fir:15/c:1/threads:2/", []),
+        ("1024^2 RGB f32 exact prefilter, 2 threads",
+         "Bspline_Prefilter_Cpu/n:1024/fir:0/c:3/threads:2/", []),
+    ]),
+}
+MACHINE_NAMES = {"h100": "H100", "h200": "H200", "cpu": "2-core CPU"}
+
+
+def latest_reports():
+    """{machine: (bench_path, peers_path or None)} for the newest report of each machine."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(REPORTS, "*.json"))):
+        name = os.path.basename(path)
+        m = re.match(r"(\d{4}-\d{2}-\d{2})-(h100|h200|cpu)-([0-9a-f]+)\.json$", name)
+        if not m:
+            continue
+        peers = path[:-5] + "-peers.json"
+        found[m.group(2)] = (path, peers if os.path.exists(peers) else None)
+    return found
+
+
+def run_key(name):
+    """The benchmark's run name without the aggregate and timing suffixes."""
+    for suffix in ("_median", "_mean", "_stddev", "_cv"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    for suffix in ("/manual_time", "/real_time", "/process_time"):
+        name = name.replace(suffix, "")
+    name = re.sub(r"/min_time:[0-9.]+", "", name)
+    name = re.sub(r"/iterations:\d+", "", name)
+    return name
+
+
+def load_times(path):
+    """{run key: median time in us} of an upres_bench JSON."""
+    with open(path) as f:
+        doc = json.load(f)
+    times, plain = {}, {}
+    for b in doc.get("benchmarks", []):
+        if b.get("error_occurred"):
+            continue
+        us = b["real_time"] * UNIT_TO_US[b.get("time_unit", "ns")]
+        key = run_key(b["name"])
+        if b.get("aggregate_name") == "median":
+            times[key] = us
+        elif b.get("run_type", "iteration") == "iteration":
+            plain.setdefault(key, []).append(us)
+    for key, v in plain.items():  # reports without repetitions: the median of the runs
+        times.setdefault(key, sorted(v)[len(v) // 2])
+    return times
+
+
+def load_peers(path):
+    if not path:
+        return {}
+    with open(path) as f:
+        doc = json.load(f)
+    return {r["name"]: r["median_ms"] * 1e3 for r in doc.get("results", [])
+            if r.get("status") == "ok"}
+
+
+def find(times, prefix):
+    """Our time for a benchmark name prefix (exact run key, or a key under it)."""
+    p = prefix.rstrip("/")
+    if p in times:
+        return times[p]
+    hits = [v for k, v in times.items() if k.startswith(p + "/")]
+    return hits[0] if len(hits) == 1 else None
+
+
+def fmt_us(us):
+    if us is None:
+        return "-"
+    if us >= 1e5:
+        return f"{us / 1e3:.0f} ms"
+    if us >= 1e3:
+        return f"{us / 1e3:.2f} ms"
+    return f"{us:.1f} us"
+
+
+def table(key, data):
+    machines, _, rows = TABLES[key]
+    have = [m for m in machines if m in data]
+    if not have:
+        return ["(No report for " + ", ".join(MACHINE_NAMES[m] for m in machines) +
+                " in docs/bench_reports yet.)"]
+    srcs = ", ".join(os.path.basename(data[m][0]) for m in have)
+    out = [f"Generated by `tools/perf_tables.py` from `docs/bench_reports/` ({srcs}): medians; "
+           "a peer in the same run as upres on the same machine; speed-up = peer time / upres "
+           "time (above 1: upres faster).", ""]
+    head = "| case | " + " | ".join(f"upres, {MACHINE_NAMES[m]}" for m in have) + " | peers |"
+    out += [head, "| --- | " + " | ".join("---:" for _ in have) + " | --- |"]
+    body = len(out)
+    for case, bench, peers in rows:
+        ours = [find(data[m][1], bench) for m in have]
+        if all(t is None for t in ours):
+            continue
+        cells = []
+        for peer, label in peers:
+            vals = []
+            for m, t in zip(have, ours):
+                pt = data[m][2].get(peer)
+                if pt is None:
+                    vals.append("-")
+                elif t is None:
+                    vals.append(fmt_us(pt))
+                else:
+                    vals.append(f"{fmt_us(pt)} ({pt / t:.2f}x)")
+            if any(v != "-" for v in vals):
+                cells.append(f"{label}: " + " / ".join(vals))
+        out.append(f"| {case} | " + " | ".join(fmt_us(t) for t in ours) + " | " +
+                   ("; ".join(cells) if cells else "") + " |")
+    if len(out) == body:
+        return ["(Not measured in the latest reports: " + ", ".join(srcs.split(", ")) + ".)"]
+    if len(have) > 1:
+        out += ["", "Peer cells list the " + " / ".join(MACHINE_NAMES[m] for m in have) +
+                " values in that order."]
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
+    args = ap.parse_args(argv)
+    data = {m: (b, load_times(b), load_peers(p)) for m, (b, p) in latest_reports().items()}
+    stale = []
+    docs = sorted({d for _, ds, _ in TABLES.values() for d in ds})
+    for doc in docs:
+        path = os.path.join(ROOT, doc)
+        with open(path) as f:
+            text = f.read()
+        new = text
+        for key, (_, ds, _) in TABLES.items():
+            if doc not in ds:
+                continue
+            begin, end = f"<!-- perf:{key} begin -->", f"<!-- perf:{key} end -->"
+            i, j = new.find(begin), new.find(end)
+            if i < 0 or j < i:
+                sys.exit(f"perf_tables: {doc} has no '{begin}' ... '{end}' block")
+            new = new[: i + len(begin)] + "\n" + "\n".join(table(key, data)) + "\n" + new[j:]
+        if new != text:
+            stale.append(doc)
+            if not args.check:
+                with open(path, "w") as f:
+                    f.write(new)
+    if args.check and stale:
+        print("perf_tables: out of date (run python3 tools/perf_tables.py): " + ", ".join(stale))
+        return 1
+    print(("perf_tables: up to date: " if args.check else "perf_tables: wrote ") +
+          ", ".join(docs if args.check else stale or ["nothing (all up to date)"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
