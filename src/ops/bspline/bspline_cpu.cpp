@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "core/parallel.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_cpu_simd.hpp"
@@ -106,16 +107,7 @@ void extend_strip(float* a, int n, int lanes, int K, Border border) {
                     a + std::ptrdiff_t{i + K} * lanes);
 }
 
-bool avx2_ok() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    // UPRES_CPU_BASELINE=1 forces the portable path (tests of the fallback on AVX2 machines).
-    static const bool ok = simd::bspline_avx2_compiled() && __builtin_cpu_supports("avx2") &&
-                           __builtin_cpu_supports("fma") && !std::getenv("UPRES_CPU_BASELINE");
-    return ok;
-#else
-    return false;
-#endif
-}
+bool avx2_ok() { return simd::bspline_avx2_compiled() && cpu_avx2_fma(); }
 
 // IIR row pass of 8 rows of 1 to 4 channels with the AVX2 kernels (bspline_cpu_avx2.cpp): the
 // start values come from bspline_math.hpp here, the recursions and transposes run there. Lane

@@ -34,6 +34,7 @@
 
 #include <omp.h>
 
+#include "core/cpu_features.hpp"
 #include "core/parallel.hpp"  // resolve_threads
 #include "ops/srcnn/srcnn_backends.hpp"
 #include "ops/srcnn/srcnn_cpu_simd.hpp"
@@ -42,16 +43,7 @@
 namespace upres::srcnn {
 
 namespace simd {
-bool avx2_fma_usable() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    // UPRES_CPU_BASELINE=1 forces the portable path (tests of the fallback on AVX2 machines).
-    static const bool ok = srcnn_avx2_compiled() && __builtin_cpu_supports("avx2") &&
-                           __builtin_cpu_supports("fma") && !std::getenv("UPRES_CPU_BASELINE");
-    return ok;
-#else
-    return false;
-#endif
-}
+bool avx2_fma_usable() { return srcnn_avx2_compiled() && cpu_avx2_fma(); }
 
 // ---------------------------------------------------------------- portable hot loop
 namespace {

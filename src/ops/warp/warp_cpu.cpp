@@ -32,6 +32,7 @@
 #endif
 
 #include "core/convert_row.hpp"
+#include "core/cpu_features.hpp"
 #include "core/parallel.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "ops/warp/warp_cpu_simd.hpp"
@@ -39,16 +40,7 @@
 namespace upres::cpu {
 
 namespace simd {
-bool cpu_has_avx2_fma() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    // UPRES_CPU_BASELINE=1 forces the portable path (tests of the fallback on AVX2 machines).
-    static const bool ok = warp_avx2_compiled() && __builtin_cpu_supports("avx2") &&
-                           __builtin_cpu_supports("fma") && !std::getenv("UPRES_CPU_BASELINE");
-    return ok;
-#else
-    return false;
-#endif
-}
+bool cpu_has_avx2_fma() { return warp_avx2_compiled() && cpu_avx2_fma(); }
 }  // namespace simd
 
 namespace {

@@ -1,0 +1,17 @@
+#include "core/cpu_features.hpp"
+
+#include <cstdlib>
+
+namespace upres {
+
+bool cpu_avx2_fma() noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                           !std::getenv("UPRES_CPU_BASELINE");
+    return ok;
+#else
+    return false;
+#endif
+}
+
+}  // namespace upres
