@@ -3,6 +3,8 @@
 #include <upres/context.hpp>
 #include <upres/error.hpp>
 #include <upres/image.hpp>
+#include <upres/seabi.hpp>
+#include <upres/srcnn.hpp>
 #include <upres/warp.hpp>
 
 #include <cmath>
@@ -178,6 +180,42 @@ TEST(CudaPool, TemporariesAreKeptAndReleased) {
     cuda_release_cached_memory();
     EXPECT_EQ(cuda::temp_reserved_bytes(), 0u);
     cudaStreamDestroy(st);
+}
+
+// Host images on the Cuda backend are staged through upres's pool (core/device_image.hpp), and the
+// SRCNN device pipeline takes its intermediates from it: after one call the pool holds at least
+// their bytes (with Image<T>(..., Location::Device) it held none of them: they were cudaMalloc'd
+// and cudaFree'd per call), and a second call gives the same result.
+TEST(CudaPool, StagingAndPipelineIntermediatesComeFromThePool) {
+    UPRES_REQUIRE_GPU();
+    cuda_release_cached_memory();
+    ASSERT_EQ(cuda::temp_reserved_bytes(), 0u);
+    const int w = 97, h = 61;
+    const auto host = test::random_image<std::uint8_t>(w, h, 1, 23, 1, 255);
+    Image<std::uint8_t> out1(2 * w, 2 * h, 1), out2(2 * w, 2 * h, 1);
+    Context cuda;
+    cuda.backend = Backend::Cuda;
+    seabi_upscale2(ImageView<const std::uint8_t>(host.view()), out1.view(), {}, cuda);
+    EXPECT_GE(cuda::temp_reserved_bytes(), std::size_t(5) * w * h) << "staging not pooled";
+    seabi_upscale2(ImageView<const std::uint8_t>(host.view()), out2.view(), {}, cuda);
+    EXPECT_TRUE(test::images_near(out1.view(), out2.view(), 0.0));
+    cuda_release_cached_memory();
+
+    // The device-resident SRCNN pipeline: RGB 64 x 48 -> 128 x 96, device in and out.
+    const auto rgb = test::random_image<std::uint8_t>(64, 48, 3, 29, 1, 255);
+    const auto din = clone(rgb.view(), Location::Device);
+    Image<std::uint8_t> d1(128, 96, 3, Location::Device), d2(128, 96, 3, Location::Device);
+    const SrcnnModel m = load_default_srcnn_model(2);
+    srcnn_upscale(ImageView<const std::uint8_t>(din.view()), d1.view(), m, {}, cuda);
+    synchronize(cuda);
+    // The x2 planes (float YCbCr), the luma in and out of the network.
+    const std::size_t planes = sizeof(float) * 128 * 96 * (3 + 1 + 1);
+    EXPECT_GE(cuda::temp_reserved_bytes(), planes) << "pipeline intermediates not pooled";
+    srcnn_upscale(ImageView<const std::uint8_t>(din.view()), d2.view(), m, {}, cuda);
+    synchronize(cuda);
+    const auto a = clone(d1.view()), b = clone(d2.view());
+    EXPECT_TRUE(test::images_near(a.view(), b.view(), 0.0));
+    cuda_release_cached_memory();
 }
 
 // A temporary larger than the device: Error(OutOfMemory) naming what needed it and the size.

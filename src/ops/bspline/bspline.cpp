@@ -9,8 +9,13 @@
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/finite_scan_cuda.hpp"
+#include "core/overlap.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_math.hpp"
+
+#if UPRES_HAVE_CUDA
+#include "core/device_image.hpp"
+#endif
 
 namespace upres {
 
@@ -73,18 +78,6 @@ void check_finite_host(const ImageView<const float>& v, int threads) {
     }
 }
 
-bool overlaps(const ImageView<const float>& a, const ImageView<float>& b) {
-    auto end = [](const auto& v) {
-        return v.data() + std::ptrdiff_t{v.height() - 1} * v.stride() +
-               std::ptrdiff_t{v.width()} * v.channels();
-    };
-    const std::uintptr_t as = reinterpret_cast<std::uintptr_t>(a.data());
-    const std::uintptr_t ae = reinterpret_cast<std::uintptr_t>(end(a));
-    const std::uintptr_t bs = reinterpret_cast<std::uintptr_t>(b.data());
-    const std::uintptr_t be = reinterpret_cast<std::uintptr_t>(end(b));
-    return as < be && bs < ae;
-}
-
 }  // namespace
 
 void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
@@ -103,7 +96,7 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
         fail(std::string("source in ") + to_string(src.location()) + " memory but destination in " +
              to_string(dst.location()) + " memory (both must live in the same place)");
     const bool same = src.data() == dst.data() && src.stride() == dst.stride();
-    if (!same && overlaps(src, dst))
+    if (!same && views_overlap(src, dst))
         fail("source and destination overlap (only the exact same view, in place, is allowed)");
     check_options(opts);
 
@@ -127,11 +120,9 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
     }
     // Host data on the CUDA backend: stage through device memory.
     check_finite_host(src, ctx.threads);
-    Image<float> d(src.width(), src.height(), src.channels(), Location::Device);
-    copy(src, d.view(), ctx.cuda_stream);
-    cuda::bspline_prefilter(span_of(ImageView<const float>(d.view())), span_of(d.view()), opts,
-                            ctx.cuda_stream);
-    copy(ImageView<const float>(d.view()), dst, ctx.cuda_stream);
+    const auto d = cuda::upload(src, ctx.cuda_stream, "bspline_prefilter (staging)");
+    cuda::bspline_prefilter(span_of(d.cview()), span_of(d.view()), opts, ctx.cuda_stream);
+    copy(d.cview(), dst, ctx.cuda_stream);
     synchronize(ctx);
 #else
     throw Error(ErrorCode::BackendUnavailable, std::string(kOp) + ": built without CUDA");

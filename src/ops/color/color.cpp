@@ -12,6 +12,10 @@
 #include "ops/color/color_backends.hpp"
 #include "ops/color/color_math.hpp"
 
+#if UPRES_HAVE_CUDA
+#include "core/device_image.hpp"
+#endif
+
 namespace upres {
 
 namespace {
@@ -126,10 +130,11 @@ void run_cuda(const ImageView<const S>& src, const ImageView<D>& dst, const Cont
         launch(src.raw(), dst.raw());
         return;
     }
-    Image<S> d_src = clone(src, Location::Device);
-    Image<D> d_dst(dst.width(), dst.height(), dst.channels(), Location::Device);
-    launch(d_src.view().raw(), d_dst.view().raw());
-    copy(ImageView<const D>(d_dst.view()), dst, ctx.cuda_stream);
+    const auto d_src = cuda::upload(src, ctx.cuda_stream, "colour conversion (staging)");
+    const cuda::PooledImage<D> d_dst(dst.width(), dst.height(), dst.channels(), ctx.cuda_stream,
+                                     "colour conversion (staging)");
+    launch(d_src.cview().raw(), d_dst.view().raw());
+    copy(d_dst.cview(), dst, ctx.cuda_stream);
 }
 #endif
 

@@ -9,6 +9,10 @@
 #include "core/span2d.hpp"
 #include "ops/seabi/seabi_backends.hpp"
 
+#if UPRES_HAVE_CUDA
+#include "core/device_image.hpp"
+#endif
+
 namespace upres {
 
 namespace {
@@ -87,12 +91,12 @@ SeabiStats seabi_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
             if (!y.on_device()) {  // stage host data through the device
-                Image<std::uint8_t> din = clone(y, Location::Device);
-                Image<std::uint8_t> dout(out.width(), out.height(), 1, Location::Device);
-                const SeabiStats s =
-                    seabi::run_cuda(span_of(ImageView<const std::uint8_t>(din.view())),
-                                    span_of(dout.view()), opts, ctx.cuda_stream);
-                copy(ImageView<const std::uint8_t>(dout.view()), out, ctx.cuda_stream);
+                const auto din = cuda::upload(y, ctx.cuda_stream, "seabi_upscale2 (staging)");
+                const cuda::PooledImage<std::uint8_t> dout(
+                    out.width(), out.height(), 1, ctx.cuda_stream, "seabi_upscale2 (staging)");
+                const SeabiStats s = seabi::run_cuda(span_of(din.cview()), span_of(dout.view()),
+                                                     opts, ctx.cuda_stream);
+                copy(dout.cview(), out, ctx.cuda_stream);
                 return s;
             }
             return seabi::run_cuda(span_of(y), span_of(out), opts, ctx.cuda_stream);
@@ -132,12 +136,13 @@ void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, 
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
             if (!y.on_device()) {
-                Image<std::uint8_t> din = clone(y, Location::Device);
-                Image<std::uint8_t> dout(out.width(), out.height(), out.channels(),
-                                         Location::Device);
-                seabi::tap_cuda(span_of(ImageView<const std::uint8_t>(din.view())),
-                                span_of(dout.view()), filter, ctx.cuda_stream);
-                copy(ImageView<const std::uint8_t>(dout.view()), out, ctx.cuda_stream);
+                const auto din = cuda::upload(y, ctx.cuda_stream, "tap_upscale2 (staging)");
+                const cuda::PooledImage<std::uint8_t> dout(out.width(), out.height(),
+                                                           out.channels(), ctx.cuda_stream,
+                                                           "tap_upscale2 (staging)");
+                seabi::tap_cuda(span_of(din.cview()), span_of(dout.view()), filter,
+                                ctx.cuda_stream);
+                copy(dout.cview(), out, ctx.cuda_stream);
                 return;
             }
             return seabi::tap_cuda(span_of(y), span_of(out), filter, ctx.cuda_stream);

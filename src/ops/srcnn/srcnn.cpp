@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -23,9 +24,14 @@
 #include <upres/warp.hpp>
 #include "core/atomic_file.hpp"
 #include "core/dispatch.hpp"
+#include "core/overlap.hpp"
 #include "core/span2d.hpp"
 #include "ops/srcnn/srcnn_backends.hpp"
 #include "ops/srcnn/srcnn_math.hpp"
+
+#if UPRES_HAVE_CUDA
+#include "core/device_image.hpp"
+#endif
 
 #ifndef UPRES_SOURCE_MODEL_DIR
 #define UPRES_SOURCE_MODEL_DIR ""
@@ -371,14 +377,6 @@ void check_host_options(const SrcnnOptions& opts, Backend b, const char* op) {
                     " needs the cuda backend (use auto)");
 }
 
-bool overlap(ImageView<const float> a, ImageView<float> b) {
-    const auto* ab = reinterpret_cast<const unsigned char*>(a.data());
-    const auto* ae = reinterpret_cast<const unsigned char*>(a.row(a.height() - 1) + a.width());
-    const auto* bb = reinterpret_cast<const unsigned char*>(b.data());
-    const auto* be = reinterpret_cast<const unsigned char*>(b.row(b.height() - 1) + b.width());
-    return ab < be && bb < ae;
-}
-
 }  // namespace
 
 SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const SrcnnModel& model,
@@ -397,7 +395,7 @@ SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const S
     if (in.location() != out.location())
         invalid(o + ": the input is in " + to_string(in.location()) + " memory but the output in " +
                 to_string(out.location()) + " memory (both must live in the same place)");
-    if (overlap(in, out)) invalid(o + ": the input and output views overlap");
+    if (views_overlap(in, out)) invalid(o + ": the input and output views overlap");
     check_options(opts, kOp);
     validate(model);
     const int rf = model.receptive_field();
@@ -428,11 +426,12 @@ SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const S
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
             if (!in.on_device()) {  // stage host planes through the device
-                Image<float> din = clone(in, Location::Device);
-                Image<float> dout(out.width(), out.height(), 1, Location::Device);
-                plan = srcnn::cuda::forward(span_of(ImageView<const float>(din.view())),
-                                            span_of(dout.view()), model, opts, ctx.cuda_stream);
-                copy(ImageView<const float>(dout.view()), out, ctx.cuda_stream);
+                const auto din = cuda::upload(in, ctx.cuda_stream, "srcnn_forward (staging)");
+                const cuda::PooledImage<float> dout(out.width(), out.height(), 1, ctx.cuda_stream,
+                                                    "srcnn_forward (staging)");
+                plan = srcnn::cuda::forward(span_of(din.cview()), span_of(dout.view()), model, opts,
+                                            ctx.cuda_stream);
+                copy(dout.cview(), out, ctx.cuda_stream);
                 return plan;
             }
             return srcnn::cuda::forward(span_of(in), span_of(out), model, opts, ctx.cuda_stream);
@@ -571,7 +570,8 @@ SrcnnPlan upscale_host(ImageView<const T> img, ImageView<T> out, const SrcnnMode
 
 #if UPRES_HAVE_CUDA
 // Device pipeline: the same steps as upscale_host, every one on the device, one upload and one
-// download at most.
+// download at most; the intermediates come from upres's stream-ordered pool (no cudaMalloc /
+// cudaFree per call: with them the 1080p -> 4K time varied between 1.2 and 1.5 ms by process).
 template <class T>
 SrcnnPlan upscale_device(ImageView<const T> img, ImageView<T> out, const SrcnnModel& model,
                          const SrcnnOptions& opts, const Context& ctx) {
@@ -582,40 +582,39 @@ SrcnnPlan upscale_device(ImageView<const T> img, ImageView<T> out, const SrcnnMo
     const int W = out.width(), H = out.height();
     const bool colour = ch >= 3;
 
-    Image<T> in_dev;
-    ImageView<const T> din = img;
-    if (!img.on_device()) {
-        in_dev = Image<T>(w, h, ch, Location::Device);
-        copy(img, in_dev.view(), st);
-        din = in_dev.view();
+    constexpr const char* kWhat = "srcnn_upscale (device pipeline)";
+    const cuda::PooledImage<float> up(W, H, ch, st, kWhat);
+    {
+        std::optional<cuda::PooledImage<T>> in_dev;
+        ImageView<const T> din = img;
+        if (!img.on_device()) {
+            in_dev.emplace(cuda::upload(img, st, kWhat));
+            din = in_dev->cview();
+        }
+        const cuda::PooledImage<float> planes(w, h, ch, st, kWhat);
+        if (colour)
+            rgb_to_ycbcr(din, planes.view(), dctx);
+        else
+            convert(din, planes.view(), /*normalize=*/true, st);
+        matlab_bicubic(planes.cview(), up.view(), dctx);
     }
-    Image<float> planes(w, h, ch, Location::Device);
-    if (colour)
-        rgb_to_ycbcr(din, planes.view(), dctx);
-    else
-        convert(din, planes.view(), /*normalize=*/true, st);
-    in_dev = Image<T>();
-    Image<float> up(W, H, ch, Location::Device);
-    matlab_bicubic(ImageView<const float>(planes.view()), up.view(), dctx);
-    planes = Image<float>();
-    Image<float> yb(W, H, 1, Location::Device), ys(W, H, 1, Location::Device);
-    srcnn::cuda::extract_plane(span_of(ImageView<const float>(up.view())), 0,
-                               colour ? 1.0f / 255.0f : 1.0f, span_of(yb.view()), st);
-    const SrcnnPlan p =
-        srcnn_forward(ImageView<const float>(yb.view()), ys.view(), model, opts, dctx);
+    const cuda::PooledImage<float> yb(W, H, 1, st, kWhat), ys(W, H, 1, st, kWhat);
+    srcnn::cuda::extract_plane(span_of(up.cview()), 0, colour ? 1.0f / 255.0f : 1.0f,
+                               span_of(yb.view()), st);
+    const SrcnnPlan p = srcnn_forward(yb.cview(), ys.view(), model, opts, dctx);
     const int alpha = ch == 4 ? 3 : (ch == 2 ? 1 : -1);
-    srcnn::cuda::insert_plane(span_of(ImageView<const float>(ys.view())), colour ? 255.0f : 1.0f,
-                              span_of(up.view()), 0, alpha, colour ? 255.0f : 1.0f, st);
-    Image<T> out_dev;
+    srcnn::cuda::insert_plane(span_of(ys.cview()), colour ? 255.0f : 1.0f, span_of(up.view()), 0,
+                              alpha, colour ? 255.0f : 1.0f, st);
+    std::optional<cuda::PooledImage<T>> out_dev;
     ImageView<T> dout = out;
     if (!out.on_device()) {
-        out_dev = Image<T>(W, H, ch, Location::Device);
-        dout = out_dev.view();
+        out_dev.emplace(W, H, ch, st, kWhat);
+        dout = out_dev->view();
     }
     if (colour)
-        ycbcr_to_rgb(ImageView<const float>(up.view()), dout, dctx);
+        ycbcr_to_rgb(up.cview(), dout, dctx);
     else
-        convert(ImageView<const float>(up.view()), dout, /*normalize=*/true, st);
+        convert(up.cview(), dout, /*normalize=*/true, st);
     if (!out.on_device()) {
         copy(ImageView<const T>(dout), out, st);
         synchronize(ctx);

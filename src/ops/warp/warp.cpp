@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -11,10 +12,12 @@
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/format_number.hpp"
+#include "core/overlap.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "ops/warp/warp_schedule.hpp"
 #if UPRES_HAVE_CUDA
+#include "core/device_image.hpp"
 #include "core/device_temp.hpp"
 #include "core/finite_scan_cuda.hpp"
 #include "ops/warp/warp_cuda.hpp"
@@ -95,21 +98,6 @@ void check_field(const ImageView<const float>& f, int w, int h, Location loc, co
         const std::int64_t y = bad / (2 * std::int64_t{w}), i = bad % (2 * std::int64_t{w});
         fail_nonfinite(what, w, bad, std::isnan(f.row(static_cast<int>(y))[i]));
     }
-}
-
-template <class A, class B>
-bool overlaps(const ImageView<A>& a, const ImageView<B>& b) {
-    auto range = [](const auto& v) {
-        const char* s = reinterpret_cast<const char*>(v.data());
-        const char* e =
-            reinterpret_cast<const char*>(v.data() + std::ptrdiff_t{v.height() - 1} * v.stride() +
-                                          std::ptrdiff_t{v.width()} * v.channels());
-        return std::pair<std::uintptr_t, std::uintptr_t>(reinterpret_cast<std::uintptr_t>(s),
-                                                         reinterpret_cast<std::uintptr_t>(e));
-    };
-    const auto [as, ae] = range(a);
-    const auto [bs, be] = range(b);
-    return as < be && bs < ae;
 }
 
 void check_options(const WarpOptions& o, const Transform& t) {
@@ -299,7 +287,7 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
     if (src.location() != dst.location())
         fail(std::string("source in ") + to_string(src.location()) + " memory but destination in " +
              to_string(dst.location()) + " memory (both must live in the same place)");
-    if (overlaps(src, dst)) fail("source and destination overlap (no in-place warps)");
+    if (views_overlap(src, dst)) fail("source and destination overlap (no in-place warps)");
     check_options(opts, t);
     // Integer outputs are rounded and saturated, so any finite fill has a meaning (e.g. -5 gives
     // 0 on u8); a NaN or infinite one has none.
@@ -357,18 +345,20 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
     if (b == Backend::Cuda && !src.on_device()) {
 #if UPRES_HAVE_CUDA
         // Host data on the CUDA backend: stage through device memory and back.
-        Image<T> ds = clone(src, Location::Device);
-        Image<T> dd(dst.width(), dst.height(), dst.channels(), Location::Device);
-        Image<float> df;
+        constexpr const char* kWhat = "warp (staging)";
+        const auto ds = cuda::upload(src, ctx.cuda_stream, kWhat);
+        const cuda::PooledImage<T> dd(dst.width(), dst.height(), dst.channels(), ctx.cuda_stream,
+                                      kWhat);
+        std::optional<cuda::PooledImage<float>> df;
         Transform td = t;
         if (t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow) {
-            df = clone(t.field, Location::Device);
-            td.field = df.view();
+            df.emplace(cuda::upload(t.field, ctx.cuda_stream, kWhat));
+            td.field = df->cview();
         }
         Context dctx = ctx;
         dctx.backend = Backend::Cuda;
-        warp_run<T>(ds.view(), dd.view(), td, opts, dctx, nullptr);
-        copy(ImageView<const T>(dd.view()), dst, ctx.cuda_stream);
+        warp_run<T>(ds.cview(), dd.view(), td, opts, dctx, nullptr);
+        copy(dd.cview(), dst, ctx.cuda_stream);
         synchronize(ctx);
         return;
 #else
