@@ -3,6 +3,7 @@
 
     python3 tools/perf_tables.py            # rewrite the tables in place
     python3 tools/perf_tables.py --check    # exit 1 if a table is out of date (CTest runs this)
+    python3 tools/perf_tables.py --plots    # also redraw docs/ops/img/*_peers_*.png (matplotlib)
 
 Reports: docs/bench_reports/<date>-<machine>-<commit>.json (upres_bench --benchmark_format=json,
 medians of repetitions) and <same stem>-peers.json (tools/peers/run_peers.py), where <machine>
@@ -255,12 +256,64 @@ def table(key, data):
     return out
 
 
+# KEY -> (image, machine): the bar charts drawn by --plots (upres against each peer, log scale).
+PLOTS = {
+    "warp-gpu": ("docs/ops/img/warp_peers_gpu.png", "h200"),
+    "warp-cpu": ("docs/ops/img/warp_peers_cpu.png", "cpu"),
+}
+
+
+def plot(key, data, path, machine):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, _, rows = TABLES[key]
+    if machine not in data:
+        return False
+    _, times, peers = data[machine]
+    cases = []
+    for case, bench, prs in rows:
+        ours = find(times, bench)
+        best = [(peers[p], label) for p, label in prs if p in peers]
+        if ours is None or not best:
+            continue
+        pt, label = min(best)  # the fastest peer
+        cases.append((case, ours, pt, label))
+    if not cases:
+        return False
+    cases.reverse()  # first case on top
+    fig, ax = plt.subplots(figsize=(11, 0.55 * len(cases) + 1.4))
+    h = 0.38
+    for i, (case, ours, pt, label) in enumerate(cases):
+        ax.barh(i + h / 2, ours, h, color="tab:blue", label="upres" if i == 0 else None)
+        ax.barh(i - h / 2, pt, h, color="lightgray", label="fastest peer" if i == 0 else None)
+        ax.text(pt, i - h / 2, f" {label}", va="center", fontsize=7)
+        ax.text(ours, i + h / 2, f" {pt / ours:.2f}x", va="center", fontsize=7, color="tab:blue")
+    ax.set_yticks(range(len(cases)))
+    ax.set_yticklabels([c[0] for c in cases], fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("median time (us, log scale); the blue label: peer time / upres time")
+    src = os.path.basename(data[machine][0])
+    ax.set_title(f"upres against the fastest peer, {MACHINE_NAMES[machine]} ({src})", fontsize=9)
+    ax.legend(loc="lower right", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(ROOT, path), dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
+    ap.add_argument("--plots", action="store_true", help="redraw the bar charts (matplotlib)")
     args = ap.parse_args(argv)
     data = {m: (b, load_times(b), load_peers(p)) for m, (b, p) in latest_reports().items()}
+    if args.plots:
+        for key, (path, machine) in PLOTS.items():
+            print(f"perf_tables: {'drew' if plot(key, data, path, machine) else 'no data for'} {path}")
     stale = []
     docs = sorted({d for _, ds, _ in TABLES.values() for d in ds})
     for doc in docs:
