@@ -93,6 +93,8 @@ TABLES = {
         ("1080p RGB u8 -> 4K, whole pipeline on the device, fp16",
          "Cuda_SrcnnPipeline1080p/0", [
              ("torch_srcnn_pipeline_1080p_to_4k", "PyTorch, the same pipeline")]),
+        ("the same, pinned host images in and out (one upload, one download)",
+         "Cuda_SrcnnPipeline1080p/1", []),
     ]),
     "seabi-gpu": (GPU, ["docs/ops/seabi.md", "docs/benchmarks.md"], [
         ("SIL-SEABI 1080p -> 4K u8 luma, all kernels", "Cuda_Seabi/silseabi_kernels", []),
