@@ -13,11 +13,9 @@ namespace upres::cli {
 
 // Flags shared by every subcommand (given before or after the subcommand name).
 struct Common {
-    Backend backend = Backend::Auto;
-    int threads = 0;
+    Context ctx;  // --backend, --threads (the "context" operation's declared fields)
     bool quiet = false;
-    // The Context these flags describe.
-    Context context() const;
+    Context context() const { return ctx; }
 };
 
 using AddCommand = void (*)(CLI::App& app, const Common& common);

@@ -13,17 +13,6 @@
 #include "commands.hpp"
 #include "options.hpp"
 
-namespace upres::cli {
-
-Context Common::context() const {
-    Context ctx;
-    ctx.backend = backend;
-    ctx.threads = threads;
-    return ctx;
-}
-
-}  // namespace upres::cli
-
 int main(int argc, char** argv) {
     using namespace upres;
     CLI::App app{
@@ -33,9 +22,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.fallthrough();
     cli::Common common;
-    const OperationDesc& context = operation("context");
-    cli::add_declared(&app, context, "backend", common.backend);
-    cli::add_declared(&app, context, "threads", common.threads);
+    cli::add_declared_fields(&app, operation("context"), &common.ctx);
     app.add_flag("-q,--quiet", common.quiet,
                  "No progress or informational output (results are still printed)");
     for (int i = 0; i < cli::kCommandCount; ++i) cli::kCommands[i].add(app, common);

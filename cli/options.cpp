@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <cstddef>
 #include <string>
 
 #include <upres/error.hpp>
@@ -16,31 +17,23 @@ const OptionDesc& declared(const OperationDesc& op, const char* name, OptionKind
     return o;
 }
 
-// Range check of Int / Real options through the declaration's own message.
-CLI::Validator range_validator(const OperationDesc& op, const OptionDesc& o) {
+// The check of a field option's text: OptionDesc::set on a scratch copy of its field (numbers
+// range-checked, enum names against the list), with the declaration's own message.
+CLI::Validator field_validator(const OperationDesc& op, const OptionDesc& o) {
     return CLI::Validator(
         [&op, &o](std::string& v) -> std::string {
             try {
-                std::size_t used = 0;
-                const double x = std::stod(v, &used);
-                if (used != v.size()) return "'" + v + "' is not a number";
-                o.check_range(op.name, x);
+                alignas(std::max_align_t) unsigned char scratch[sizeof(std::string) + 64] = {};
+                OptionDesc probe = o;
+                probe.offset = 0;
+                if (o.field == FieldType::String) return {};
+                probe.set(scratch, op.name, v);
             } catch (const Error& e) {
                 return e.what();
-            } catch (const std::exception&) {
-                return "'" + v + "' is not a number";
             }
             return {};
         },
         "", "");
-}
-
-template <class T>
-CLI::Option* add_number(CLI::App* cmd, const OperationDesc& op, const char* name, T& target,
-                        OptionKind kind) {
-    const OptionDesc& o = declared(op, name, kind);
-    if (o.def[0] != '\0') target = static_cast<T>(std::stod(o.def));
-    return cmd->add_option(o.flag(), target, o.help())->check(range_validator(op, o));
 }
 
 }  // namespace
@@ -58,22 +51,35 @@ CLI::Validator enum_validator(const EnumDesc& d) {
         "", "");
 }
 
+std::map<std::string, CLI::Option*> add_declared_fields(CLI::App* cmd, const OperationDesc& op,
+                                                        void* options) {
+    std::map<std::string, CLI::Option*> flags;
+    for (const OptionDesc& o : op.options) {
+        if (o.field == FieldType::None) continue;
+        CLI::Option* f = nullptr;
+        if (o.kind == OptionKind::Flag) {
+            f = cmd->add_flag_callback(
+                o.flag(), [&o, &op, options] { o.set(options, op.name, "true"); }, o.help());
+        } else {
+            f = cmd->add_option_function<std::string>(
+                       o.flag(),
+                       [&o, &op, options](const std::string& v) { o.set(options, op.name, v); },
+                       o.help())
+                    ->check(field_validator(op, o))
+                    ->type_name(o.kind == OptionKind::Int    ? "INT"
+                                : o.kind == OptionKind::Real ? "FLOAT"
+                                                             : "TEXT");
+        }
+        flags[o.name] = f;
+    }
+    return flags;
+}
+
 CLI::Option* add_declared(CLI::App* cmd, const OperationDesc& op, const char* name,
                           std::string& target) {
     const OptionDesc& o = declared(op, name, OptionKind::Text);
     target = o.def;
     return cmd->add_option(o.flag(), target, o.help());
-}
-
-CLI::Option* add_declared(CLI::App* cmd, const OperationDesc& op, const char* name, int& target) {
-    return add_number(cmd, op, name, target, OptionKind::Int);
-}
-CLI::Option* add_declared(CLI::App* cmd, const OperationDesc& op, const char* name,
-                          double& target) {
-    return add_number(cmd, op, name, target, OptionKind::Real);
-}
-CLI::Option* add_declared(CLI::App* cmd, const OperationDesc& op, const char* name, float& target) {
-    return add_number(cmd, op, name, target, OptionKind::Real);
 }
 
 CLI::Option* add_declared(CLI::App* cmd, const OperationDesc& op, const char* name, bool& target) {

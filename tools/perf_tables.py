@@ -28,6 +28,8 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_report import fmt_time  # noqa: E402  (the reports' own time format)
 REPORTS = os.path.join(ROOT, "docs", "bench_reports")
 UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
@@ -209,13 +211,7 @@ def find(times, prefix):
 
 
 def fmt_us(us):
-    if us is None:
-        return "-"
-    if us >= 1e5:
-        return f"{us / 1e3:.0f} ms"
-    if us >= 1e3:
-        return f"{us / 1e3:.2f} ms"
-    return f"{us:.1f} us"
+    return fmt_time(None if us is None else us / 1e3)
 
 
 def table(key, data):

@@ -22,8 +22,7 @@ namespace {
 
 struct CompareArgs {
     std::string a, b;
-    int shave = 0;
-    double data_range = 0.0;
+    MetricOptions opts;  // the declared field options (shave, data-range)
     bool json = false;
     bool no_y = false;
 };
@@ -47,18 +46,16 @@ void run_compare(const CompareArgs& args, const Common& common) {
                                 "must match)",
                                 args.a, describe(a), args.b, describe(b)));
     const int min_side = a.width() < a.height() ? a.width() : a.height();
-    if (2 * args.shave >= min_side)
+    if (2 * args.opts.shave >= min_side)
         throw Error(ErrorCode::InvalidArgument,
-                    fmt::format("compare: --shave {} leaves nothing of a {} x {} image", args.shave,
-                                a.width(), a.height()));
+                    fmt::format("compare: --shave {} leaves nothing of a {} x {} image",
+                                args.opts.shave, a.width(), a.height()));
     if (a.pixel_type() != b.pixel_type()) {
         a = to_depth(std::move(a), PixelType::F32, ctx);
         b = to_depth(std::move(b), PixelType::F32, ctx);
     }
-    MetricOptions opts;
-    opts.shave = args.shave;
+    MetricOptions opts = args.opts;
     opts.on_y = !args.no_y;
-    opts.data_range = args.data_range;
     const Scores s = std::visit(
         [&](const auto& ia) -> Scores {
             using I = std::decay_t<decltype(ia)>;
@@ -75,8 +72,8 @@ void run_compare(const CompareArgs& args, const Common& common) {
     else
         fmt::print("PSNR: {:.4f} dB\n", s.psnr);
     fmt::print("SSIM: {:.6f}\n", s.ssim);
-    fmt::print("(on {}, shave {}, {})\n", on_y ? "Y (BT.601 luma)" : "all channels", args.shave,
-               describe(a));
+    fmt::print("(on {}, shave {}, {})\n", on_y ? "Y (BT.601 luma)" : "all channels",
+               args.opts.shave, describe(a));
 }
 
 }  // namespace
@@ -87,11 +84,10 @@ void add_compare(CLI::App& app, const Common& common) {
     cmd->add_option("A", args->a, "First image (e.g. the reference)")->required();
     cmd->add_option("B", args->b, "Second image (same size and channels)")->required();
     const OperationDesc& op = operation("compare");
-    add_declared(cmd, op, "shave", args->shave);
+    add_declared_fields(cmd, op, &args->opts);
     cmd->add_flag("--json", args->json,
                   "Print one JSON object {\"psnr\": ..., \"ssim\": ...} (infinite PSNR: \"inf\")");
     add_declared(cmd, op, "no-y", args->no_y);
-    add_declared(cmd, op, "data-range", args->data_range);
     cmd->callback([args, &common] { run_compare(*args, common); });
 }
 

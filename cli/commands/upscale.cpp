@@ -220,15 +220,13 @@ void add_upscale(CLI::App& app, const Common& common) {
                     "are several inputs or a folder)")
         ->required()
         ->expected(2, -1);
-    UpscaleOptions& o = args->opts;
-    add_declared(cmd, op, "method", o.method);
-    auto* sc = add_declared(cmd, op, "scale", o.scale);
-    add_declared(cmd, op, "lattice", o.lattice);
-    auto* it = add_declared(cmd, op, "iterations", o.max_iterations);
-    auto* me = add_declared(cmd, op, "max-error", o.max_error);
-    auto* mo = add_declared(cmd, op, "model", o.model);
-    auto* pr = add_declared(cmd, op, "precision", o.srcnn.precision);
-    auto* va = add_declared(cmd, op, "variant", o.srcnn.variant);
+    const auto flags = add_declared_fields(cmd, op, &args->opts);
+    auto* sc = flags.at("scale");
+    auto* it = flags.at("iterations");
+    auto* me = flags.at("max-error");
+    auto* mo = flags.at("model");
+    auto* pr = flags.at("precision");
+    auto* va = flags.at("variant");
     cmd->add_flag("--verbose", args->verbose, "Print the plan (model, backend, kernels run)");
     add_format_option(cmd, args->format);
     cmd->callback([args, &common, sc, it, me, mo, pr, va] {

@@ -29,11 +29,8 @@ struct WarpArgs {
     double rotate = 0, zoom = 0;
     std::string size, flow;
     std::vector<double> affine, homography;
-    Interp interp = Interp::BSpline;
-    Border border = Border::Mirror;
+    WarpOptions opts;  // the declared field options (interp, border, fill, antialias, fast)
     std::string prefilter, format = "auto";
-    float fill = 0.0f;
-    bool antialias = false, fast = false;
 };
 
 void parse_size(const std::string& s, int& w, int& h) {
@@ -85,13 +82,8 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
                                : "give only one transform (--rotate, --zoom, --size, --affine, "
                                  "--homography, --flow)");
     const Context ctx = common.context();
-    WarpOptions o;
-    o.interp = args.interp;
-    o.border = args.border;
+    WarpOptions o = args.opts;
     o.prefilter = parse_prefilter_name(args.prefilter);
-    o.fill = args.fill;
-    o.antialias = args.antialias;
-    o.fast_texture = args.fast;
     const FileFormat fmt_out = output_format(args.out, args.format);
 
     Image<float> flow;
@@ -202,12 +194,8 @@ void add_warp(CLI::App& app, const Common& common) {
                                  "3-channel PFM (dx, dy, ignored); output (x, y) samples input "
                                  "(x + dx, y + dy); the field has the image's size");
     const OperationDesc& op = operation("warp");
-    add_declared(cmd, op, "interp", args->interp);
+    add_declared_fields(cmd, op, &args->opts);
     add_declared(cmd, op, "prefilter", args->prefilter);
-    add_declared(cmd, op, "border", args->border);
-    add_declared(cmd, op, "fill", args->fill);
-    add_declared(cmd, op, "antialias", args->antialias);
-    add_declared(cmd, op, "fast", args->fast);
     add_format_option(cmd, args->format);
     cmd->callback([args, &common, rot, zoom, size, aff, hom, flow] {
         // Which option was given decides the transform, not its value (--zoom 0 is an error,

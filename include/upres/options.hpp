@@ -13,9 +13,12 @@
 // docs/adding_an_op.md shows both.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace upres {
 
@@ -63,6 +66,36 @@ enum class OptionKind {
     Text,  // free text (a path, or a small grammar stated in doc)
 };
 
+// The type of the options-struct field an option is stored in (FieldType::None: the option is
+// not a field of the struct; the command line binds it itself).
+enum class FieldType : unsigned char { None, Int, Float, Double, Bool, String, Enum };
+
+template <class T>
+constexpr FieldType field_type() {
+    if constexpr (std::is_enum_v<T>) {
+        static_assert(sizeof(T) == sizeof(int), "option enums are int-sized");
+        return FieldType::Enum;
+    } else if constexpr (std::is_same_v<T, bool>) {
+        return FieldType::Bool;
+    } else if constexpr (std::is_same_v<T, int>) {
+        return FieldType::Int;
+    } else if constexpr (std::is_same_v<T, float>) {
+        return FieldType::Float;
+    } else if constexpr (std::is_same_v<T, double>) {
+        return FieldType::Double;
+    } else {
+        static_assert(std::is_same_v<T, std::string>, "unsupported option field type");
+        return FieldType::String;
+    }
+}
+
+// The last two members of an OptionDesc stored in field `member` of options struct `Struct`:
+//   {"interp", OptionKind::Enum, &enum_desc<Interp>, "bspline", 0, 0, "Interpolation",
+//    UPRES_OPTION_FIELD(WarpOptions, interp)}
+#define UPRES_OPTION_FIELD(Struct, member)                                                \
+    ::upres::field_type<std::remove_cvref_t<decltype(std::declval<Struct&>().member)>>(), \
+        offsetof(Struct, member)
+
 // One option of an operation.
 struct OptionDesc {
     const char* name;  // the options struct's field in words: "interp" is the command line's
@@ -72,6 +105,8 @@ struct OptionDesc {
     const char* def;  // the default as users would type it ("bspline", "4"); "" = none
     double min, max;  // Int and Real only; both infinite: any number, NaN included
     const char* doc;  // one line, without the allowed values (help adds them)
+    FieldType field = FieldType::None;  // where it is stored in the operation's options struct
+    std::size_t offset = 0;             // (UPRES_OPTION_FIELD)
 
     // "--interp"
     std::string flag() const;
@@ -81,6 +116,14 @@ struct OptionDesc {
     // Throws Error(InvalidArgument) "<op>: <name> <value> is outside [min, max]" (Int, Real;
     // non-finite values too).
     void check_range(std::string_view op, double value) const;
+
+    // Sets this option's field of `options`, the operation's options struct, from the text users
+    // type (an enum name, a number, "true" / "false", any text): the command line and the Python
+    // module set every field option through this. Error(InvalidArgument) naming the option and
+    // what is allowed; Error(Internal) for an option that is not a field.
+    void set(void* options, std::string_view op, std::string_view text) const;
+    // The field's value as text (enum names, numbers as "%g" / integers, "true" / "false").
+    std::string get(const void* options) const;
 };
 
 // One operation: its name (the CLI's subcommand, the Python function) and its options.

@@ -1,8 +1,12 @@
 // The option machinery of upres/options.hpp, the registry of operations, and the tables of the
 // core's own enums (Backend, Border, PixelType) and options (the execution context, convert).
+#include <cstddef>
+
 #include <upres/options.hpp>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -78,6 +82,112 @@ void OptionDesc::check_range(std::string_view op, double value) const {
         throw Error(ErrorCode::InvalidArgument,
                     std::string(op) + ": " + name + " " + format_number(value) + " is outside [" +
                         format_number(min) + ", " + format_number(max) + "]");
+}
+
+namespace {
+
+[[noreturn]] void bad_value(std::string_view op, const OptionDesc& o, std::string_view text,
+                            const std::string& allowed) {
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(op) + ": " + o.name + " '" + std::string(text) + "' is not " + allowed);
+}
+
+// A whole-text number (strtod / strtoll accept a prefix; from_chars has no float form in GCC
+// 12's library for every type we need here).
+bool parse_number(std::string_view text, double& out) {
+    const std::string t(text);
+    if (t.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(t.c_str(), &end);
+    return end == t.c_str() + t.size();
+}
+
+}  // namespace
+
+void OptionDesc::set(void* options, std::string_view op, std::string_view text) const {
+    if (field == FieldType::None || options == nullptr)
+        throw Error(ErrorCode::Internal,
+                    std::string(op) + ": option " + name + " is not a field of its options");
+    auto* p = static_cast<unsigned char*>(options) + offset;
+    double v = 0;
+    switch (field) {
+        case FieldType::Enum: {
+            const int e = values().parse(text);
+            std::memcpy(p, &e, sizeof e);
+            return;
+        }
+        case FieldType::Bool: {
+            bool b = false;
+            if (text == "true" || text == "1")
+                b = true;
+            else if (text != "false" && text != "0")
+                bad_value(op, *this, text, "true or false");
+            std::memcpy(p, &b, sizeof b);
+            return;
+        }
+        case FieldType::String: {
+            *reinterpret_cast<std::string*>(p) = std::string(text);
+            return;
+        }
+        case FieldType::Int: {
+            if (!parse_number(text, v) || v != std::floor(v))
+                bad_value(op, *this, text, "an integer");
+            check_range(op, v);
+            const int i = static_cast<int>(v);
+            std::memcpy(p, &i, sizeof i);
+            return;
+        }
+        case FieldType::Float:
+        case FieldType::Double: {
+            if (!parse_number(text, v)) bad_value(op, *this, text, "a number");
+            check_range(op, v);
+            if (field == FieldType::Float) {
+                const float f = static_cast<float>(v);
+                std::memcpy(p, &f, sizeof f);
+            } else {
+                std::memcpy(p, &v, sizeof v);
+            }
+            return;
+        }
+        case FieldType::None:
+            break;
+    }
+}
+
+std::string OptionDesc::get(const void* options) const {
+    const auto* p = static_cast<const unsigned char*>(options) + offset;
+    switch (field) {
+        case FieldType::Enum: {
+            int e = 0;
+            std::memcpy(&e, p, sizeof e);
+            return values().name_of(e);
+        }
+        case FieldType::Bool: {
+            bool b = false;
+            std::memcpy(&b, p, sizeof b);
+            return b ? "true" : "false";
+        }
+        case FieldType::String:
+            return *reinterpret_cast<const std::string*>(p);
+        case FieldType::Int: {
+            int i = 0;
+            std::memcpy(&i, p, sizeof i);
+            return std::to_string(i);
+        }
+        case FieldType::Float: {
+            float f = 0;
+            std::memcpy(&f, p, sizeof f);
+            return format_number(f);
+        }
+        case FieldType::Double: {
+            double d = 0;
+            std::memcpy(&d, p, sizeof d);
+            return format_number(d);
+        }
+        case FieldType::None:
+            break;
+    }
+    throw Error(ErrorCode::Internal, std::string("option ") + name + " is not a field");
 }
 
 const OptionDesc& OperationDesc::option(std::string_view n) const {
@@ -161,8 +271,10 @@ namespace ops {
 
 namespace {
 constexpr OptionDesc kContextOptions[] = {
-    {"backend", OptionKind::Enum, &enum_desc<Backend>, "auto", 0, 0, "Backend"},
-    {"threads", OptionKind::Int, nullptr, "0", 0, 4096, "CPU threads, 0 = all cores"},
+    {"backend", OptionKind::Enum, &enum_desc<Backend>, "auto", 0, 0, "Backend",
+     UPRES_OPTION_FIELD(Context, backend)},
+    {"threads", OptionKind::Int, nullptr, "0", 0, 4096, "CPU threads, 0 = all cores",
+     UPRES_OPTION_FIELD(Context, threads)},
 };
 constexpr OptionDesc kConvertOptions[] = {
     {"depth", OptionKind::Enum, &enum_desc<PixelType>, "", 0, 0,

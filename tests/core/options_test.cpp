@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@
 #include <upres/srcnn.hpp>
 #include <upres/upscale.hpp>
 #include <upres/warp.hpp>
+#include "core/format_number.hpp"
 #include "test_util.hpp"
 
 namespace upres {
@@ -146,6 +148,89 @@ TEST(Options, DeclaredDefaultsAreTheLibrarysDefaults) {
     const Context c;
     EXPECT_EQ(declared_default<Backend>("context", "backend"), c.backend);
     EXPECT_EQ(declared_number("context", "threads"), c.threads);
+}
+
+// Every option stored in its options struct (OptionDesc::set / get through the field's offset)
+// reads back what was set, and lands in the right member.
+template <class S>
+void check_fields(const char* op_name, std::initializer_list<const char*> not_fields) {
+    const OperationDesc& op = operation(op_name);
+    for (const OptionDesc& o : op.options) {
+        SCOPED_TRACE(std::string(op_name) + " " + o.name);
+        bool expected_field = true;
+        for (const char* n : not_fields)
+            if (std::string(n) == o.name) expected_field = false;
+        EXPECT_EQ(o.field != FieldType::None, expected_field);
+        if (o.field == FieldType::None) continue;
+        S s{};
+        const S defaults{};
+        if (o.def[0] != '\0' && o.kind != OptionKind::Flag) {
+            EXPECT_EQ(o.get(&defaults), o.kind == OptionKind::Enum
+                                            ? std::string(o.def)
+                                            : format_number(std::stod(o.def)));
+        }
+        switch (o.kind) {
+            case OptionKind::Enum:
+                for (const EnumEntry& e : o.values().entries) {
+                    o.set(&s, op_name, e.name);
+                    EXPECT_EQ(o.values().parse(o.get(&s)), e.value);
+                }
+                test::expect_error([&] { o.set(&s, op_name, "nope"); }, ErrorCode::InvalidArgument,
+                                   "allowed:");
+                break;
+            case OptionKind::Int:
+            case OptionKind::Real:
+                o.set(&s, op_name, format_number(o.max));
+                EXPECT_EQ(o.get(&s), format_number(o.max));
+                o.set(&s, op_name, format_number(o.min));
+                EXPECT_EQ(o.get(&s), format_number(o.min));
+                test::expect_error([&] { o.set(&s, op_name, "12x"); }, ErrorCode::InvalidArgument,
+                                   o.name);
+                if (!o.unbounded()) {
+                    test::expect_error([&] { o.set(&s, op_name, format_number(o.max * 2 + 1)); },
+                                       ErrorCode::InvalidArgument, "outside");
+                }
+                break;
+            case OptionKind::Flag:
+                o.set(&s, op_name, "true");
+                EXPECT_EQ(o.get(&s), "true");
+                test::expect_error([&] { o.set(&s, op_name, "maybe"); }, ErrorCode::InvalidArgument,
+                                   "true or false");
+                break;
+            case OptionKind::Text:
+                o.set(&s, op_name, "a/b.srcnn");
+                EXPECT_EQ(o.get(&s), "a/b.srcnn");
+                break;
+        }
+    }
+}
+
+TEST(Options, FieldOptionsSetTheirStructMember) {
+    check_fields<WarpOptions>("warp", {"prefilter"});
+    check_fields<PrefilterOptions>("prefilter", {});
+    check_fields<SeabiOptions>("seabi", {});
+    check_fields<SrcnnOptions>("srcnn", {"model"});
+    check_fields<UpscaleOptions>("upscale", {});
+    check_fields<MetricOptions>("compare", {"no-y"});
+    check_fields<Context>("context", {});
+    // The offsets land in the named members.
+    WarpOptions w;
+    operation("warp").option("interp").set(&w, "warp", "cubic");
+    operation("warp").option("fill").set(&w, "warp", "0.5");
+    operation("warp").option("fast").set(&w, "warp", "true");
+    EXPECT_EQ(w.interp, Interp::Cubic);
+    EXPECT_EQ(w.fill, 0.5f);
+    EXPECT_TRUE(w.fast_texture);
+    EXPECT_EQ(w.border, Border::Mirror);
+    UpscaleOptions u;
+    operation("upscale").option("precision").set(&u, "upscale", "fp16");
+    operation("upscale").option("iterations").set(&u, "upscale", "7");
+    operation("upscale").option("model").set(&u, "upscale", "m.srcnn");
+    EXPECT_EQ(u.srcnn.precision, SrcnnPrecision::Fp16);
+    EXPECT_EQ(u.max_iterations, 7);
+    EXPECT_EQ(u.model, "m.srcnn");
+    test::expect_error([&] { operation("warp").option("prefilter").set(&w, "warp", "fir"); },
+                       ErrorCode::Internal, "not a field");
 }
 
 TEST(Options, PublicNamesComeFromTheTables) {

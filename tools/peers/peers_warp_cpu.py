@@ -31,22 +31,28 @@ def _info(cv2, size, **kw):
     return {"cv2": cv2.__version__, "size": size, "threads": cv2.getNumThreads(), **kw}
 
 
-def _rotation_f32(ctx, flag_name):
+def _f32_warp(ctx, flag_name, warp, extra_bytes=0):
+    """A 2048^2 float32 warp on all cores: warp(cv2, src, dst, flag) on rotated input sets."""
     np = ctx.need("numpy")
     cv2 = _cv2(ctx)
-    nbytes = 2 * N * N * 4
+    nbytes = 2 * N * N * 4 + extra_bytes
     xs = [ctx.numpy_random((N, N)) for _ in range(ctx.sets(nbytes, 4))]
     outs = [np.empty((N, N), np.float32) for _ in xs]
-    m = cv2.getRotationMatrix2D(((N - 1) / 2.0, (N - 1) / 2.0), ANGLE, 1.0)
     flag = getattr(cv2, flag_name)
 
     def run(i):
         k = i % len(xs)
-        cv2.warpAffine(xs[k], m, (N, N), dst=outs[k], flags=flag,
-                       borderMode=cv2.BORDER_REFLECT_101)
+        warp(cv2, xs[k], outs[k], flag)
 
     return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
                 info=_info(cv2, f"{N}x{N} float32", flag=flag_name))
+
+
+def _rotation_f32(ctx, flag_name):
+    cv2 = _cv2(ctx)
+    m = cv2.getRotationMatrix2D(((N - 1) / 2.0, (N - 1) / 2.0), ANGLE, 1.0)
+    return _f32_warp(ctx, flag_name, lambda cv, x, o, f: cv.warpAffine(
+        x, m, (N, N), dst=o, flags=f, borderMode=cv.BORDER_REFLECT_101))
 
 
 @peer("cv2_warpaffine_linear_cpu_allthreads", kind="cpu",
@@ -65,21 +71,11 @@ def cv2_rotate_nearest(ctx):
 
 def _remap(ctx, flag_name):
     np = ctx.need("numpy")
-    cv2 = _cv2(ctx)
     x, y, dx, dy = flow_field(np, N)
     mx = (x + dx).astype(np.float32)
     my = (y + dy).astype(np.float32)
-    nbytes = 2 * N * N * 4 + 2 * N * N * 4
-    xs = [ctx.numpy_random((N, N)) for _ in range(ctx.sets(nbytes, 4))]
-    outs = [np.empty((N, N), np.float32) for _ in xs]
-    flag = getattr(cv2, flag_name)
-
-    def run(i):
-        k = i % len(xs)
-        cv2.remap(xs[k], mx, my, flag, dst=outs[k], borderMode=cv2.BORDER_REFLECT_101)
-
-    return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
-                info=_info(cv2, f"{N}x{N} float32", flag=flag_name))
+    return _f32_warp(ctx, flag_name, lambda cv, s, o, f: cv.remap(
+        s, mx, my, f, dst=o, borderMode=cv.BORDER_REFLECT_101), extra_bytes=2 * N * N * 4)
 
 
 @peer("cv2_remap_linear_flow_cpu_allthreads", kind="cpu",
@@ -98,20 +94,9 @@ def cv2_flow_cubic(ctx):
 
 def _perspective(ctx, flag_name):
     np = ctx.need("numpy")
-    cv2 = _cv2(ctx)
     h = np.array(keystone(N), dtype=np.float64)
-    nbytes = 2 * N * N * 4
-    xs = [ctx.numpy_random((N, N)) for _ in range(ctx.sets(nbytes, 4))]
-    outs = [np.empty((N, N), np.float32) for _ in xs]
-    flag = getattr(cv2, flag_name)
-
-    def run(i):
-        k = i % len(xs)
-        cv2.warpPerspective(xs[k], h, (N, N), dst=outs[k], flags=flag | cv2.WARP_INVERSE_MAP,
-                            borderMode=cv2.BORDER_REFLECT_101)
-
-    return Work(run, pixels=N * N, bytes=nbytes, sets=len(xs),
-                info=_info(cv2, f"{N}x{N} float32", flag=flag_name))
+    return _f32_warp(ctx, flag_name, lambda cv, s, o, f: cv.warpPerspective(
+        s, h, (N, N), dst=o, flags=f | cv.WARP_INVERSE_MAP, borderMode=cv.BORDER_REFLECT_101))
 
 
 @peer("cv2_warpperspective_linear_cpu_allthreads", kind="cpu",

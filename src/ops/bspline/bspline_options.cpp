@@ -2,8 +2,10 @@
 // prefilter spelling users type ("iir", "fir", "firK").
 #include <string>
 
+#include <cstddef>
 #include <upres/bspline.hpp>
 #include <upres/error.hpp>
+
 #include <upres/options.hpp>
 
 #include "core/operations.hpp"
@@ -52,12 +54,15 @@ int parse_prefilter_name(const std::string& s) {
 namespace ops {
 namespace {
 constexpr OptionDesc kPrefilterOptions[] = {
-    {"border", OptionKind::Enum, &enum_desc<Border>, "mirror", 0, 0, "Border"},
+    {"border", OptionKind::Enum, &enum_desc<Border>, "mirror", 0, 0, "Border",
+     UPRES_OPTION_FIELD(PrefilterOptions, border)},
     {"fir-length", OptionKind::Int, nullptr, "0", 0, 31,
-     "0: the exact IIR filter; odd 3..31: the paper's FIR filter with that many taps"},
+     "0: the exact IIR filter; odd 3..31: the paper's FIR filter with that many taps",
+     UPRES_OPTION_FIELD(PrefilterOptions, fir_length)},
     {"variant", OptionKind::Enum, &enum_desc<PrefilterVariant>, "auto", 0, 0,
      "Kernel variant (CUDA; the CPU backends accept auto and the variants computing the "
-     "requested filter)"},
+     "requested filter)",
+     UPRES_OPTION_FIELD(PrefilterOptions, variant)},
 };
 }  // namespace
 const OperationDesc kPrefilterDesc{"prefilter", "Cubic B-spline coefficients of an image",

@@ -1,5 +1,7 @@
 // compare's option table (upres/options.hpp): PSNR and SSIM (MetricOptions).
+#include <cstddef>
 #include <upres/metrics.hpp>
+
 #include <upres/options.hpp>
 
 #include "core/operations.hpp"
@@ -9,11 +11,12 @@ namespace upres::ops {
 namespace {
 constexpr OptionDesc kCompareOptions[] = {
     {"shave", OptionKind::Int, nullptr, "0", 0, 32767,
-     "Pixels removed from every border before comparing"},
+     "Pixels removed from every border before comparing", UPRES_OPTION_FIELD(MetricOptions, shave)},
     {"no-y", OptionKind::Flag, nullptr, "", 0, 0,
      "Colour images: use all channels instead of luma Y"},
     {"data-range", OptionKind::Real, nullptr, "0", 0, 1e30,
-     "Peak value for PSNR / SSIM; 0 = from the pixel type (255, 65535, 1; 255 on Y)"},
+     "Peak value for PSNR / SSIM; 0 = from the pixel type (255, 65535, 1; 255 on Y)",
+     UPRES_OPTION_FIELD(MetricOptions, data_range)},
 };
 }  // namespace
 

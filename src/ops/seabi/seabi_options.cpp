@@ -1,4 +1,6 @@
 // SEABI's option table (upres/options.hpp) and the SeabiMethod names.
+#include <cstddef>
+
 #include <upres/options.hpp>
 #include <upres/seabi.hpp>
 
@@ -27,13 +29,17 @@ SeabiMethod parse_seabi_method(const std::string& name) { return parse_enum<Seab
 namespace ops {
 namespace {
 constexpr OptionDesc kSeabiOptions[] = {
-    {"method", OptionKind::Enum, &enum_desc<SeabiMethod>, "silseabi", 0, 0, "SEABI variant"},
+    {"method", OptionKind::Enum, &enum_desc<SeabiMethod>, "silseabi", 0, 0, "SEABI variant",
+     UPRES_OPTION_FIELD(SeabiOptions, method)},
     {"iterations", OptionKind::Int, nullptr, "4", 1, 1000,
-     "lseabi: at most this many back-projections"},
+     "lseabi: at most this many back-projections",
+     UPRES_OPTION_FIELD(SeabiOptions, max_iterations)},
     {"max-error", OptionKind::Real, nullptr, "0.25", 0, 255,
-     "lseabi: stop when the mean absolute LR error is below this (grey levels)"},
+     "lseabi: stop when the mean absolute LR error is below this (grey levels)",
+     UPRES_OPTION_FIELD(SeabiOptions, max_error)},
     {"stripes", OptionKind::Int, nullptr, "0", 0, 65536,
-     "cpu backend: horizontal stripes P, 0 = one per thread (the result does not depend on P)"},
+     "cpu backend: horizontal stripes P, 0 = one per thread (the result does not depend on P)",
+     UPRES_OPTION_FIELD(SeabiOptions, stripes)},
 };
 }  // namespace
 const OperationDesc kSeabiDesc{"seabi", "SEABI x2 super-resolution of an 8-bit luma plane",

@@ -1,4 +1,6 @@
 // SRCNN's option table (upres/options.hpp) and the SrcnnPrecision / SrcnnVariant names.
+#include <cstddef>
+
 #include <upres/options.hpp>
 #include <upres/srcnn.hpp>
 
@@ -53,9 +55,10 @@ constexpr OptionDesc kSrcnnOptions[] = {
     {"model", OptionKind::Text, nullptr, "", 0, 0,
      "A .srcnn weights file instead of the bundled model for the scale"},
     {"precision", OptionKind::Enum, &enum_desc<SrcnnPrecision>, "fp32", 0, 0,
-     "Arithmetic on the cuda backend (cpu and reference run fp32)"},
+     "Arithmetic on the cuda backend (cpu and reference run fp32)",
+     UPRES_OPTION_FIELD(SrcnnOptions, precision)},
     {"variant", OptionKind::Enum, &enum_desc<SrcnnVariant>, "auto", 0, 0,
-     "CUDA kernels for every layer"},
+     "CUDA kernels for every layer", UPRES_OPTION_FIELD(SrcnnOptions, variant)},
 };
 }  // namespace
 const OperationDesc kSrcnnDesc{"srcnn", "SRCNN super-resolution (Dong et al. 2014)", kSrcnnOptions};

@@ -1,6 +1,8 @@
 // warp's option table (upres/options.hpp) and the Interp names.
 #include <limits>
 
+#include <cstddef>
+
 #include <upres/options.hpp>
 #include <upres/warp.hpp>
 
@@ -29,18 +31,23 @@ namespace ops {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr OptionDesc kWarpOptions[] = {
-    {"interp", OptionKind::Enum, &enum_desc<Interp>, "bspline", 0, 0, "Interpolation"},
+    {"interp", OptionKind::Enum, &enum_desc<Interp>, "bspline", 0, 0, "Interpolation",
+     UPRES_OPTION_FIELD(WarpOptions, interp)},
     {"prefilter", OptionKind::Text, nullptr, "iir", 0, 0,
      "B-spline prefilter: iir (exact), fir (the default FIR length, 17) or firK, K odd in "
      "3..31 (the paper's FIR)"},
-    {"border", OptionKind::Enum, &enum_desc<Border>, "mirror", 0, 0, "Border"},
+    {"border", OptionKind::Enum, &enum_desc<Border>, "mirror", 0, 0, "Border",
+     UPRES_OPTION_FIELD(WarpOptions, border)},
     {"fill", OptionKind::Real, nullptr, "0", -kInf, kInf,
      "Value outside the image with border constant, in the image's units (float images may "
-     "take nan)"},
+     "take nan)",
+     UPRES_OPTION_FIELD(WarpOptions, fill)},
     {"antialias", OptionKind::Flag, nullptr, "", 0, 0,
-     "Zoom/resize: low-pass when down-scaling (MATLAB imresize; interp linear or cubic)"},
+     "Zoom/resize: low-pass when down-scaling (MATLAB imresize; interp linear or cubic)",
+     UPRES_OPTION_FIELD(WarpOptions, antialias)},
     {"fast", OptionKind::Flag, nullptr, "", 0, 0,
-     "CUDA hardware-texture mode (8-bit fractional weights; needs the cuda backend)"},
+     "CUDA hardware-texture mode (8-bit fractional weights; needs the cuda backend)",
+     UPRES_OPTION_FIELD(WarpOptions, fast_texture)},
 };
 }  // namespace
 const OperationDesc kWarpDesc{

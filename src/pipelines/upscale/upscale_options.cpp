@@ -1,4 +1,6 @@
 // upscale's option table (upres/options.hpp) and the UpscaleMethod / Lattice names.
+#include <cstddef>
+
 #include <upres/options.hpp>
 #include <upres/upscale.hpp>
 
@@ -51,21 +53,28 @@ const char* to_string(Lattice l) noexcept { return enum_name(l); }
 namespace ops {
 namespace {
 constexpr OptionDesc kUpscaleOptions[] = {
-    {"method", OptionKind::Enum, &enum_desc<UpscaleMethod>, "auto", 0, 0, "Method"},
+    {"method", OptionKind::Enum, &enum_desc<UpscaleMethod>, "auto", 0, 0, "Method",
+     UPRES_OPTION_FIELD(UpscaleOptions, method)},
     {"scale", OptionKind::Real, nullptr, "2", 1, 16,
      "Factor: srcnn 2, 3, 4 (the bundled models); others any (SEABI: powers of two cascade x2, "
-     "others add a B-spline resize)"},
+     "others add a B-spline resize)",
+     UPRES_OPTION_FIELD(UpscaleOptions, scale)},
     {"lattice", OptionKind::Enum, &enum_desc<Lattice>, "auto", 0, 0,
-     "Where output pixel centres lie"},
+     "Where output pixel centres lie", UPRES_OPTION_FIELD(UpscaleOptions, lattice)},
     {"iterations", OptionKind::Int, nullptr, "4", 1, 1000,
-     "lseabi: at most this many back-projections"},
+     "lseabi: at most this many back-projections",
+     UPRES_OPTION_FIELD(UpscaleOptions, max_iterations)},
     {"max-error", OptionKind::Real, nullptr, "0.25", 0, 255,
-     "lseabi: stop when the mean absolute LR error is below this"},
+     "lseabi: stop when the mean absolute LR error is below this",
+     UPRES_OPTION_FIELD(UpscaleOptions, max_error)},
     {"model", OptionKind::Text, nullptr, "", 0, 0,
-     "srcnn: a .srcnn weights file instead of the bundled model"},
+     "srcnn: a .srcnn weights file instead of the bundled model",
+     UPRES_OPTION_FIELD(UpscaleOptions, model)},
     {"precision", OptionKind::Enum, &enum_desc<SrcnnPrecision>, "fp32", 0, 0,
-     "srcnn: arithmetic on the cuda backend (cpu and reference run fp32)"},
-    {"variant", OptionKind::Enum, &enum_desc<SrcnnVariant>, "auto", 0, 0, "srcnn: CUDA kernels"},
+     "srcnn: arithmetic on the cuda backend (cpu and reference run fp32)",
+     UPRES_OPTION_FIELD(UpscaleOptions, srcnn.precision)},
+    {"variant", OptionKind::Enum, &enum_desc<SrcnnVariant>, "auto", 0, 0, "srcnn: CUDA kernels",
+     UPRES_OPTION_FIELD(UpscaleOptions, srcnn.variant)},
 };
 }  // namespace
 const OperationDesc kUpscaleDesc{
