@@ -144,8 +144,8 @@ void Cuda_Tap(benchmark::State& state) {
     }
     time_device(state, st, [&](std::int64_t it) {
         Set& x = s[it % sets];
-        seabi::tap_cuda({x.in.as<const std::uint8_t>(), kW, kH, 1, kW},
-                        {x.out.as<std::uint8_t>(), 2 * kW, 2 * kH, 1, 2 * kW}, f, st.get());
+        cuda::tap_upscale2({x.in.as<const std::uint8_t>(), kW, kH, 1, kW},
+                           {x.out.as<std::uint8_t>(), 2 * kW, 2 * kH, 1, 2 * kW}, f, st.get());
     });
     set_rates(state, kOutPixels, kBytes);
     set_fps(state);

@@ -85,21 +85,21 @@ SeabiStats seabi_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_
     const Backend b = resolve_backend(ctx, y.location(), "seabi_upscale2");
     switch (b) {
         case Backend::Reference:
-            return seabi::run_reference(span_of(y), span_of(out), opts);
+            return ref::seabi_upscale2(span_of(y), span_of(out), opts);
         case Backend::Cpu:
-            return seabi::run_cpu(span_of(y), span_of(out), opts, ctx.threads);
+            return cpu::seabi_upscale2(span_of(y), span_of(out), opts, ctx.threads);
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
             if (!y.on_device()) {  // stage host data through the device
                 const auto din = cuda::upload(y, ctx.cuda_stream, "seabi_upscale2 (staging)");
                 const cuda::PooledImage<std::uint8_t> dout(
                     out.width(), out.height(), 1, ctx.cuda_stream, "seabi_upscale2 (staging)");
-                const SeabiStats s = seabi::run_cuda(span_of(din.cview()), span_of(dout.view()),
-                                                     opts, ctx.cuda_stream);
+                const SeabiStats s = cuda::seabi_upscale2(
+                    span_of(din.cview()), span_of(dout.view()), opts, ctx.cuda_stream);
                 copy(dout.cview(), out, ctx.cuda_stream);
                 return s;
             }
-            return seabi::run_cuda(span_of(y), span_of(out), opts, ctx.cuda_stream);
+            return cuda::seabi_upscale2(span_of(y), span_of(out), opts, ctx.cuda_stream);
 #else
             break;
 #endif
@@ -130,9 +130,9 @@ void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, 
     const Backend b = resolve_backend(ctx, y.location(), "tap_upscale2");
     switch (b) {
         case Backend::Reference:
-            return seabi::tap_reference(span_of(y), span_of(out), filter);
+            return ref::tap_upscale2(span_of(y), span_of(out), filter);
         case Backend::Cpu:
-            return seabi::tap_cpu(span_of(y), span_of(out), filter, ctx.threads);
+            return cpu::tap_upscale2(span_of(y), span_of(out), filter, ctx.threads);
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
             if (!y.on_device()) {
@@ -140,12 +140,12 @@ void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, 
                 const cuda::PooledImage<std::uint8_t> dout(out.width(), out.height(),
                                                            out.channels(), ctx.cuda_stream,
                                                            "tap_upscale2 (staging)");
-                seabi::tap_cuda(span_of(din.cview()), span_of(dout.view()), filter,
-                                ctx.cuda_stream);
+                cuda::tap_upscale2(span_of(din.cview()), span_of(dout.view()), filter,
+                                   ctx.cuda_stream);
                 copy(dout.cview(), out, ctx.cuda_stream);
                 return;
             }
-            return seabi::tap_cuda(span_of(y), span_of(out), filter, ctx.cuda_stream);
+            return cuda::tap_upscale2(span_of(y), span_of(out), filter, ctx.cuda_stream);
 #else
             break;
 #endif

@@ -7,21 +7,28 @@
 #include <upres/seabi.hpp>
 #include "core/span2d.hpp"
 
-namespace upres::seabi {
+namespace upres {
 
-SeabiStats run_reference(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                         const SeabiOptions& opts);
-SeabiStats run_cpu(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                   const SeabiOptions& opts, int threads);
-void tap_reference(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f);
-void tap_cpu(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f, int threads);
+namespace ref {
+SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                          const SeabiOptions& opts);
+void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f);
+}  // namespace ref
 
-#if UPRES_HAVE_CUDA
+namespace cpu {
+SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                          const SeabiOptions& opts, int threads);
+void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
+                  int threads);
+}  // namespace cpu
+
+namespace cuda {
 // Device spans; asynchronous on `stream` except that L-SEABI reads the l1 norm back each
-// iteration (and every method reads the TV sum back once).
-SeabiStats run_cuda(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                    const SeabiOptions& opts, void* stream);
-void tap_cuda(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f, void* stream);
-#endif
+// iteration (and every method reads the TV sum back once). Defined in CUDA builds only.
+SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                          const SeabiOptions& opts, void* stream);
+void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
+                  void* stream);
+}  // namespace cuda
 
-}  // namespace upres::seabi
+}  // namespace upres

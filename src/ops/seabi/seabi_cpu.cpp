@@ -221,8 +221,14 @@ std::int64_t refine_stripe(Span2D<const std::uint8_t> in, YRow&& yrow, Span2D<st
 
 }  // namespace
 
-SeabiStats run_cpu(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                   const SeabiOptions& opts, int threads) {
+}  // namespace upres::seabi
+
+namespace upres::cpu {
+
+using namespace seabi;  // the CPU schedule's helpers above
+
+SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                          const SeabiOptions& opts, int threads) {
     const int w = in.width, h = in.height, w2 = 2 * w, h2 = 2 * h;
     const int nthreads = resolve_threads(threads);
     const int p = opts.stripes > 0 ? opts.stripes
@@ -308,7 +314,8 @@ SeabiStats run_cpu(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
     return stats;
 }
 
-void tap_cpu(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f, int threads) {
+void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
+                  int threads) {
     const int w = in.width, h = in.height, ch = in.channels;
     const bool t4 = f == TapFilter::Tap4;
     // Rows are independent after the horizontal pass: compute the horizontal pass per row
@@ -358,4 +365,4 @@ void tap_cpu(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter 
     });
 }
 
-}  // namespace upres::seabi
+}  // namespace upres::cpu

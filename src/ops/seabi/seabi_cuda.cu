@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "core/cuda_check.hpp"
+#include "core/device_temp.hpp"
 #include "ops/seabi/seabi_backends.hpp"
 #include "ops/seabi/seabi_cuda.hpp"
 #include "ops/seabi/seabi_math.hpp"
@@ -375,23 +376,24 @@ SeabiStats run_cuda_ws(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
     return stats;
 }
 
-SeabiStats run_cuda(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                    const SeabiOptions& opts, void* stream) {
-    const std::size_t bytes = cuda_workspace_bytes(in.width, in.height, opts.method);
-    void* ws = detail::allocate(bytes, Location::Device);
-    try {
-        const SeabiStats s = run_cuda_ws(in, out, opts, ws, true, stream);
-        UPRES_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
-        detail::deallocate(ws, Location::Device);
-        return s;
-    } catch (...) {
-        detail::deallocate(ws, Location::Device);
-        throw;
-    }
+}  // namespace upres::seabi
+
+namespace upres::cuda {
+
+using namespace seabi;  // the kernels above
+
+SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                          const SeabiOptions& opts, void* stream) {
+    // The workspace from upres's stream-ordered pool: no cudaMalloc / cudaFree per call.
+    const DeviceTemp ws(cuda_workspace_bytes(in.width, in.height, opts.method),
+                        static_cast<cudaStream_t>(stream), "seabi_upscale2 (workspace)");
+    const SeabiStats s = run_cuda_ws(in, out, opts, ws.get(), true, stream);
+    UPRES_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+    return s;
 }
 
-void tap_cuda(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
-              void* stream_ptr) {
+void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
+                  void* stream_ptr) {
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     const dim3 block(32, 8);
     const dim3 grid((in.width + 31) / 32, (in.height + 7) / 8);
@@ -402,4 +404,4 @@ void tap_cuda(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace upres::seabi
+}  // namespace upres::cuda

@@ -63,8 +63,14 @@ Plane blur_decimate(const Plane& y, int lw, int lh) {
 
 }  // namespace
 
-SeabiStats run_reference(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                         const SeabiOptions& opts) {
+}  // namespace upres::seabi
+
+namespace upres::ref {
+
+using namespace seabi;  // the reference's helpers above
+
+SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                          const SeabiOptions& opts) {
     const int w = in.width, h = in.height;
     Plane lr(w, h);
     for (int y = 0; y < h; ++y)
@@ -119,7 +125,7 @@ SeabiStats run_reference(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out
     return stats;
 }
 
-void tap_reference(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f) {
+void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f) {
     const int w = in.width, h = in.height, ch = in.channels;
     // Horizontal pass into a 2W x H buffer, then vertical; each rounded and clamped.
     std::vector<int> mid(static_cast<std::size_t>(2) * w * h * ch);
@@ -148,4 +154,4 @@ void tap_reference(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapF
         }
 }
 
-}  // namespace upres::seabi
+}  // namespace upres::ref
