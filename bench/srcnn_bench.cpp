@@ -165,8 +165,8 @@ void Cuda_SrcnnNetwork(benchmark::State& state) {
         fill_random_device(in.back().as<float>(), bytes / 4, 100 + i, st);
     }
     auto run = [&](int s) {
-        return srcnn::cuda::forward(Span2D<const float>{in[s].as<const float>(), w, h, 1, w},
-                                    Span2D<float>{out[s].as<float>(), w, h, 1, w}, m, o, st.get());
+        return cuda::srcnn_forward(Span2D<const float>{in[s].as<const float>(), w, h, 1, w},
+                                   Span2D<float>{out[s].as<float>(), w, h, 1, w}, m, o, st.get());
     };
     SrcnnPlan plan;
     try {

@@ -71,13 +71,13 @@ SrcnnModel random_model(const Shape& s, std::uint32_t seed, double scale1 = 0.1)
 
 Image<float> run_cpu(ImageView<const float> in, const SrcnnModel& m, int threads) {
     Image<float> out(in.width(), in.height(), 1);
-    srcnn::forward_cpu(span_of(in), span_of(out.view()), m, threads);
+    cpu::srcnn_forward(span_of(in), span_of(out.view()), m, threads);
     return out;
 }
 
 Image<float> run_ref(ImageView<const float> in, const SrcnnModel& m) {
     Image<float> out(in.width(), in.height(), 1);
-    srcnn::forward_reference(span_of(in), span_of(out.view()), m);
+    ref::srcnn_forward(span_of(in), span_of(out.view()), m);
     return out;
 }
 
@@ -209,7 +209,7 @@ TEST(SrcnnCpu, SubImageViewsWithStride) {
     Image<float> big_out(80, 60, 1);
     std::fill(big_out.data(), big_out.data() + 80 * 60, -7.0f);
     const ImageView<float> out = big_out.view().sub(11, 9, 61, 43);
-    srcnn::forward_cpu(span_of(in), span_of(out), m, 2);
+    cpu::srcnn_forward(span_of(in), span_of(out), m, 2);
     EXPECT_TRUE(near_reference(clone(ImageView<const float>(out)), ref));
     int touched = 0;  // pixels outside the output view must be left alone
     for (int y = 0; y < 60; ++y)

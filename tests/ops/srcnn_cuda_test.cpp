@@ -1,6 +1,6 @@
 // The SRCNN CUDA engine (src/ops/srcnn/srcnn_cuda.cu) against the double-precision reference:
 // every per-layer variant on every layer shape (conv_reference), the whole network per precision
-// and variant (forward_reference) on random fixed-seed models and real photo crops, awkward sizes
+// and variant (ref::srcnn_forward) on random fixed-seed models and real photo crops, awkward sizes
 // and device sub-views with a stride, the autotuner's cache (memory and file) and determinism,
 // and the errors of variants that cannot run a layer. Tolerances are relative to the output's
 // range: docs/ops/srcnn.md, "CUDA engine and per-layer variants". Every suite needs a GPU.
@@ -225,16 +225,15 @@ std::vector<float> host_plane(const Image<float>& img) {
     return v;
 }
 
-// forward_reference of a host plane.
+// ref::srcnn_forward of a host plane.
 Image<float> reference(const SrcnnModel& model, const Image<float>& host) {
     Image<float> ref(host.width(), host.height(), 1);
-    srcnn::forward_reference(span_of(ImageView<const float>(host.view())), span_of(ref.view()),
-                             model);
+    ref::srcnn_forward(span_of(ImageView<const float>(host.view())), span_of(ref.view()), model);
     return ref;
 }
 
 // Runs the network on a device sub-view (offset, stride wider than the plane) of `host` and
-// compares with forward_reference.
+// compares with ref::srcnn_forward.
 SrcnnPlan check_forward(const SrcnnModel& model, const Image<float>& host, const Image<float>& ref,
                         const SrcnnOptions& o, double tol, const std::string& what) {
     SCOPED_TRACE(what + " " + to_string(o.variant) + " " + to_string(o.precision));

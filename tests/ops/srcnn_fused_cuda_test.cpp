@@ -1,5 +1,5 @@
 // SRCNN fused tensor-core kernel (src/ops/srcnn/srcnn_fused_cuda.cu) against the double
-// reference (forward_reference), every precision, random fixed-seed 9-1-5 64/32 models, random
+// reference (ref::srcnn_forward), every precision, random fixed-seed 9-1-5 64/32 models, random
 // images and real-photo crops, awkward sizes (the 13 x 13 receptive-field minimum, sizes that are
 // no multiple of the 28 x 28 tile, one row of tiles), sub-image views with a row stride.
 // Error: max |fused - reference| over the reference's output range (max - min). Tolerances
@@ -118,7 +118,7 @@ Image<float> run_fused(const FusedWeights* fw, ImageView<const float> in, int ox
 
 Image<float> reference(ImageView<const float> in, const SrcnnModel& m) {
     Image<float> out(in.width(), in.height(), 1);
-    srcnn::forward_reference(span_of(in), span_of(out.view()), m);
+    ref::srcnn_forward(span_of(in), span_of(out.view()), m);
     return out;
 }
 

@@ -84,7 +84,7 @@ SrcnnModel identity_model(int k1, int k2, int k3, int n1, int n2, int scale = 2)
 
 Image<float> run_ref(const Image<float>& in, const SrcnnModel& m) {
     Image<float> out(in.width(), in.height(), 1);
-    srcnn::forward_reference(span_of(in.view()), span_of(out.view()), m);
+    ref::srcnn_forward(span_of(in.view()), span_of(out.view()), m);
     return out;
 }
 

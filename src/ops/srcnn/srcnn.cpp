@@ -417,11 +417,11 @@ SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const S
     switch (b) {
         case Backend::Reference:
             check_host_options(opts, b, kOp);
-            srcnn::forward_reference(span_of(in), span_of(out), model);
+            ref::srcnn_forward(span_of(in), span_of(out), model);
             return plan;
         case Backend::Cpu:
             check_host_options(opts, b, kOp);
-            srcnn::forward_cpu(span_of(in), span_of(out), model, ctx.threads);
+            cpu::srcnn_forward(span_of(in), span_of(out), model, ctx.threads);
             return plan;
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
@@ -429,12 +429,12 @@ SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const S
                 const auto din = cuda::upload(in, ctx.cuda_stream, "srcnn_forward (staging)");
                 const cuda::PooledImage<float> dout(out.width(), out.height(), 1, ctx.cuda_stream,
                                                     "srcnn_forward (staging)");
-                plan = srcnn::cuda::forward(span_of(din.cview()), span_of(dout.view()), model, opts,
-                                            ctx.cuda_stream);
+                plan = cuda::srcnn_forward(span_of(din.cview()), span_of(dout.view()), model, opts,
+                                           ctx.cuda_stream);
                 copy(dout.cview(), out, ctx.cuda_stream);
                 return plan;
             }
-            return srcnn::cuda::forward(span_of(in), span_of(out), model, opts, ctx.cuda_stream);
+            return cuda::srcnn_forward(span_of(in), span_of(out), model, opts, ctx.cuda_stream);
 #else
             break;
 #endif

@@ -6,27 +6,37 @@
 #include <upres/srcnn.hpp>
 #include "core/span2d.hpp"
 
-namespace upres::srcnn {
+namespace upres {
 
+// The network on one plane, the operation's backends (srcnn_forward):
 // Double-precision direct loops (srcnn_ref.cpp). The oracle for every other backend.
-void forward_reference(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model);
+namespace ref {
+void srcnn_forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model);
+}
+// Optimized CPU (srcnn_cpu.cpp, OpenMP + SIMD), fp32. threads: 0 = OpenMP default.
+namespace cpu {
+void srcnn_forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model, int threads);
+}
+// The CUDA engine (srcnn_cuda.cu; CUDA builds only): uploads/caches the model's weights per
+// precision, picks the variants (Auto: autotuned per shape, GPU and precision, cached) and runs
+// them on `stream`.
+namespace cuda {
+SrcnnPlan srcnn_forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model,
+                        const SrcnnOptions& opts, void* stream);
+}
+
+}  // namespace upres
+
+namespace upres::srcnn {
 
 // One layer of the reference on planar CHW buffers (tests and golden data): in has
 // layer.in_channels planes of w x h, out layer.out_channels planes; ReLU when relu is true.
 void conv_reference(const float* in, float* out, int w, int h, const SrcnnLayer& layer, bool relu);
 
-// Optimized CPU (srcnn_cpu.cpp, OpenMP + SIMD), fp32. threads: 0 = OpenMP default.
-void forward_cpu(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model, int threads);
-
 }  // namespace upres::srcnn
 
 #if UPRES_HAVE_CUDA
 namespace upres::srcnn::cuda {
-
-// The CUDA engine (srcnn_cuda.cu): uploads/caches the model's weights per precision, picks the
-// variants (Auto: autotuned per shape, GPU and precision, cached) and runs them on `stream`.
-SrcnnPlan forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model,
-                  const SrcnnOptions& opts, void* stream);
 
 // One layer with a forced variant, for the per-layer benchmark (the paper's Table II) and tests.
 // in: layer.in_channels planes (CHW, plane stride w*h floats) on the device; out likewise.

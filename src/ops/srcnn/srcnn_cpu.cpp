@@ -2,10 +2,10 @@
 //
 //  * Tiles: the plane is cut into tiles of at most kTileW x kTileH output pixels, the grid
 //    depending only on the plane's size (never on the thread count); OpenMP threads take whole
-//    tiles (dynamic schedule, see forward_cpu). Each tile runs the whole network, streaming down
-//    its rows: layer 1 on the rows and columns layer 2 needs, layer 2 on those layer 3 needs, layer
-//    3 on the tile. No full-frame intermediate: per thread, ring buffers of k1 padded input rows,
-//    k2 rows of layer 1 (n1 planes), one row of layer 2 and k3 rows of layer 3's partial sums
+//    tiles (dynamic schedule, see cpu::srcnn_forward). Each tile runs the whole network, streaming
+//    down its rows: layer 1 on the rows and columns layer 2 needs, layer 2 on those layer 3 needs,
+//    layer 3 on the tile. No full-frame intermediate: per thread, ring buffers of k1 padded input
+//    rows, k2 rows of layer 1 (n1 planes), one row of layer 2 and k3 rows of layer 3's partial sums
 //    (below); about 280 KB for 9-1-5 64/32, within the 512 KB L2 of a Zen 3 core.
 //  * Borders: replication at every layer, as the reference. Input rows are copied into the ring
 //    with clamped columns; rows are clamped when the tap pointers are built; the columns of an
@@ -372,7 +372,14 @@ class Network {
 
 }  // namespace
 
-void forward_cpu(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model, int threads) {
+}  // namespace upres::srcnn
+
+namespace upres::cpu {
+
+using namespace srcnn;  // the CPU schedule's helpers above
+
+void srcnn_forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model,
+                   int threads) {
     const Network net(in, out, model);
     const int nt = std::min(resolve_threads(threads), net.tiles());
     std::vector<Scratch> scratch;
@@ -388,4 +395,4 @@ void forward_cpu(Span2D<const float> in, Span2D<float> out, const SrcnnModel& mo
         net.run_tile(tile, scratch[static_cast<std::size_t>(omp_get_thread_num())]);
 }
 
-}  // namespace upres::srcnn
+}  // namespace upres::cpu

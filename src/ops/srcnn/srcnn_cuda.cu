@@ -1112,8 +1112,14 @@ void release_caches() noexcept {
     cudnn_release();  // srcnn_cudnn.cu's handles and workspaces
 }
 
-SrcnnPlan forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model,
-                  const SrcnnOptions& opts, void* stream) {
+}  // namespace upres::srcnn::cuda
+
+namespace upres::cuda {
+
+using namespace srcnn::cuda;  // the engine above
+
+SrcnnPlan srcnn_forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model,
+                        const SrcnnOptions& opts, void* stream) {
     const auto s = static_cast<cudaStream_t>(stream);
     if (in.width != out.width || in.height != out.height || in.width < 1 || in.height < 1)
         throw Error(ErrorCode::InvalidArgument, "srcnn: input and output planes differ in size");
@@ -1170,6 +1176,10 @@ SrcnnPlan forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& m
                                : choice.layers;
     return plan;
 }
+
+}  // namespace upres::cuda
+
+namespace upres::srcnn::cuda {
 
 void conv_layer(const float* in, float* out, int w, int h, const SrcnnLayer& layer, bool relu,
                 SrcnnVariant variant, SrcnnPrecision precision, void* stream) {

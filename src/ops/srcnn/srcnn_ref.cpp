@@ -48,7 +48,13 @@ void conv_reference(const float* in, float* out, int w, int h, const SrcnnLayer&
     conv_planes(in, out, w, h, layer, relu);
 }
 
-void forward_reference(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model) {
+}  // namespace upres::srcnn
+
+namespace upres::ref {
+
+using namespace srcnn;  // the reference's loops above
+
+void srcnn_forward(Span2D<const float> in, Span2D<float> out, const SrcnnModel& model) {
     const int w = in.width, h = in.height;
     const std::size_t plane = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
     // Intermediates stay in double: the oracle rounds once, at the end.
@@ -69,4 +75,4 @@ void forward_reference(Span2D<const float> in, Span2D<float> out, const SrcnnMod
             out(x, y) = static_cast<float>(x0[static_cast<std::size_t>(y) * w + x]);
 }
 
-}  // namespace upres::srcnn
+}  // namespace upres::ref
