@@ -227,12 +227,22 @@ Lattice resolved_lattice(const UpscaleOptions& opts) {
     return opts.lattice;
 }
 
-AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context& ctx,
-                 SrcnnPlan* plan) {
+namespace {
+
+// The options with Auto resolved, checked.
+UpscaleOptions resolved(const UpscaleOptions& opts) {
     UpscaleOptions o = opts;
     o.method = resolved_method(opts);
     validate(o);
     o.lattice = resolved_lattice(o);
+    return o;
+}
+
+}  // namespace
+
+AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context& ctx,
+                 SrcnnPlan* plan) {
+    const UpscaleOptions o = resolved(opts);
     if (img.empty()) fail("the input image is empty");
     if (o.method == UpscaleMethod::Srcnn)
         return srcnn_upscale(img, srcnn_model_for(o), o.srcnn, ctx, plan);
@@ -265,7 +275,9 @@ Image<std::uint8_t> upscale(ImageView<const std::uint8_t> img, const UpscaleOpti
         fail(
             "the input is in device memory; upscale takes host images (use seabi_upscale2 "
             "for device data)");
-    AnyImage out = upscale(AnyImage(clone(img)), opts, ctx, nullptr);
+    const UpscaleOptions o = resolved(opts);
+    if (o.lattice == Lattice::CoSited) return cosited_upscale(img, o, ctx);  // no copy of img
+    AnyImage out = upscale(AnyImage(clone(img)), o, ctx, nullptr);
     return std::move(out.as<std::uint8_t>());
 }
 
