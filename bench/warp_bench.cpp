@@ -13,19 +13,18 @@
 //   Api_CudaWarp/<case>/<keep>  the public upres::warp on device images (see below);
 //   Cuda_MallocFree/<MiB>    a cudaMalloc + cudaFree pair (the per-call cost upres's pool avoids).
 // Modes: nearest, linear, cubic (Keys), bspline_iir (exact prefilter + interpolation),
-// bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_fused (one pass,
-// src/ops/warp/warp_fused_cuda.cu), bspline_fir15_texture and linear_texture (fast texture mode),
-// bspline_interp (the interpolation step alone: the random source read as coefficients),
-// linear_per_output, cubic_per_output and bspline_fir15_per_output (the per-output kernels
-// instead of the tiled default, WarpPlan::cuda_schedule = 1), bspline_iir_fused (exact prefilter
-// and interpolation in one pass, the recursive fused kernel that upres::warp runs for such plans)
-// and the same kernel with its tap form forced: bspline_iir_fused_narrow, _wide, _narrow16,
-// _wide16, _narrow8 and _wide8 (warp_bspline_rec: tap forms 0 to 5), linear_tiled, cubic_tiled
-// and bspline_interp_tiled (cuda_schedule = 2: the tiled kernel, which resizes took before the
-// separable kernel; u8 Linear: warp_affine_kernel). B-spline times include the prefilter. Bytes:
-// input read once + output written once (the floor of every mode); "copy_frac" is bytes/s over
-// the device-to-device copy bandwidth measured in the same process (copy_bytes_per_s(), also
-// reported as Cuda_WarpCopyFloor).
+// bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_texture and
+// linear_texture (fast texture mode), bspline_interp (the interpolation step alone: the random
+// source read as coefficients), linear_per_output, cubic_per_output and bspline_fir15_per_output
+// (the per-output kernels instead of the tiled default, WarpPlan::cuda_schedule = 1),
+// bspline_iir_fused (exact prefilter and interpolation in one pass, the recursive fused kernel that
+// upres::warp runs for such plans) and the same kernel with its tap form forced:
+// bspline_iir_fused_narrow, _wide, _narrow16, _wide16, _narrow8 and _wide8 (warp_bspline_rec: tap
+// forms 0 to 5), linear_tiled, cubic_tiled and bspline_interp_tiled (cuda_schedule = 2: the tiled
+// kernel, which resizes took before the separable kernel; u8 Linear: warp_affine_kernel). B-spline
+// times include the prefilter. Bytes: input read once + output written once (the floor of every
+// mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth measured in the same
+// process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -57,7 +56,7 @@ enum Mode {
     kCubic,
     kBsplineIir,
     kBsplineFir15,
-    kBsplineFir15Fused,
+    kRemovedFir15Fused,  // (the FIR-fused warp kernel, removed: the numbering stays)
     kBsplineFir15Texture,
     kLinearTexture,
     kBsplineInterp,
@@ -82,7 +81,7 @@ const char* const kModeNames[] = {"nearest",
                                   "cubic",
                                   "bspline_iir",
                                   "bspline_fir15",
-                                  "bspline_fir15_fused",
+                                  "removed",
                                   "bspline_fir15_texture",
                                   "linear_texture",
                                   "bspline_interp",
@@ -193,10 +192,6 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
     }
     if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2
         cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFused - 1);
-        return;
-    }
-    if (mode == kBsplineFir15Fused) {
-        cuda::warp_bspline_fused(src, dst, p, 15, st);
         return;
     }
     const Span2D<float> coef{s.coef.as<float>(), sw, sh, 1, sw};
@@ -579,7 +574,9 @@ BENCHMARK(Cuda_WarpCopyFloor)->UseManualTime()->Unit(benchmark::kMicrosecond);
 std::vector<std::int64_t> rotate_modes() {
     std::vector<std::int64_t> m;
     for (int k = kNearest; k <= kBsplineIirFusedWide8; ++k)
-        if (k != kLinearTiled && k != kCubicTiled && k != kBsplineInterpTiled) m.push_back(k);
+        if (k != kLinearTiled && k != kCubicTiled && k != kBsplineInterpTiled &&
+            k != kRemovedFir15Fused)
+            m.push_back(k);
     return m;
 }
 
@@ -600,9 +597,9 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
-    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineFir15Fused, kLinearPerOutput,
-                    kBsplineIirFused, kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput,
-                    kBsplineInterp, kLinearTiled, kCubicTiled, kBsplineInterpTiled},
+    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kLinearPerOutput, kBsplineIirFused,
+                    kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput, kBsplineInterp, kLinearTiled,
+                    kCubicTiled, kBsplineInterpTiled},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

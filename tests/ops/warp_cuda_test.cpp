@@ -1,7 +1,7 @@
 // CUDA backend of upres::warp against the double-precision reference (Backend::Reference):
 // every transform kind, interpolation and border, u8/u16/f32, 1-4 channels, awkward sizes,
-// device sub-views, host images on the CUDA backend (staging), the fused FIR + B-spline kernel
-// against the unfused path, and the fast texture mode within its own tolerance.
+// device sub-views, host images on the CUDA backend (staging), the recursive fused kernel against
+// the two-pass path, and the fast texture mode within its own tolerance.
 // Tolerances: docs/ops/warp.md, "CUDA backend" section. Every suite needs a GPU (visible skip).
 #include <gtest/gtest.h>
 
@@ -561,104 +561,6 @@ WarpPlan resize_plan(int sw, int sh, int dw, int dh, Border border) {
     p.kind = Transform::Kind::Resize;
     resize_matrix(sw, sh, dw, dh, p.m);
     return p;
-}
-
-// Unfused CUDA path with the same plan: pad (Nearest) + FIR prefilter + cuda::warp.
-template <class T>
-Image<T> unfused(const Image<T>& hsrc, int dw, int dh, const WarpPlan& p, int fir) {
-    const int pad = p.pad, w = hsrc.width(), h = hsrc.height(), ch = hsrc.channels();
-    Image<float> padded(w + 2 * pad, h + 2 * pad, ch);
-    for (int y = 0; y < h + 2 * pad; ++y)
-        for (int x = 0; x < w + 2 * pad; ++x)
-            for (int c = 0; c < ch; ++c)
-                padded(x, y, c) = static_cast<float>(
-                    hsrc(std::clamp(x - pad, 0, w - 1), std::clamp(y - pad, 0, h - 1), c));
-    Image<float> coef = clone(padded.view(), Location::Device);
-    PrefilterOptions po;
-    po.border = pad > 0 ? Border::Mirror : tap_border(p.border);
-    po.fir_length = fir;
-    cuda::bspline_prefilter(span_of(ImageView<const float>(coef.view())), span_of(coef.view()), po,
-                            nullptr);
-    Image<T> d(dw, dh, ch, Location::Device);
-    if constexpr (std::is_same_v<T, float>)
-        cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(d.view()), p, nullptr);
-    else
-        cuda::warp(span_of(ImageView<const float>(coef.view())), span_of(d.view()), p, nullptr);
-    return clone(ImageView<const T>(d.view()));
-}
-
-template <class T>
-Image<T> fused(const Image<T>& hsrc, int dw, int dh, const WarpPlan& p, int fir) {
-    Image<T> s = clone(hsrc.view(), Location::Device);
-    Image<T> d(dw, dh, hsrc.channels(), Location::Device);
-    cuda::warp_bspline_fused(span_of(ImageView<const T>(s.view())), span_of(d.view()), p, fir,
-                             nullptr);
-    return clone(ImageView<const T>(d.view()));
-}
-
-template <class T>
-void fused_vs_unfused(const Image<T>& src, int dw, int dh, const WarpPlan& p, int fir,
-                      double atol) {
-    ASSERT_TRUE(cuda::warp_fused_supported(p, src.width(), src.height(), fir));
-    const Image<T> a = fused(src, dw, dh, p, fir);
-    const Image<T> b = unfused(src, dw, dh, p, fir);
-    EXPECT_TRUE(check_close<T>(a.view(), b.view(), Interp::BSpline, atol))
-        << " [fused vs unfused, " << to_string(p.border) << ", FIR " << fir << ", " << src.width()
-        << "x" << src.height() << "x" << src.channels() << " -> " << dw << "x" << dh << ", kind "
-        << kind_name(p.kind) << "]";
-}
-
-TEST(CudaWarpFused, MatchesUnfusedRotationAndZoom) {
-    UPRES_REQUIRE_GPU();
-    std::uint32_t seed = 900;
-    for (Border border : {Border::Mirror, Border::Reflect, Border::Nearest, Border::Constant})
-        for (int fir : {3, 7, 11, 15, 31})
-            for (const auto& s :
-                 {std::pair{1, 1}, std::pair{7, 3}, std::pair{257, 131}, std::pair{64, 64}}) {
-                const int w = s.first, h = s.second;
-                const Image<float> f = random_image<float>(w, h, 1, ++seed);
-                fused_vs_unfused(f, w, h, rotation_plan(30.0, w, h, border), fir, 2e-5 * 8);
-                fused_vs_unfused(f, 2 * w + 1, 2 * h, resize_plan(w, h, 2 * w + 1, 2 * h, border),
-                                 fir, 2e-5 * 8);
-                const Image<std::uint8_t> u = random_image<std::uint8_t>(w, h, 3, ++seed);
-                fused_vs_unfused(u, h, w, rotation_plan(-61.0, w, h, border), fir, 1.0);
-                const Image<std::uint16_t> v = random_image<std::uint16_t>(w, h, 2, ++seed);
-                const int vw = w * 3 / 2 + 1, vh = h * 3 / 2 + 1;
-                fused_vs_unfused(v, vw, vh, resize_plan(w, h, vw, vh, border), fir, 1.0);
-            }
-}
-
-// The fused kernel against the double reference (prefilter FIR in double + reference warp).
-TEST(CudaWarpFused, MatchesReference) {
-    UPRES_REQUIRE_GPU();
-    const Image<float> src = random_image<float>(101, 77, 4, 950);
-    for (Border border : {Border::Mirror, Border::Reflect, Border::Nearest, Border::Constant}) {
-        const WarpPlan p = rotation_plan(17.0, 101, 77, border);
-        const Image<float> a = fused(src, 90, 80, p, 15);
-        WarpOptions o;
-        o.border = border;
-        o.prefilter = 15;
-        o.fill = p.fill;
-        Image<float> ref(90, 80, 4);
-        warp(src.view(), ref.view(), Transform::make_rotation(17.0, 101, 77), o, ref_ctx());
-        EXPECT_TRUE(check_close<float>(a.view(), ref.view(), Interp::BSpline, 1e-3))
-            << to_string(border);
-    }
-}
-
-TEST(CudaWarpFused, SupportedPlans) {
-    UPRES_REQUIRE_GPU();
-    EXPECT_TRUE(
-        cuda::warp_fused_supported(rotation_plan(30, 2048, 2048, Border::Mirror), 2048, 2048, 15));
-    EXPECT_FALSE(cuda::warp_fused_supported(rotation_plan(30, 64, 64, Border::Wrap), 64, 64, 15));
-    EXPECT_FALSE(cuda::warp_fused_supported(rotation_plan(30, 64, 64, Border::Mirror), 64, 64, 0));
-    EXPECT_FALSE(cuda::warp_fused_supported(rotation_plan(30, 64, 64, Border::Mirror), 64, 64, 16));
-    WarpPlan persp = rotation_plan(30, 64, 64, Border::Mirror);
-    persp.kind = Transform::Kind::Perspective;
-    EXPECT_FALSE(cuda::warp_fused_supported(persp, 64, 64, 15));
-    // A 16x down-scale has a footprint too large for shared memory: unfused.
-    EXPECT_FALSE(cuda::warp_fused_supported(resize_plan(4096, 4096, 256, 256, Border::Mirror), 4096,
-                                            4096, 15));
 }
 
 // The recursive fused kernel (exact IIR prefilter and interpolation in one pass, what upres::warp
@@ -1374,12 +1276,6 @@ TEST(CudaWarpSanitize, SmallEverything) {
     aa.interp = Interp::Cubic;
     aa.antialias = true;
     EXPECT_TRUE(cuda_vs_reference<float>(f.view(), 6, 5, Transform::Kind::Resize, aa, 1, 5e-5));
-    for (Border border : {Border::Mirror, Border::Nearest, Border::Constant}) {
-        const Image<float> g = random_image<float>(45, 38, 1, 1202);
-        fused_vs_unfused(g, 40, 33, rotation_plan(30.0, 45, 38, border), 15, 2e-4);
-        fused_vs_unfused(g, 90, 70, resize_plan(45, 38, 90, 70, border), 7, 2e-4);
-        fused_vs_unfused(u, 11, 6, rotation_plan(45.0, 7, 3, border), 31, 1.0);
-    }
     const Image<float> r = random_image<float>(70, 45, 1, 1203);
     const Image<float> dr = clone(r.view(), Location::Device);
     for (Border border : {Border::Mirror, Border::Constant})

@@ -12,7 +12,7 @@
 // min(w, h) / 2 - 4 (a disc rotates onto itself, so only interpolation errors remain there; the
 // corners are re-sampled from the mirrored outside at each step); and the largest |difference|
 // from the IIR result of the same backend. Backends: cpu, cuda (CUDA prefilter, then the CUDA
-// warp), cuda-fused (the fused FIR kernel) and reference (for the lengths of
+// warp) and reference (for the lengths of
 // --reference-firs: it is slow on purpose).
 // Part 2 (paper Tables 1 and 3, and the speed goals of issue 3): CUDA event timings, median of
 // --reps runs after warm-up, inputs rotated among enough sets to defeat the L2 cache.
@@ -93,7 +93,7 @@ Errors diff(const Image<float>& a, const Image<float>& b) {
     return e;
 }
 
-// 36 rotations by 10 degrees with the given backend ("cpu", "reference", "cuda", "cuda-fused").
+// 36 rotations by 10 degrees with the given backend ("cpu", "reference", "cuda").
 Image<float> rotate36(const Image<float>& img, int fir, const std::string& backend) {
     const int w = img.width(), h = img.height();
     WarpOptions o;
@@ -123,10 +123,7 @@ Image<float> rotate36(const Image<float>& img, int fir, const std::string& backe
     p.border = Border::Mirror;
     Image<float> coef(w, h, 1, Location::Device);
     for (int i = 0; i < 36; ++i) {
-        if (backend == "cuda-fused") {
-            cuda::warp_bspline_fused(span_of(ImageView<const float>(a.view())), span_of(b.view()),
-                                     p, fir, nullptr);
-        } else {  // two passes: the CUDA prefilter, then the CUDA warp of the coefficients
+        {  // two passes: the CUDA prefilter, then the CUDA warp of the coefficients
             PrefilterOptions po;
             po.border = Border::Mirror;
             po.fir_length = fir;
@@ -169,16 +166,12 @@ void fig2(const std::vector<std::string>& images, const std::string& data, const
                 if (be == "reference" &&
                     std::find(ref_firs.begin(), ref_firs.end(), fir) == ref_firs.end())
                     continue;
-                if (be == "cuda-fused" && fir == 0) continue;
                 Image<float> r = rotate36(g, fir, be);
                 const Errors e = diff(r, g);
                 Errors d;
                 if (fir == 0) {
                     iir = clone(r.view());
                 } else if (!iir.empty()) {
-                    d = diff(r, iir);
-                } else if (be == "cuda-fused") {
-                    iir = rotate36(g, 0, "cuda");
                     d = diff(r, iir);
                 }
                 std::fprintf(csv, "%s,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f\n", stem.c_str(), be.c_str(),
@@ -344,20 +337,17 @@ void timing(const std::string& out, int reps, const std::vector<int>& zooms, boo
         std::string name;
         Interp interp;
         int fir;  // B-spline: 0 IIR, else FIR length
-        bool fused, texture;
+        bool texture;
     };
     const std::vector<Mode> modes = {
-        {"nearest", Interp::Nearest, 0, false, false},
-        {"bilinear", Interp::Linear, 0, false, false},
-        {"bilinear texture", Interp::Linear, 0, false, true},
-        {"Keys cubic", Interp::Cubic, 0, false, false},
-        {"CBS IIR", Interp::BSpline, 0, false, false},
-        {"CBS FIR15 unfused", Interp::BSpline, 15, false, false},
-        {"CBS FIR15 fused", Interp::BSpline, 15, true, false},
-        {"CBS FIR11 fused", Interp::BSpline, 11, true, false},
-        {"CBS FIR13 fused", Interp::BSpline, 13, true, false},
-        {"CBS FIR15 texture", Interp::BSpline, 15, false, true},
-        {"CBS IIR texture", Interp::BSpline, 0, false, true},
+        {"nearest", Interp::Nearest, 0, false},
+        {"bilinear", Interp::Linear, 0, false},
+        {"bilinear texture", Interp::Linear, 0, true},
+        {"Keys cubic", Interp::Cubic, 0, false},
+        {"CBS IIR", Interp::BSpline, 0, false},
+        {"CBS FIR15 unfused", Interp::BSpline, 15, false},
+        {"CBS FIR15 texture", Interp::BSpline, 15, true},
+        {"CBS IIR texture", Interp::BSpline, 0, true},
     };
     std::printf(
         "\n### Rotation 30 deg and zooms to 2048^2, float32, mirror (Table 3)\n\n"
@@ -388,7 +378,6 @@ void timing(const std::string& out, int reps, const std::vector<int>& zooms, boo
         const std::string cs = z == 1 ? "rotate 2048^2" : "zoom x" + std::to_string(z);
         for (const Mode& md : modes) {
             if (z > 1 && (md.interp == Interp::Nearest || md.interp == Interp::Cubic ||
-                          (md.fused && md.fir != 15) ||
                           (md.texture && md.fir == 0 && md.interp == Interp::BSpline)))
                 continue;
             WarpPlan q = p;
@@ -399,7 +388,6 @@ void timing(const std::string& out, int reps, const std::vector<int>& zooms, boo
                     const Span2D<const float> in{src[s].p, m, m, 1, m};
                     const Span2D<float> o{dst[s].p, N, N, 1, N};
                     if (md.interp != Interp::BSpline) return cuda::warp(in, o, q, nullptr);
-                    if (md.fused) return cuda::warp_bspline_fused(in, o, q, md.fir, nullptr);
                     PrefilterOptions po;
                     po.border = Border::Mirror;
                     po.fir_length = md.fir;
@@ -427,7 +415,7 @@ int main(int argc, char** argv) {
     bool table1 = true;
     bool do_timing = true, do_fig2 = true;
 #if UPRES_HAVE_CUDA
-    if (cuda_available()) backends = {"cpu", "cuda", "cuda-fused"};
+    if (cuda_available()) backends = {"cpu", "cuda"};
 #endif
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -463,7 +451,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr,
                          "usage: rotation_experiment [--data DIR] [--out DIR] [--backends "
-                         "cpu,cuda,cuda-fused,reference] [--reference-firs 0,15] [--images "
+                         "cpu,cuda,reference] [--reference-firs 0,15] [--images "
                          "a.jpg,b.jpg] [--reps N] [--zooms 1,2,4,8,16] [--no-table1] [--no-timing] "
                          "[--no-fig2]\n");
             return 1;

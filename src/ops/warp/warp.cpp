@@ -383,13 +383,6 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
             return;
         }
     }
-    // CUDA + FIR prefilter: the FIR fused kernel where it is the faster schedule (never, so far:
-    // warp_cuda.hpp).
-    if (b == Backend::Cuda && opts.interp == Interp::BSpline && opts.prefilter != 0 &&
-        cuda::warp_fused_preferred(p, src.width(), src.height(), opts.prefilter)) {
-        cuda::warp_bspline_fused(span_of(src), span_of(dst), p, opts.prefilter, ctx.cuda_stream);
-        return;
-    }
 #endif
     if (opts.interp == Interp::BSpline) {
         // Small images: one thread for the staging (a parallel region costs more than the work).

@@ -1,13 +1,5 @@
 // CUDA-only entry points of upres::warp beyond warp_backends.hpp (include only where
-// UPRES_HAVE_CUDA): the fused FIR-prefilter + cubic B-spline interpolation kernel.
-//
-// Fused path (beyond Champagnat & Le Sant 2011): the FIR prefilter is local, so one kernel per
-// 32x32 output tile gathers the tile's input footprint plus the FIR halo into shared memory,
-// filters rows then columns there (the same renormalised taps as the prefilter backends, the
-// same border extension) and interpolates from the coefficients in shared memory: one pass over
-// the image instead of prefilter (read + write) then interpolation (read + write). It computes
-// the same function as bspline_prefilter(FIR) followed by cuda::warp, up to float rounding
-// (tests/ops/warp_cuda_test.cpp, CudaWarpFused).
+// UPRES_HAVE_CUDA): the exact B-spline prefilter fused with the interpolation.
 #pragma once
 
 #include <cstdint>
@@ -15,29 +7,6 @@
 #include "ops/warp/warp_backends.hpp"
 
 namespace upres::cuda {
-
-// True when warp_bspline_fused() can run `plan` for a source of src_w x src_h pixels (the
-// ORIGINAL image, without pad) and an odd FIR length 3..31: Interp::BSpline, exact mode
-// (no fast_texture), an affine or resize transform whose 32x32-tile footprint fits in shared
-// memory, any border but Wrap. Otherwise use the prefilter + cuda::warp path.
-bool warp_fused_supported(const WarpPlan& plan, int src_w, int src_h, int fir_length);
-
-// True when the fused kernel is also the faster schedule for `plan` (what warp.cpp asks before
-// choosing it). Measured on an H200 (docs/ops/warp.md, CUDA section): the fused kernel is
-// correct but still slower than FIR prefilter + interpolation (rotation 2048^2: 89 us vs
-// 57 us, H200), so this returns false until that changes; tests and benchmarks call
-// the fused kernel directly.
-bool warp_fused_preferred(const WarpPlan& plan, int src_w, int src_h, int fir_length);
-
-// Fused FIR prefilter + B-spline interpolation. src is the IMAGE (not coefficients), device
-// memory, original size (plan.pad as built by warp.cpp: kBSplineNearestPad for Border::Nearest,
-// the padding is virtual). Asynchronous on `stream`. Call only when warp_fused_supported().
-void warp_bspline_fused(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst,
-                        const WarpPlan& plan, int fir_length, void* stream);
-void warp_bspline_fused(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> dst,
-                        const WarpPlan& plan, int fir_length, void* stream);
-void warp_bspline_fused(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                        int fir_length, void* stream);
 
 // Recursive fused path (float images, 1 channel, the exact IIR prefilter): one kernel per 64x64
 // output tile gathers the tile's footprint plus kIirHalo = 12 samples on each side, runs the IIR's
