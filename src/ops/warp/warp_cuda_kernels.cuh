@@ -51,7 +51,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <type_traits>
 
 #include "core/convert_math.hpp"
@@ -1287,9 +1286,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
                 break;
         }
     }
-    throw Error(ErrorCode::Internal, std::string("cuda::warp: the schedule policy lists no kernel "
-                                                 "compiled for this plan (") +
-                                         to_string(I) + ", " + std::to_string(C) + " channels)");
+    warp_schedule::no_kernel(I, C);
 }
 
 template <class S, class D, int C, int CT, Interp I>

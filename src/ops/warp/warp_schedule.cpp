@@ -2,6 +2,10 @@
 // its test runs without a GPU; warp_cuda_kernels.cuh's launch_exact and warp.cpp follow it.
 #include "ops/warp/warp_schedule.hpp"
 
+#include <string>
+
+#include <upres/error.hpp>
+
 namespace upres::warp_schedule {
 
 const char* to_string(Kernel k) noexcept {
@@ -46,6 +50,13 @@ Case case_of(const WarpPlan& p, PixelType src, PixelType dst, int channels,
     c.border = p.border;
     c.cuda_schedule = p.cuda_schedule;
     return c;
+}
+
+void no_kernel(Interp interp, int channels) {
+    throw Error(ErrorCode::Internal,
+                std::string("cuda::warp: the schedule policy lists no kernel compiled for this "
+                            "plan (") +
+                    to_string(interp) + ", " + std::to_string(channels) + " channels)");
 }
 
 std::array<Kernel, 3> candidates(const Case& c) noexcept {

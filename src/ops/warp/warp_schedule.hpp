@@ -68,6 +68,10 @@ bool axis_aligned(const WarpPlan& p) noexcept;
 // B-spline) and write `dst` pixels.
 Case case_of(const WarpPlan& p, PixelType src, PixelType dst, int channels, int prefilter) noexcept;
 
+// Error(Internal): the policy listed no kernel compiled for this plan (a programming error). Out
+// of line, so that the hundreds of kernel launchers do not each compile the message.
+[[noreturn]] void no_kernel(Interp interp, int channels);
+
 // The kernels to try, in order. A kernel may decline a plan at run time (the recursive fused
 // kernel boxes over 64 KB or sources under 16 x 16, the tiled kernel boxes over its
 // shared-memory cap or coordinates beyond 1e7); the next one then runs. The last entry never
