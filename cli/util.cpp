@@ -67,8 +67,6 @@ bool can_store(FileFormat f, PixelType t) {
     return false;
 }
 
-PixelType parse_depth(const std::string& name) { return parse_enum<PixelType>(name); }
-
 CLI::Option* add_format_option(CLI::App* cmd, std::string& target) {
     // Not checked here: output_format() refuses an unknown name with UnsupportedFormat (exit 4),
     // the code every other format problem gets.

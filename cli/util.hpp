@@ -31,8 +31,6 @@ FileFormat output_format(const std::string& path, const std::string& format = "a
 std::vector<PixelType> storable_depths(FileFormat f);
 std::string depth_list(FileFormat f);
 bool can_store(FileFormat f, PixelType t);
-// Parses "u8", "u16", "f32"; throws Error(InvalidArgument) listing the allowed names.
-PixelType parse_depth(const std::string& name);
 
 // A copy of img converted to pixel type t with normalized ranges (upres::convert); a plain
 // move when the type already matches. With ctx.backend == Cuda the conversion runs on the
