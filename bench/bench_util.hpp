@@ -20,12 +20,15 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #if UPRES_HAVE_CUDA
+#include <upres/error.hpp>
+
 #include "bench_cuda.hpp"
 #endif
 
@@ -130,11 +133,19 @@ class Stream {
 // Times device work. enqueue(i) queues the work of iteration i (i = 0, 1, 2, ...; use
 // i % sets to rotate inputs) on `stream`; it must not synchronize. warmup iterations run
 // first, untimed. Then each benchmark iteration is timed with events and reported with
-// state.SetIterationTime (register with ->UseManualTime()).
+// state.SetIterationTime (register with ->UseManualTime()). An upres::Error from the warm-up
+// (a forced kernel that cannot run the case, a size the device cannot hold) skips the benchmark
+// with its message: nothing else is measured in its place.
 template <class F>
 void time_device(benchmark::State& state, cudaStream_t stream, F&& enqueue, int warmup = 3) {
     std::int64_t i = 0;
-    for (; i < warmup; ++i) enqueue(i);
+    try {
+        for (; i < std::max(warmup, 1); ++i) enqueue(i);
+    } catch (const Error& e) {
+        UPRES_BENCH_CUDA(cudaStreamSynchronize(stream));
+        state.SkipWithError(e.what());
+        return;
+    }
     UPRES_BENCH_CUDA(cudaStreamSynchronize(stream));
     cudaEvent_t start = nullptr, stop = nullptr;
     UPRES_BENCH_CUDA(cudaEventCreate(&start));

@@ -47,8 +47,9 @@ double event_mean_us(cudaStream_t s, int reps, F&& enqueue) {
 #endif
 
 // Args: n (image n x n), fir length (0 = exact IIR), variant (PrefilterVariant as int), pass
-// (-1 both, 0 rows only, 1 columns only); Bspline_Tuned_Cuda: n, fir, variant, impl (see
-// bspline_prefilter_tuned), seg (rows per warp segment, 0 automatic).
+// (-1 both, 0 rows only, 1 columns only); Bspline_Tuned_Cuda: n, fir, variant, kernel
+// (cuda::FusedKernel as int: 0 auto, 1 tile, 2 stream, 3 fir-rec, 4 box; see
+// bspline_prefilter_forced), seg (rows per warp segment of the streaming kernel, 0 automatic).
 void prefilter_cuda(benchmark::State& state, [[maybe_unused]] bool tuned) {
     if (!ub::require_cuda(state)) return;
 #if UPRES_HAVE_CUDA
@@ -57,7 +58,7 @@ void prefilter_cuda(benchmark::State& state, [[maybe_unused]] bool tuned) {
     o.fir_length = static_cast<int>(state.range(1));
     o.variant = static_cast<upres::PrefilterVariant>(state.range(2));
     const int pass = tuned ? -1 : static_cast<int>(state.range(3));
-    const int impl = tuned ? static_cast<int>(state.range(3)) : 0;
+    const auto kernel = static_cast<upres::cuda::FusedKernel>(tuned ? state.range(3) : 0);
     const int seg = tuned ? static_cast<int>(state.range(4)) : 0;
     const std::size_t count = std::size_t(n) * n;
     const std::size_t set_bytes = 2 * count * sizeof(float);
@@ -75,7 +76,7 @@ void prefilter_cuda(benchmark::State& state, [[maybe_unused]] bool tuned) {
         auto src = upres::span_of(std::as_const(in[k]).view());
         auto dst = upres::span_of(out[k].view());
         if (tuned)
-            upres::cuda::bspline_prefilter_tuned(src, dst, o, impl, seg, stream.get());
+            upres::cuda::bspline_prefilter_forced(src, dst, o, kernel, seg, stream.get());
         else if (pass < 0)
             upres::cuda::bspline_prefilter(src, dst, o, stream.get());
         else
@@ -91,10 +92,11 @@ void prefilter_cuda(benchmark::State& state, [[maybe_unused]] bool tuned) {
         ub::launch_copy_kernel(in[k].data(), out[k].data(), count * sizeof(float), stream);
     };
     // The floor: the faster of cudaMemcpyAsync and the bench copy kernel on the same buffers.
+    ub::time_device(state, stream, run);  // skips a case the forced kernel cannot run
+    if (state.error_occurred()) return;
     const double copy_us =
         std::min(event_mean_us(stream, 20, copy_op), event_mean_us(stream, 20, copy_kernel_op));
     const double op_us = event_mean_us(stream, 20, run);
-    ub::time_device(state, stream, run);
     ub::set_rates(state, double(count), double(set_bytes));
     state.counters["copy_us"] = copy_us;
     state.counters["op_us"] = op_us;
@@ -122,31 +124,22 @@ void cuda_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(Bspline_Prefilter_Cuda)->Apply(cuda_args)->UseManualTime();
 
-// The fused variants' implementations and segment lengths (docs/ops/bspline.md, section 5).
+// The fused variants' kernels and segment lengths (docs/ops/bspline.md, section 5).
 void tuned_args(benchmark::internal::Benchmark* b) {
-    b->ArgNames({"n", "fir", "variant", "impl", "seg"});
+    b->ArgNames({"n", "fir", "variant", "kernel", "seg"});
     using V = upres::PrefilterVariant;
+    using K = upres::cuda::FusedKernel;
     const int F = int(V::FirFused), I = int(V::IirFused);
     for (int n : {1024, 2048, 4096}) {
-        b->Args({n, 15, F, 1, 0});
-        b->Args({n, 0, I, 1, 0});
-        if (n == 2048) b->Args({n, 0, I, 2, 0});
-        b->Args({n, 15, F, 0, 0});
-        b->Args({n, 0, I, 0, 0});
-        b->Args({n, 15, F, 8, 0});  // FirRec (the default for 1 channel, FIR 17..31, 2^23+)
-        b->Args({n, 0, I, 8, 0});
-        b->Args({n, 0, I, 9, 0});  // box tiles (the default for the exact filter, 1 channel)
+        for (K k : {K::Auto, K::Tile, K::FirRec}) {
+            b->Args({n, 15, F, int(k), 0});
+            b->Args({n, 0, I, int(k), 0});
+        }
+        b->Args({n, 0, I, int(K::Box), 0});  // the default for the exact filter, 1 channel
         for (int seg : {16, 32, 64, 128}) {
-            if (seg < 128) b->Args({n, 15, F, 7, seg});
-            b->Args({n, 0, I, 7, seg});
+            if (seg < 128) b->Args({n, 15, F, int(K::Stream), seg});
+            b->Args({n, 0, I, int(K::Stream), seg});
         }
-        // experiments (1 channel): rolled loop (3), register prefetch (5), and the memory
-        // pipelines alone (4: cp.async ring, 6: register prefetch)
-        for (int seg : {16, 32, 64}) {
-            for (int impl : {3, 4, 5, 6}) b->Args({n, 15, F, impl, seg});
-            for (int impl : {3, 5}) b->Args({n, 0, I, impl, seg});
-        }
-        b->Args({n, 0, I, 5, 128});
     }
 }
 BENCHMARK(Bspline_Tuned_Cuda)->Apply(tuned_args)->UseManualTime();

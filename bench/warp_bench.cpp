@@ -16,14 +16,14 @@
 // bspline_fir15 (FIR15 prefilter + interpolation, two passes), bspline_fir15_texture and
 // linear_texture (fast texture mode), bspline_interp (the interpolation step alone: the random
 // source read as coefficients), linear_per_output, cubic_per_output and bspline_fir15_per_output
-// (the per-output kernels instead of the tiled default, WarpPlan::cuda_schedule = 1),
+// (the per-output kernels instead of the tiled default, WarpScheduleOverride::PerOutput),
 // bspline_iir_fused (exact prefilter and interpolation in one pass, the recursive fused kernel that
 // upres::warp runs for such plans) and the same kernel with its tap form forced:
 // bspline_iir_fused_narrow, _wide, _narrow16, _wide16, _narrow8 and _wide8 (warp_bspline_rec: tap
-// forms 0 to 5), linear_tiled, cubic_tiled and bspline_interp_tiled (cuda_schedule = 2: the tiled
-// kernel, which resizes took before the separable kernel; u8 Linear: warp_affine_kernel). B-spline
-// times include the prefilter. Bytes: input read once + output written once (the floor of every
-// mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth measured in the same
+// forms 0 to 5), linear_tiled, cubic_tiled and bspline_interp_tiled (WarpScheduleOverride::Tiled:
+// the tiled kernel, which resizes took before the separable kernel; u8 Linear: warp_affine_kernel).
+// B-spline times include the prefilter. Bytes: input read once + output written once (the floor of
+// every mode); "copy_frac" is bytes/s over the device-to-device copy bandwidth measured in the same
 // process (copy_bytes_per_s(), also reported as Cuda_WarpCopyFloor).
 #include <benchmark/benchmark.h>
 
@@ -66,15 +66,15 @@ enum Mode {
     kBsplineIirFusedNarrow,    // the recursive fused kernel, tap form 0 (4-byte loads, 32 x 1)
     kBsplineIirFusedWide,      // tap form 1 (8-byte pairs, 32 x 1 outputs per warp)
     kBsplineIirFusedNarrow16,  // tap form 2 (4-byte loads, 16 x 2 outputs per warp)
-    kBsplineIirFusedRowMajor,  // the default tap form, tiles in blockIdx order (tile_order 0)
-    kBsplineIirFusedYFirst,    // the default tap form, edges first along y only (tile_order 2)
-    kCubicPerOutput,  // Keys cubic on the per-output kernel (its schedule until 2026-11-25)
-    kLinearTiled,     // WarpPlan::cuda_schedule 2: the tiled kernel (u8: warp_affine_kernel)
-    kCubicTiled,      // Keys cubic, cuda_schedule 2 (the resize schedule before the separable one)
-    kBsplineInterpTiled,      // bspline_interp with cuda_schedule 2
-    kBsplineIirFusedWide16,   // the recursive fused kernel, tap form 3 (8-byte pairs, 16 x 2)
-    kBsplineIirFusedNarrow8,  // tap form 4 (4-byte loads, 8 x 4 outputs per warp)
-    kBsplineIirFusedWide8,    // tap form 5 (8-byte pairs, 8 x 4)
+    kBsplineIirFusedRowMajor,  // the default tap form, tiles in blockIdx order (RowMajor)
+    kBsplineIirFusedYFirst,    // the default tap form, edges first along y only (EdgesFirstY)
+    kCubicPerOutput,           // Keys cubic on the per-output kernel
+    kLinearTiled,              // WarpScheduleOverride::Tiled: the tiled kernel
+    kCubicTiled,               // Keys cubic on the tiled kernel
+    kBsplineInterpTiled,       // bspline_interp on the tiled kernel
+    kBsplineIirFusedWide16,    // the recursive fused kernel, tap form 3 (8-byte pairs, 16 x 2)
+    kBsplineIirFusedNarrow8,   // tap form 4 (4-byte loads, 8 x 4 outputs per warp)
+    kBsplineIirFusedWide8,     // tap form 5 (8-byte pairs, 8 x 4)
 };
 const char* const kModeNames[] = {"nearest",
                                   "linear",
@@ -160,12 +160,15 @@ WarpPlan plan_for(Mode mode, const Affine& a, Transform::Kind kind) {
             p.interp = Interp::BSpline;
     }
     p.fast_texture = mode == kBsplineFir15Texture || mode == kLinearTexture;
-    // Schedule comparisons: the per-output kernels (1) or the tiled kernel (2) instead of the
-    // default (the separable kernel for resizes, the tiled one for other affine maps).
-    p.cuda_schedule =
-        mode == kLinearPerOutput || mode == kBsplineFir15PerOutput || mode == kCubicPerOutput ? 1
-        : mode == kLinearTiled || mode == kCubicTiled || mode == kBsplineInterpTiled          ? 2
-                                                                                              : 0;
+    // Schedule comparisons: the per-output kernels or the tiled kernel instead of the policy's
+    // (the separable kernel for resizes, the tiled one for other affine maps). A forced kernel
+    // that cannot run the case skips it with cuda::warp's error.
+    p.schedule =
+        mode == kLinearPerOutput || mode == kBsplineFir15PerOutput || mode == kCubicPerOutput
+            ? WarpScheduleOverride::PerOutput
+        : mode == kLinearTiled || mode == kCubicTiled || mode == kBsplineInterpTiled
+            ? WarpScheduleOverride::Tiled
+            : WarpScheduleOverride::Policy;
     return p;
 }
 
@@ -183,15 +186,19 @@ void enqueue(Mode mode, const Set& s, int sw, int sh, int dw, int dh, const Warp
         return;
     }
     if (mode == kBsplineIirFusedRowMajor || mode == kBsplineIirFusedYFirst) {
-        cuda::warp_bspline_rec(src, dst, p, 0, st, -1, mode == kBsplineIirFusedRowMajor ? 0 : 2);
+        cuda::warp_bspline_rec(src, dst, p, 0, st, cuda::RecTapForm::Auto,
+                               mode == kBsplineIirFusedRowMajor ? cuda::RecTileOrder::RowMajor
+                                                                : cuda::RecTileOrder::EdgesFirstY);
         return;
     }
     if (mode >= kBsplineIirFusedWide16) {  // tap forms 3, 4, 5
-        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFusedWide16 + 3);
+        cuda::warp_bspline_rec(src, dst, p, 0, st,
+                               static_cast<cuda::RecTapForm>(mode - kBsplineIirFusedWide16 + 3));
         return;
     }
     if (mode >= kBsplineIirFused) {  // the chosen tap form, or forms 0, 1, 2
-        cuda::warp_bspline_rec(src, dst, p, 0, st, mode - kBsplineIirFused - 1);
+        cuda::warp_bspline_rec(src, dst, p, 0, st,
+                               static_cast<cuda::RecTapForm>(mode - kBsplineIirFused - 1));
         return;
     }
     const Span2D<float> coef{s.coef.as<float>(), sw, sh, 1, sw};
@@ -321,9 +328,9 @@ Image<float> device_flow_field(int n) {
 }
 
 // The split kernels on every pixel type they run, and the tiled kernel on integer images, against
-// the per-output kernel (WarpPlan::cuda_schedule 1) and, for the affine and perspective cases, the
-// split kernels (schedule 4: the default without the tiled kernel) in the same binary: 2048^2
-// images warped by bench_util's flow_field(), rotated by 30 degrees or warped by keystone(),
+// the per-output kernel (WarpScheduleOverride::PerOutput) and, for the affine and perspective
+// cases, the split kernels (schedule 4: the default without the tiled kernel) in the same binary:
+// 2048^2 images warped by bench_util's flow_field(), rotated by 30 degrees or warped by keystone(),
 // Mirror. range(0): the case, 0 a u16 grey flow warp, bilinear (PIV on 16-bit camera frames), 1 the
 // same with Keys cubic, 2 a u16 grey rotation, bilinear, 3 a 2-channel float flow warp, bilinear
 // (warping a flow field itself), 4 a u8 grey rotation, bilinear, 5 a u8 RGB rotation, bilinear, 6 a
@@ -371,7 +378,11 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
     WarpPlan p = plan_for(cubic ? kCubic : kLinear,
                           inside ? rotation_inside(n) : rotation(flow ? 0.0 : 30.0, n, n), kind);
     if (persp) keystone(n, p.m);
-    p.cuda_schedule = static_cast<int>(state.range(1));
+    // range(1): 0 the policy, 1 the per-output kernel, 2 the tiled kernel, 4 no tiled kernel.
+    constexpr WarpScheduleOverride kSched[] = {
+        WarpScheduleOverride::Policy, WarpScheduleOverride::PerOutput, WarpScheduleOverride::Tiled,
+        WarpScheduleOverride::Policy, WarpScheduleOverride::NoTiled};
+    p.schedule = kSched[state.range(1)];
     Image<float> field;  // the flow cases' field (none for the others)
     if (flow) {
         field = device_flow_field(n);
@@ -396,7 +407,7 @@ void Cuda_WarpSplitTypes(benchmark::State& state) {
         "u8 rotate inside linear",   "f32 rotate linear",     "f32 keystone linear",
         "u8 keystone linear"};
     const char* const sched[] = {"", " per-output", " tiled", "", " no tiled"};
-    state.SetLabel(std::string(names[kase]) + sched[p.cuda_schedule]);
+    state.SetLabel(std::string(names[kase]) + sched[state.range(1)]);
 }
 
 void Cuda_BsplinePrefilter(benchmark::State& state) {

@@ -24,6 +24,7 @@
 namespace upres {
 namespace {
 
+using test::expect_error;
 using test::images_near;
 using test::random_image;
 
@@ -483,10 +484,9 @@ TEST(BsplineCuda, RealPhotoSubViewsInPlaceAndStaging) {
 }
 
 #if UPRES_HAVE_CUDA
-// The fused variants' implementations (streaming kernels with forced segment lengths, the 2-D
-// tile kernels, the exact taps through the direct streaming kernel, the 1-channel experiments
-// 3 and 5) on sizes that cover partial strips and segments, the 16-byte and the mapped load
-// paths, and 1-4 channels.
+// The fused variants' kernels (the policy's, the streaming kernels with forced segment lengths,
+// the 2-D tile kernels, the recursive-sum and box tiles where they run) on sizes that cover
+// partial strips and segments, the 16-byte and the mapped load paths, and 1-4 channels.
 TEST(BsplineCuda, FusedImplementationsMatchReference) {
     UPRES_REQUIRE_GPU();
     double worst = 0;
@@ -502,18 +502,19 @@ TEST(BsplineCuda, FusedImplementationsMatchReference) {
                 Image<float> want = run(img.view(), opts(b, fir), Backend::Reference);
                 const PrefilterVariant v =
                     fir ? PrefilterVariant::FirFused : PrefilterVariant::IirFused;
-                for (int impl : {0, 1, 2, 3, 5, 7, 8, 9})
+                using K = cuda::FusedKernel;
+                for (K k : {K::Auto, K::Tile, K::Stream, K::FirRec, K::Box})
                     for (int seg : {0, 8, 24}) {
-                        if ((impl == 2 && fir) || ((impl <= 1 || impl == 9) && seg)) continue;
-                        // experiments 3 and 5: 1 channel, IIR or FIR 9..15 only
-                        if (impl >= 3 && (s.c != 1 || (fir != 0 && fir != 15))) continue;
-                        cuda::bspline_prefilter_tuned(span_of(ImageView<const float>(din.view())),
-                                                      span_of(dout.view()), opts(b, fir, v), impl,
-                                                      seg, nullptr);
+                        if (k != K::Stream && seg) continue;
+                        if (k == K::FirRec && s.c != 1) continue;
+                        if (k == K::Box && (s.c != 1 || fir != 0)) continue;
+                        cuda::bspline_prefilter_forced(span_of(ImageView<const float>(din.view())),
+                                                       span_of(dout.view()), opts(b, fir, v), k,
+                                                       seg, nullptr);
                         Image<float> got = clone(ImageView<const float>(dout.view()));
                         EXPECT_TRUE(images_near(got.view(), want.view(), kFloatTol * range))
                             << s.w << "x" << s.h << "x" << s.c << " " << to_string(b) << " fir "
-                            << fir << " impl " << impl << " seg " << seg;
+                            << fir << " kernel " << static_cast<int>(k) << " seg " << seg;
                         worst = std::max(worst, max_diff(got.view(), want.view()) / range);
                     }
             }
@@ -524,7 +525,7 @@ TEST(BsplineCuda, FusedImplementationsMatchReference) {
 // FirRec (the recursive-sum tile kernel, 1 channel): every FIR length and the exact filter, every
 // border, sizes with partial tiles and images narrower than the halo, and device sub-views whose
 // rows are not 16-byte aligned (the mapped load path) next to aligned ones (float4 loads). The
-// same cases for the box tiles (impl 9, the exact filter; images under 32 x 32 take impl 0).
+// same cases for the box tiles (the exact filter, 32 x 32 or more; smaller images are refused).
 TEST(BsplineCuda, FirRecEveryLengthBorderAndView) {
     UPRES_REQUIRE_GPU();
     double worst = 0;
@@ -547,14 +548,24 @@ TEST(BsplineCuda, FirRecEveryLengthBorderAndView) {
                 Image<float> want = run(host.view(), opts(b, fir), Backend::Reference);
                 const PrefilterVariant v =
                     fir ? PrefilterVariant::FirFused : PrefilterVariant::IirFused;
-                for (int impl : {8, 9}) {  // 9: the box tiles (exact filter only)
-                    if (impl == 9 && fir != 0) continue;
-                    cuda::bspline_prefilter_tuned(span_of(in), span_of(out), opts(b, fir, v), impl,
-                                                  0, nullptr);
+                using K = cuda::FusedKernel;
+                for (K k : {K::FirRec, K::Box}) {  // the box tiles: the exact filter only
+                    if (k == K::Box && fir != 0) continue;
+                    if (k == K::Box && std::min(c.w, c.h) < 32) {
+                        expect_error(
+                            [&] {
+                                cuda::bspline_prefilter_forced(span_of(in), span_of(out),
+                                                               opts(b, fir, v), k, 0, nullptr);
+                            },
+                            ErrorCode::InvalidArgument, "32 x 32 or more");
+                        continue;
+                    }
+                    cuda::bspline_prefilter_forced(span_of(in), span_of(out), opts(b, fir, v), k, 0,
+                                                   nullptr);
                     Image<float> got = clone(ImageView<const float>(out));
                     EXPECT_TRUE(images_near(got.view(), want.view(), kFloatTol * range))
                         << c.w << "x" << c.h << "+" << c.x << "+" << c.y << " " << to_string(b)
-                        << " fir " << fir << " impl " << impl;
+                        << " fir " << fir << " kernel " << static_cast<int>(k);
                     worst = std::max(worst, max_diff(got.view(), want.view()) / range);
                 }
             }

@@ -32,6 +32,7 @@
 namespace upres {
 namespace {
 
+using test::expect_error;
 using test::random_image;
 
 // Tolerance of the exact CUDA path against the reference, on the pixel type's scale
@@ -580,7 +581,9 @@ Image<float> nan_device_image(int w, int h) {
 Image<float> rec_run(const ImageView<const float>& src, int dw, int dh, const WarpPlan& p, int form,
                      int tile_order = -1) {
     Image<float> b = nan_device_image(dw, dh);
-    cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr, form, tile_order);
+    cuda::warp_bspline_rec(span_of(src), span_of(b.view()), p, 0, nullptr,
+                           static_cast<cuda::RecTapForm>(form),
+                           static_cast<cuda::RecTileOrder>(tile_order));
     return clone(ImageView<const float>(b.view()));
 }
 
@@ -682,7 +685,7 @@ TEST(CudaWarpRec, SupportedPlans) {
     EXPECT_FALSE(cuda::warp_rec_supported(resize_plan(4096, 4096, 256, 256, Border::Mirror), 4096,
                                           4096, 256, 256, 1, 0));  // box beyond shared memory
     WarpPlan forced = rot;
-    forced.cuda_schedule = 1;
+    forced.schedule = WarpScheduleOverride::PerOutput;
     EXPECT_FALSE(cuda::warp_rec_preferred(forced, 2048, 2048, 2048, 2048, 1, 0));
     EXPECT_TRUE(cuda::warp_rec_preferred(rot, 2048, 2048, 2048, 2048, 1, 0));
     // Resizes: supported, but prefilter + the separable interpolation is the faster schedule.
@@ -806,26 +809,38 @@ WarpPlan tiled_case(int geo, int w, int h, Border border, int& dw, int& dh) {
     return p;
 }
 
-// Plan p on WarpPlan::cuda_schedule `schedule` into a dw x dh device image, copied to the host.
+using Sched = WarpScheduleOverride;
+
+// Plan p with WarpPlan::schedule `schedule` into a dw x dh device image, copied to the host.
+// Where the forced kernel cannot run the plan (cuda::warp refuses it: the per-output kernel on
+// bilinear affine maps, the tiled kernel on nearest or beyond its shared-memory cap), the plan
+// runs on the kernel the policy takes without it (the split kernel, resp. the policy's choice),
+// so that the sweeps below compare every kernel that exists for a plan.
 template <class T>
-Image<T> on_schedule(const ImageView<const T>& src, WarpPlan p, int dw, int dh, int schedule) {
+Image<T> on_schedule(const ImageView<const T>& src, WarpPlan p, int dw, int dh, Sched schedule) {
     Image<T> d(dw, dh, src.channels(), Location::Device);
-    p.cuda_schedule = schedule;
-    cuda::warp(span_of(src), span_of(d.view()), p, nullptr);
+    p.schedule = schedule;
+    try {
+        cuda::warp(span_of(src), span_of(d.view()), p, nullptr);
+    } catch (const Error& e) {
+        if (e.code() != ErrorCode::InvalidArgument || schedule == Sched::Policy) throw;
+        p.schedule = schedule == Sched::PerOutput ? Sched::NoTiled : Sched::Policy;
+        cuda::warp(span_of(src), span_of(d.view()), p, nullptr);
+    }
     return clone(ImageView<const T>(d.view()));
 }
 
-// Plan p on the per-output kernels (WarpPlan::cuda_schedule 1) into *per_output and on the tiled
-// default (2) into *tiled, both copied to the host.
+// Plan p on the per-output kernels (Sched::PerOutput) into *per_output and on the tiled kernel
+// (Sched::Tiled) into *tiled, both copied to the host.
 template <class T>
 void both_schedules(const ImageView<const T>& src, const WarpPlan& p, int dw, int dh,
                     Image<T>* per_output, Image<T>* tiled) {
-    *per_output = on_schedule(src, p, dw, dh, 1);
-    *tiled = on_schedule(src, p, dw, dh, 2);
+    *per_output = on_schedule(src, p, dw, dh, Sched::PerOutput);
+    *tiled = on_schedule(src, p, dw, dh, Sched::Tiled);
 }
 
 // The tiled shared-memory kernel (the default for Linear, Keys cubic and B-spline on float samples)
-// and the per-output kernels (WarpPlan::cuda_schedule 1) compute the same function: every border,
+// and the per-output kernels (Sched::PerOutput) compute the same function: every border,
 // 1, 3 and 4 channels, rotations (tiles whose box crosses the border, boxes wholly outside), an
 // upscale and a downscale, on whole images (rows of 204 pixels, aligned for every channel count:
 // boxes inside the image staged 16 bytes per copy) and on device sub-views 3 pixels in (rows
@@ -909,9 +924,9 @@ void integer_tiled_vs_per_output(std::uint32_t seed, Interp interp) {
                     // Linear on 1 or 4 channels) and schedule 4 (no tiled kernel: the split one
                     // for Linear) compute the same function too.
                     if (geo < 2) {
-                        const Image<T> hd = on_schedule<T>(src, p, dw, dh, 0);
+                        const Image<T> hd = on_schedule<T>(src, p, dw, dh, Sched::Policy);
                         EXPECT_TRUE(check_close<T>(hd.view(), ha.view(), interp, kTol)) << what;
-                        const Image<T> hs = on_schedule<T>(src, p, dw, dh, 4);
+                        const Image<T> hs = on_schedule<T>(src, p, dw, dh, Sched::NoTiled);
                         EXPECT_TRUE(check_close<T>(hs.view(), ha.view(), interp, kTol)) << what;
                     }
                 }
@@ -948,8 +963,8 @@ WarpPlan field_plan(int w, int h, Border border, Transform::Kind kind, const Ima
 // Remap and Flow take warp_field_kernel (the field's coordinate split in float, a fixed-tap path
 // for interior outputs) by default; Perspective the tiled kernel with kPersp (float sources and
 // u8 / u16 Keys cubic; homography 0) or warp_persp_kernel (1-channel Linear, the others, and
-// homography 1, whose w' changes sign), and both are also forced (cuda_schedule 2: tiled where
-// it applies, 4: no tiled kernel); cuda_schedule 1 forces warp_kernel (double coordinates per
+// homography 1, whose w' changes sign), and both are also forced (Sched::Tiled where it
+// applies, Sched::NoTiled); Sched::PerOutput forces warp_kernel (double coordinates per
 // output): the same function. A smooth field of up to ~7 pixels with a fractional offset,
 // so that the outputs near the sides map outside (the exact per-output path inside the kernel);
 // every border, 1 to 4 channels, whole images and sub-views, float, u8 and u16 sources (u8: at
@@ -982,13 +997,13 @@ void field_vs_per_output(std::uint32_t seed) {
                         std::copy(hs[hk], hs[hk] + 9, p.m);
                         p.interp = interp;
                         p.fill = static_cast<float>(0.25 * PixelTraits<T>::max_value);
-                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
-                        for (int schedule : {0, 2, 4}) {
+                        const Image<T> a = on_schedule(src, p, dw, dh, Sched::PerOutput);
+                        for (Sched schedule : {Sched::Policy, Sched::Tiled, Sched::NoTiled}) {
                             const Image<T> b = on_schedule(src, p, dw, dh, schedule);
                             EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
                                 << to_string(interp) << " " << to_string(border) << " homography "
                                 << hk << " channels " << ch << (sub ? " sub-view" : "")
-                                << " schedule " << schedule;
+                                << " schedule " << static_cast<int>(schedule);
                         }
                     }
                 }
@@ -1010,8 +1025,8 @@ void field_vs_per_output(std::uint32_t seed) {
                     for (Border border : {Border::Mirror, Border::Reflect, Border::Wrap,
                                           Border::Nearest, Border::Constant}) {
                         const WarpPlan p = field_plan<T>(w, h, border, kind, dfield, interp);
-                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
-                        const Image<T> b = on_schedule(src, p, dw, dh, 0);
+                        const Image<T> a = on_schedule(src, p, dw, dh, Sched::PerOutput);
+                        const Image<T> b = on_schedule(src, p, dw, dh, Sched::Policy);
                         EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
                             << to_string(interp) << " " << to_string(border)
                             << (kind == Transform::Kind::Flow ? " flow" : " remap") << " channels "
@@ -1070,8 +1085,8 @@ void split_border_band(std::uint32_t seed) {
                         for (int i : {0, 1, 3, 4}) p.m[i] *= scale;
                         p.m[2] = cx - p.m[0] * cx - p.m[1] * cy;
                         p.m[5] = cy - p.m[3] * cx - p.m[4] * cy;
-                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
-                        const Image<T> b = on_schedule(src, p, dw, dh, 4);
+                        const Image<T> a = on_schedule(src, p, dw, dh, Sched::PerOutput);
+                        const Image<T> b = on_schedule(src, p, dw, dh, Sched::NoTiled);
                         EXPECT_TRUE(check_close<T>(b.view(), a.view(), p.interp, kTol))
                             << what << " affine scale " << scale;
                     }
@@ -1090,8 +1105,8 @@ void split_border_band(std::uint32_t seed) {
                         if (kInt && interp == Interp::BSpline) continue;  // float coefficients
                         const WarpPlan p =
                             field_plan<T>(w, h, border, Transform::Kind::Flow, dfield, interp);
-                        const Image<T> a = on_schedule(src, p, dw, dh, 1);
-                        const Image<T> b = on_schedule(src, p, dw, dh, 0);
+                        const Image<T> a = on_schedule(src, p, dw, dh, Sched::PerOutput);
+                        const Image<T> b = on_schedule(src, p, dw, dh, Sched::Policy);
                         EXPECT_TRUE(check_close<T>(b.view(), a.view(), interp, kTol))
                             << what << " flow " << to_string(interp);
                     }
@@ -1136,14 +1151,14 @@ WarpPlan separable_case(int geo, int w, int h, Border border, int& dw, int& dh) 
     return p;
 }
 
-// Plan p on the separable kernel (WarpPlan::cuda_schedule 3), the default (0) and the per-output
-// kernels (1), copied to the host.
+// Plan p on the separable kernel (Sched::Separable), the policy's and the per-output kernels,
+// copied to the host.
 template <class T>
 void separable_schedules(const ImageView<const T>& src, const WarpPlan& p, int dw, int dh,
                          Image<T>* separable, Image<T>* by_default, Image<T>* per_output) {
-    *separable = on_schedule(src, p, dw, dh, 3);
-    *by_default = on_schedule(src, p, dw, dh, 0);
-    *per_output = on_schedule(src, p, dw, dh, 1);
+    *separable = on_schedule(src, p, dw, dh, Sched::Separable);
+    *by_default = on_schedule(src, p, dw, dh, Sched::Policy);
+    *per_output = on_schedule(src, p, dw, dh, Sched::PerOutput);
 }
 
 // The separable kernel (the default for resizes) against the reference, and against the
@@ -1245,6 +1260,28 @@ TEST(CudaWarpSeparable, OnlyAxisAlignedMaps) {
             EXPECT_TRUE(check_close<float>(sep.view(), host.view(), p.interp, 1e-6));  // identity
         }
     }
+}
+
+// A forced kernel that cannot run a plan is refused, never replaced by another kernel (a
+// benchmark measures what it names): the separable kernel on a rotation, the per-output kernel
+// on a bilinear affine map (only the split kernel computes it), the tiled kernel on a flow field.
+TEST(CudaWarpSchedule, ForcedKernelsRefusedWhereTheyCannotRun) {
+    UPRES_REQUIRE_GPU();
+    const Image<float> img = clone(random_image<float>(64, 48, 1, 1831).view(), Location::Device);
+    const Span2D<const float> src = span_of(ImageView<const float>(img.view()));
+    Image<float> out(64, 48, 1, Location::Device);
+    WarpPlan rot = rotation_plan(30.0, 64, 48, Border::Mirror);
+    rot.interp = Interp::Cubic;
+    rot.pad = 0;
+    rot.schedule = Sched::Separable;
+    expect_error([&] { cuda::warp(src, span_of(out.view()), rot, nullptr); },
+                 ErrorCode::InvalidArgument, "'separable' cannot run this plan");
+    rot.interp = Interp::Linear;
+    rot.schedule = Sched::PerOutput;
+    expect_error([&] { cuda::warp(src, span_of(out.view()), rot, nullptr); },
+                 ErrorCode::InvalidArgument, "its kernel is 'split'");
+    rot.schedule = Sched::Tiled;  // runnable: no error
+    EXPECT_NO_THROW(cuda::warp(src, span_of(out.view()), rot, nullptr));
 }
 #endif
 

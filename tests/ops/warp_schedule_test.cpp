@@ -2,17 +2,21 @@
 // transform kind x interpolation x pixel type x channel count, the kernels the exact path tries,
 // in order. A change of policy changes this table in the same commit, with its measurement in
 // warp_schedule.cpp. (The kernels themselves are checked against each other on the GPU by
-// warp_cuda_test.cpp, which forces every schedule through WarpPlan::cuda_schedule.)
+// warp_cuda_test.cpp, which forces every schedule through WarpPlan::schedule.)
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "ops/warp/warp_schedule.hpp"
+#include "test_util.hpp"
 
 namespace upres {
 namespace {
 
+using test::expect_error;
 using warp_schedule::Case;
+using warp_schedule::check_override;
+using warp_schedule::forced_kernel_declined;
 using warp_schedule::Kernel;
 
 // One letter per kernel: P per-output, S separable, T tiled, L split, R recursive fused,
@@ -149,40 +153,61 @@ TEST(WarpSchedule, TheRecursiveFusedKernelOnlyWhereItWasMeasuredFaster) {
     EXPECT_EQ(order(scale_flip), "S");
 }
 
+// A forced kernel runs first where the plan's class has it, and check_override() refuses the
+// others (a benchmark never measures another kernel than the one it names).
 TEST(WarpSchedule, OverridesForTestsAndBenchmarks) {
+    using O = WarpScheduleOverride;
     Case c;
     c.interp = Interp::Cubic;
-    c.cuda_schedule = 1;  // per-output
+    c.schedule = O::PerOutput;
     EXPECT_EQ(order(c), "P");
-    c.cuda_schedule = 2;  // tiled first
+    EXPECT_NO_THROW(check_override(c));
+    c.schedule = O::Tiled;
     EXPECT_EQ(order(c), "TP");
-    c.cuda_schedule = 4;  // no tiled kernel
+    EXPECT_NO_THROW(check_override(c));
+    c.schedule = O::NoTiled;
     EXPECT_EQ(order(c), "P");
+    EXPECT_NO_THROW(check_override(c));
     Case lin;
     lin.interp = Interp::Linear;
     lin.src = lin.dst = PixelType::U16;
     EXPECT_EQ(order(lin), "L");
-    lin.cuda_schedule = 2;  // the tiled kernel first, even where the split one is the default
+    lin.schedule = O::Tiled;  // the tiled kernel first, even where the split one is the default
     EXPECT_EQ(order(lin), "TL");
-    lin.cuda_schedule = 1;  // Linear affine maps have no per-output form apart from the split
+    EXPECT_NO_THROW(check_override(lin));
+    // Linear affine maps have no per-output form apart from the split kernel: refused.
+    lin.schedule = O::PerOutput;
     EXPECT_EQ(order(lin), "L");
+    expect_error([&] { check_override(lin); }, ErrorCode::InvalidArgument, "'per-output'");
+    expect_error([&] { check_override(lin); }, ErrorCode::InvalidArgument, "its kernel is 'split'");
     Case flow;
     flow.kind = Transform::Kind::Flow;
     flow.interp = Interp::Linear;
-    flow.cuda_schedule = 1;
+    flow.schedule = O::PerOutput;
     EXPECT_EQ(order(flow), "P");
+    EXPECT_NO_THROW(check_override(flow));
+    flow.schedule = O::Tiled;  // fields have no tiled kernel
+    expect_error([&] { check_override(flow); }, ErrorCode::InvalidArgument, "'tiled'");
     Case zoom;
     zoom.kind = Transform::Kind::Resize;
     zoom.axis_aligned = true;
     zoom.interp = Interp::Linear;
-    zoom.cuda_schedule = 2;  // the tiled kernel instead of the separable one
+    zoom.schedule = O::Tiled;  // the tiled kernel instead of the separable one
     EXPECT_EQ(order(zoom), "TL");
-    zoom.cuda_schedule = 3;
+    zoom.schedule = O::Separable;
     EXPECT_EQ(order(zoom), "S");
+    EXPECT_NO_THROW(check_override(zoom));
     Case rot3 = zoom;
     rot3.kind = Transform::Kind::Affine;
-    rot3.axis_aligned = false;  // schedule 3 where the map is not axis-aligned: as 0
-    EXPECT_EQ(order(rot3), "TL");
+    rot3.axis_aligned = false;  // the separable kernel where the map is not axis-aligned: refused
+    expect_error([&] { check_override(rot3); }, ErrorCode::InvalidArgument, "'separable'");
+    expect_error([&] { check_override(rot3); }, ErrorCode::InvalidArgument,
+                 "its kernel is 'tiled'");
+    Case near = c;
+    near.interp = Interp::Nearest;  // nearest has no tiled kernel
+    near.schedule = O::Tiled;
+    expect_error([&] { check_override(near); }, ErrorCode::InvalidArgument, "'tiled'");
+    EXPECT_THROW(forced_kernel_declined(Kernel::Tiled), Error);
 }
 
 TEST(WarpSchedule, NamedModesComeFirst) {

@@ -42,18 +42,20 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
 // variant. Other variants throw Error(InvalidArgument).
 void bspline_prefilter_pass(Span2D<const float> src, Span2D<float> dst,
                             const PrefilterOptions& opts, int pass, void* stream);
-// Benchmarks and tests only: FirFused / IirFused with a chosen implementation. impl 0: what
-// bspline_prefilter runs (FIR: the tile kernels, 8 for 1 channel, FIR 17..31 and 2^23 samples
-// or more; exact: 9 for 1 channel from 32 x 32, else the streaming kernel from 2^21 elements,
-// else the tile kernel); 9: the box tiles (the exact filter's recursions on 128 x 64 tiles in
-// shared memory, bspline_iir_box.cuh; 1 channel, 32 x 32 or more; others as 0); 8: the
-// recursive-sum tile kernel (FirRec, 1
-// channel; others as 0); 1: the 2-D tile kernels; 2 (IIR only): the exact taps
-// through the direct (FIR) streaming kernel; 7: the streaming kernels. Experiments, 1 channel
-// and FIR 9..15 or IIR only (else as 0): 3 the streaming kernel with a rolled row loop, 5 the
-// same with register prefetch instead of the cp.async ring, 4 and 6 their memory pipelines
-// alone (NOT the prefilter: output row y is input row y + R, R = 7 or 15). seg: rows per warp
-// segment of the streaming kernels (0: automatic). Other variants run bspline_prefilter.
-void bspline_prefilter_tuned(Span2D<const float> src, Span2D<float> dst,
-                             const PrefilterOptions& opts, int impl, int seg, void* stream);
+// The kernels of FirFused / IirFused (docs/ops/bspline.md, section 5): Auto what
+// bspline_prefilter runs (exact: Box for 1 channel from 32 x 32, else Stream from 2^21 elements,
+// else Tile; FIR: FirRec for 1 channel, FIR 17..31 and 2^23 samples or more, else Tile); Tile the
+// 2-D tile kernels; Stream the warp-streaming kernels (a cp.async ring per warp); FirRec the
+// recursive-sum tiles (1 channel; the exact filter as its taps truncated at 15); Box the exact
+// filter's recursions on 128 x 64 tiles in shared memory (bspline_iir_box.cuh; 1 channel, 32 x 32
+// or more).
+enum class FusedKernel { Auto, Tile, Stream, FirRec, Box };
+// Benchmarks and tests only: FirFused / IirFused (opts.variant) on the forced kernel. seg: rows
+// per warp segment of Stream (0: automatic; other kernels take 0). Throws
+// Error(InvalidArgument) when the kernel cannot run the case (a variant other than the fused
+// one of the filter, lines under 32 samples for the exact filter, FirRec on several channels, Box
+// on a FIR or several channels or under 32 x 32): nothing else runs in its place.
+void bspline_prefilter_forced(Span2D<const float> src, Span2D<float> dst,
+                              const PrefilterOptions& opts, FusedKernel kernel, int seg,
+                              void* stream);
 }  // namespace upres::cuda

@@ -24,7 +24,7 @@
 //              columns in shared memory, and writes the tile's centre. The zero start state
 //              decays by |z|^16 = 7e-10 before any output (bspline_math.hpp).
 // Every launch is checked; temporaries come stream-ordered from upres's pool (device_temp.hpp). The
-// streaming FIR kernel and the 1-channel experiments are reachable through bspline_prefilter_tuned.
+// streaming FIR kernel is reachable through bspline_prefilter_forced (tests and benchmarks).
 //
 // Measured (bench/bspline_bench.cpp, NVIDIA H200, 2048^2 float, 1
 // channel; a device-to-device copy of the image takes 11.9 us): Recursive 1103 us, FirShared
@@ -447,16 +447,16 @@ void launch_iir_fused(Span2D<const float> src, Span2D<float> dst, Border b, cuda
 
 // Warp-streaming kernels: IirFused from 2^21 elements (2048^2: 34.4 us vs 42.2 us for the tile
 // kernel); the FIR form is slower than the tile kernel (2048^2 FIR15: 28.4 vs 25.3 us) and
-// only reachable through bspline_prefilter_tuned (impl 7). Each warp owns a
-// strip of kStripE = 128 elements (4 consecutive elements per lane) and walks down a segment
-// of `seg` output rows. Input rows (the strip plus HL halo elements on each side, border
-// mapped) stream into a private shared-memory ring of kRing rows with cp.async (16-byte copies
-// where the strip lies inside the row and the row is 16-byte aligned, else 4-byte copies of
-// mapped elements), kRing - 1 rows ahead. The row pass reads each ring row once per lane as
-// NV aligned float4 loads (conflict-free) and produces the lane's 4 row-filtered values; the
-// column pass keeps a sliding window of those values in registers (unrolled by the window
-// length, so every register index is a compile-time constant) and writes one output row per
-// input row with one float4 store per lane. No block-level barrier: warps are independent.
+// only reachable through bspline_prefilter_forced (FusedKernel::Stream). Each warp owns a strip of
+// kStripE = 128 elements (4 consecutive elements per lane) and walks down a segment of `seg` output
+// rows. Input rows (the strip plus HL halo elements on each side, border mapped) stream into a
+// private shared-memory ring of kRing rows with cp.async (16-byte copies where the strip lies
+// inside the row and the row is 16-byte aligned, else 4-byte copies of mapped elements), kRing - 1
+// rows ahead. The row pass reads each ring row once per lane as NV aligned float4 loads
+// (conflict-free) and produces the lane's 4 row-filtered values; the column pass keeps a sliding
+// window of those values in registers (unrolled by the window length, so every register index is a
+// compile-time constant) and writes one output row per input row with one float4 store per lane. No
+// block-level barrier: warps are independent.
 //   FIR (direct): out = sum_k t_k x(i + k), |k| <= R, R the template bucket (zero-padded taps);
 //   exact (IIR): b(k) = sqrt(3) z^|k| = sqrt(3) (P + Q - x) with the causal P(i) = sum_k>=0
 //   z^k x(i - k) and anticausal Q(i) = sum_k>=0 z^k x(i + k) sums. Rows: both sums by
@@ -685,15 +685,6 @@ __global__ void __launch_bounds__(kStreamWarps * 32)
     cp_async_wait<0>();  // nothing outstanding at exit (the tail groups are empty)
 }
 
-// Exact taps sqrt(3) z^|k|, |k| <= 15, not renormalised: the IIR through the direct kernel
-// (bench-only comparison of the exact path).
-Taps exact_taps() {
-    Taps t{};
-    for (int k = -kIirR; k <= kIirR; ++k)
-        t.t[k + kIirR] = static_cast<float>(bspline::exact_tap(k));
-    return t;
-}
-
 int sm_count() {
     static int count[kMaxDevices] = {};
     const int d = current_device();
@@ -751,285 +742,6 @@ void launch_stream(Span2D<const float> src, Span2D<float> dst, Border b, const T
             return launch_stream_rc<R, 4, EXACT>(src, dst, b, taps, seg, s);
     }
 }
-
-// Experiment (bench-only, 1 channel): the same streaming kernel with a rolled row loop (the
-// register window shifts by one row per step: L x 4 moves instead of an L-times unrolled body,
-// ~1/L of the code), and diag = 1: no filtering at all (output row y is a copy of input row
-// y + R): the memory pipeline alone.
-template <int R, bool EXACT>
-__global__ void __launch_bounds__(kStreamWarps * 32)
-    stream_rolled_kernel(Span2D<const float> src, Span2D<float> dst, Border b, Taps taps, int seg,
-                         int nstrips, int nsegs, int diag) {
-    constexpr int C = 1;
-    using G = StreamGeom<R, C>;
-    constexpr int L = EXACT ? R + 1 : 2 * R + 1;
-    extern __shared__ float4 sm4[];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int wg = blockIdx.x * kStreamWarps + warp;
-    if (wg >= nstrips * nsegs) return;
-    const int strip = wg % nstrips, sg = wg / nstrips;
-    float* ring = reinterpret_cast<float*>(sm4) + warp * (kRing * G::W);
-    const int w = src.width, h = src.height, n = w * C;
-    const int e0 = strip * kStripE, y0 = sg * seg;
-    const int N = min(seg, h - y0) + 2 * R;
-    const bool fast_in = e0 - G::HL >= 0 && e0 + kStripE + G::HL <= n &&
-                         (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
-                         (src.stride & 3) == 0;
-    int goff[G::NL];
-#pragma unroll
-    for (int m = 0; m < G::NL; ++m) {
-        const int e = e0 - G::HL + lane + 32 * m;
-        goff[m] = prefilter_index(e, w, b);
-    }
-    const auto issue = [&](int i) {
-        if (i < N) {
-            const float* r = src.row(prefilter_index(y0 - R + i, h, b));
-            float* d = ring + (i % kRing) * G::W;
-            if (fast_in) {
-                const float* g = r + (e0 - G::HL);
-#pragma unroll
-                for (int q = lane; q < G::W / 4; q += 32) cp_async16(d + 4 * q, g + 4 * q);
-            } else {
-#pragma unroll
-                for (int m = 0; m < G::NL; ++m)
-                    if (lane + 32 * m < G::W) cp_async4(d + lane + 32 * m, r + goff[m]);
-            }
-        }
-        cp_async_commit();
-    };
-    for (int i = 0; i < kAhead; ++i) issue(i);
-    const int ex = e0 + kStreamV * lane;
-    const bool vec_out = (reinterpret_cast<std::uintptr_t>(dst.data) & 15) == 0 &&
-                         (dst.stride & 3) == 0 && ex + kStreamV <= n;
-    const float z = static_cast<float>(bspline::kPole);
-    const float s3 = static_cast<float>(bspline::kSqrt3);
-    const float z2 = z * z;
-    float win[L][kStreamV] = {};
-    float P[kStreamV] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll 1
-    for (int i = 0; i < N; ++i) {
-        issue(i + kAhead);
-        cp_async_wait<kAhead>();
-        __syncwarp();
-        const float4* rv = reinterpret_cast<const float4*>(ring + (i % kRing) * G::W) + lane;
-        float o[kStreamV];
-        if (diag == 1) {
-            const float4 c = rv[G::HL / 4];
-            o[0] = c.x;
-            o[1] = c.y;
-            o[2] = c.z;
-            o[3] = c.w;
-            __syncwarp();
-        } else {
-#pragma unroll
-            for (int k = 0; k + 1 < L; ++k)
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j) win[k][j] = win[k + 1][j];
-            if constexpr (EXACT)
-                stream_row_exact<C>(rv, win[L - 1]);
-            else
-                stream_row_direct<R, C>(rv, taps, win[L - 1]);
-            __syncwarp();
-            if constexpr (EXACT) {
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j) {
-                    P[j] = fmaf(z, P[j], win[0][j]);
-                    float qe = win[R - 1][j], qo = win[R][j];
-#pragma unroll
-                    for (int k = R - 3; k >= 0; k -= 2) {
-                        qe = fmaf(z2, qe, win[k][j]);
-                        qo = fmaf(z2, qo, win[k + 1][j]);
-                    }
-                    o[j] = s3 * (P[j] + fmaf(z, qo, qe) - win[0][j]);
-                }
-            } else {
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j) {
-                    float acc[2] = {0.0f, 0.0f};
-#pragma unroll
-                    for (int k = 0; k < L; ++k) acc[k & 1] = fmaf(taps.t[k], win[k][j], acc[k & 1]);
-                    o[j] = acc[0] + acc[1];
-                }
-            }
-        }
-        if (i >= 2 * R) {
-            float* out = dst.row(y0 + i - 2 * R) + ex;
-            if (vec_out) {
-                *reinterpret_cast<float4*>(out) = make_float4(o[0], o[1], o[2], o[3]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j)
-                    if (ex + j < n) out[j] = o[j];
-            }
-        }
-    }
-    cp_async_wait<0>();
-}
-
-template <int R, bool EXACT>
-void launch_stream_rolled(Span2D<const float> src, Span2D<float> dst, Border b, const Taps& taps,
-                          int seg, int diag, cudaStream_t s) {
-    static std::once_flag once[kMaxDevices];
-    std::call_once(once[current_device()], [] {
-        UPRES_CUDA_CHECK(cudaFuncSetAttribute(stream_rolled_kernel<R, EXACT>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(stream_smem_bytes<R, 1>())));
-    });
-    const int nstrips = (src.width + kStripE - 1) / kStripE;
-    seg = stream_segment(src.height, nstrips, R, seg);
-    const int nsegs = (src.height + seg - 1) / seg;
-    const long long warps = (long long)nstrips * nsegs;
-    const int blocks = static_cast<int>((warps + kStreamWarps - 1) / kStreamWarps);
-    stream_rolled_kernel<R, EXACT><<<blocks, kStreamWarps * 32, stream_smem_bytes<R, 1>(), s>>>(
-        src, dst, b, taps, seg, nstrips, nsegs, diag);
-    UPRES_CUDA_CHECK_LAUNCH();
-}
-
-// Experiment (bench-only, 1 channel): the rolled streaming kernel with the rows prefetched into
-// registers by plain 16-byte loads, kLdgAhead rows ahead (a register FIFO), then stored to a
-// double-buffered shared row for the row pass; diag = 1: memory pipeline alone (as above).
-constexpr int kLdgAhead = 6;
-
-__device__ inline float4 ldg4(const float* p) {
-    float4 v;
-    asm volatile("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p));
-    return v;
-}
-
-template <int R, bool EXACT>
-__global__ void __launch_bounds__(kStreamWarps * 32)
-    stream_ldg_kernel(Span2D<const float> src, Span2D<float> dst, Border b, Taps taps, int seg,
-                      int nstrips, int nsegs, int diag) {
-    constexpr int C = 1;
-    using G = StreamGeom<R, C>;
-    constexpr int L = EXACT ? R + 1 : 2 * R + 1;
-    constexpr int NQ = (G::W / 4 + 31) / 32;  // float4 chunks per lane and row (2)
-    static_assert(NQ == 2, "two chunks per lane");
-    extern __shared__ float4 sm4[];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int wg = blockIdx.x * kStreamWarps + warp;
-    if (wg >= nstrips * nsegs) return;
-    const int strip = wg % nstrips, sg = wg / nstrips;
-    float* rows = reinterpret_cast<float*>(sm4) + warp * (2 * G::W);
-    const int w = src.width, h = src.height, n = w;
-    const int e0 = strip * kStripE, y0 = sg * seg;
-    const int N = min(seg, h - y0) + 2 * R;
-    const bool fast_in = e0 - G::HL >= 0 && e0 + kStripE + G::HL <= n &&
-                         (reinterpret_cast<std::uintptr_t>(src.data) & 15) == 0 &&
-                         (src.stride & 3) == 0;
-    const bool has2 = lane + 32 < G::W / 4;
-    int goff[2][4];
-#pragma unroll
-    for (int c = 0; c < 2; ++c)
-#pragma unroll
-        for (int t = 0; t < 4; ++t)
-            goff[c][t] = prefilter_index(e0 - G::HL + 4 * (lane + 32 * c) + t, w, b);
-    float4 pre[kLdgAhead][2];
-    const auto load = [&](int i, float4(&d)[2]) {
-        if (i < N) {
-            const float* r = src.row(prefilter_index(y0 - R + i, h, b));
-            if (fast_in) {
-                const float* g = r + (e0 - G::HL) + 4 * lane;
-                d[0] = ldg4(g);
-                if (has2) d[1] = ldg4(g + 128);
-            } else {
-                d[0] = make_float4(r[goff[0][0]], r[goff[0][1]], r[goff[0][2]], r[goff[0][3]]);
-                if (has2)
-                    d[1] = make_float4(r[goff[1][0]], r[goff[1][1]], r[goff[1][2]], r[goff[1][3]]);
-            }
-        }
-    };
-#pragma unroll
-    for (int d = 0; d < kLdgAhead; ++d) load(d, pre[d]);
-    const int ex = e0 + kStreamV * lane;
-    const bool vec_out = (reinterpret_cast<std::uintptr_t>(dst.data) & 15) == 0 &&
-                         (dst.stride & 3) == 0 && ex + kStreamV <= n;
-    const float z = static_cast<float>(bspline::kPole);
-    const float s3 = static_cast<float>(bspline::kSqrt3);
-    const float z2 = z * z;
-    float win[L][kStreamV] = {};
-    float P[kStreamV] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll 1
-    for (int i = 0; i < N; ++i) {
-        float4* buf = reinterpret_cast<float4*>(rows + (i & 1) * G::W);
-        buf[lane] = pre[0][0];
-        if (has2) buf[lane + 32] = pre[0][1];
-#pragma unroll
-        for (int d = 0; d + 1 < kLdgAhead; ++d) {
-            pre[d][0] = pre[d + 1][0];
-            pre[d][1] = pre[d + 1][1];
-        }
-        load(i + kLdgAhead, pre[kLdgAhead - 1]);
-        __syncwarp();  // the row is in shared memory (and iteration i - 1 read the other buffer)
-        const float4* rv = buf + lane;
-        float o[kStreamV];
-        if (diag == 1) {
-            const float4 c = rv[G::HL / 4];
-            o[0] = c.x;
-            o[1] = c.y;
-            o[2] = c.z;
-            o[3] = c.w;
-        } else {
-#pragma unroll
-            for (int k = 0; k + 1 < L; ++k)
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j) win[k][j] = win[k + 1][j];
-            if constexpr (EXACT)
-                stream_row_exact<C>(rv, win[L - 1]);
-            else
-                stream_row_direct<R, C>(rv, taps, win[L - 1]);
-            if constexpr (EXACT) {
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j) {
-                    P[j] = fmaf(z, P[j], win[0][j]);
-                    float qe = win[R - 1][j], qo = win[R][j];
-#pragma unroll
-                    for (int k = R - 3; k >= 0; k -= 2) {
-                        qe = fmaf(z2, qe, win[k][j]);
-                        qo = fmaf(z2, qo, win[k + 1][j]);
-                    }
-                    o[j] = s3 * (P[j] + fmaf(z, qo, qe) - win[0][j]);
-                }
-            } else {
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j) {
-                    float acc[2] = {0.0f, 0.0f};
-#pragma unroll
-                    for (int k = 0; k < L; ++k) acc[k & 1] = fmaf(taps.t[k], win[k][j], acc[k & 1]);
-                    o[j] = acc[0] + acc[1];
-                }
-            }
-        }
-        if (i >= 2 * R) {
-            float* out = dst.row(y0 + i - 2 * R) + ex;
-            if (vec_out) {
-                *reinterpret_cast<float4*>(out) = make_float4(o[0], o[1], o[2], o[3]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < kStreamV; ++j)
-                    if (ex + j < n) out[j] = o[j];
-            }
-        }
-    }
-}
-
-template <int R, bool EXACT>
-void launch_stream_ldg(Span2D<const float> src, Span2D<float> dst, Border b, const Taps& taps,
-                       int seg, int diag, cudaStream_t s) {
-    const std::size_t smem = sizeof(float) * kStreamWarps * 2 * StreamGeom<R, 1>::W;
-    const int nstrips = (src.width + kStripE - 1) / kStripE;
-    seg = stream_segment(src.height, nstrips, R, seg);
-    const int nsegs = (src.height + seg - 1) / seg;
-    const long long warps = (long long)nstrips * nsegs;
-    const int blocks = static_cast<int>((warps + kStreamWarps - 1) / kStreamWarps);
-    stream_ldg_kernel<R, EXACT>
-        <<<blocks, kStreamWarps * 32, smem, s>>>(src, dst, b, taps, seg, nstrips, nsegs, diag);
-    UPRES_CUDA_CHECK_LAUNCH();
-}
-
-// ---------------------------------------------------------------- non-finite scan
 
 // ---------------------------------------------------------------- FirRec (1 channel)
 
@@ -1246,7 +958,7 @@ void launch_rec(Span2D<const float> src, Span2D<float> dst, Border b, int fir_le
     }
 }
 
-// ---------------------------------------------------------------- Box tiles (IirFused, impl 9)
+// ---------------------------------------------------------------- Box tiles (IirFused)
 
 // The exact filter on tiles of kBoxW x kBoxH coefficients, 1 channel: each block gathers its
 // tile plus iir_box::kIirHalo = 12 samples on every side through the prefilter's extension and
@@ -1305,11 +1017,26 @@ void launch_iir_box(Span2D<const float> src, Span2D<float> dst, Border b, cudaSt
     UPRES_CUDA_CHECK_LAUNCH();
 }
 
-// FirFused / IirFused. impl 0: the default choice below; 1: the 2-D tile kernels; 2 (IIR
-// only): the exact taps through the direct streaming kernel; 3-6: 1-channel experiments (see
-// bspline_backends.hpp); 7: the streaming kernels. seg: rows per warp segment, 0: automatic.
-void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts, int impl,
-               int seg, cudaStream_t s) {
+// Whether `k` can run this FirFused / IirFused case (FusedKernel::Auto always can).
+const char* fused_refusal(FusedKernel k, Span2D<const float> src, const PrefilterOptions& opts) {
+    switch (k) {
+        case FusedKernel::FirRec:
+            if (src.channels != 1) return "the recursive-sum tiles run 1-channel images only";
+            return nullptr;
+        case FusedKernel::Box:
+            if (opts.fir_length != 0) return "the box tiles run the exact filter only";
+            if (src.channels != 1 || src.width < 32 || src.height < 32)
+                return "the box tiles run 1-channel images of 32 x 32 or more only";
+            return nullptr;
+        default:
+            return nullptr;
+    }
+}
+
+// FirFused / IirFused on kernel k (Auto: the measured choice below). seg: rows per warp segment
+// of the streaming kernels, 0: automatic.
+void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
+               FusedKernel k, int seg, cudaStream_t s) {
     // In place: tiles/segments read halos that their neighbours overwrite, so copy first.
     const std::size_t bytes = sizeof(float) * std::size_t(src.width) * src.channels * src.height;
     const std::ptrdiff_t rs = std::ptrdiff_t{src.width} * src.channels;
@@ -1323,52 +1050,31 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
         in = Span2D<const float>{tmp.as<float>(), src.width, src.height, src.channels, rs};
     }
     const Border b = opts.border;
-    if (impl >= 3 && impl <= 6 && src.channels == 1 &&
-        (opts.fir_length == 0 || (opts.fir_length - 1) / 2 == 7)) {
-        const Taps t7 = opts.fir_length ? make_taps(opts.fir_length, 7) : Taps{};
-        const int diag = (impl == 4 || impl == 6) ? 1 : 0;
-        if (impl <= 4) {
-            if (opts.fir_length == 0)
-                launch_stream_rolled<kIirR, true>(in, dst, b, t7, seg, diag, s);
-            else
-                launch_stream_rolled<7, false>(in, dst, b, t7, seg, diag, s);
-        } else {
-            if (opts.fir_length == 0)
-                launch_stream_ldg<kIirR, true>(in, dst, b, t7, seg, diag, s);
-            else
-                launch_stream_ldg<7, false>(in, dst, b, t7, seg, diag, s);
-        }
-        return;
-    }
-    // FirRec (1 channel) only for FIR lengths above 15 (radius 8..15, 31 taps in FirFused) from
-    // 2^23 samples. Up to 15 taps FirFused is faster at every size since it is compiled for one
-    // channel (H200, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
-    // 27.7 us); FirRec was picked from 2^23 samples before that (4096^2 65.1 vs 84.6 us).
-    // Box tiles (impl 9): the exact filter, 1 channel, 32 x 32 or more (smaller images take the
-    // kernels below, and bspline_prefilter runs Recursive under 32 in either direction). Measured
-    // fastest for the exact filter at 1024^2, 2048^2 and 4096^2 (docs/ops/bspline.md, sections 4-5,
-    // H100: 2048^2 21.3-22.3 us against 35.1 us for the streaming kernel).
-    const bool box_ok =
-        opts.fir_length == 0 && src.channels == 1 && src.width >= 32 && src.height >= 32;
-    if (impl == 9 && !box_ok) impl = 0;
-    if (impl == 0 && box_ok) impl = 9;
-    if (impl == 0 && src.channels == 1 && opts.fir_length > 15 &&
-        std::int64_t{src.width} * src.height >= (std::int64_t{1} << 23))
-        impl = 8;
-    if (impl == 0 || (impl == 8 && src.channels != 1)) {
-        // Measured fastest (docs/ops/bspline.md, section 5): FIR: the tile kernel; exact: the
-        // streaming kernel from 2^21 elements (2048^2: 34.7 us vs 42.4 us), the tile kernel
-        // below (1024^2: 18.9 us vs 24.3 us).
+    if (k == FusedKernel::Auto) {
+        // Box tiles: the exact filter, 1 channel, 32 x 32 or more (smaller images take the
+        // kernels below, and bspline_prefilter runs Recursive under 32 in either direction).
+        // Measured fastest for the exact filter at 1024^2, 2048^2 and 4096^2 (docs/ops/bspline.md,
+        // sections 4-5, H100: 2048^2 21.3-22.3 us against 35.1 us for the streaming kernel).
+        // FirRec (1 channel) only for FIR lengths above 15 (radius 8..15, 31 taps in FirFused)
+        // from 2^23 samples. Up to 15 taps the tile kernel is faster at every size since it is
+        // compiled for one channel (H200, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
+        // 27.7 us). Otherwise: FIR: the tile kernel; exact: the streaming kernel from 2^21
+        // elements (2048^2: 34.7 us vs 42.4 us), the tile kernel below (1024^2: 18.9 us vs
+        // 24.3 us).
         const bool big = std::int64_t{src.width} * src.channels * src.height >= (1 << 21);
-        impl = (opts.fir_length == 0 && big) ? 7 : 1;
+        if (!fused_refusal(FusedKernel::Box, src, opts))
+            k = FusedKernel::Box;
+        else if (src.channels == 1 && opts.fir_length > 15 &&
+                 std::int64_t{src.width} * src.height >= (std::int64_t{1} << 23))
+            k = FusedKernel::FirRec;
+        else
+            k = (opts.fir_length == 0 && big) ? FusedKernel::Stream : FusedKernel::Tile;
     }
-    if (impl == 8) return launch_rec(in, dst, b, opts.fir_length, s);
-    if (impl == 9) return launch_iir_box(in, dst, b, s);
+    if (k == FusedKernel::FirRec) return launch_rec(in, dst, b, opts.fir_length, s);
+    if (k == FusedKernel::Box) return launch_iir_box(in, dst, b, s);
     if (opts.fir_length == 0) {
-        if (impl == 1)
+        if (k == FusedKernel::Tile)
             launch_iir_fused(in, dst, b, s);
-        else if (impl == 2)
-            launch_stream<kIirR, false>(in, dst, b, exact_taps(), seg, s);
         else
             launch_stream<kIirR, true>(in, dst, b, Taps{}, seg, s);
         return;
@@ -1376,7 +1082,7 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
     const int K = (opts.fir_length - 1) / 2;
     const int R = K <= 3 ? 3 : K <= 7 ? 7 : 15;
     const Taps taps = make_taps(opts.fir_length, R);
-    if (impl == 1) {
+    if (k == FusedKernel::Tile) {
         if (R == 3)
             launch_fused<3>(in, dst, b, taps, s);
         else if (R == 7)
@@ -1440,21 +1146,31 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
         case PrefilterVariant::FirFused:
         case PrefilterVariant::IirFused:
         case PrefilterVariant::Auto:
-            run_fused(src, dst, opts, 0, 0, s);
+            run_fused(src, dst, opts, FusedKernel::Auto, 0, s);
             return;
     }
 }
 
-void bspline_prefilter_tuned(Span2D<const float> src, Span2D<float> dst,
-                             const PrefilterOptions& opts, int impl, int seg, void* stream) {
-    if ((opts.variant != PrefilterVariant::FirFused &&
-         opts.variant != PrefilterVariant::IirFused) ||
-        (opts.fir_length == 0 && std::min(src.width, src.height) < 2 * bspline::kMaxFirRadius + 2))
-        return bspline_prefilter(src, dst, opts, stream);
-    if ((opts.variant == PrefilterVariant::IirFused) != (opts.fir_length == 0) || impl < 0 ||
-        impl > 9 || (impl == 2 && opts.fir_length != 0))
-        throw Error(ErrorCode::InvalidArgument, "bspline_prefilter_tuned: bad variant/impl");
-    run_fused(src, dst, opts, impl, seg, static_cast<cudaStream_t>(stream));
+void bspline_prefilter_forced(Span2D<const float> src, Span2D<float> dst,
+                              const PrefilterOptions& opts, FusedKernel kernel, int seg,
+                              void* stream) {
+    const bool iir = opts.fir_length == 0;
+    const char* why = nullptr;
+    if (opts.variant != (iir ? PrefilterVariant::IirFused : PrefilterVariant::FirFused))
+        why = iir ? "the exact filter's fused kernels need variant iir-fused"
+                  : "a FIR filter's fused kernels need variant fir-fused";
+    else if (iir && std::min(src.width, src.height) < 2 * bspline::kMaxFirRadius + 2)
+        why = "lines shorter than 32 samples run the recursive filter";
+    else if (seg < 0 || (seg > 0 && kernel != FusedKernel::Stream))
+        why = "seg (rows per warp segment) is for the streaming kernel only, and >= 0";
+    else
+        why = fused_refusal(kernel, src, opts);
+    if (why)
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string("cuda::bspline_prefilter_forced: the forced kernel cannot run "
+                                "this case: ") +
+                        why);
+    run_fused(src, dst, opts, kernel, seg, static_cast<cudaStream_t>(stream));
 }
 
 void bspline_prefilter_pass(Span2D<const float> src, Span2D<float> dst,

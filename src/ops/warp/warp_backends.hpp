@@ -21,6 +21,12 @@
 
 namespace upres {
 
+// The CUDA warp's kernel choice, for tests and benchmarks: Policy (what upres::warp runs), or one
+// kernel forced first: PerOutput (warp_kernel, the exact border rule per output), Tiled (the
+// tile's source box in shared memory), Separable (axis-aligned maps), or NoTiled (the policy's
+// choice with the tiled kernel left out).
+enum class WarpScheduleOverride : std::uint8_t { Policy, PerOutput, Tiled, Separable, NoTiled };
+
 // Trivially copyable (passed by value to CUDA kernels).
 struct WarpPlan {
     Transform::Kind kind = Transform::Kind::Affine;
@@ -46,13 +52,10 @@ struct WarpPlan {
     bool antialias = false;
     bool fast_texture = false;  // CUDA only (warp.cpp rejects it elsewhere)
     int pad = 0;                // coordinates in the source span are u + pad, v + pad
-    // CUDA exact mode, Affine / Resize, tests and benchmarks: 0 the measured default (float
-    // 1-channel B-spline with the IIR prefilter: the recursive fused kernel, warp_cuda.hpp; maps
-    // with m1 = m3 = 0, such as every Resize: the separable kernel), 1 the per-output kernels, 2
-    // the tiled shared-memory kernel (Linear, Keys cubic and B-spline on float samples, Linear
-    // and Keys cubic on u8 / u16), 3 the separable kernel (where m1 = m3 = 0; otherwise as 0),
-    // 4 as 0 without the tiled kernel (the split kernels or the per-output ones).
-    int cuda_schedule = 0;
+    // CUDA, tests and benchmarks: the kernel to force instead of the policy's choice
+    // (warp_schedule.hpp). cuda::warp throws Error(InvalidArgument) when the forced kernel cannot
+    // run the plan, so a benchmark never measures another kernel than the one it names.
+    WarpScheduleOverride schedule = WarpScheduleOverride::Policy;
 };
 
 }  // namespace upres

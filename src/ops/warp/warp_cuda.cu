@@ -10,6 +10,7 @@
 #include "core/cuda_check.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "ops/warp/warp_cuda_parts.hpp"
+#include "ops/warp/warp_schedule.hpp"
 
 namespace upres::cuda {
 
@@ -88,6 +89,9 @@ namespace {
 
 template <class S, class D>
 void launch(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, void* stream) {
+    if (p.schedule != WarpScheduleOverride::Policy)
+        warp_schedule::check_override(
+            warp_schedule::case_of(p, PixelTraits<S>::type, PixelTraits<D>::type, dst.channels, 0));
     if (dst.width <= 0 || dst.height <= 0) return;
     switch (dst.channels) {
         case 1:

@@ -22,7 +22,7 @@ namespace upres::cuda {
 // 100 KB of shared memory; prefilter must be 0 (IIR).
 bool warp_rec_supported(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                         int channels, int prefilter);
-// What warp.cpp asks: supported, plan.cuda_schedule == 0, a map that is not axis-aligned (m1 or m3
+// What warp.cpp asks: supported, plan.schedule Policy, a map that is not axis-aligned (m1 or m3
 // non-zero: resizes take the prefilter + the separable interpolation of cuda::warp, measured
 // faster: zoom x2 26.6 against 29.1 us, H200) and a tile box of at most 64 KB (the measured
 // regime: rotations).
@@ -42,19 +42,24 @@ struct RecLayout {
 };
 bool warp_rec_layout(const WarpPlan& plan, int src_w, int src_h, int dst_w, int dst_h,
                      RecLayout& out);
+// How the interpolation reads the taps from shared memory (tests and benchmarks force one):
+// Auto the form with the fewest modelled bank conflicts for the plan (what upres::warp runs);
+// otherwise the row form (Narrow: four 4-byte loads; Wide: two 8-byte loads and one 4-byte load,
+// fewer wavefronts for some rotations) and the warp's outputs (32 x 1, 16 x 2 or 8 x 4). The two
+// row forms give identical results; the layouts differ by float rounding of the coordinates
+// (tests run all six).
+enum class RecTapForm : int { Auto = -1, Narrow, Wide, Narrow16, Wide16, Narrow8, Wide8 };
+// The order in which blocks take the 64 x 64 output tiles (same results): Auto, edges first along
+// both axes; RowMajor; edges first (0, n - 1, 1, n - 2, ...) along x, y or both. Edges first
+// puts the tiles whose boxes cross a side of the image (the slower gather) in the first wave and
+// ends on interior tiles: 2048^2 rotation by 30 degrees 47.3 us against 48.4 us row-major on an
+// H100.
+enum class RecTileOrder : int { Auto = -1, RowMajor, EdgesFirstX, EdgesFirstY, EdgesFirstXY };
 // src is the IMAGE (device memory), dst the output; asynchronous on `stream`. Throws
-// ErrorCode::Internal when !warp_rec_supported(). tap_form: how the interpolation reads the taps
-// from shared memory: -1 the form with the fewest modelled bank conflicts for the plan (what
-// upres::warp runs); otherwise bit 0 the row form (0: four 4-byte loads, 1: two 8-byte loads and
-// one 4-byte load, fewer wavefronts for some rotations) and bits 1-2 the warp's outputs (0: 32 x
-// 1, 1: 16 x 2, 2: 8 x 4), so 0 to 5. The two row forms give identical results; the layouts
-// differ by float rounding of the coordinates (tests run all six).
-// tile_order: the order in which blocks take the 64 x 64 output tiles (same results): -1 the
-// default, edges first along both axes (3); 0 row-major; bit 0 / bit 1 edges first (0, n - 1, 1,
-// n - 2, ...) along x / y. Edges first puts the tiles whose boxes cross a side of the image (the
-// slower gather) in the first wave and ends on interior tiles: 2048^2 rotation by 30 degrees
-// 47.3 us against 48.4 us row-major on an H100.
+// ErrorCode::Internal when !warp_rec_supported(), InvalidArgument for a form or order out of
+// range.
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form = -1, int tile_order = -1);
+                      int prefilter, void* stream, RecTapForm form = RecTapForm::Auto,
+                      RecTileOrder order = RecTileOrder::Auto);
 
 }  // namespace upres::cuda

@@ -1247,7 +1247,7 @@ bool launch_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cud
 
 // The exact path: the kernels warp_schedule::candidates lists for the plan, in order, until one
 // accepts it (the separable and tiled launchers decline plans they cannot run; the split and
-// per-output kernels never do).
+// per-output kernels never do). A forced kernel that declines throws instead.
 template <class S, class D, int C, Interp I>
 void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStream_t st) {
     using warp_schedule::Kernel;
@@ -1258,9 +1258,13 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
         switch (k) {
             case Kernel::Separable:
                 if (launch_separable<S, D, C, I>(src, dst, p, st)) return;
+                if (p.schedule == WarpScheduleOverride::Separable)
+                    warp_schedule::forced_kernel_declined(k);
                 break;
             case Kernel::Tiled:
                 if (launch_lean<S, D, C, I>(src, dst, p, st)) return;
+                if (p.schedule == WarpScheduleOverride::Tiled)
+                    warp_schedule::forced_kernel_declined(k);
                 break;
             case Kernel::Split:
                 if constexpr (kSplitFast<S, D, C, I>) {

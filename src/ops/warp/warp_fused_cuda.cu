@@ -494,7 +494,7 @@ bool warp_rec_preferred(const WarpPlan& plan, int src_w, int src_h, int dst_w, i
     // and prefilter + separable interpolation beat this kernel on the zooms of paper Table 3 (H200,
     // 2048^2 output: x2 26.6 against 29.1 us, x16 20.0 against 25.9).
     RecParams rp{};
-    return plan.cuda_schedule == 0 && !axis_aligned(plan) &&
+    return plan.schedule == WarpScheduleOverride::Policy && !axis_aligned(plan) &&
            rec_setup(plan, src_w, src_h, dst_w, dst_h, channels, prefilter, rp) &&
            rec_smem_bytes(rp) <= 64 * 1024;
 }
@@ -519,18 +519,19 @@ bool warp_rec_layout(const WarpPlan& plan, int src_w, int src_h, int dst_w, int 
 }
 
 void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan,
-                      int prefilter, void* stream, int tap_form, int tile_order) {
+                      int prefilter, void* stream, RecTapForm form, RecTileOrder order) {
     if (dst.width <= 0 || dst.height <= 0) return;
+    const int tap_form = static_cast<int>(form), tile_order = static_cast<int>(order);
     RecParams rp{};
     if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
         throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
     if (tap_form < -1 || tap_form > 5)
         throw Error(ErrorCode::InvalidArgument,
-                    "cuda::warp_bspline_rec: tap_form must be -1 or 0 to 5, got " +
+                    "cuda::warp_bspline_rec: tap form must be -1 (auto) or 0 to 5, got " +
                         std::to_string(tap_form));
     if (tile_order < -1 || tile_order > 3)
         throw Error(ErrorCode::InvalidArgument,
-                    "cuda::warp_bspline_rec: tile_order must be -1, 0, 1, 2 or 3, got " +
+                    "cuda::warp_bspline_rec: tile order must be -1 (auto), 0, 1, 2 or 3, got " +
                         std::to_string(tile_order));
     if (tap_form >= 0) rp.wide = tap_form & 1, rp.lanes_x = 32 >> (tap_form >> 1);
     rp.edges_first = tile_order < 0 ? 3 : tile_order;

@@ -48,7 +48,7 @@ Case case_of(const WarpPlan& p, PixelType src, PixelType dst, int channels,
     c.fast_texture = p.fast_texture;
     c.prefilter = prefilter;
     c.border = p.border;
-    c.cuda_schedule = p.cuda_schedule;
+    c.schedule = p.schedule;
     return c;
 }
 
@@ -59,6 +59,59 @@ void no_kernel(Interp interp, int channels) {
                     to_string(interp) + ", " + std::to_string(channels) + " channels)");
 }
 
+namespace {
+
+const char* override_name(WarpScheduleOverride s) noexcept {
+    switch (s) {
+        case WarpScheduleOverride::PerOutput:
+            return "per-output";
+        case WarpScheduleOverride::Tiled:
+            return "tiled";
+        case WarpScheduleOverride::Separable:
+            return "separable";
+        case WarpScheduleOverride::NoTiled:
+            return "no-tiled";
+        case WarpScheduleOverride::Policy:
+            break;
+    }
+    return "policy";
+}
+
+}  // namespace
+
+void check_override(const Case& c) {
+    Kernel want = Kernel::None;
+    switch (c.schedule) {
+        case WarpScheduleOverride::Policy:
+        case WarpScheduleOverride::NoTiled:
+            return;
+        case WarpScheduleOverride::PerOutput:
+            want = Kernel::PerOutput;
+            break;
+        case WarpScheduleOverride::Tiled:
+            want = Kernel::Tiled;
+            break;
+        case WarpScheduleOverride::Separable:
+            want = Kernel::Separable;
+            break;
+    }
+    const Kernel first = candidates(c)[0];
+    if (first != want)
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string("cuda::warp: the forced schedule '") + override_name(c.schedule) +
+                        "' cannot run this plan (" + to_string(c.interp) + ", " +
+                        std::to_string(c.channels) + " channels" +
+                        (c.axis_aligned ? ", axis-aligned" : "") + "): its kernel is '" +
+                        to_string(first) + "'");
+}
+
+void forced_kernel_declined(Kernel k) {
+    throw Error(ErrorCode::InvalidArgument,
+                std::string("cuda::warp: the forced kernel '") + to_string(k) +
+                    "' declined this plan (its source box exceeds the shared-memory cap or its "
+                    "coordinates exceed 1e7)");
+}
+
 std::array<Kernel, 3> candidates(const Case& c) noexcept {
     std::array<Kernel, 3> out{Kernel::None, Kernel::None, Kernel::None};
     int n = 0;
@@ -67,7 +120,8 @@ std::array<Kernel, 3> candidates(const Case& c) noexcept {
     const bool affine = c.kind == K::Affine || c.kind == K::Resize;
     const bool persp = c.kind == K::Perspective;
     const bool field = c.kind == K::Remap || c.kind == K::Flow;
-    const int s = c.cuda_schedule;
+    using S = WarpScheduleOverride;
+    const S s = c.schedule;
 
     if (c.antialias && c.kind == K::Resize) {
         add(Kernel::Antialias);
@@ -85,10 +139,10 @@ std::array<Kernel, 3> candidates(const Case& c) noexcept {
     // separable interpolation (zoom x2: 26.6 against 29.1 us). Nearest pads the image first.
     if (affine && !c.axis_aligned && c.interp == Interp::BSpline && c.prefilter == 0 &&
         c.channels == 1 && c.dst == PixelType::F32 && c.border != Border::Nearest &&
-        !c.fast_texture && s == 0)
+        !c.fast_texture && s == S::Policy)
         add(Kernel::RecFused);
     // Axis-aligned maps: the separable kernel, 1.3-2.2x faster than the tiled one on resizes.
-    if ((s == 0 || s == 3) && c.axis_aligned) {
+    if ((s == S::Policy || s == S::Separable) && c.axis_aligned) {
         add(Kernel::Separable);
         return out;
     }
@@ -103,10 +157,11 @@ std::array<Kernel, 3> candidates(const Case& c) noexcept {
     // float 26.8 against 29.1 us tiled, u16 27.7 against 33.8, u8 27.4 against 32.7).
     const bool persp_linear = c.channels == 1 && c.interp == Interp::Linear && split;
     const bool split_first = (int_linear && affine) || (persp_linear && persp);
-    if ((affine || persp) && !(split_first && s == 0) && s != 1 && s != 4 &&
-        tiled_compiled(c.src, c.channels, c.interp))
+    if ((affine || persp) && !(split_first && s == S::Policy) && s != S::PerOutput &&
+        s != S::NoTiled && tiled_compiled(c.src, c.channels, c.interp))
         add(Kernel::Tiled);
-    if (split && ((affine && c.interp == Interp::Linear) || ((field || persp) && s != 1)))
+    if (split &&
+        ((affine && c.interp == Interp::Linear) || ((field || persp) && s != S::PerOutput)))
         add(Kernel::Split);
     else
         add(Kernel::PerOutput);

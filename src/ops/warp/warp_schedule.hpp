@@ -55,11 +55,9 @@ struct Case {
     bool fast_texture = false;
     int prefilter = 0;  // B-spline: 0 = exact IIR, else the FIR length
     Border border = Border::Mirror;
-    // WarpPlan::cuda_schedule (tests and benchmarks): 0 the policy below, 1 the per-output
-    // kernels (Linear affine maps keep the split kernel, which has no per-output form), 2 the
-    // tiled kernel first, 3 the separable kernel first (where axis-aligned), 4 without the
-    // tiled kernel.
-    int cuda_schedule = 0;
+    // WarpPlan::schedule (tests and benchmarks): the kernel forced first; check_override()
+    // refuses the plans it cannot run.
+    WarpScheduleOverride schedule = WarpScheduleOverride::Policy;
 };
 
 // Resize, or Affine with m1 = m3 = 0 (scales, shifts, flips): u depends on x only, v on y only.
@@ -72,7 +70,16 @@ Case case_of(const WarpPlan& p, PixelType src, PixelType dst, int channels, int 
 // of line, so that the hundreds of kernel launchers do not each compile the message.
 [[noreturn]] void no_kernel(Interp interp, int channels);
 
-// The kernels to try, in order. A kernel may decline a plan at run time (the recursive fused
+// Error(InvalidArgument) when c.schedule forces a kernel that the plan's class cannot run (for
+// example the per-output kernel on bilinear affine maps, which only the split kernel computes,
+// or the separable kernel on a rotation). Nothing for Policy and NoTiled.
+void check_override(const Case& c);
+// Error(InvalidArgument): the forced kernel declined the plan at run time (the tiled kernel's box
+// beyond its shared-memory cap or coordinates beyond 1e7).
+[[noreturn]] void forced_kernel_declined(Kernel k);
+
+// The kernels to try, in order. With c.schedule forcing a kernel, that kernel first where
+// check_override() accepts the case. A kernel may decline a plan at run time (the recursive fused
 // kernel boxes over 64 KB or sources under 16 x 16, the tiled kernel boxes over its
 // shared-memory cap or coordinates beyond 1e7); the next one then runs. The last entry never
 // declines.
