@@ -20,7 +20,10 @@
 //   integer arithmetic): u16 / f32 are Error(UnsupportedFormat).
 //   Centre-aligned methods: u8, u16 and f32 images; SRCNN as srcnn_upscale (integer factors of
 //   its model); bilinear and bicubic to ceil(s W) x ceil(s H).
-//   Memory: host images; the work of each step runs on ctx's backend.
+//   Memory: host or device images. Device images (ctx.backend Auto or Cuda) keep every
+//   intermediate on the device, in upres's memory pool; host images with ctx.backend Cuda are
+//   uploaded once, run on the device and downloaded once; with Reference / Cpu every step runs
+//   on the host.
 #pragma once
 
 #include <cstdint>
@@ -74,5 +77,9 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts = {}, const Con
 // As above; plan (when not null) receives what SRCNN ran.
 AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context& ctx,
                  SrcnnPlan* plan);
+// As above into out, which must have the output size, img's channels and img's memory (host
+// or device): nothing is allocated for the result (the video and streaming case).
+void upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
+             const UpscaleOptions& opts = {}, const Context& ctx = {});
 
 }  // namespace upres

@@ -1,5 +1,7 @@
 #include <upres/image.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
@@ -7,6 +9,7 @@
 #include "core/convert_math.hpp"
 #include "core/parallel.hpp"
 #include "core/span2d.hpp"
+#include "core/transfer_count.hpp"
 
 #if UPRES_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -130,6 +133,12 @@ void convert_host_from(const RawView& src, const RawView& dst, bool normalize, i
 
 }  // namespace
 
+namespace {
+std::atomic<std::uint64_t> g_host_device_copies{0};
+}  // namespace
+
+std::uint64_t host_device_copies() noexcept { return g_host_device_copies.load(); }
+
 void copy_raw(const RawView& src, const RawView& dst, void* cuda_stream) {
     check_same_shape(src, dst, "copy");
     if (src.type != dst.type) throw Error(ErrorCode::InvalidArgument, "copy: pixel types differ");
@@ -149,6 +158,7 @@ void copy_raw(const RawView& src, const RawView& dst, void* cuda_stream) {
         if (dst.location == Location::Host) return cudaMemcpyDeviceToHost;
         return cudaMemcpyDeviceToDevice;
     }();
+    if (kind != cudaMemcpyDeviceToDevice) g_host_device_copies.fetch_add(1);
     auto stream = static_cast<cudaStream_t>(cuda_stream);
     UPRES_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.stride * es, src.data, src.stride * es,
                                        row_bytes, src.height, kind, stream));

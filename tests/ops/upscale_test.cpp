@@ -17,6 +17,8 @@
 #include <upres/upscale.hpp>
 #include "test_util.hpp"
 
+#include "core/transfer_count.hpp"
+
 namespace upres {
 namespace {
 
@@ -232,6 +234,104 @@ TEST(UpscaleErrors, BadInputIsRefused) {
     const AnyImage u8(random_image<U8>(8, 6, 3, 2));
     EXPECT_EQ(upscale(u8, sil).width(), 16);
 }
+
+// The into form writes the caller's image with the allocating form's bytes, for every method
+// and lattice, and refuses an output of the wrong size naming the size it needs.
+TEST(Upscale, IntoTheCallersImage) {
+    const Image<U8> rgb = random_image<U8>(19, 13, 3, 21);
+    struct Case {
+        UpscaleMethod m;
+        double s;
+        Lattice l;
+    };
+    for (const Case& c : {Case{UpscaleMethod::SilSeabi, 2, Lattice::Auto},
+                          Case{UpscaleMethod::LSeabi, 3, Lattice::Auto},
+                          Case{UpscaleMethod::Tap6, 4, Lattice::Auto},
+                          Case{UpscaleMethod::Bicubic, 2, Lattice::CoSited},
+                          Case{UpscaleMethod::Bicubic, 2.5, Lattice::Centered},
+                          Case{UpscaleMethod::Bilinear, 3, Lattice::Centered},
+                          Case{UpscaleMethod::Srcnn, 2, Lattice::Auto}}) {
+        const UpscaleOptions o = opts_of(c.m, c.s, c.l);
+        const Image<U8> want = upscale(rgb.view(), o);
+        Image<U8> got(want.width(), want.height(), 3);
+        upscale(rgb.view(), got.view(), o);
+        EXPECT_TRUE(images_near(got.view(), want.view(), 0.0)) << to_string(c.m) << " x" << c.s;
+        Image<U8> wrong(want.width() + 1, want.height(), 3);
+        test::expect_error([&] { upscale(rgb.view(), wrong.view(), o); },
+                           ErrorCode::InvalidArgument, "must be");
+    }
+}
+
+#if UPRES_HAVE_CUDA
+// Device data stays on the device: upscale() of a device image with the cuda backend copies no
+// image between host and device (every intermediate lives in upres's device pool), and a host
+// image with the cuda backend is uploaded once and downloaded once. The device results equal
+// the cpu backend's: bit for bit where the whole pipeline is integer (gray SEABI and tap
+// filters at powers of two), within one level where float steps round to 8 bits (colour
+// conversion, B-spline and Keys resampling, whose cuda and cpu forms differ by float rounding).
+// Methods x factors x 1, 3, 4 channels, odd sizes and a device sub-view.
+TEST(UpscaleCuda, DeviceDataStaysOnTheDevice) {
+    UPRES_REQUIRE_GPU();
+    Context gpu;
+    gpu.backend = Backend::Cuda;
+    const Context cpu;
+    for (int ch : {1, 3, 4}) {
+        const Image<U8> big = random_image<U8>(41, 30, ch, 40 + ch);
+        const Image<U8> dbig = clone(big.view(), Location::Device);
+        for (bool sub : {false, true}) {
+            const ImageView<const U8> host = sub ? ImageView<const U8>(big.view()).sub(3, 2, 33, 25)
+                                                 : ImageView<const U8>(big.view());
+            const ImageView<const U8> dev = sub ? ImageView<const U8>(dbig.view()).sub(3, 2, 33, 25)
+                                                : ImageView<const U8>(dbig.view());
+            for (UpscaleMethod m : {UpscaleMethod::LSeai, UpscaleMethod::SilSeabi,
+                                    UpscaleMethod::LSeabi, UpscaleMethod::Tap4, UpscaleMethod::Tap6,
+                                    UpscaleMethod::Bilinear, UpscaleMethod::Bicubic})
+                for (double s : {2.0, 4.0, 3.0}) {
+                    const UpscaleOptions o = opts_of(m, s, Lattice::CoSited);
+                    const Image<U8> want = upscale(host, o, cpu);
+                    Image<U8> dout(want.width(), want.height(), ch, Location::Device);
+                    const std::uint64_t before = detail::host_device_copies();
+                    upscale(dev, dout.view(), o, gpu);
+                    EXPECT_EQ(detail::host_device_copies(), before)
+                        << to_string(m) << " x" << s << " channels " << ch;
+                    const Image<U8> got = clone(ImageView<const U8>(dout.view()));
+                    const bool integer = ch == 1 && s != 3.0 && m != UpscaleMethod::Bilinear &&
+                                         m != UpscaleMethod::Bicubic;
+                    EXPECT_TRUE(images_near(got.view(), want.view(), integer ? 0.0 : 1.0))
+                        << to_string(m) << " x" << s << " channels " << ch
+                        << (sub ? " sub-view" : "");
+                    // Host image, cuda backend: one upload, one download, the same bytes.
+                    Image<U8> hout(want.width(), want.height(), ch);
+                    const std::uint64_t staged = detail::host_device_copies();
+                    upscale(host, hout.view(), o, gpu);
+                    EXPECT_EQ(detail::host_device_copies(), staged + 2) << to_string(m);
+                    EXPECT_TRUE(images_near(hout.view(), got.view(), 0.0)) << to_string(m);
+                }
+        }
+    }
+    // The allocating forms return device images for device input; Auto follows the data.
+    const Image<U8> d = clone(random_image<U8>(16, 9, 3, 7).view(), Location::Device);
+    const AnyImage a = upscale(AnyImage(clone(d.view(), Location::Device)),
+                               opts_of(UpscaleMethod::SilSeabi), Context{});
+    EXPECT_TRUE(a.as<U8>().view().on_device());
+    EXPECT_TRUE(upscale(ImageView<const U8>(d.view()), opts_of(UpscaleMethod::Tap4)).on_device());
+    // Device data on a host backend, or host and device images mixed: refused.
+    Image<U8> dout(32, 18, 3, Location::Device);
+    Context c;
+    c.backend = Backend::Cpu;
+    test::expect_error(
+        [&] {
+            upscale(ImageView<const U8>(d.view()), dout.view(), opts_of(UpscaleMethod::Tap4), c);
+        },
+        ErrorCode::InvalidArgument, "device");
+    Image<U8> hout(32, 18, 3);
+    test::expect_error(
+        [&] {
+            upscale(ImageView<const U8>(d.view()), hout.view(), opts_of(UpscaleMethod::Tap4), gpu);
+        },
+        ErrorCode::InvalidArgument, "memory");
+}
+#endif
 
 }  // namespace
 }  // namespace upres

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -19,7 +20,13 @@
 #include <upres/srcnn.hpp>
 #include <upres/warp.hpp>
 
+#include "core/dispatch.hpp"
 #include "core/format_number.hpp"
+#include "pipelines/upscale/upscale_planes.hpp"
+
+#if UPRES_HAVE_CUDA
+#include "core/device_image.hpp"
+#endif
 
 namespace upres {
 
@@ -31,12 +38,10 @@ constexpr const char* kOp = "upscale";
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
 }
 
-// Co-sited resampling of a plane to (w, h): output x samples input x * sx (sx = in / out
-// scale), border nearest.
+// Co-sited resampling of src into dst: output x samples input x * step_x, border nearest.
 template <class T>
-Image<T> resample(ImageView<const T> src, int w, int h, double step_x, double step_y, Interp interp,
-                  const Context& ctx) {
-    Image<T> out(w, h, src.channels());
+void resample(ImageView<const T> src, ImageView<T> dst, double step_x, double step_y, Interp interp,
+              const Context& ctx) {
     Affine a;
     a.m[0] = step_x;
     a.m[1] = 0;
@@ -47,25 +52,67 @@ Image<T> resample(ImageView<const T> src, int w, int h, double step_x, double st
     WarpOptions o;
     o.interp = interp;
     o.border = Border::Nearest;
-    warp(src, out.view(), Transform::make_affine(a), o, ctx);
-    return out;
+    warp(src, dst, Transform::make_affine(a), o, ctx);
 }
 
-// One luma / gray plane through the method up to the power-of-two factor n2.
-Image<std::uint8_t> upscale_plane(ImageView<const std::uint8_t> plane, int n2,
-                                  const UpscaleOptions& opts, const Context& ctx) {
-    const int w = plane.width(), h = plane.height();
+// Where the co-sited pipeline keeps its intermediates: host images, or device images from
+// upres's memory pool (no cudaMalloc per call; every step on the device, ctx.backend Cuda).
+struct HostSpace {
+    template <class T>
+    static Image<T> make(int w, int h, int c, const Context&) {
+        return Image<T>(w, h, c);
+    }
+    static void split(ImageView<const float> ycc, ImageView<std::uint8_t> luma,
+                      ImageView<float> chroma, const Context&) {
+        cpu::split_ycc(span_of(ycc), span_of(luma), span_of(chroma));
+    }
+    static void merge(ImageView<const std::uint8_t> luma, ImageView<const float> chroma,
+                      ImageView<float> ycc, const Context&) {
+        cpu::merge_ycc(span_of(luma), span_of(chroma), span_of(ycc));
+    }
+};
+
+#if UPRES_HAVE_CUDA
+struct DeviceSpace {
+    template <class T>
+    static cuda::PooledImage<T> make(int w, int h, int c, const Context& ctx) {
+        return cuda::PooledImage<T>(w, h, c, ctx.cuda_stream, "upscale (intermediate image)");
+    }
+    static void split(ImageView<const float> ycc, ImageView<std::uint8_t> luma,
+                      ImageView<float> chroma, const Context& ctx) {
+        cuda::split_ycc(span_of(ycc), span_of(luma), span_of(chroma), ctx.cuda_stream);
+    }
+    static void merge(ImageView<const std::uint8_t> luma, ImageView<const float> chroma,
+                      ImageView<float> ycc, const Context& ctx) {
+        cuda::merge_ycc(span_of(luma), span_of(chroma), span_of(ycc), ctx.cuda_stream);
+    }
+};
+#endif
+
+// One luma / gray plane through the method up to the power-of-two factor n2 (> 1), into out
+// (n2 W x n2 H).
+template <class Space>
+void upscale_plane(ImageView<const std::uint8_t> plane, ImageView<std::uint8_t> out, int n2,
+                   const UpscaleOptions& opts, const Context& ctx) {
     if (opts.method == UpscaleMethod::Bilinear || opts.method == UpscaleMethod::Bicubic)
-        return resample(plane, w * n2, h * n2, 1.0 / n2, 1.0 / n2,
+        return resample(plane, out, 1.0 / n2, 1.0 / n2,
                         opts.method == UpscaleMethod::Bilinear ? Interp::Linear : Interp::Cubic,
                         ctx);
-    Image<std::uint8_t> cur = clone(plane);
-    for (int f = 1; f < n2; f *= 2) {
-        Image<std::uint8_t> next(2 * cur.width(), 2 * cur.height(), cur.channels());
+    using Owned = decltype(Space::template make<std::uint8_t>(1, 1, 1, ctx));
+    std::optional<Owned> cur;
+    ImageView<const std::uint8_t> in = plane;
+    for (int f = 2; f <= n2; f *= 2) {
+        std::optional<Owned> next;
+        // The last step writes the caller's image.
+        const ImageView<std::uint8_t> dst =
+            f == n2 ? out
+                    : next.emplace(Space::template make<std::uint8_t>(2 * in.width(),
+                                                                      2 * in.height(), 1, ctx))
+                          .view();
         switch (opts.method) {
             case UpscaleMethod::Tap4:
             case UpscaleMethod::Tap6:
-                tap_upscale2(cur.view(), next.view(),
+                tap_upscale2(in, dst,
                              opts.method == UpscaleMethod::Tap4 ? TapFilter::Tap4 : TapFilter::Tap6,
                              ctx);
                 break;
@@ -76,12 +123,14 @@ Image<std::uint8_t> upscale_plane(ImageView<const std::uint8_t> plane, int n2,
                                                                      : SeabiMethod::LSeabi;
                 so.max_iterations = opts.max_iterations;
                 so.max_error = opts.max_error;
-                seabi_upscale2(cur.view(), next.view(), so, ctx);
+                seabi_upscale2(in, dst, so, ctx);
             }
         }
-        cur = std::move(next);
+        if (next) {
+            cur = std::move(next);
+            in = cur->view();
+        }
     }
-    return cur;
 }
 
 int round_size(double s, int n) { return static_cast<int>(std::lround(s * n)); }
@@ -91,77 +140,120 @@ bool cosited_only(UpscaleMethod m) {
            m == UpscaleMethod::LSeabi || m == UpscaleMethod::Tap4 || m == UpscaleMethod::Tap6;
 }
 
-Image<std::uint8_t> cosited_upscale(ImageView<const std::uint8_t> img, const UpscaleOptions& opts,
-                                    const Context& ctx) {
-    const int ch = img.channels();
+// The co-sited output size of a W x H image with ch channels, after the checks of the lattice.
+std::pair<int, int> cosited_size(int w, int h, int ch, double scale) {
     if (ch == 2) fail("the input has 2 channels (allowed: 1 gray, 3 RGB, 4 RGBA)");
-    const int w = img.width(), h = img.height();
-    const int ow = round_size(opts.scale, w), oh = round_size(opts.scale, h);
+    const int ow = round_size(scale, w), oh = round_size(scale, h);
     if (ow > kMaxDimension || oh > kMaxDimension || static_cast<std::int64_t>(ow) * oh > kMaxPixels)
         fail("the output " + std::to_string(ow) + " x " + std::to_string(oh) +
              " would exceed the image size limits");
     int n2 = 1;
-    while (n2 < opts.scale) n2 *= 2;
-    if (n2 == 1) return clone(img);
-    const bool exact = std::abs(opts.scale - n2) < 1e-12;
+    while (n2 < scale) n2 *= 2;
+    const bool exact = std::abs(scale - n2) < 1e-12;
     if (!exact && (static_cast<std::int64_t>(w) * n2 * h * n2 > kMaxPixels ||
                    w * n2 > kMaxDimension || h * n2 > kMaxDimension))
         fail("the intermediate x" + std::to_string(n2) + " image would exceed the size limits");
-
-    // Luma (or gray) plane and, for colour, the float YCbCr planes.
-    Image<std::uint8_t> luma_u8(w, h, 1);
-    Image<float> ycc;
-    if (ch == 1) {
-        copy(img, luma_u8.view());
-    } else {
-        ycc = Image<float>(w, h, ch);
-        rgb_to_ycbcr(img, ycc.view(), ctx);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                const float v = std::nearbyint(ycc(x, y, 0));
-                luma_u8(x, y) = static_cast<std::uint8_t>(v < 0.f ? 0.f : (v > 255.f ? 255.f : v));
-            }
-    }
-    Image<std::uint8_t> up = upscale_plane(luma_u8.view(), n2, opts, ctx);
-    if (!exact) {
-        const double step = static_cast<double>(n2) / opts.scale;
-        up = resample(ImageView<const std::uint8_t>(up.view()), ow, oh, step * w * opts.scale / ow,
-                      step * h * opts.scale / oh, Interp::BSpline, ctx);
-    }
-    if (ch == 1) return up;
-
-    // Chroma (and alpha): bicubic straight from the input to the output grid.
-    Image<float> chroma(w, h, ch - 1);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
-            for (int c = 1; c < ch; ++c) chroma(x, y, c - 1) = ycc(x, y, c);
-    const Image<float> chroma_up =
-        resample(ImageView<const float>(chroma.view()), ow, oh, static_cast<double>(w) / ow,
-                 static_cast<double>(h) / oh, Interp::Cubic, ctx);
-    Image<float> out_ycc(ow, oh, ch);
-    for (int y = 0; y < oh; ++y)
-        for (int x = 0; x < ow; ++x) {
-            out_ycc(x, y, 0) = up(x, y);
-            for (int c = 1; c < ch; ++c) out_ycc(x, y, c) = chroma_up(x, y, c - 1);
-        }
-    Image<std::uint8_t> out(ow, oh, ch);
-    ycbcr_to_rgb(ImageView<const float>(out_ycc.view()), out.view(), ctx);
-    return out;
+    return {ow, oh};
 }
 
-// Centre-aligned bilinear: upres resize (u = (x + 0.5) W / W' - 0.5), Border::Reflect, output
-// ceil(s W) x ceil(s H) as bicubic_resize.
-AnyImage centered_bilinear(const AnyImage& img, double s, const Context& ctx) {
-    const int w = static_cast<int>(std::ceil(s * img.width() - 1e-9));
-    const int h = static_cast<int>(std::ceil(s * img.height() - 1e-9));
+// The co-sited pipeline into out (cosited_size, img's channels, img's memory), intermediates in
+// Space. Colour: BT.601 YCbCr, Y rounded to u8 through the method, chroma (and alpha) bicubic
+// from the input straight to the output grid.
+template <class Space>
+void cosited_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
+                     const UpscaleOptions& opts, const Context& ctx) {
+    const int ch = img.channels(), w = img.width(), h = img.height();
+    const int ow = out.width(), oh = out.height();
+    int n2 = 1;
+    while (n2 < opts.scale) n2 *= 2;
+    if (n2 == 1) return copy(img, out, ctx.cuda_stream);
+    const bool exact = std::abs(opts.scale - n2) < 1e-12;
+    using U8 = decltype(Space::template make<std::uint8_t>(1, 1, 1, ctx));
+    using F32 = decltype(Space::template make<float>(1, 1, 1, ctx));
+
+    // Luma (or gray) plane and, for colour, the chroma planes.
+    std::optional<U8> luma_own;
+    std::optional<F32> chroma;
+    ImageView<const std::uint8_t> luma = img;
+    if (ch > 1) {
+        F32 ycc = Space::template make<float>(w, h, ch, ctx);
+        rgb_to_ycbcr(img, ycc.view(), ctx);
+        luma_own.emplace(Space::template make<std::uint8_t>(w, h, 1, ctx));
+        chroma.emplace(Space::template make<float>(w, h, ch - 1, ctx));
+        Space::split(ycc.view(), luma_own->view(), chroma->view(), ctx);
+        luma = luma_own->view();
+    }
+    // The plane at n2 W x n2 H, then (other factors) B-spline resampled to the output size; a
+    // gray image's last step writes out.
+    std::optional<U8> up_own, resampled_own;
+    const ImageView<std::uint8_t> up =
+        ch == 1 && exact
+            ? out
+            : up_own.emplace(Space::template make<std::uint8_t>(w * n2, h * n2, 1, ctx)).view();
+    upscale_plane<Space>(luma, up, n2, opts, ctx);
+    ImageView<const std::uint8_t> plane = up;
+    if (!exact) {
+        const ImageView<std::uint8_t> dst =
+            ch == 1
+                ? out
+                : resampled_own.emplace(Space::template make<std::uint8_t>(ow, oh, 1, ctx)).view();
+        const double step = static_cast<double>(n2) / opts.scale;
+        resample(plane, dst, step * w * opts.scale / ow, step * h * opts.scale / oh,
+                 Interp::BSpline, ctx);
+        plane = dst;
+    }
+    if (ch == 1) return;
+
+    F32 chroma_up = Space::template make<float>(ow, oh, ch - 1, ctx);
+    resample(ImageView<const float>(chroma->view()), chroma_up.view(), static_cast<double>(w) / ow,
+             static_cast<double>(h) / oh, Interp::Cubic, ctx);
+    F32 out_ycc = Space::template make<float>(ow, oh, ch, ctx);
+    Space::merge(plane, chroma_up.view(), out_ycc.view(), ctx);
+    ycbcr_to_rgb(ImageView<const float>(out_ycc.view()), out, ctx);
+}
+
+// The co-sited pipeline on the memory img lives in (device views: every step on the device) or,
+// for host images with ctx.backend Cuda, uploaded once, run on the device and downloaded once.
+void cosited_into(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
+                  const UpscaleOptions& opts, const Context& ctx) {
+    if (img.on_device() != out.on_device())
+        fail(std::string("the input is in ") + (img.on_device() ? "device" : "host") +
+             " memory but the output is in " + (out.on_device() ? "device" : "host") + " memory");
+    const Backend b =
+        resolve_backend(ctx, img.on_device() ? Location::Device : Location::Host, kOp);
+    if (b != Backend::Cuda) return cosited_upscale<HostSpace>(img, out, opts, ctx);
+#if UPRES_HAVE_CUDA
+    Context dctx = ctx;
+    dctx.backend = Backend::Cuda;
+    if (img.on_device()) return cosited_upscale<DeviceSpace>(img, out, opts, dctx);
+    const cuda::PooledImage<std::uint8_t> din = cuda::upload(img, ctx.cuda_stream, "upscale input");
+    const cuda::PooledImage<std::uint8_t> dout(out.width(), out.height(), out.channels(),
+                                               ctx.cuda_stream, "upscale output");
+    cosited_upscale<DeviceSpace>(din.cview(), dout.view(), opts, dctx);
+    copy(dout.cview(), out, ctx.cuda_stream);
+#else
+    throw Error(ErrorCode::BackendUnavailable, std::string(kOp) + ": built without CUDA");
+#endif
+}
+
+// Centre-aligned output length: ceil(s n), as bicubic_resize.
+int centered_length(double s, int n) { return static_cast<int>(std::ceil(s * n - 1e-9)); }
+
+// Centre-aligned bilinear: upres resize (u = (x + 0.5) W / W' - 0.5), Border::Reflect.
+WarpOptions centered_bilinear_options() {
     WarpOptions wo;
     wo.interp = Interp::Linear;
     wo.border = Border::Reflect;
+    return wo;
+}
+
+AnyImage centered_bilinear(const AnyImage& img, double s, const Context& ctx) {
+    const int w = centered_length(s, img.width()), h = centered_length(s, img.height());
     return std::visit(
         [&](const auto& im) -> AnyImage {
             using T = std::remove_cvref_t<decltype(*im.data())>;
-            Image<T> out(w, h, im.channels());
-            warp(im.view(), out.view(), Transform::make_resize(), wo, ctx);
+            Image<T> out(w, h, im.channels(), im.location());
+            warp(im.view(), out.view(), Transform::make_resize(), centered_bilinear_options(), ctx);
             return AnyImage(std::move(out));
         },
         img.variant());
@@ -257,11 +349,10 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
                         " on the co-sited lattice works on 8-bit images (the paper's integer "
                         "arithmetic): convert it first (upres convert --depth u8)");
     const ImageView<const std::uint8_t> v = img.as<std::uint8_t>().view();
-    if (v.on_device())
-        fail(
-            "the input is in device memory; upscale takes host images (use seabi_upscale2 "
-            "for device data)");
-    return AnyImage(cosited_upscale(v, o, ctx));
+    const auto [ow, oh] = cosited_size(v.width(), v.height(), v.channels(), o.scale);
+    Image<std::uint8_t> out(ow, oh, v.channels(), v.location());
+    cosited_into(v, out.view(), o, ctx);
+    return AnyImage(std::move(out));
 }
 
 AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context& ctx) {
@@ -271,14 +362,46 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
 Image<std::uint8_t> upscale(ImageView<const std::uint8_t> img, const UpscaleOptions& opts,
                             const Context& ctx) {
     if (img.empty() || img.data() == nullptr) fail("the input image is empty");
-    if (img.on_device())
-        fail(
-            "the input is in device memory; upscale takes host images (use seabi_upscale2 "
-            "for device data)");
     const UpscaleOptions o = resolved(opts);
-    if (o.lattice == Lattice::CoSited) return cosited_upscale(img, o, ctx);  // no copy of img
-    AnyImage out = upscale(AnyImage(clone(img)), o, ctx, nullptr);
+    if (o.lattice == Lattice::CoSited) {  // no copy of img
+        const auto [ow, oh] = cosited_size(img.width(), img.height(), img.channels(), o.scale);
+        Image<std::uint8_t> out(ow, oh, img.channels(), img.location());
+        cosited_into(img, out.view(), o, ctx);
+        return out;
+    }
+    AnyImage out = upscale(AnyImage(clone(img, img.location())), o, ctx, nullptr);
     return std::move(out.as<std::uint8_t>());
+}
+
+void upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
+             const UpscaleOptions& opts, const Context& ctx) {
+    if (img.empty() || img.data() == nullptr) fail("the input image is empty");
+    const UpscaleOptions o = resolved(opts);
+    if (o.method == UpscaleMethod::Srcnn) {  // srcnn_upscale checks out's geometry
+        srcnn_upscale(img, out, srcnn_model_for(o), o.srcnn, ctx);
+        return;
+    }
+    const bool centered = o.lattice == Lattice::Centered;
+    const std::pair<int, int> size =
+        centered ? std::pair<int, int>{centered_length(o.scale, img.width()),
+                                       centered_length(o.scale, img.height())}
+                 : cosited_size(img.width(), img.height(), img.channels(), o.scale);
+    if (out.width() != size.first || out.height() != size.second ||
+        out.channels() != img.channels())
+        fail("the output is " + std::to_string(out.width()) + " x " + std::to_string(out.height()) +
+             " x " + std::to_string(out.channels()) + " but must be " + std::to_string(size.first) +
+             " x " + std::to_string(size.second) + " x " + std::to_string(img.channels()) +
+             " (this input and scale)");
+    if (!centered) return cosited_into(img, out, o, ctx);
+    if (img.on_device() != out.on_device())
+        fail("the input and the output are in different memory (host and device)");
+    if (o.method == UpscaleMethod::Bilinear) {
+        warp(img, out, Transform::make_resize(), centered_bilinear_options(), ctx);
+        return;
+    }
+    // MATLAB bicubic (bicubic_resize) through its own result.
+    const AnyImage r = bicubic_resize(AnyImage(clone(img, img.location())), o.scale, ctx);
+    copy(ImageView<const std::uint8_t>(r.as<std::uint8_t>().view()), out, ctx.cuda_stream);
 }
 
 }  // namespace upres

@@ -1,0 +1,142 @@
+// The public upscale() call on a frame already in device memory against the sum of its steps
+// (docs/ops/seabi.md, "Colour, other factors, bad input"; the redesign's device-resident
+// pipeline).
+//
+//   Cuda_UpscaleResident1080p/<method>   1920x1080 RGB u8 on the device -> x2 co-sited ->
+//       3840x2160 RGB u8 on the device, through upscale(in, out, opts, ctx) with the cuda
+//       backend. Methods: 0 silseabi, 1 lseabi, 2 lseai, 3 tap4, 4 bicubic (co-sited Keys).
+//       The benchmark's time is the public call's. Counters: api_us, the call's median time;
+//       steps_us, the sum of the medians of the pipeline's steps each timed alone on
+//       preallocated device images (rgb_to_ycbcr, the luma/chroma split, the method on the luma
+//       plane, Keys cubic of the chroma planes, the merge, ycbcr_to_rgb): the kernels' own time;
+//       x_steps = api_us / steps_us, the cost of composing them behind one call (pool
+//       allocations, launches, synchronisation).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <upres/color.hpp>
+#include <upres/seabi.hpp>
+#include <upres/upscale.hpp>
+#include <upres/warp.hpp>
+
+#include "bench_util.hpp"
+
+#if UPRES_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "pipelines/upscale/upscale_planes.hpp"
+#endif
+
+namespace upres::bench {
+namespace {
+
+#if UPRES_HAVE_CUDA
+// Median time of f() in microseconds, each run alone after a 20 us spin (the host queues f while
+// the GPU is busy, so launch latency stays outside the interval).
+template <class F>
+double median_us(cudaStream_t st, F&& f, int reps = 31) {
+    cudaEvent_t a = nullptr, b = nullptr;
+    UPRES_BENCH_CUDA(cudaEventCreate(&a));
+    UPRES_BENCH_CUDA(cudaEventCreate(&b));
+    f();  // warm-up
+    std::vector<float> t;
+    for (int r = 0; r < reps; ++r) {
+        launch_spin(20000, st);
+        UPRES_BENCH_CUDA(cudaEventRecord(a, st));
+        f();
+        UPRES_BENCH_CUDA(cudaEventRecord(b, st));
+        UPRES_BENCH_CUDA(cudaEventSynchronize(b));
+        float ms = 0;
+        UPRES_BENCH_CUDA(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    UPRES_BENCH_CUDA(cudaEventDestroy(a));
+    UPRES_BENCH_CUDA(cudaEventDestroy(b));
+    std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
+    return 1e3 * t[static_cast<std::size_t>(reps / 2)];
+}
+#endif
+
+void Cuda_UpscaleResident1080p(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+#if UPRES_HAVE_CUDA
+    const int w = 1920, h = 1080, W = 2 * w, H = 2 * h, ch = 3;
+    constexpr UpscaleMethod kMethods[] = {UpscaleMethod::SilSeabi, UpscaleMethod::LSeabi,
+                                          UpscaleMethod::LSeai, UpscaleMethod::Tap4,
+                                          UpscaleMethod::Bicubic};
+    UpscaleOptions o;
+    o.method = kMethods[state.range(0)];
+    o.lattice = Lattice::CoSited;
+    o.scale = 2;
+    Stream st;
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.cuda_stream = st.get();
+    Image<std::uint8_t> din(w, h, ch, Location::Device), dout(W, H, ch, Location::Device);
+    fill_random_device(din.data(), static_cast<std::size_t>(w) * h * ch, 11, st);
+    const ImageView<const std::uint8_t> in(din.view());
+    const auto call = [&] { upscale(in, dout.view(), o, ctx); };
+    time_device(state, st, [&](std::int64_t) { call(); });
+    if (state.error_occurred()) return;
+
+    // The steps alone, on preallocated device images.
+    Image<float> ycc(w, h, ch, Location::Device), chroma(w, h, ch - 1, Location::Device);
+    Image<float> chroma_up(W, H, ch - 1, Location::Device), ycc_up(W, H, ch, Location::Device);
+    Image<std::uint8_t> luma(w, h, 1, Location::Device), luma_up(W, H, 1, Location::Device);
+    WarpOptions cubic;
+    cubic.interp = Interp::Cubic;
+    cubic.border = Border::Nearest;
+    Affine half;
+    half.m[0] = half.m[4] = 0.5;
+    half.m[1] = half.m[2] = half.m[3] = half.m[5] = 0.0;
+    const Transform t = Transform::make_affine(half);
+    SeabiOptions so;
+    so.method = o.method == UpscaleMethod::LSeabi  ? SeabiMethod::LSeabi
+                : o.method == UpscaleMethod::LSeai ? SeabiMethod::LSeai
+                                                   : SeabiMethod::SilSeabi;
+    double steps = 0;
+    steps += median_us(st, [&] { rgb_to_ycbcr(in, ycc.view(), ctx); });
+    steps += median_us(st, [&] {
+        cuda::split_ycc(span_of(ImageView<const float>(ycc.view())), span_of(luma.view()),
+                        span_of(chroma.view()), st.get());
+    });
+    const ImageView<const std::uint8_t> lv(luma.view());
+    steps += median_us(st, [&] {
+        if (o.method == UpscaleMethod::Tap4)
+            tap_upscale2(lv, luma_up.view(), TapFilter::Tap4, ctx);
+        else if (o.method == UpscaleMethod::Bicubic)
+            warp(lv, luma_up.view(), t, cubic, ctx);
+        else
+            seabi_upscale2(lv, luma_up.view(), so, ctx);
+    });
+    steps += median_us(
+        st, [&] { warp(ImageView<const float>(chroma.view()), chroma_up.view(), t, cubic, ctx); });
+    steps += median_us(st, [&] {
+        cuda::merge_ycc(span_of(ImageView<const std::uint8_t>(luma_up.view())),
+                        span_of(ImageView<const float>(chroma_up.view())), span_of(ycc_up.view()),
+                        st.get());
+    });
+    steps += median_us(
+        st, [&] { ycbcr_to_rgb(ImageView<const float>(ycc_up.view()), dout.view(), ctx); });
+    const double api = median_us(st, call);
+    state.counters["api_us"] = api;
+    state.counters["steps_us"] = steps;
+    state.counters["x_steps"] = api / steps;
+    state.SetLabel(std::string(to_string(o.method)) + ", device-resident");
+    set_rates(state, static_cast<double>(W) * H,
+              static_cast<double>(w) * h * ch + static_cast<double>(W) * H * ch);
+#endif
+}
+BENCHMARK(Cuda_UpscaleResident1080p)
+    ->DenseRange(0, 4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+}  // namespace
+}  // namespace upres::bench
