@@ -266,10 +266,29 @@ TEST(Upscale, IntoTheCallersImage) {
 // Device data stays on the device: upscale() of a device image with the cuda backend copies no
 // image between host and device (every intermediate lives in upres's device pool), and a host
 // image with the cuda backend is uploaded once and downloaded once. The device results equal
-// the cpu backend's: bit for bit where the whole pipeline is integer (gray SEABI and tap
-// filters at powers of two), within one level where float steps round to 8 bits (colour
-// conversion, B-spline and Keys resampling, whose cuda and cpu forms differ by float rounding).
+// the cpu backend's bit for bit where the whole pipeline is integer (gray SEABI and tap filters
+// at powers of two). Where float steps round to 8 bits (colour conversion, Keys and B-spline
+// resampling, whose cuda and cpu forms differ by float rounding) a rounding flip moves a value
+// by one level, and the B-spline resampling of other factors carries a flipped luma level into
+// up to 2 levels (its interpolating prefilter's gain on a one-level step is up to 1.7): at most
+// 2 levels, and at most 0.1 % of the values more than 1 apart (measured: 2 of 33210, H200).
 // Methods x factors x 1, 3, 4 channels, odd sizes and a device sub-view.
+::testing::AssertionResult within_rounding(const ImageView<const U8>& a,
+                                           const ImageView<const U8>& b) {
+    std::int64_t over1 = 0, n = 0;
+    int worst = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width() * a.channels(); ++x) {
+            const int d = std::abs(int(a.row(y)[x]) - int(b.row(y)[x]));
+            worst = std::max(worst, d);
+            over1 += d > 1;
+            ++n;
+        }
+    if (worst <= 2 && over1 * 1000 <= n) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "worst |diff| " << worst << ", " << over1 << " of " << n
+                                         << " values more than 1 level apart";
+}
+
 TEST(UpscaleCuda, DeviceDataStaysOnTheDevice) {
     UPRES_REQUIRE_GPU();
     Context gpu;
@@ -297,7 +316,8 @@ TEST(UpscaleCuda, DeviceDataStaysOnTheDevice) {
                     const Image<U8> got = clone(ImageView<const U8>(dout.view()));
                     const bool integer = ch == 1 && s != 3.0 && m != UpscaleMethod::Bilinear &&
                                          m != UpscaleMethod::Bicubic;
-                    EXPECT_TRUE(images_near(got.view(), want.view(), integer ? 0.0 : 1.0))
+                    EXPECT_TRUE(integer ? images_near(got.view(), want.view(), 0.0)
+                                        : within_rounding(got.view(), want.view()))
                         << to_string(m) << " x" << s << " channels " << ch
                         << (sub ? " sub-view" : "");
                     // Host image, cuda backend: one upload, one download, the same bytes.
