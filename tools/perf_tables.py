@@ -101,6 +101,12 @@ TABLES = {
     "seabi-gpu": (GPU, ["docs/ops/seabi.md", "docs/benchmarks.md"], [
         ("SIL-SEABI 1080p -> 4K u8 luma, all kernels", "Cuda_Seabi/silseabi_kernels", []),
         ("L-SEAI 1080p -> 4K u8 luma", "Cuda_Seabi/lseai_kernels", []),
+        ("upscale() SIL-SEABI 1080p -> 4K RGB u8, device-resident", "Cuda_UpscaleResident1080p/0/",
+         []),
+        ("upscale() L-SEABI 1080p -> 4K RGB u8, device-resident", "Cuda_UpscaleResident1080p/1/",
+         []),
+        ("upscale() tap4 1080p -> 4K RGB u8, device-resident", "Cuda_UpscaleResident1080p/3/",
+         []),
     ]),
     "warp-cpu": (("cpu",), ["docs/ops/warp.md", "docs/benchmarks.md"], [
         (f"{ROT}, exact B-spline, 2 threads", "Warp_CpuRotate/size:2048/threads:0/interp:3/fir:0/",
