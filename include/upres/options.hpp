@@ -126,6 +126,18 @@ struct OptionDesc {
     std::string get(const void* options) const;
 };
 
+// Option o stored in another options struct's field (UPRES_OPTION_FIELD of that struct), with its
+// own one-line doc where doc is given: a pipeline exposes an operation's option (upscale's
+// "iterations" is seabi's) with the same name, kind, values, default and range.
+constexpr OptionDesc rebound(const OptionDesc& o, FieldType field, std::size_t offset,
+                             const char* doc = nullptr) {
+    OptionDesc r = o;
+    r.field = field;
+    r.offset = offset;
+    if (doc) r.doc = doc;
+    return r;
+}
+
 // One operation: its name (the CLI's subcommand, the Python function) and its options.
 struct OperationDesc {
     const char* name;

@@ -5,6 +5,7 @@
 #include <upres/seabi.hpp>
 
 #include "core/operations.hpp"
+#include "ops/seabi/seabi_option_rows.hpp"
 
 namespace upres {
 
@@ -31,12 +32,8 @@ namespace {
 constexpr OptionDesc kSeabiOptions[] = {
     {"method", OptionKind::Enum, &enum_desc<SeabiMethod>, "silseabi", 0, 0, "SEABI variant",
      UPRES_OPTION_FIELD(SeabiOptions, method)},
-    {"iterations", OptionKind::Int, nullptr, "4", 1, 1000,
-     "lseabi: at most this many back-projections",
-     UPRES_OPTION_FIELD(SeabiOptions, max_iterations)},
-    {"max-error", OptionKind::Real, nullptr, "0.25", 0, 255,
-     "lseabi: stop when the mean absolute LR error is below this (grey levels)",
-     UPRES_OPTION_FIELD(SeabiOptions, max_error)},
+    rebound(seabi_rows::kIterations, UPRES_OPTION_FIELD(SeabiOptions, max_iterations)),
+    rebound(seabi_rows::kMaxError, UPRES_OPTION_FIELD(SeabiOptions, max_error)),
     {"stripes", OptionKind::Int, nullptr, "0", 0, 65536,
      "cpu backend: horizontal stripes P, 0 = one per thread (the result does not depend on P)",
      UPRES_OPTION_FIELD(SeabiOptions, stripes)},

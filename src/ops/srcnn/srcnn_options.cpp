@@ -5,6 +5,7 @@
 #include <upres/srcnn.hpp>
 
 #include "core/operations.hpp"
+#include "ops/srcnn/srcnn_option_rows.hpp"
 
 namespace upres {
 
@@ -52,13 +53,9 @@ SrcnnVariant parse_srcnn_variant(const std::string& name) { return parse_enum<Sr
 namespace ops {
 namespace {
 constexpr OptionDesc kSrcnnOptions[] = {
-    {"model", OptionKind::Text, nullptr, "", 0, 0,
-     "A .srcnn weights file instead of the bundled model for the scale"},
-    {"precision", OptionKind::Enum, &enum_desc<SrcnnPrecision>, "fp32", 0, 0,
-     "Arithmetic on the cuda backend (cpu and reference run fp32)",
-     UPRES_OPTION_FIELD(SrcnnOptions, precision)},
-    {"variant", OptionKind::Enum, &enum_desc<SrcnnVariant>, "auto", 0, 0,
-     "CUDA kernels for every layer", UPRES_OPTION_FIELD(SrcnnOptions, variant)},
+    srcnn_rows::kModel,  // not a field of SrcnnOptions: the CLI loads the model
+    rebound(srcnn_rows::kPrecision, UPRES_OPTION_FIELD(SrcnnOptions, precision)),
+    rebound(srcnn_rows::kVariant, UPRES_OPTION_FIELD(SrcnnOptions, variant)),
 };
 }  // namespace
 const OperationDesc kSrcnnDesc{"srcnn", "SRCNN super-resolution (Dong et al. 2014)", kSrcnnOptions};

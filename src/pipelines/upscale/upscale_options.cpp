@@ -5,6 +5,8 @@
 #include <upres/upscale.hpp>
 
 #include "core/operations.hpp"
+#include "ops/seabi/seabi_option_rows.hpp"
+#include "ops/srcnn/srcnn_option_rows.hpp"
 
 namespace upres {
 
@@ -61,20 +63,14 @@ constexpr OptionDesc kUpscaleOptions[] = {
      UPRES_OPTION_FIELD(UpscaleOptions, scale)},
     {"lattice", OptionKind::Enum, &enum_desc<Lattice>, "auto", 0, 0,
      "Where output pixel centres lie", UPRES_OPTION_FIELD(UpscaleOptions, lattice)},
-    {"iterations", OptionKind::Int, nullptr, "4", 1, 1000,
-     "lseabi: at most this many back-projections",
-     UPRES_OPTION_FIELD(UpscaleOptions, max_iterations)},
-    {"max-error", OptionKind::Real, nullptr, "0.25", 0, 255,
-     "lseabi: stop when the mean absolute LR error is below this",
-     UPRES_OPTION_FIELD(UpscaleOptions, max_error)},
-    {"model", OptionKind::Text, nullptr, "", 0, 0,
-     "srcnn: a .srcnn weights file instead of the bundled model",
-     UPRES_OPTION_FIELD(UpscaleOptions, model)},
-    {"precision", OptionKind::Enum, &enum_desc<SrcnnPrecision>, "fp32", 0, 0,
-     "srcnn: arithmetic on the cuda backend (cpu and reference run fp32)",
-     UPRES_OPTION_FIELD(UpscaleOptions, srcnn.precision)},
-    {"variant", OptionKind::Enum, &enum_desc<SrcnnVariant>, "auto", 0, 0, "srcnn: CUDA kernels",
-     UPRES_OPTION_FIELD(UpscaleOptions, srcnn.variant)},
+    rebound(seabi_rows::kIterations, UPRES_OPTION_FIELD(UpscaleOptions, max_iterations)),
+    rebound(seabi_rows::kMaxError, UPRES_OPTION_FIELD(UpscaleOptions, max_error)),
+    rebound(srcnn_rows::kModel, UPRES_OPTION_FIELD(UpscaleOptions, model),
+            "srcnn: a .srcnn weights file instead of the bundled model"),
+    rebound(srcnn_rows::kPrecision, UPRES_OPTION_FIELD(UpscaleOptions, srcnn.precision),
+            "srcnn: arithmetic on the cuda backend (cpu and reference run fp32)"),
+    rebound(srcnn_rows::kVariant, UPRES_OPTION_FIELD(UpscaleOptions, srcnn.variant),
+            "srcnn: CUDA kernels"),
 };
 }  // namespace
 const OperationDesc kUpscaleDesc{
