@@ -12,6 +12,7 @@ const CommandEntry kCommands[] = {
     {"convert", add_convert},
     {"upscale", add_upscale},
     {"warp", add_warp},
+    {"stereo", add_stereo},
 };
 // clang-format on
 const int kCommandCount = sizeof(kCommands) / sizeof(kCommands[0]);

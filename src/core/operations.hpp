@@ -13,6 +13,7 @@ extern const OperationDesc kPrefilterDesc;  // src/ops/bspline/bspline_options.c
 extern const OperationDesc kWarpDesc;       // src/ops/warp/warp_options.cpp
 extern const OperationDesc kSeabiDesc;      // src/ops/seabi/seabi_options.cpp
 extern const OperationDesc kSrcnnDesc;      // src/ops/srcnn/srcnn_options.cpp
-extern const OperationDesc kUpscaleDesc;    // src/ops/upscale/upscale_options.cpp
+extern const OperationDesc kUpscaleDesc;    // src/pipelines/upscale/upscale_options.cpp
+extern const OperationDesc kStereoDesc;     // src/ops/stereo/stereo_options.cpp
 
 }  // namespace upres::ops

@@ -463,6 +463,37 @@ run "$upres" -q upscale "$sample" "$tmp/up_default5.png" --scale 5
 run "$upres" -q upscale "$sample" "$tmp/up_bicubic5.png" --scale 5 --method bicubic
 if cmp -s "$tmp/up_default5.png" "$tmp/up_bicubic5.png"; then pass "upscale x5 (no model) with no method is bicubic"; else fail "upscale x5 with no method differs from bicubic"; fi
 
+# ---------------------------------------------------------------- stereo
+sdata="$root/tests/data/stereo"
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --disparities 24 --right "$tmp/disp_r.pfm" --mask "$tmp/mask.png"
+expect_rc "stereo: a Motorcycle crop to PFM with the right map and the mask" 0
+if [ ! -x "$py" ]; then
+    skip "stereo: numpy check of the PFM (no /usr/bin/python3)"
+elif "$py" - "$tmp/disp.pfm" "$sdata/photo_g7_disp.npy" <<'PY'
+import sys, numpy as np
+def pfm(p):
+    with open(p, 'rb') as f:
+        assert f.readline().strip() == b'Pf'
+        w, h = map(int, f.readline().split())
+        s = float(f.readline())
+        a = np.frombuffer(f.read(), dtype='<f4' if s < 0 else '>f4').reshape(h, w)
+    return a[::-1]
+a, b = pfm(sys.argv[1]), np.load(sys.argv[2])
+ok = np.array_equal(np.isnan(a), np.isnan(b)) and np.nanmax(np.abs(a - b)) <= 1e-5
+sys.exit(0 if ok else 1)
+PY
+then pass "stereo: the PFM equals the golden map"; else fail "stereo: the PFM differs from the golden map"; fi
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp16.png" --disparities 24
+expect_rc "stereo: 16-bit PNG output (x16)" 0
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/gray_right.npy" "$tmp/disp.pfm"
+expect_one_line_error "stereo: pair of different channel counts" $EX_INVALID 'one size'
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --disparities 65
+expect_one_line_error "stereo: range wider than the image" $EX_INVALID 'wider than the image'
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --aggregate gauss9
+expect_one_line_error "stereo: unknown aggregation" $EX_USAGE 'allowed: gauss7, gauss13, box'
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.jpg"
+expect_one_line_error "stereo: JPEG cannot hold disparities" $EX_FORMAT 'cannot hold'
+
 # ---------------------------------------------------------------- declared options
 # Every enum option of every command comes from its operation's declaration (upres info
 # --options): each allowed value is accepted by the flag's check, a wrong one is a usage error
@@ -481,6 +512,7 @@ declare -A cmd_args=(
     [convert]="convert $sample $tmp/opt.png"
     [compare]="compare $sample $sample"
     [context]="compare $sample $sample"
+    [stereo]="stereo $root/tests/data/stereo/rand_left.npy $root/tests/data/stereo/rand_right.npy $tmp/opt.pfm --disparities 8"
 )
 n_enum=0
 while IFS=$'\t' read -r op name kind def values doc; do

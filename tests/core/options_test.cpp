@@ -18,6 +18,7 @@
 #include <upres/options.hpp>
 #include <upres/seabi.hpp>
 #include <upres/srcnn.hpp>
+#include <upres/stereo.hpp>
 #include <upres/upscale.hpp>
 #include <upres/warp.hpp>
 #include "core/format_number.hpp"
@@ -145,6 +146,17 @@ TEST(Options, DeclaredDefaultsAreTheLibrarysDefaults) {
     const MetricOptions m;
     EXPECT_EQ(declared_number("compare", "shave"), m.shave);
     EXPECT_EQ(declared_number("compare", "data-range"), m.data_range);
+    const StereoOptions st;
+    EXPECT_EQ(declared_number("stereo", "min-disparity"), st.min_disparity);
+    EXPECT_EQ(declared_number("stereo", "disparities"), st.num_disparities);
+    EXPECT_EQ(declared_default<StereoCost>("stereo", "cost"), st.cost);
+    EXPECT_EQ(declared_default<StereoAggregation>("stereo", "aggregate"), st.aggregation);
+    EXPECT_EQ(declared_number("stereo", "box-size"), st.box_size);
+    EXPECT_EQ(declared_number("stereo", "max-cost"), st.max_cost);
+    EXPECT_EQ(declared_number("stereo", "lr-check"), st.lr_check);
+    EXPECT_EQ(declared_number("stereo", "uniqueness"), st.uniqueness);
+    EXPECT_TRUE(std::isnan(declared_number("stereo", "invalid")) && std::isnan(st.invalid));
+    EXPECT_TRUE(st.subpixel);  // the declared flag is no-subpixel, off by default
     const Context c;
     EXPECT_EQ(declared_default<Backend>("context", "backend"), c.backend);
     EXPECT_EQ(declared_number("context", "threads"), c.threads);
@@ -212,6 +224,7 @@ TEST(Options, FieldOptionsSetTheirStructMember) {
     check_fields<SrcnnOptions>("srcnn", {"model"});
     check_fields<UpscaleOptions>("upscale", {});
     check_fields<MetricOptions>("compare", {"no-y"});
+    check_fields<StereoOptions>("stereo", {"no-subpixel"});
     check_fields<Context>("context", {});
     // The offsets land in the named members.
     WarpOptions w;

@@ -1,0 +1,108 @@
+// upres stereo LEFT RIGHT OUT: disparity of a rectified pair (upres/stereo.hpp).
+//
+// The options come from the stereo declaration. OUT holds float disparities (PFM, TIFF, NPY;
+// invalid pixels NaN unless --invalid) or, for PNG, 16-bit disparities x 16 (OpenCV's fixed
+// point; invalid pixels 0, negative disparities refused). --right OUT2 writes the right-based
+// map the same way, --mask MASK the validity mask (255 valid, 0 invalid, u8).
+#include <fmt/core.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include <upres/stereo.hpp>
+#include "command.hpp"
+#include "options.hpp"
+#include "util.hpp"
+
+namespace upres::cli {
+
+namespace {
+
+struct StereoArgs {
+    std::string left, right, out, right_out, mask;
+    StereoOptions opts;  // the declared field options
+    bool no_subpixel = false;
+};
+
+// The disparity map as the output format stores it: float, or u16 x 16 for PNG.
+AnyImage encode(Image<float>&& d, FileFormat f, const std::string& path) {
+    if (can_store(f, PixelType::F32)) return AnyImage(std::move(d));
+    if (!can_store(f, PixelType::U16))
+        throw Error(
+            ErrorCode::UnsupportedFormat,
+            fmt::format("stereo: {} cannot hold disparities (use pfm, tiff, npy or png)", path));
+    Image<std::uint16_t> q(d.width(), d.height(), 1);
+    for (int y = 0; y < d.height(); ++y)
+        for (int x = 0; x < d.width(); ++x) {
+            const float v = d.view().row(y)[x];
+            if (std::isfinite(v) && v < 0)
+                throw Error(ErrorCode::InvalidArgument,
+                            fmt::format("stereo: {} (16-bit x 16) cannot hold the negative "
+                                        "disparity {} at x {}, y {} (use pfm, tiff or npy)",
+                                        path, v, x, y));
+            const double s = std::isfinite(v) ? std::nearbyint(16.0 * v) : 0.0;
+            q.view().row(y)[x] = static_cast<std::uint16_t>(s > 65535.0 ? 65535.0 : s);
+        }
+    return AnyImage(std::move(q));
+}
+
+void run_stereo(const StereoArgs& args, const Common& common) {
+    const Context ctx = common.context();
+    const AnyImage l = read_input(args.left);
+    const AnyImage r = read_input(args.right);
+    if (l.pixel_type() != r.pixel_type() || l.width() != r.width() || l.height() != r.height() ||
+        l.channels() != r.channels())
+        throw Error(ErrorCode::InvalidArgument,
+                    fmt::format("stereo: '{}' is {} but '{}' is {} (a rectified pair has one "
+                                "size, channel count and depth)",
+                                args.left, describe(l), args.right, describe(r)));
+    const FileFormat f = output_format(args.out);
+    const FileFormat fr = args.right_out.empty() ? f : output_format(args.right_out);
+    const FileFormat fm = args.mask.empty() ? f : output_format(args.mask);
+    StereoOptions o = args.opts;
+    o.subpixel = !args.no_subpixel;
+    Image<float> d(l.width(), l.height(), 1), dr;
+    Image<std::uint8_t> m;
+    if (!args.right_out.empty()) dr = Image<float>(l.width(), l.height(), 1);
+    if (!args.mask.empty()) m = Image<std::uint8_t>(l.width(), l.height(), 1);
+    std::visit(
+        [&](const auto& li) {
+            using I = std::remove_cvref_t<decltype(li)>;
+            const I& ri = std::get<I>(r.variant());
+            stereo_disparity(li.view(), ri.view(), d.view(), o, ctx,
+                             args.right_out.empty() ? ImageView<float>() : dr.view(),
+                             args.mask.empty() ? ImageView<std::uint8_t>() : m.view());
+        },
+        l.variant());
+    const AnyImage out = encode(std::move(d), f, args.out);
+    const AnyImage out_r =
+        args.right_out.empty() ? AnyImage() : encode(std::move(dr), fr, args.right_out);
+    write_output(args.out, out, f);
+    if (!args.right_out.empty()) write_output(args.right_out, out_r, fr);
+    if (!args.mask.empty()) write_output(args.mask, AnyImage(std::move(m)), fm);
+}
+
+}  // namespace
+
+void add_stereo(CLI::App& app, const Common& common) {
+    auto args = std::make_shared<StereoArgs>();
+    auto* cmd = app.add_subcommand(
+        "stereo", "Disparity of a rectified stereo pair (the paper's window matcher)");
+    cmd->add_option("LEFT", args->left, "Left image")->required();
+    cmd->add_option("RIGHT", args->right, "Right image (same size, channels and depth)")
+        ->required();
+    cmd->add_option("OUT", args->out,
+                    "Disparity: pfm, tiff, npy (float, invalid NaN) or png (16-bit x 16, "
+                    "invalid 0)")
+        ->required();
+    cmd->add_option("--right", args->right_out, "Also write the right-based map here");
+    cmd->add_option("--mask", args->mask, "Also write the validity mask (255 valid) here");
+    const OperationDesc& op = operation("stereo");
+    add_declared_fields(cmd, op, &args->opts);
+    add_declared(cmd, op, "no-subpixel", args->no_subpixel);
+    cmd->callback([args, &common] { run_stereo(*args, common); });
+}
+
+}  // namespace upres::cli

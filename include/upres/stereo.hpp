@@ -1,0 +1,85 @@
+// Stereo disparity on rectified pairs: the window matcher of Georgis et al. (J. Real-Time Image
+// Proc., "Application of the proposed acceleration techniques to stereo correspondence
+// algorithms", section 6; docs/ops/stereo.md).
+//
+//   Cost (the disparity space image, DSI): layer d holds, for left pixel (x, y), the absolute
+//   difference between L(x, y) and R(x - d, y) on the 8-bit scale (u8 as is, u16 / 257, f32 x
+//   255), averaged over the channels, truncated at max_cost and quantised to 1/16 level (an
+//   integer 0..4080); R is read with its column clamped to the image.
+//   Aggregation: in every layer, the Gauss-weighted sum over a 7 x 7 or 13 x 13 window (integer
+//   weights g_i g_j, sigma = (M - 1) / 4; rows and columns clamped to the image), or a box sum.
+//   Integer throughout, so every backend gives the same sums and the same winners.
+//   Winner-takes-all along the depth ray: the smallest sum over the candidates d in
+//   [min_disparity, min_disparity + num_disparities) with x - d inside the image; ties go to the
+//   smaller d. A pixel without candidates is invalid.
+//   Right-based map: right pixel x_r takes the d whose left-based sum at (x_r + d, d) is the
+//   smallest (the same pixel pair, so the same cost; the paper's R - L cube up to the clamped
+//   window within the window's radius of the image sides).
+//   Left-right check (lr_check >= 0): left pixel x with winner d is invalid unless the right
+//   map's winner at x - d is within lr_check of d (0: equal, the paper's check).
+//   Uniqueness (OpenCV's rule): invalid when a candidate more than one step from the winner has
+//   sum * (100 - uniqueness) < winner's sum * 100.
+//   Sub-pixel: the parabola through the sums at d - 1, d, d + 1 (where both neighbours are
+//   candidates): d + (c- - c+) / (2 (c- - 2 c0 + c+)).
+//   Invalid pixels get `invalid` (NaN by default); the optional mask holds 255 where valid.
+//
+// Input: left and right of the same size, channels (1 or 3) and pixel type (u8, u16, f32;
+// finite values, f32 on the [0, 1] scale). Outputs: float, 1 channel, the input's size, in the
+// same memory as the input. Backends: Reference (the whole cube, the 2-D filter literally),
+// Cpu (streaming: one layer at a time per stripe of rows, the separable filter, OpenMP over
+// stripes; bit-identical to the reference). Cuda: not yet (Error(BackendUnavailable)).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <upres/context.hpp>
+#include <upres/image.hpp>
+#include <upres/options.hpp>
+
+namespace upres {
+
+enum class StereoCost { AbsDiff };
+const char* to_string(StereoCost c) noexcept;  // "ad"
+template <>
+const EnumDesc& enum_desc<StereoCost>() noexcept;
+
+enum class StereoAggregation { Gauss7, Gauss13, Box };
+const char* to_string(StereoAggregation a) noexcept;  // "gauss7", "gauss13", "box"
+template <>
+const EnumDesc& enum_desc<StereoAggregation>() noexcept;
+
+struct StereoOptions {
+    int min_disparity = 0;
+    int num_disparities = 64;  // 1 .. 1024, at most the image width
+    StereoCost cost = StereoCost::AbsDiff;
+    StereoAggregation aggregation = StereoAggregation::Gauss7;
+    int box_size = 7;         // Box: odd window side, 1 .. 31
+    double max_cost = 255.0;  // truncation of the per-pixel cost, 8-bit levels, (0, 255]
+    int lr_check = 0;         // largest |d_left - d_right| kept; -1: no check
+    bool subpixel = true;
+    int uniqueness = 0;  // percent, 0 .. 99; 0: off
+    float invalid = std::numeric_limits<float>::quiet_NaN();
+};
+
+// left, right: the rectified pair. disparity: W x H x 1 float. right_disparity (optional, empty
+// view: not computed): the right-based map, with sub-pixel refinement but no checks. valid
+// (optional): 255 where disparity is valid, else 0.
+void stereo_disparity(ImageView<const std::uint8_t> left, ImageView<const std::uint8_t> right,
+                      ImageView<float> disparity, const StereoOptions& opts = {},
+                      const Context& ctx = {}, ImageView<float> right_disparity = {},
+                      ImageView<std::uint8_t> valid = {});
+void stereo_disparity(ImageView<const std::uint16_t> left, ImageView<const std::uint16_t> right,
+                      ImageView<float> disparity, const StereoOptions& opts = {},
+                      const Context& ctx = {}, ImageView<float> right_disparity = {},
+                      ImageView<std::uint8_t> valid = {});
+void stereo_disparity(ImageView<const float> left, ImageView<const float> right,
+                      ImageView<float> disparity, const StereoOptions& opts = {},
+                      const Context& ctx = {}, ImageView<float> right_disparity = {},
+                      ImageView<std::uint8_t> valid = {});
+// Any pixel type (both the same); returns the left-based map in the input's memory.
+Image<float> stereo_disparity(const AnyImage& left, const AnyImage& right,
+                              const StereoOptions& opts = {}, const Context& ctx = {});
+
+}  // namespace upres

@@ -1,0 +1,192 @@
+// upres::stereo_disparity: validation, the plan, dispatch (upres/stereo.hpp).
+#include <upres/stereo.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include <upres/error.hpp>
+
+#include "core/dispatch.hpp"
+#include "core/finite_scan.hpp"
+#include "core/format_number.hpp"
+#include "ops/stereo/stereo_backends.hpp"
+#include "ops/stereo/stereo_math.hpp"
+
+namespace upres {
+
+namespace {
+
+constexpr const char* kOp = "stereo";
+
+[[noreturn]] void fail(const std::string& msg) {
+    throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
+}
+
+std::string dims(int w, int h, int c) {
+    return std::to_string(w) + " x " + std::to_string(h) + " x " + std::to_string(c);
+}
+
+int window_side(const StereoOptions& o) {
+    switch (o.aggregation) {
+        case StereoAggregation::Gauss7:
+            return 7;
+        case StereoAggregation::Gauss13:
+            return 13;
+        case StereoAggregation::Box:
+            return o.box_size;
+    }
+    return 0;
+}
+
+template <class V>
+void check_output(const char* name, const V& out, int w, int h, Location where) {
+    if (out.data() == nullptr) return;
+    if (out.width() != w || out.height() != h || out.channels() != 1)
+        fail(std::string(name) + " is " + dims(out.width(), out.height(), out.channels()) +
+             " but must be " + dims(w, h, 1) + " (the input's size, 1 channel)");
+    if (out.location() != where)
+        fail(std::string(name) + " is in " + to_string(out.location()) +
+             " memory but the input is in " + to_string(where) + " memory");
+}
+
+StereoPlan make_plan(const StereoOptions& o, int w) {
+    if (!enum_desc<StereoCost>().contains(static_cast<int>(o.cost)))
+        fail("unknown cost " + std::to_string(static_cast<int>(o.cost)) +
+             " (allowed: " + enum_desc<StereoCost>().allowed() + ")");
+    if (!enum_desc<StereoAggregation>().contains(static_cast<int>(o.aggregation)))
+        fail("unknown aggregation " + std::to_string(static_cast<int>(o.aggregation)) +
+             " (allowed: " + enum_desc<StereoAggregation>().allowed() + ")");
+    if (o.num_disparities < 1 || o.num_disparities > 1024)
+        fail("num_disparities " + std::to_string(o.num_disparities) + " is outside [1, 1024]");
+    if (o.num_disparities > w)
+        fail("num_disparities " + std::to_string(o.num_disparities) + " is wider than the image (" +
+             std::to_string(w) + " pixels)");
+    if (o.min_disparity <= -w || o.min_disparity >= w)
+        fail("min_disparity " + std::to_string(o.min_disparity) + " leaves no pixel of the " +
+             std::to_string(w) + "-pixel-wide image a candidate (allowed: " +
+             std::to_string(1 - w) + " to " + std::to_string(w - 1) + ")");
+    if (o.aggregation == StereoAggregation::Box &&
+        (o.box_size < 1 || o.box_size > 31 || o.box_size % 2 == 0))
+        fail("box_size " + std::to_string(o.box_size) + " must be odd, 1 to 31");
+    if (!std::isfinite(o.max_cost) || o.max_cost < 1.0 / stereo::kCostScale || o.max_cost > 255)
+        fail("max_cost " + format_number(o.max_cost) + " is outside [0.0625, 255]");
+    if (o.lr_check < -1 || o.lr_check > 1024)
+        fail("lr_check " + std::to_string(o.lr_check) + " is outside [-1, 1024] (-1: no check)");
+    if (o.uniqueness < 0 || o.uniqueness > 99)
+        fail("uniqueness " + std::to_string(o.uniqueness) + " is outside [0, 99]");
+    StereoPlan p;
+    p.min_d = o.min_disparity;
+    p.num_d = o.num_disparities;
+    p.max_q = stereo::max_cost_q(o.max_cost);
+    p.radius = window_side(o) / 2;
+    p.weights = stereo_weights(o.aggregation);
+    p.lr_check = o.lr_check;
+    p.subpixel = o.subpixel;
+    p.uniqueness = o.uniqueness;
+    p.invalid = o.invalid;
+    return p;
+}
+
+template <class T>
+void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> disparity,
+         const StereoOptions& opts, const Context& ctx, ImageView<float> right_disparity,
+         ImageView<std::uint8_t> valid) {
+    if (left.empty() || left.data() == nullptr) fail("the left image is empty");
+    if (right.empty() || right.data() == nullptr) fail("the right image is empty");
+    const int w = left.width(), h = left.height(), c = left.channels();
+    if (right.width() != w || right.height() != h || right.channels() != c)
+        fail("the right image is " + dims(right.width(), right.height(), right.channels()) +
+             " but the left one is " + dims(w, h, c) + " (a rectified pair has one size)");
+    if (c != 1 && c != 3)
+        fail("the images have " + std::to_string(c) + " channels (allowed: 1 gray, 3 RGB)");
+    if (right.location() != left.location())
+        fail("the left and right images are in different memory");
+    check_output("the disparity image", disparity, w, h, left.location());
+    if (disparity.data() == nullptr) fail("the disparity image is empty");
+    check_output("the right disparity image", right_disparity, w, h, left.location());
+    check_output("the validity mask", valid, w, h, left.location());
+    const int side = window_side(opts);
+    if (side > w || side > h)
+        fail("the " + std::to_string(side) + " x " + std::to_string(side) +
+             " window is larger than the " + std::to_string(w) + " x " + std::to_string(h) +
+             " image");
+    const StereoPlan plan = make_plan(opts, w);
+    const Backend b = resolve_backend(ctx, left.location(), kOp);
+    if constexpr (std::is_same_v<T, float>) {
+        if (!left.on_device())
+            for (const auto& [name, v] : {std::pair{"left", left}, std::pair{"right", right}}) {
+                const std::int64_t i = find_nonfinite_host(v.data(), std::ptrdiff_t{w} * c, h,
+                                                           v.stride(), ctx.threads);
+                if (i >= 0)
+                    fail(std::string("the ") + name + " image has a non-finite value at x " +
+                         std::to_string(i % (std::int64_t{w} * c) / c) + ", y " +
+                         std::to_string(i / (std::int64_t{w} * c)) + " (allowed: finite values)");
+            }
+    }
+    switch (b) {
+        case Backend::Reference:
+            return ref::stereo(span_of(left), span_of(right), span_of(disparity),
+                               span_of(right_disparity), span_of(valid), plan);
+        case Backend::Cpu:
+            return cpu::stereo(span_of(left), span_of(right), span_of(disparity),
+                               span_of(right_disparity), span_of(valid), plan, ctx.threads);
+        default:
+            throw Error(ErrorCode::BackendUnavailable,
+                        "stereo: no cuda backend yet (allowed: reference, cpu)");
+    }
+}
+
+}  // namespace
+
+const int* stereo_weights(StereoAggregation a) {
+    static const int kOnes[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    switch (a) {
+        case StereoAggregation::Gauss7:
+            return stereo::kGauss7;
+        case StereoAggregation::Gauss13:
+            return stereo::kGauss13;
+        case StereoAggregation::Box:
+            break;
+    }
+    return kOnes;
+}
+
+void stereo_disparity(ImageView<const std::uint8_t> left, ImageView<const std::uint8_t> right,
+                      ImageView<float> disparity, const StereoOptions& opts, const Context& ctx,
+                      ImageView<float> right_disparity, ImageView<std::uint8_t> valid) {
+    run(left, right, disparity, opts, ctx, right_disparity, valid);
+}
+void stereo_disparity(ImageView<const std::uint16_t> left, ImageView<const std::uint16_t> right,
+                      ImageView<float> disparity, const StereoOptions& opts, const Context& ctx,
+                      ImageView<float> right_disparity, ImageView<std::uint8_t> valid) {
+    run(left, right, disparity, opts, ctx, right_disparity, valid);
+}
+void stereo_disparity(ImageView<const float> left, ImageView<const float> right,
+                      ImageView<float> disparity, const StereoOptions& opts, const Context& ctx,
+                      ImageView<float> right_disparity, ImageView<std::uint8_t> valid) {
+    run(left, right, disparity, opts, ctx, right_disparity, valid);
+}
+
+Image<float> stereo_disparity(const AnyImage& left, const AnyImage& right,
+                              const StereoOptions& opts, const Context& ctx) {
+    if (left.empty()) fail("the left image is empty");
+    if (right.empty()) fail("the right image is empty");
+    if (left.pixel_type() != right.pixel_type())
+        fail(std::string("the left image is ") + to_string(left.pixel_type()) +
+             " but the right one is " + to_string(right.pixel_type()));
+    return std::visit(
+        [&](const auto& l) -> Image<float> {
+            using I = std::remove_cvref_t<decltype(l)>;
+            using T = std::remove_cvref_t<decltype(*l.data())>;
+            const I& r = std::get<I>(right.variant());
+            Image<float> out(l.width(), l.height(), 1, l.location());
+            run<T>(l.view(), r.view(), out.view(), opts, ctx, {}, {});
+            return out;
+        },
+        left.variant());
+}
+
+}  // namespace upres

@@ -1,0 +1,43 @@
+// Internal backend entry points of upres::stereo_disparity. stereo.cpp validates everything and
+// builds the plan; backends do no validation. Backends agree exactly (integer costs and sums,
+// stereo_math.hpp): tests compare them bit for bit.
+#pragma once
+
+#include <cstdint>
+
+#include <upres/stereo.hpp>
+
+#include "core/span2d.hpp"
+
+namespace upres {
+
+struct StereoPlan {
+    int min_d = 0, num_d = 1;
+    int max_q = 4080;              // the cost truncation, 1/16 levels
+    int radius = 3;                // the window's half side
+    const int* weights = nullptr;  // radius + 1 one-sided weights (g_0 .. g_r)
+    int lr_check = 0;              // -1: none
+    bool subpixel = true;
+    int uniqueness = 0;
+    float invalid = 0.0f;
+};
+
+// The plan's 1-D weights for an aggregation (box: all ones).
+const int* stereo_weights(StereoAggregation a);
+
+}  // namespace upres
+
+// Each backend: left / right of the same size and channels; disparity W x H; right_disparity
+// (data may be null: not computed) W x H; valid (data may be null) W x H.
+namespace upres::ref {
+template <class T>
+void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+            Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan);
+}  // namespace upres::ref
+
+namespace upres::cpu {
+template <class T>
+void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+            Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
+            int threads);
+}  // namespace upres::cpu

@@ -1,0 +1,110 @@
+// Reference backend of upres::stereo_disparity: the paper's matcher literally. The whole DSI
+// cube (one W x H layer per disparity), each layer filtered with the non-separable 2-D window
+// (weights g_i g_j, 64-bit sums), then for every pixel the winner, its neighbours and the
+// uniqueness competitor read from the cube's depth ray. Slow on purpose.
+#include <cstdint>
+#include <vector>
+
+#include "ops/stereo/stereo_backends.hpp"
+#include "ops/stereo/stereo_math.hpp"
+
+namespace upres::ref {
+
+namespace {
+
+// The winner of one pixel from its whole depth ray: cost(k) the sum at disparity min_d + k,
+// is(k) whether it is a candidate.
+template <class Cost, class Is>
+stereo::Winner ray_winner(int num_d, int min_d, Cost cost, Is is) {
+    stereo::Winner w;
+    int k0 = -1;
+    for (int k = 0; k < num_d; ++k)
+        if (is(k) && (k0 < 0 || cost(k) < cost(k0))) k0 = k;
+    if (k0 < 0) return w;
+    w.best = static_cast<std::int32_t>(cost(k0));
+    w.best_d = min_d + k0;
+    w.before = k0 > 0 && is(k0 - 1) ? static_cast<std::int32_t>(cost(k0 - 1)) : -1;
+    w.after = k0 + 1 < num_d && is(k0 + 1) ? static_cast<std::int32_t>(cost(k0 + 1)) : -1;
+    for (int k = 0; k < num_d; ++k)
+        if (is(k) && (k < k0 - 1 || k > k0 + 1))
+            w.far = stereo::min_or(w.far, static_cast<std::int32_t>(cost(k)));
+    return w;
+}
+
+}  // namespace
+
+template <class T>
+void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+            Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan) {
+    const int W = left.width, H = left.height, C = left.channels, D = plan.num_d, r = plan.radius;
+    const std::size_t layer = static_cast<std::size_t>(W) * H;
+    std::vector<std::int64_t> cube(layer * D);
+    std::vector<int> q(layer);
+    for (int k = 0; k < D; ++k) {
+        const int d = plan.min_d + k;
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x)
+                q[static_cast<std::size_t>(y) * W + x] = stereo::pixel_cost(
+                    left.row(y) + static_cast<std::ptrdiff_t>(x) * C,
+                    right.row(y) + static_cast<std::ptrdiff_t>(stereo::clamp_index(x - d, W)) * C,
+                    C, plan.max_q);
+        std::int64_t* a = cube.data() + layer * k;
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                std::int64_t s = 0;
+                for (int i = -r; i <= r; ++i)
+                    for (int j = -r; j <= r; ++j)
+                        s += static_cast<std::int64_t>(plan.weights[i < 0 ? -i : i]) *
+                             plan.weights[j < 0 ? -j : j] *
+                             q[static_cast<std::size_t>(stereo::clamp_index(y + i, H)) * W +
+                               stereo::clamp_index(x + j, W)];
+                a[static_cast<std::size_t>(y) * W + x] = s;
+            }
+    }
+    auto at = [&](int k, int y, int x) {
+        return cube[layer * k + static_cast<std::size_t>(y) * W + x];
+    };
+    std::vector<stereo::Winner> wr(layer);
+    for (int y = 0; y < H; ++y)
+        for (int xr = 0; xr < W; ++xr) {
+            auto is = [&](int k) {
+                const int x = xr + plan.min_d + k;
+                return x >= 0 && x < W;
+            };
+            wr[static_cast<std::size_t>(y) * W + xr] = ray_winner(
+                D, plan.min_d, [&](int k) { return at(k, y, xr + plan.min_d + k); }, is);
+        }
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            auto is = [&](int k) {
+                const int xr = x - plan.min_d - k;
+                return xr >= 0 && xr < W;
+            };
+            const stereo::Winner w = ray_winner(
+                D, plan.min_d, [&](int k) { return at(k, y, x); }, is);
+            bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
+            if (ok && plan.lr_check >= 0) {
+                const stereo::Winner& o = wr[static_cast<std::size_t>(y) * W + (x - w.best_d)];
+                const int diff = w.best_d - o.best_d;
+                ok = o.best >= 0 && (diff < 0 ? -diff : diff) <= plan.lr_check;
+            }
+            disparity.row(y)[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
+            if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
+        }
+    if (right_disparity.data)
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                const stereo::Winner& w = wr[static_cast<std::size_t>(y) * W + x];
+                right_disparity.row(y)[x] =
+                    w.best >= 0 ? stereo::refined(w, plan.subpixel) : plan.invalid;
+            }
+}
+
+template void stereo(Span2D<const std::uint8_t>, Span2D<const std::uint8_t>, Span2D<float>,
+                     Span2D<float>, Span2D<std::uint8_t>, const StereoPlan&);
+template void stereo(Span2D<const std::uint16_t>, Span2D<const std::uint16_t>, Span2D<float>,
+                     Span2D<float>, Span2D<std::uint8_t>, const StereoPlan&);
+template void stereo(Span2D<const float>, Span2D<const float>, Span2D<float>, Span2D<float>,
+                     Span2D<std::uint8_t>, const StereoPlan&);
+
+}  // namespace upres::ref

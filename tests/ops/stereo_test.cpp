@@ -1,0 +1,250 @@
+// upres::stereo_disparity (upres/stereo.hpp): golden data from the NumPy / SciPy model
+// (tools/golden/gen_stereo.py), properties (a shifted image's disparity, the weights' formula),
+// the streaming cpu backend against the reference bit for bit, bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <upres/stereo.hpp>
+#include "test_util.hpp"
+
+#include "ops/stereo/stereo_math.hpp"
+
+namespace upres {
+namespace {
+
+using test::expect_error;
+using test::random_image;
+using U8 = std::uint8_t;
+
+Context backend(Backend b) {
+    Context c;
+    c.backend = b;
+    return c;
+}
+
+// Equal bit for bit, NaN equal to NaN.
+::testing::AssertionResult same(const ImageView<const float>& a, const ImageView<const float>& b) {
+    if (a.width() != b.width() || a.height() != b.height())
+        return ::testing::AssertionFailure() << "sizes differ";
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const float u = a.row(y)[x], v = b.row(y)[x];
+            if (std::isnan(u) && std::isnan(v)) continue;
+            if (std::memcmp(&u, &v, sizeof u) != 0)
+                return ::testing::AssertionFailure()
+                       << "at x " << x << ", y " << y << ": " << u << " vs " << v;
+        }
+    return ::testing::AssertionSuccess();
+}
+
+// Within tol, NaN where the other is NaN.
+::testing::AssertionResult near(const ImageView<const float>& a, const ImageView<const float>& b,
+                                double tol) {
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width(); ++x) {
+            const float u = a.row(y)[x], v = b.row(y)[x];
+            if (std::isnan(u) != std::isnan(v))
+                return ::testing::AssertionFailure()
+                       << "validity differs at x " << x << ", y " << y << ": " << u << " vs " << v;
+            if (!std::isnan(u) && std::abs(double(u) - double(v)) > tol)
+                return ::testing::AssertionFailure()
+                       << "at x " << x << ", y " << y << ": " << u << " vs " << v;
+        }
+    return ::testing::AssertionSuccess();
+}
+
+TEST(Stereo, GaussWeightsFollowTheirFormula) {
+    for (int side : {7, 13}) {
+        const int r = side / 2;
+        const double sigma = (side - 1) / 4.0;
+        double total = 0;
+        for (int k = -r; k <= r; ++k) total += std::exp(-k * k / (2 * sigma * sigma));
+        const int* g = side == 7 ? stereo::kGauss7 : stereo::kGauss13;
+        for (int k = 0; k <= r; ++k)
+            EXPECT_EQ(g[k], static_cast<int>(std::floor(
+                                256 * std::exp(-k * k / (2 * sigma * sigma)) / total + 0.5)))
+                << side << " " << k;
+    }
+}
+
+// Both backends against the NumPy / SciPy model: the sums are integers and the parabola is
+// double arithmetic on them, so the maps agree to float rounding (1e-5 pixels); the validity of
+// every pixel is the same.
+TEST(Stereo, GoldenMatcher) {
+    struct Case {
+        const char* name;
+        const char* input;
+        StereoOptions o;
+    };
+    std::vector<Case> cases(4);
+    cases[0] = {"rand_g7", "rand", {}};
+    cases[0].o.num_disparities = 8;
+    cases[1] = {"rand_g13", "rand", {}};
+    cases[1].o.min_disparity = -2;
+    cases[1].o.num_disparities = 9;
+    cases[1].o.aggregation = StereoAggregation::Gauss13;
+    cases[1].o.lr_check = 1;
+    cases[1].o.uniqueness = 10;
+    cases[2] = {"photo_g7", "photo", {}};
+    cases[2].o.num_disparities = 24;
+    cases[3] = {"gray_box5", "gray", {}};
+    cases[3].o.min_disparity = 2;
+    cases[3].o.num_disparities = 20;
+    cases[3].o.aggregation = StereoAggregation::Box;
+    cases[3].o.box_size = 5;
+    cases[3].o.max_cost = 20.0;
+    cases[3].o.lr_check = -1;
+    cases[3].o.subpixel = false;
+    for (const Case& c : cases) {
+        const std::string in = std::string("stereo/") + c.input;
+        const Image<U8> l = test::load_golden<U8>(in + "_left.npy");
+        const Image<U8> r = test::load_golden<U8>(in + "_right.npy");
+        const Image<float> want =
+            test::load_golden<float>(std::string("stereo/") + c.name + "_disp.npy");
+        const Image<float> want_r =
+            test::load_golden<float>(std::string("stereo/") + c.name + "_right_disp.npy");
+        for (Backend b : {Backend::Reference, Backend::Cpu}) {
+            Image<float> got(l.width(), l.height(), 1), got_r(l.width(), l.height(), 1);
+            stereo_disparity(l.view(), r.view(), got.view(), c.o, backend(b), got_r.view());
+            EXPECT_TRUE(near(got.view(), want.view(), 1e-5)) << c.name << " " << to_string(b);
+            EXPECT_TRUE(near(got_r.view(), want_r.view(), 1e-5))
+                << c.name << " right map, " << to_string(b);
+        }
+    }
+}
+
+// A textured image and the same image shifted by k pixels: every pixel whose window lies inside
+// both images gets disparity k (integer part exactly; the parabola stays within half a pixel).
+TEST(Stereo, ShiftedImageGivesItsShift) {
+    const int w = 80, h = 40, k = 5;
+    const Image<U8> base = random_image<U8>(w + k, h, 1, 77);
+    Image<U8> l(w, h, 1), r(w, h, 1);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            l.view().row(y)[x] = base.view().row(y)[x];
+            r.view().row(y)[x] = base.view().row(y)[x + k];  // R(x - k) = L(x): disparity k
+        }
+    for (StereoAggregation a : {StereoAggregation::Gauss7, StereoAggregation::Gauss13}) {
+        StereoOptions o;
+        o.num_disparities = 16;
+        o.aggregation = a;
+        Image<float> d(w, h, 1);
+        stereo_disparity(l.view(), r.view(), d.view(), o);
+        const int rad = a == StereoAggregation::Gauss7 ? 3 : 6;
+        for (int y = rad; y < h - rad; ++y)
+            for (int x = 16 + rad; x < w - rad; ++x) {
+                const float v = d.view().row(y)[x];
+                ASSERT_LT(std::abs(v - float(k)), 0.5f) << x << " " << y;
+            }
+        o.subpixel = false;
+        stereo_disparity(l.view(), r.view(), d.view(), o);
+        for (int y = rad; y < h - rad; ++y)
+            for (int x = 16 + rad; x < w - rad; ++x)
+                ASSERT_EQ(d.view().row(y)[x], float(k)) << x << " " << y;
+    }
+}
+
+// The streaming cpu backend equals the reference bit for bit: u8 / u16 / f32, 1 and 3 channels,
+// odd sizes, sub-views, negative and positive ranges, every aggregation, the checks on and off,
+// with the right map and the mask.
+TEST(Stereo, CpuStreamingEqualsReference) {
+    std::uint32_t seed = 500;
+    struct Size {
+        int w, h, c;
+    };
+    for (const Size s : {Size{37, 23, 1}, Size{50, 41, 3}, Size{13, 70, 1}}) {
+        for (int variant = 0; variant < 4; ++variant) {
+            StereoOptions o;
+            o.min_disparity = variant == 1 ? -3 : variant == 2 ? 4 : 0;
+            o.num_disparities = variant == 3 ? s.w : 11;
+            o.aggregation = variant == 1   ? StereoAggregation::Gauss13
+                            : variant == 2 ? StereoAggregation::Box
+                                           : StereoAggregation::Gauss7;
+            o.box_size = 3;
+            o.lr_check = variant - 1;  // -1 (none), 0, 1, 2
+            o.uniqueness = variant == 2 ? 15 : 0;
+            o.subpixel = variant != 3;
+            o.max_cost = variant == 1 ? 30.0 : 255.0;
+            auto check = [&](auto tag, const char* type) {
+                using T = decltype(tag);
+                const Image<T> big_l = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
+                const Image<T> big_r = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
+                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(3, 2, s.w, s.h);
+                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 1, s.w, s.h);
+                Image<float> a(s.w, s.h, 1), b(s.w, s.h, 1), ar(s.w, s.h, 1), br(s.w, s.h, 1);
+                Image<U8> ma(s.w, s.h, 1), mb(s.w, s.h, 1);
+                stereo_disparity(l, r, a.view(), o, backend(Backend::Reference), ar.view(),
+                                 ma.view());
+                stereo_disparity(l, r, b.view(), o, backend(Backend::Cpu), br.view(), mb.view());
+                EXPECT_TRUE(same(b.view(), a.view()))
+                    << type << " " << s.w << "x" << s.h << "x" << s.c << " variant " << variant;
+                EXPECT_TRUE(same(br.view(), ar.view()))
+                    << type << " right map, variant " << variant;
+                EXPECT_TRUE(test::images_near(mb.view(), ma.view(), 0.0)) << type << " mask";
+            };
+            check(std::uint8_t{}, "u8");
+            check(std::uint16_t{}, "u16");
+            check(float{}, "f32");
+        }
+    }
+}
+
+TEST(StereoErrors, BadInputIsRefused) {
+    const Image<U8> l = random_image<U8>(80, 20, 1, 1), r = random_image<U8>(80, 20, 1, 2);
+    Image<float> d(80, 20, 1);
+    const Image<U8> r2 = random_image<U8>(79, 20, 1, 3);
+    expect_error([&] { stereo_disparity(l.view(), r2.view(), d.view()); },
+                 ErrorCode::InvalidArgument, "a rectified pair has one size");
+    const Image<U8> l2c = random_image<U8>(80, 20, 2, 3), r2c = random_image<U8>(80, 20, 2, 4);
+    expect_error([&] { stereo_disparity(l2c.view(), r2c.view(), d.view()); },
+                 ErrorCode::InvalidArgument, "allowed: 1 gray, 3 RGB");
+    StereoOptions o;
+    o.num_disparities = 81;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "wider than the image");
+    o = {};
+    o.aggregation = StereoAggregation::Gauss13;
+    const Image<U8> small_l = random_image<U8>(32, 10, 1, 5),
+                    small_r = random_image<U8>(32, 10, 1, 6);
+    Image<float> ds(32, 10, 1);
+    expect_error([&] { stereo_disparity(small_l.view(), small_r.view(), ds.view(), o); },
+                 ErrorCode::InvalidArgument, "window is larger");
+    o = {};
+    o.box_size = 4;
+    o.aggregation = StereoAggregation::Box;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "must be odd");
+    o = {};
+    o.aggregation = static_cast<StereoAggregation>(9);
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "allowed: gauss7, gauss13, box");
+    o = {};
+    o.min_disparity = 80;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "min_disparity");
+    Image<float> wrong(79, 20, 1);
+    expect_error([&] { stereo_disparity(l.view(), r.view(), wrong.view()); },
+                 ErrorCode::InvalidArgument, "must be 80 x 20 x 1");
+    Image<float> fl = random_image<float>(80, 20, 1, 7), fr = random_image<float>(80, 20, 1, 8);
+    fl.view().row(4)[9] = std::numeric_limits<float>::quiet_NaN();
+    expect_error(
+        [&] {
+            stereo_disparity(ImageView<const float>(fl.view()), ImageView<const float>(fr.view()),
+                             d.view());
+        },
+        ErrorCode::InvalidArgument, "non-finite value at x 9, y 4");
+    expect_error(
+        [&] { stereo_disparity(l.view(), r.view(), d.view(), {}, backend(Backend::Cuda)); },
+        ErrorCode::BackendUnavailable, "");
+    const AnyImage al(clone(l.view())), ar16(random_image<std::uint16_t>(80, 20, 1, 9));
+    expect_error([&] { stereo_disparity(al, ar16); }, ErrorCode::InvalidArgument, "u16");
+}
+
+}  // namespace
+}  // namespace upres
