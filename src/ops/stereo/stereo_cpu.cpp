@@ -3,9 +3,10 @@
 // static); a stripe runs the disparities one after another, computing each DSI layer only for
 // its rows plus the window's radius, filtering it with the separable weights (a column pass,
 // then a row pass: the same integer sums as the 2-D filter) and updating each pixel's winner
-// state (stereo_math.hpp: best, its two neighbours, the uniqueness competitor) for the
-// left-based map at x and the right-based map at x - d. Memory per thread O(stripe x W), never
-// the W x H x D cube. Bit-identical to the reference.
+// state (stereo_math.hpp's winner_step: best, its two neighbours, the uniqueness competitor)
+// for the left-based map at x and the right-based map at x - d. The states are rows of int32
+// arrays updated branch-free, so every loop over x vectorises. Memory per thread
+// O(stripe x W), never the W x H x D cube. Bit-identical to the reference.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -18,9 +19,135 @@ namespace upres::cpu {
 
 namespace {
 
-// Rows per stripe: small enough that the stripe's cost rows and winner states stay in the
-// per-core caches for the usual widths, large enough that the 2r halo rows cost little.
-constexpr int kStripe = 32;
+// Rows per stripe: the stripe's winner states (2 maps x 7 int32 per pixel) stay near the
+// per-core L2 for widths up to ~1300 pixels; the 2r halo rows of costs cost little.
+constexpr int kStripe = 16;
+
+using stereo::kNone;
+
+// Costs of row y for layer d: q[x] = cost(L(x), R(clamp(x - d))), the clamp only outside
+// [a, b) (where x - d is inside the image), C a compile-time channel count.
+template <class T, int C>
+void cost_row(const T* __restrict l, const T* __restrict r, int w, int d, int max_q,
+              int* __restrict q) {
+    const int a = std::clamp(d, 0, w), b = std::clamp(w + d, 0, w);
+    for (int x = 0; x < a; ++x) q[x] = stereo::pixel_cost(l + x * C, r, C, max_q);
+    const T* rs = r - static_cast<std::ptrdiff_t>(d) * C;
+    for (int x = a; x < b; ++x) q[x] = stereo::pixel_cost(l + x * C, rs + x * C, C, max_q);
+    for (int x = b; x < w; ++x) q[x] = stereo::pixel_cost(l + x * C, r + (w - 1) * C, C, max_q);
+}
+
+// Winner states of a stripe's rows (one int32 array per field, rows of w).
+struct States {
+    std::vector<std::int32_t> best, best_d, before, after, far, prev, below2;
+    explicit States(std::size_t n)
+        : best(n, kNone),
+          best_d(n, 0),
+          before(n, kNone),
+          after(n, kNone),
+          far(n, kNone),
+          prev(n, kNone),
+          below2(n, kNone) {}
+};
+
+// winner_step over n consecutive states from index i, with the sums c[0 .. n).
+void step_run(States& s, std::size_t i, int n, int d, const std::int32_t* __restrict c) {
+    std::int32_t* __restrict best = s.best.data() + i;
+    std::int32_t* __restrict best_d = s.best_d.data() + i;
+    std::int32_t* __restrict before = s.before.data() + i;
+    std::int32_t* __restrict after = s.after.data() + i;
+    std::int32_t* __restrict far = s.far.data() + i;
+    std::int32_t* __restrict prev = s.prev.data() + i;
+    std::int32_t* __restrict below2 = s.below2.data() + i;
+#pragma omp simd
+    for (int k = 0; k < n; ++k)
+        stereo::winner_step(best[k], best_d[k], before[k], after[k], far[k], prev[k], below2[k], d,
+                            c[k]);
+}
+
+stereo::Winner winner_at(const States& s, std::size_t i) {
+    return stereo::finished(s.best[i], s.best_d[i], s.before[i], s.after[i], s.far[i]);
+}
+
+template <class T, int C>
+void run(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+         Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
+         int threads) {
+    const int width = left.width, height = left.height, radius = plan.radius;
+    const int stripes = (height + kStripe - 1) / kStripe;
+    parallel_for(0, stripes, threads, [&](int s) {
+        // Locals, not references to the caller's: the stores of the loops below could
+        // otherwise alias them, and the loops would not vectorise.
+        const int W = width, H = height, r = radius, min_d = plan.min_d, num_d = plan.num_d,
+                  max_q = plan.max_q;
+        const int y0 = s * kStripe, y1 = std::min(H, y0 + kStripe), rows = y1 - y0;
+        const int ylo = std::max(0, y0 - r), yhi = std::min(H, y1 + r);
+        std::vector<int> q(static_cast<std::size_t>(yhi - ylo) * W);
+        std::vector<std::int32_t> v(static_cast<std::size_t>(W) + 2 * r), h(W);
+        States wl(static_cast<std::size_t>(rows) * W), wr(static_cast<std::size_t>(rows) * W);
+        int g[16];
+        for (int j = 0; j <= r; ++j) g[j] = plan.weights[j];
+        for (int k = 0; k < num_d; ++k) {
+            const int d = min_d + k;
+            // Pixels x with x - d inside the image: the layer's candidates.
+            const int lo = std::max(0, d), hi = std::min(W, W + d);
+            if (lo >= hi) continue;
+            for (int y = ylo; y < yhi; ++y)
+                cost_row<T, C>(left.row(y), right.row(y), W, d, max_q,
+                               q.data() + static_cast<std::size_t>(y - ylo) * W);
+            for (int y = y0; y < y1; ++y) {
+                // Column pass into v (with r clamped columns on each side), then the row pass.
+                std::int32_t* __restrict vc = v.data() + r;
+                {
+                    const int* q0 = q.data() + static_cast<std::size_t>(y - ylo) * W;
+                    for (int x = 0; x < W; ++x) vc[x] = g[0] * q0[x];
+                }
+                for (int i = 1; i <= r; ++i) {
+                    const int* __restrict qa =
+                        q.data() +
+                        static_cast<std::size_t>(stereo::clamp_index(y - i, H) - ylo) * W;
+                    const int* __restrict qb =
+                        q.data() +
+                        static_cast<std::size_t>(stereo::clamp_index(y + i, H) - ylo) * W;
+                    const int gi = g[i];
+                    for (int x = 0; x < W; ++x) vc[x] += gi * (qa[x] + qb[x]);
+                }
+                for (int j = 1; j <= r; ++j) {
+                    vc[-j] = vc[0];
+                    vc[W - 1 + j] = vc[W - 1];
+                }
+                std::int32_t* __restrict hh = h.data();
+                for (int x = lo; x < hi; ++x) hh[x] = g[0] * vc[x];
+                for (int j = 1; j <= r; ++j) {
+                    const int gj = g[j];
+                    for (int x = lo; x < hi; ++x) hh[x] += gj * (vc[x - j] + vc[x + j]);
+                }
+                const std::size_t row = static_cast<std::size_t>(y - y0) * W;
+                step_run(wl, row + lo, hi - lo, d, hh + lo);
+                step_run(wr, row + lo - d, hi - lo, d, hh + lo);
+            }
+        }
+        for (int y = y0; y < y1; ++y) {
+            const std::size_t row = static_cast<std::size_t>(y - y0) * W;
+            for (int x = 0; x < W; ++x) {
+                const stereo::Winner w = winner_at(wl, row + x);
+                bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
+                if (ok && plan.lr_check >= 0) {
+                    const stereo::Winner o = winner_at(wr, row + (x - w.best_d));
+                    const int diff = w.best_d - o.best_d;
+                    ok = o.best >= 0 && (diff < 0 ? -diff : diff) <= plan.lr_check;
+                }
+                disparity.row(y)[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
+                if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
+                if (right_disparity.data) {
+                    const stereo::Winner o = winner_at(wr, row + x);
+                    right_disparity.row(y)[x] =
+                        o.best >= 0 ? stereo::refined(o, plan.subpixel) : plan.invalid;
+                }
+            }
+        }
+    });
+}
 
 }  // namespace
 
@@ -28,77 +155,10 @@ template <class T>
 void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
             Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
             int threads) {
-    const int W = left.width, H = left.height, C = left.channels, r = plan.radius;
-    const int stripes = (H + kStripe - 1) / kStripe;
-    parallel_for(0, stripes, threads, [&](int s) {
-        const int y0 = s * kStripe, y1 = std::min(H, y0 + kStripe), rows = y1 - y0;
-        const int ylo = std::max(0, y0 - r), yhi = std::min(H, y1 + r);
-        std::vector<int> q(static_cast<std::size_t>(yhi - ylo) * W);
-        std::vector<std::int32_t> v(static_cast<std::size_t>(W) + 2 * r), h(W);
-        std::vector<stereo::Winner> wl(static_cast<std::size_t>(rows) * W),
-            wr(static_cast<std::size_t>(rows) * W);
-        for (int k = 0; k < plan.num_d; ++k) {
-            const int d = plan.min_d + k;
-            // Pixels x with x - d inside the image: the layer's candidates.
-            const int lo = std::max(0, d), hi = std::min(W, W + d);
-            if (lo >= hi) continue;
-            for (int y = ylo; y < yhi; ++y) {
-                const T* l = left.row(y);
-                const T* rr = right.row(y);
-                int* qr = q.data() + static_cast<std::size_t>(y - ylo) * W;
-                for (int x = 0; x < W; ++x)
-                    qr[x] = stereo::pixel_cost(
-                        l + static_cast<std::ptrdiff_t>(x) * C,
-                        rr + static_cast<std::ptrdiff_t>(stereo::clamp_index(x - d, W)) * C, C,
-                        plan.max_q);
-            }
-            for (int y = y0; y < y1; ++y) {
-                // Column pass into v (with r clamped columns on each side), then the row pass.
-                std::int32_t* vc = v.data() + r;
-                for (int x = 0; x < W; ++x) vc[x] = 0;
-                for (int i = -r; i <= r; ++i) {
-                    const int g = plan.weights[i < 0 ? -i : i];
-                    const int* qr =
-                        q.data() +
-                        static_cast<std::size_t>(stereo::clamp_index(y + i, H) - ylo) * W;
-                    for (int x = 0; x < W; ++x) vc[x] += g * qr[x];
-                }
-                for (int j = 1; j <= r; ++j) {
-                    vc[-j] = vc[0];
-                    vc[W - 1 + j] = vc[W - 1];
-                }
-                for (int x = lo; x < hi; ++x) {
-                    std::int32_t acc = plan.weights[0] * vc[x];
-                    for (int j = 1; j <= r; ++j) acc += plan.weights[j] * (vc[x - j] + vc[x + j]);
-                    h[x] = acc;
-                }
-                stereo::Winner* wlr = wl.data() + static_cast<std::size_t>(y - y0) * W;
-                stereo::Winner* wrr = wr.data() + static_cast<std::size_t>(y - y0) * W;
-                for (int x = lo; x < hi; ++x) {
-                    stereo::winner_update(wlr[x], d, h[x]);
-                    stereo::winner_update(wrr[x - d], d, h[x]);
-                }
-            }
-        }
-        for (int y = y0; y < y1; ++y) {
-            const stereo::Winner* wlr = wl.data() + static_cast<std::size_t>(y - y0) * W;
-            const stereo::Winner* wrr = wr.data() + static_cast<std::size_t>(y - y0) * W;
-            for (int x = 0; x < W; ++x) {
-                const stereo::Winner& w = wlr[x];
-                bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
-                if (ok && plan.lr_check >= 0) {
-                    const stereo::Winner& o = wrr[x - w.best_d];
-                    const int diff = w.best_d - o.best_d;
-                    ok = o.best >= 0 && (diff < 0 ? -diff : diff) <= plan.lr_check;
-                }
-                disparity.row(y)[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
-                if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
-                if (right_disparity.data)
-                    right_disparity.row(y)[x] =
-                        wrr[x].best >= 0 ? stereo::refined(wrr[x], plan.subpixel) : plan.invalid;
-            }
-        }
-    });
+    if (left.channels == 1)
+        run<T, 1>(left, right, disparity, right_disparity, valid, plan, threads);
+    else
+        run<T, 3>(left, right, disparity, right_disparity, valid, plan, threads);
 }
 
 template void stereo(Span2D<const std::uint8_t>, Span2D<const std::uint8_t>, Span2D<float>,

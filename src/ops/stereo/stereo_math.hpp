@@ -56,40 +56,56 @@ inline int max_cost_q(double max_cost) {
 
 UPRES_HD int clamp_index(int i, int n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 
-// Per-pixel state of the winner-takes-all search, updated one disparity at a time in increasing
-// order (the streaming form; the reference feeds it from its whole cube). best: the smallest
-// sum so far (ties keep the earlier, smaller d); before / after: the sums at best - 1 and best
-// + 1 (-1: not a candidate); far: the smallest sum over candidates two or more steps below
-// best (for uniqueness), and below2: the smallest over candidates up to the one before the
-// previous (-1: none).
+// A pixel's winner: the smallest sum (ties keep the smaller d), the sums at best_d - 1 and
+// best_d + 1 (-1: not a candidate) and the smallest sum over candidates two or more steps away
+// (far, for uniqueness; -1: none). best -1: the pixel has no candidate.
 struct Winner {
     std::int32_t best = -1, best_d = 0, before = -1, after = -1, far = -1;
-    std::int32_t prev = -1, below2 = -1, prev_d = 0;
 };
 
 UPRES_HD std::int32_t min_or(std::int32_t a, std::int32_t b) {  // -1: none
     return a < 0 ? b : (b < 0 ? a : (a < b ? a : b));
 }
 
-// Candidate d of the pixel with sum c. Candidates arrive in increasing d, possibly with gaps at
-// the start and end of the pixel's range but contiguous inside it.
-UPRES_HD void winner_update(Winner& w, int d, std::int32_t c) {
-    const std::int32_t prev = w.prev_d == d - 1 ? w.prev : -1;  // the candidate at d - 1
-    if (w.best < 0 || c < w.best) {
-        // Candidates two or more below d: everything before d - 1.
-        w.far = w.prev_d == d - 1 ? w.below2 : min_or(w.below2, w.prev);
-        w.best = c;
-        w.best_d = d;
-        w.before = prev;
-        w.after = -1;
-    } else {
-        if (d == w.best_d + 1) w.after = c;
-        if (d >= w.best_d + 2) w.far = min_or(w.far, c);
-    }
-    // below2 becomes the minimum over candidates up to d - 1 for the next step (d + 1).
-    w.below2 = min_or(w.below2, prev);
-    w.prev = c;
-    w.prev_d = d;
+// The streaming form of the winner search: a pixel's candidates d arrive one at a time in
+// increasing order (they are contiguous: [max(min_d, x - W + 1), min(max_d, x)] for left pixel
+// x), each with its sum c, and update the state below, branch-free (the cpu backend runs it on
+// rows of states, vectorised). kNone marks "none". prev: the previous candidate's sum; below2:
+// the smallest sum over the candidates before the previous one. When c is a new best, the
+// candidates two or more below it are exactly those of below2.
+inline constexpr std::int32_t kNone = 0x7fffffff;
+// m ? a : b as arithmetic (no branch for the compiler to keep).
+UPRES_HD std::int32_t select(bool m, std::int32_t a, std::int32_t b) {
+    return b ^ ((a ^ b) & -static_cast<std::int32_t>(m));
+}
+UPRES_HD void winner_step(std::int32_t& best, std::int32_t& best_d, std::int32_t& before,
+                          std::int32_t& after, std::int32_t& far, std::int32_t& prev,
+                          std::int32_t& below2, int d, std::int32_t c) {
+    // Loads first, then arithmetic selects only: the cpu backend's loop over a row vectorises.
+    const std::int32_t b = best, bd = best_d, bf = before, af = after, f = far, p = prev,
+                       b2 = below2;
+    const bool nb = c < b;
+    const bool to_far = (d >= bd + 2) & (c < f);
+    const bool to_after = d == bd + 1;
+    far = select(nb, b2, select(to_far, c, f));
+    after = select(nb, kNone, select(to_after, c, af));
+    before = select(nb, p, bf);
+    best_d = select(nb, d, bd);
+    best = select(nb, c, b);
+    below2 = select(p < b2, p, b2);
+    prev = c;
+}
+// The Winner of a streamed state.
+UPRES_HD Winner finished(std::int32_t best, std::int32_t best_d, std::int32_t before,
+                         std::int32_t after, std::int32_t far) {
+    Winner w;
+    if (best == kNone) return w;
+    w.best = best;
+    w.best_d = best_d;
+    w.before = before == kNone ? -1 : before;
+    w.after = after == kNone ? -1 : after;
+    w.far = far == kNone ? -1 : far;
+    return w;
 }
 
 // The winner passes the uniqueness test (OpenCV: invalid if some candidate two or more steps
