@@ -150,6 +150,13 @@ TABLES = {
         ("1024^2 RGB f32 exact prefilter, 2 threads",
          "Bspline_Prefilter_Cpu/n:1024/fir:0/c:3/threads:2/", []),
     ]),
+    "stereo-cpu": (("cpu",), ["docs/ops/stereo.md", "docs/benchmarks.md"], [
+        ("1282 x 1110 u8 pair, 64 disparities, Gauss 7 x 7, all cores", "Stereo_Cpu/agg:0/threads:0/",
+         [("cv2_stereobm_7x7_d64_cpu_allthreads", "OpenCV StereoBM 7 x 7")]),
+        ("the same, Gauss 13 x 13", "Stereo_Cpu/agg:1/threads:0/", []),
+        ("the same, box 7 x 7", "Stereo_Cpu/agg:2/threads:0/", []),
+        ("the same, Gauss 7 x 7, 1 thread", "Stereo_Cpu/agg:0/threads:1/", []),
+    ]),
 }
 MACHINE_NAMES = {"h100": "H100", "h200": "H200", "cpu": "2-core CPU"}
 

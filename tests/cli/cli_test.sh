@@ -25,6 +25,8 @@ pass() { echo "PASS: $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
 skip() { echo "SKIP: $1"; skipped=$((skipped + 1)); }
 
+# (Output checks read $out / $err through a here-string: `printf | grep -q` with pipefail can
+# fail when grep exits before printf has written, SIGPIPE.)
 # run NAME CMD...: runs a command, keeping stdout, stderr and the exit code in $out $err $rc.
 run() {
     "$@" >"$tmp/stdout" 2>"$tmp/stderr"
@@ -49,7 +51,7 @@ expect_one_line_error() {
         fail "$1: exit $rc, expected $2; stderr: $err"
     elif [ "$lines" -ne 1 ]; then
         fail "$1: $lines lines on stderr, expected 1: $err"
-    elif ! printf '%s' "$err" | grep -Eq -- "$3"; then
+    elif ! grep -Eq -- "$3" <<<"$err"; then
         fail "$1: stderr does not match '$3': $err"
     elif [ -n "$out" ]; then
         fail "$1: unexpected stdout: $out"
@@ -74,7 +76,7 @@ sys.exit(0 if ok else 1)' "$2" 2>"$tmp/pyerr"; then
             fail "$1: '$out' is not valid JSON or fails $2 ($(cat "$tmp/pyerr"))"
         fi
     else
-        if printf '%s' "$out" | grep -Eq '^\{"psnr": ("inf"|[0-9.]+), "ssim": [0-9.]+\}$'; then
+        if grep -Eq '^\{"psnr": ("inf"|[0-9.]+), "ssim": [0-9.]+\}$' <<<"$out"; then
             pass "$1 (grep, no /usr/bin/python3): $out"
         else
             fail "$1: '$out' does not look like the expected JSON object"
@@ -89,17 +91,17 @@ sys.exit(0 if ok else 1)' "$2" 2>"$tmp/pyerr"; then
 run "$upres" --help
 expect_rc "--help" 0
 for c in info compare convert; do
-    if printf '%s' "$out" | grep -Eq "^ +$c( |$)"; then pass "--help lists $c"; else fail "--help does not list $c"; fi
+    if grep -Eq "^ +$c( |$)" <<<"$out"; then pass "--help lists $c"; else fail "--help does not list $c"; fi
 done
 run "$upres" --version
-if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -Eq '^upres [0-9]+\.[0-9]+\.[0-9]+'; then
+if [ "$rc" -eq 0 ] && grep -Eq '^upres [0-9]+\.[0-9]+\.[0-9]+' <<<"$out"; then
     pass "--version prints '$out'"
 else
     fail "--version: exit $rc, '$out'"
 fi
 run "$upres" info
 expect_rc "info" 0
-if printf '%s' "$out" | grep -q '^CUDA backends:'; then pass "info shows the CUDA build flag"; else fail "info output: $out"; fi
+if grep -q '^CUDA backends:' <<<"$out"; then pass "info shows the CUDA build flag"; else fail "info output: $out"; fi
 run "$upres"
 expect_one_line_error "no subcommand is a usage error" $EX_USAGE 'upres: .*subcommand'
 
@@ -123,7 +125,7 @@ expect_rc "compare identical --json" 0
 json_check "compare identical: psnr is \"inf\", ssim 1" 'd["psnr"] == "inf" and abs(d["ssim"] - 1) < 1e-9 and set(d) == {"psnr", "ssim"}'
 
 run "$upres" compare "$sample" "$sample"
-if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q '^PSNR: inf' && printf '%s' "$out" | grep -q '^SSIM: 1.000000'; then
+if [ "$rc" -eq 0 ] && grep -q '^PSNR: inf' <<<"$out" && grep -q '^SSIM: 1.000000' <<<"$out"; then
     pass "compare identical (text)"
 else
     fail "compare identical (text): exit $rc, '$out' $err"
@@ -243,7 +245,7 @@ fi
 
 # A forced backend runs or fails, never silently runs elsewhere (exit 7: backend_unavailable).
 run "$upres" info
-if printf '%s' "$out" | grep -q '^CUDA devices: *none'; then
+if grep -q '^CUDA devices: *none' <<<"$out"; then
     run "$upres" --backend cuda convert "$sample" "$tmp/cuda.pfm" --depth f32
     expect_one_line_error "convert --backend cuda without a CUDA device" 7 'cuda'
     if [ ! -e "$tmp/cuda.pfm" ]; then pass "no output after a backend error"; else fail "$tmp/cuda.pfm written"; fi
@@ -258,7 +260,7 @@ fi
 
 # ---------------------------------------------------------------- warp (scripts/demo's job)
 run "$upres" --help
-if printf '%s' "$out" | grep -Eq '^ +warp( |$)'; then
+if grep -Eq '^ +warp( |$)' <<<"$out"; then
     run "$upres" warp "$sample" "$tmp/zoom.png" --zoom 2
     expect_rc "warp --zoom 2" 0
     if [ -x "$py" ] && [ -f "$tmp/zoom.png" ]; then
@@ -280,7 +282,7 @@ fi
 
 # ---------------------------------------------------------------- warp (warp helper's checks)
 run "$upres" --help
-if printf '%s' "$out" | grep -Eq '^ +warp( |$)'; then
+if grep -Eq '^ +warp( |$)' <<<"$out"; then
     # Float stays float; rotation matches scipy.ndimage.rotate(order=3, mode='mirror').
     if [ -x "$py" ] && "$py" -c '
 import sys, numpy as np
@@ -405,7 +407,7 @@ elif [ "$rc" -eq 0 ] && [ -x "$py" ]; then
 fi
 UPRES_MODEL_DIR="$tmp/models" run "$upres" upscale "$sample" "$tmp/sr_rgb.png" --method srcnn --scale 2 --verbose
 expect_rc "upscale --method srcnn (colour, model from UPRES_MODEL_DIR, --verbose)" 0
-if printf '%s' "$out" | grep -q 'receptive field 13'; then
+if grep -q 'receptive field 13' <<<"$out"; then
     pass "upscale --verbose prints the model"
 else
     fail "upscale --verbose output: $out"
@@ -422,8 +424,8 @@ else
 fi
 echo "not an image" >"$tmp/batch_in/c.png"
 run "$upres" upscale "$tmp/batch_in/a.png" "$tmp/batch_in/c.png" "$tmp/batch_out2" --method bicubic
-if [ "$rc" -eq 5 ] && [ -f "$tmp/batch_out2/a.png" ] && printf '%s' "$err" | grep -q 'c\.png' &&
-    printf '%s' "$err" | grep -q '1 of 2 files failed'; then
+if [ "$rc" -eq 5 ] && [ -f "$tmp/batch_out2/a.png" ] && grep -q 'c\.png' <<<"$err" &&
+    grep -q '1 of 2 files failed' <<<"$err"; then
     pass "upscale batch: a bad file is reported and counted, the others written (exit 5)"
 else
     fail "upscale batch with a bad file: exit $rc; stderr: $err"
@@ -521,7 +523,7 @@ while IFS=$'\t' read -r op name kind def values doc; do
     # shellcheck disable=SC2086  # the command's words
     run "$upres" ${cmd_args[$op]} "--$name" bogus-value
     want="unknown .* 'bogus-value' \\(allowed: ${values//,/, }\\)"
-    if [ "$rc" -eq $EX_USAGE ] && printf '%s' "$err" | grep -Eq -- "$want"; then
+    if [ "$rc" -eq $EX_USAGE ] && grep -Eq -- "$want" <<<"$err"; then
         n_enum=$((n_enum + 1))
     else
         fail "$op --$name bogus-value: exit $rc, stderr: $err (wanted /$want/)"

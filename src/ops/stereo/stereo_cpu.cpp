@@ -5,12 +5,15 @@
 // then a row pass: the same integer sums as the 2-D filter) and updating each pixel's winner
 // state (stereo_math.hpp's winner_step: best, its two neighbours, the uniqueness competitor)
 // for the left-based map at x and the right-based map at x - d. The states are rows of int32
-// arrays updated branch-free, so every loop over x vectorises. Memory per thread
-// O(stripe x W), never the W x H x D cube. Bit-identical to the reference.
+// arrays updated branch-free, so every loop over x vectorises; a stripe is compiled twice, for
+// the baseline x86-64 and for AVX2 (chosen at run time, UPRES_CPU_BASELINE=1 forces the
+// baseline). Memory per thread O(stripe x W), never the W x H x D cube. Bit-identical to the
+// reference on both paths.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "core/parallel.hpp"
 #include "ops/stereo/stereo_backends.hpp"
 #include "ops/stereo/stereo_math.hpp"
@@ -27,9 +30,15 @@ using stereo::kNone;
 
 // Costs of row y for layer d: q[x] = cost(L(x), R(clamp(x - d))), the clamp only outside
 // [a, b) (where x - d is inside the image), C a compile-time channel count.
+#if defined(__GNUC__) || defined(__clang__)
+#define UPRES_STEREO_INLINE inline __attribute__((always_inline))
+#else
+#define UPRES_STEREO_INLINE inline
+#endif
+
 template <class T, int C>
-void cost_row(const T* __restrict l, const T* __restrict r, int w, int d, int max_q,
-              int* __restrict q) {
+UPRES_STEREO_INLINE void cost_row(const T* __restrict l, const T* __restrict r, int w, int d,
+                                  int max_q, int* __restrict q) {
     const int a = std::clamp(d, 0, w), b = std::clamp(w + d, 0, w);
     for (int x = 0; x < a; ++x) q[x] = stereo::pixel_cost(l + x * C, r, C, max_q);
     const T* rs = r - static_cast<std::ptrdiff_t>(d) * C;
@@ -51,7 +60,8 @@ struct States {
 };
 
 // winner_step over n consecutive states from index i, with the sums c[0 .. n).
-void step_run(States& s, std::size_t i, int n, int d, const std::int32_t* __restrict c) {
+UPRES_STEREO_INLINE void step_run(States& s, std::size_t i, int n, int d,
+                                  const std::int32_t* __restrict c) {
     std::int32_t* __restrict best = s.best.data() + i;
     std::int32_t* __restrict best_d = s.best_d.data() + i;
     std::int32_t* __restrict before = s.before.data() + i;
@@ -69,84 +79,120 @@ stereo::Winner winner_at(const States& s, std::size_t i) {
     return stereo::finished(s.best[i], s.best_d[i], s.before[i], s.after[i], s.far[i]);
 }
 
+// The arguments of a stripe.
+template <class T>
+struct Job {
+    Span2D<const T> left, right;
+    Span2D<float> disparity, right_disparity;
+    Span2D<std::uint8_t> valid;
+    const StereoPlan* plan;
+};
+
+// One stripe of rows, start to finish. Inlined into the two entry points below, compiled for
+// the baseline x86-64 and for AVX2 (8 int32 lanes and a native 32-bit multiply: the filter and
+// the winner updates run 8 pixels at a time; same integer results).
 template <class T, int C>
-void run(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
-         Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
-         int threads) {
-    const int width = left.width, height = left.height, radius = plan.radius;
-    const int stripes = (height + kStripe - 1) / kStripe;
-    parallel_for(0, stripes, threads, [&](int s) {
-        // Locals, not references to the caller's: the stores of the loops below could
-        // otherwise alias them, and the loops would not vectorise.
-        const int W = width, H = height, r = radius, min_d = plan.min_d, num_d = plan.num_d,
-                  max_q = plan.max_q;
-        const int y0 = s * kStripe, y1 = std::min(H, y0 + kStripe), rows = y1 - y0;
-        const int ylo = std::max(0, y0 - r), yhi = std::min(H, y1 + r);
-        std::vector<int> q(static_cast<std::size_t>(yhi - ylo) * W);
-        std::vector<std::int32_t> v(static_cast<std::size_t>(W) + 2 * r), h(W);
-        States wl(static_cast<std::size_t>(rows) * W), wr(static_cast<std::size_t>(rows) * W);
-        int g[16];
-        for (int j = 0; j <= r; ++j) g[j] = plan.weights[j];
-        for (int k = 0; k < num_d; ++k) {
-            const int d = min_d + k;
-            // Pixels x with x - d inside the image: the layer's candidates.
-            const int lo = std::max(0, d), hi = std::min(W, W + d);
-            if (lo >= hi) continue;
-            for (int y = ylo; y < yhi; ++y)
-                cost_row<T, C>(left.row(y), right.row(y), W, d, max_q,
-                               q.data() + static_cast<std::size_t>(y - ylo) * W);
-            for (int y = y0; y < y1; ++y) {
-                // Column pass into v (with r clamped columns on each side), then the row pass.
-                std::int32_t* __restrict vc = v.data() + r;
-                {
-                    const int* q0 = q.data() + static_cast<std::size_t>(y - ylo) * W;
-                    for (int x = 0; x < W; ++x) vc[x] = g[0] * q0[x];
-                }
-                for (int i = 1; i <= r; ++i) {
-                    const int* __restrict qa =
-                        q.data() +
-                        static_cast<std::size_t>(stereo::clamp_index(y - i, H) - ylo) * W;
-                    const int* __restrict qb =
-                        q.data() +
-                        static_cast<std::size_t>(stereo::clamp_index(y + i, H) - ylo) * W;
-                    const int gi = g[i];
-                    for (int x = 0; x < W; ++x) vc[x] += gi * (qa[x] + qb[x]);
-                }
-                for (int j = 1; j <= r; ++j) {
-                    vc[-j] = vc[0];
-                    vc[W - 1 + j] = vc[W - 1];
-                }
-                std::int32_t* __restrict hh = h.data();
-                for (int x = lo; x < hi; ++x) hh[x] = g[0] * vc[x];
-                for (int j = 1; j <= r; ++j) {
-                    const int gj = g[j];
-                    for (int x = lo; x < hi; ++x) hh[x] += gj * (vc[x - j] + vc[x + j]);
-                }
-                const std::size_t row = static_cast<std::size_t>(y - y0) * W;
-                step_run(wl, row + lo, hi - lo, d, hh + lo);
-                step_run(wr, row + lo - d, hi - lo, d, hh + lo);
-            }
-        }
+UPRES_STEREO_INLINE void stripe(int s, const Job<T>& job) {
+    const StereoPlan& plan = *job.plan;
+    const int W = job.left.width, H = job.left.height, r = plan.radius, min_d = plan.min_d,
+              num_d = plan.num_d, max_q = plan.max_q;
+    const int y0 = s * kStripe, y1 = std::min(H, y0 + kStripe), rows = y1 - y0;
+    const int ylo = std::max(0, y0 - r), yhi = std::min(H, y1 + r);
+    std::vector<int> q(static_cast<std::size_t>(yhi - ylo) * W);
+    std::vector<std::int32_t> v(static_cast<std::size_t>(W) + 2 * r), h(W);
+    States wl(static_cast<std::size_t>(rows) * W), wr(static_cast<std::size_t>(rows) * W);
+    int g[16];
+    for (int j = 0; j <= r; ++j) g[j] = plan.weights[j];
+    for (int k = 0; k < num_d; ++k) {
+        const int d = min_d + k;
+        // Pixels x with x - d inside the image: the layer's candidates.
+        const int lo = std::max(0, d), hi = std::min(W, W + d);
+        if (lo >= hi) continue;
+        for (int y = ylo; y < yhi; ++y)
+            cost_row<T, C>(job.left.row(y), job.right.row(y), W, d, max_q,
+                           q.data() + static_cast<std::size_t>(y - ylo) * W);
         for (int y = y0; y < y1; ++y) {
+            // Column pass into v (with r clamped columns on each side), then the row pass.
+            std::int32_t* __restrict vc = v.data() + r;
+            {
+                const int* q0 = q.data() + static_cast<std::size_t>(y - ylo) * W;
+                for (int x = 0; x < W; ++x) vc[x] = g[0] * q0[x];
+            }
+            for (int i = 1; i <= r; ++i) {
+                const int* __restrict qa =
+                    q.data() + static_cast<std::size_t>(stereo::clamp_index(y - i, H) - ylo) * W;
+                const int* __restrict qb =
+                    q.data() + static_cast<std::size_t>(stereo::clamp_index(y + i, H) - ylo) * W;
+                const int gi = g[i];
+                for (int x = 0; x < W; ++x) vc[x] += gi * (qa[x] + qb[x]);
+            }
+            for (int j = 1; j <= r; ++j) {
+                vc[-j] = vc[0];
+                vc[W - 1 + j] = vc[W - 1];
+            }
+            std::int32_t* __restrict hh = h.data();
+            for (int x = lo; x < hi; ++x) hh[x] = g[0] * vc[x];
+            for (int j = 1; j <= r; ++j) {
+                const int gj = g[j];
+                for (int x = lo; x < hi; ++x) hh[x] += gj * (vc[x - j] + vc[x + j]);
+            }
             const std::size_t row = static_cast<std::size_t>(y - y0) * W;
-            for (int x = 0; x < W; ++x) {
-                const stereo::Winner w = winner_at(wl, row + x);
-                bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
-                if (ok && plan.lr_check >= 0) {
-                    const stereo::Winner o = winner_at(wr, row + (x - w.best_d));
-                    const int diff = w.best_d - o.best_d;
-                    ok = o.best >= 0 && (diff < 0 ? -diff : diff) <= plan.lr_check;
-                }
-                disparity.row(y)[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
-                if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
-                if (right_disparity.data) {
-                    const stereo::Winner o = winner_at(wr, row + x);
-                    right_disparity.row(y)[x] =
-                        o.best >= 0 ? stereo::refined(o, plan.subpixel) : plan.invalid;
-                }
+            step_run(wl, row + lo, hi - lo, d, hh + lo);
+            step_run(wr, row + lo - d, hi - lo, d, hh + lo);
+        }
+    }
+    for (int y = y0; y < y1; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y - y0) * W;
+        for (int x = 0; x < W; ++x) {
+            const stereo::Winner w = winner_at(wl, row + x);
+            bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
+            if (ok && plan.lr_check >= 0) {
+                const stereo::Winner o = winner_at(wr, row + (x - w.best_d));
+                const int diff = w.best_d - o.best_d;
+                ok = o.best >= 0 && (diff < 0 ? -diff : diff) <= plan.lr_check;
+            }
+            job.disparity.row(y)[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
+            if (job.valid.data) job.valid.row(y)[x] = ok ? 255 : 0;
+            if (job.right_disparity.data) {
+                const stereo::Winner o = winner_at(wr, row + x);
+                job.right_disparity.row(y)[x] =
+                    o.best >= 0 ? stereo::refined(o, plan.subpixel) : plan.invalid;
             }
         }
-    });
+    }
+}
+
+template <class T, int C>
+void stripe_baseline(int s, const Job<T>& job) {
+    stripe<T, C>(s, job);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same stripe compiled for AVX2 through the function's target attribute (the inline
+// functions it calls are inlined here; their out-of-line copies stay baseline, so nothing
+// compiled for AVX2 can leak into the baseline paths). Chosen by cpu_avx2_fma().
+// Aloe (1282 x 1110), 64 disparities, Gauss 7 x 7, one thread, the 2-core AMD EPYC machine:
+// 0.19 s of CPU against 0.33 s for the baseline path.
+template <class T, int C>
+__attribute__((target("avx2,fma"))) void stripe_avx2(int s, const Job<T>& job) {
+    stripe<T, C>(s, job);
+}
+constexpr bool kAvx2Compiled = true;
+#else
+template <class T, int C>
+void stripe_avx2(int s, const Job<T>& job) {
+    stripe<T, C>(s, job);
+}
+constexpr bool kAvx2Compiled = false;
+#endif
+
+template <class T, int C>
+void run(const Job<T>& job, int threads) {
+    const int stripes = (job.left.height + kStripe - 1) / kStripe;
+    if (kAvx2Compiled && cpu_avx2_fma())
+        parallel_for(0, stripes, threads, [&](int s) { stripe_avx2<T, C>(s, job); });
+    else
+        parallel_for(0, stripes, threads, [&](int s) { stripe_baseline<T, C>(s, job); });
 }
 
 }  // namespace
@@ -155,10 +201,11 @@ template <class T>
 void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
             Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
             int threads) {
+    const Job<T> job{left, right, disparity, right_disparity, valid, &plan};
     if (left.channels == 1)
-        run<T, 1>(left, right, disparity, right_disparity, valid, plan, threads);
+        run<T, 1>(job, threads);
     else
-        run<T, 3>(left, right, disparity, right_disparity, valid, plan, threads);
+        run<T, 3>(job, threads);
 }
 
 template void stereo(Span2D<const std::uint8_t>, Span2D<const std::uint8_t>, Span2D<float>,
