@@ -9,7 +9,8 @@ truth, with that density, and over all pixels with ground truth (a pixel without
 counts as bad). Matchers, all on the same disparity range:
 
 * upres stereo, the paper's matcher: gauss7 and gauss13 (default options: no truncation, LR
-  check 0, sub-pixel), through the command (`--backend cpu`);
+  check 0, sub-pixel), and the same with the census cost, through the command
+  (`--backend cpu`);
 * OpenCV StereoBM (block 7 and 13, OpenCV's defaults otherwise);
 * OpenCV StereoSGBM in its 3-way mode with the parameters of OpenCV's stereo_match.py sample
   (block 3, P1 = 8 cn bs^2, P2 = 32 cn bs^2, uniqueness 10, speckle window 100, range 32,
@@ -49,12 +50,12 @@ def pairs():
     return out
 
 
-def upres(exe, L, R, nd, agg, tmp):
+def upres(exe, L, R, nd, agg, tmp, cost='ad'):
     lp, rp, op = (os.path.join(tmp, n) for n in ('l.png', 'r.png', 'd.npy'))
     cv2.imwrite(lp, L)
     cv2.imwrite(rp, R)
     subprocess.run([exe, '-q', '--backend', 'cpu', 'stereo', lp, rp, op, '--disparities',
-                    str(nd), '--aggregate', agg], check=True)
+                    str(nd), '--aggregate', agg, '--cost', cost], check=True)
     return np.load(op).astype(np.float32)
 
 
@@ -104,6 +105,8 @@ def main():
             maps = [
                 ('upres gauss7', upres(a.upres, L, R, nd, 'gauss7', tmp)),
                 ('upres gauss13', upres(a.upres, L, R, nd, 'gauss13', tmp)),
+                ('upres census gauss7', upres(a.upres, L, R, nd, 'gauss7', tmp, 'census')),
+                ('upres census gauss13', upres(a.upres, L, R, nd, 'gauss13', tmp, 'census')),
                 ('OpenCV StereoBM 7', opencv(L, R, nd, 'bm', 7)),
                 ('OpenCV StereoBM 13', opencv(L, R, nd, 'bm', 13)),
                 ('OpenCV StereoSGBM 3-way', opencv(L, R, nd, 'sgbm', 3)),
@@ -117,7 +120,7 @@ def main():
             if a.pictures:
                 vmax = float(np.nanmax(gt))
                 tiles = [('ground truth', gt)] + maps
-                w = 360
+                w = 300
                 h = int(round(L.shape[0] * w / L.shape[1]))
                 row = []
                 for label, d in tiles:

@@ -5,7 +5,10 @@
 //   Cost (the disparity space image, DSI): layer d holds, for left pixel (x, y), the absolute
 //   difference between L(x, y) and R(x - d, y) on the 8-bit scale (u8 as is, u16 / 257, f32 x
 //   255), averaged over the channels, truncated at max_cost and quantised to 1/16 level (an
-//   integer 0..4080); R is read with its column clamped to the image.
+//   integer 0..4080); R is read with its column clamped to the image. Census (beyond the
+//   paper; Zabih & Woodfill): each pixel's 62-bit code over a 9 x 7 window (bit set where the
+//   neighbour's intensity, the channel sum, is below the centre's; coordinates clamped), the
+//   cost the Hamming distance between the two codes x 16, truncated at max_cost x 16.
 //   Aggregation: in every layer, the Gauss-weighted sum over a 7 x 7 or 13 x 13 window (integer
 //   weights g_i g_j, sigma = (M - 1) / 4; rows and columns clamped to the image), or a box sum.
 //   Integer throughout, so every backend gives the same sums and the same winners.
@@ -40,8 +43,8 @@
 
 namespace upres {
 
-enum class StereoCost { AbsDiff };
-const char* to_string(StereoCost c) noexcept;  // "ad"
+enum class StereoCost { AbsDiff, Census };
+const char* to_string(StereoCost c) noexcept;  // "ad", "census"
 template <>
 const EnumDesc& enum_desc<StereoCost>() noexcept;
 

@@ -82,7 +82,7 @@ TEST(Stereo, GoldenMatcher) {
         const char* input;
         StereoOptions o;
     };
-    std::vector<Case> cases(4);
+    std::vector<Case> cases(6);
     cases[0] = {"rand_g7", "rand", {}};
     cases[0].o.num_disparities = 8;
     cases[1] = {"rand_g13", "rand", {}};
@@ -101,6 +101,16 @@ TEST(Stereo, GoldenMatcher) {
     cases[3].o.max_cost = 20.0;
     cases[3].o.lr_check = -1;
     cases[3].o.subpixel = false;
+    cases[4] = {"photo_census", "photo", {}};
+    cases[4].o.num_disparities = 24;
+    cases[4].o.cost = StereoCost::Census;
+    cases[5] = {"rand_census13", "rand", {}};
+    cases[5].o.min_disparity = -1;
+    cases[5].o.num_disparities = 10;
+    cases[5].o.aggregation = StereoAggregation::Gauss13;
+    cases[5].o.cost = StereoCost::Census;
+    cases[5].o.lr_check = 1;
+    cases[5].o.max_cost = 40.0;
     for (const Case& c : cases) {
         const std::string in = std::string("stereo/") + c.input;
         const Image<U8> l = test::load_golden<U8>(in + "_left.npy");
@@ -171,6 +181,7 @@ TEST(Stereo, CpuStreamingEqualsReference) {
             o.uniqueness = variant == 2 ? 15 : 0;
             o.subpixel = variant != 3;
             o.max_cost = variant == 1 ? 30.0 : 255.0;
+            o.cost = variant % 2 ? StereoCost::Census : StereoCost::AbsDiff;
             auto check = [&](auto tag, const char* type) {
                 using T = decltype(tag);
                 const Image<T> big_l = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);

@@ -53,12 +53,46 @@ def cost_layer(L, R, d, max_q):
     return np.minimum(q, max_q)
 
 
+def census(img):
+    """62-bit codes over 9 x 7 (clamped): bit set where the neighbour's channel sum is below the
+    centre's; bits in row-major order of the offsets, the centre skipped."""
+    I = img.astype(np.int64)
+    if I.ndim == 3:
+        I = I.sum(axis=2)
+    H, W = I.shape
+    code = np.zeros((H, W), dtype=np.uint64)
+    ys, xs = np.arange(H), np.arange(W)
+    for dy in range(-3, 4):
+        for dx in range(-4, 5):
+            if dx == 0 and dy == 0:
+                continue
+            n = I[np.clip(ys + dy, 0, H - 1)][:, np.clip(xs + dx, 0, W - 1)]
+            code = (code << np.uint64(1)) | (n < I).astype(np.uint64)
+    return code
+
+
+def popcount(v):
+    b = v.view(np.uint8).reshape(v.shape + (8,))
+    return np.unpackbits(b, axis=-1).sum(axis=-1).astype(np.int64)
+
+
+def census_layer(cl, cr, d, max_q):
+    W = cl.shape[1]
+    xs = np.clip(np.arange(W) - d, 0, W - 1)
+    return np.minimum(popcount(cl ^ cr[:, xs]) * 16, max_q)
+
+
 def matcher(L, R, min_d, num_d, agg='gauss7', box=7, max_cost=255.0, lr=0, subpixel=True,
-            uniq=0):
+            uniq=0, cost='ad'):
     H, W = L.shape[:2]
     max_q = max(1, min(4080, int(math.floor(max_cost * 16 + 0.5))))
     w2 = weights_2d(agg, box)
-    cube = np.stack([ndimage.correlate(cost_layer(L, R, min_d + k, max_q), w2, mode='nearest')
+    if cost == 'census':
+        cl, cr = census(L), census(R)
+        layer = lambda d: census_layer(cl, cr, d, max_q)  # noqa: E731
+    else:
+        layer = lambda d: cost_layer(L, R, d, max_q)  # noqa: E731
+    cube = np.stack([ndimage.correlate(layer(min_d + k), w2, mode='nearest')
                      for k in range(num_d)])  # (D, H, W)
     ds = min_d + np.arange(num_d)
     BIG = np.iinfo(np.int64).max
@@ -133,6 +167,9 @@ def main():
         'photo_g7': (pl, pr, dict(min_d=0, num_d=24)),
         'gray_box5': (gl, gr, dict(min_d=2, num_d=20, agg='box', box=5, max_cost=20.0, lr=-1,
                                    subpixel=False)),
+        'photo_census': (pl, pr, dict(min_d=0, num_d=24, cost='census')),
+        'rand_census13': (left, right, dict(min_d=-1, num_d=10, agg='gauss13', cost='census',
+                                            lr=1, max_cost=40.0)),
     }
     inputs = {'rand': (left, right), 'photo': (pl, pr), 'gray': (gl, gr)}
     for name, (l, r) in inputs.items():

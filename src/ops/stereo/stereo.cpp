@@ -80,6 +80,7 @@ StereoPlan make_plan(const StereoOptions& o, int w) {
     StereoPlan p;
     p.min_d = o.min_disparity;
     p.num_d = o.num_disparities;
+    p.census = o.cost == StereoCost::Census;
     p.max_q = stereo::max_cost_q(o.max_cost);
     p.radius = window_side(o) / 2;
     p.weights = stereo_weights(o.aggregation);

@@ -13,6 +13,7 @@ namespace upres {
 
 struct StereoPlan {
     int min_d = 0, num_d = 1;
+    bool census = false;           // the census cost (else the absolute difference)
     int max_q = 4080;              // the cost truncation, 1/16 levels
     int radius = 3;                // the window's half side
     const int* weights = nullptr;  // radius + 1 one-sided weights (g_0 .. g_r)

@@ -46,6 +46,16 @@ UPRES_STEREO_INLINE void cost_row(const T* __restrict l, const T* __restrict r, 
     for (int x = b; x < w; ++x) q[x] = stereo::pixel_cost(l + x * C, r + (w - 1) * C, C, max_q);
 }
 
+// Census costs of a row: q[x] = census_cost(cl[x], cr[clamp(x - d)]).
+UPRES_STEREO_INLINE void census_row(const std::uint64_t* __restrict cl,
+                                    const std::uint64_t* __restrict cr, int w, int d, int max_q,
+                                    int* __restrict q) {
+    const int a = std::clamp(d, 0, w), b = std::clamp(w + d, 0, w);
+    for (int x = 0; x < a; ++x) q[x] = stereo::census_cost(cl[x], cr[0], max_q);
+    for (int x = a; x < b; ++x) q[x] = stereo::census_cost(cl[x], cr[x - d], max_q);
+    for (int x = b; x < w; ++x) q[x] = stereo::census_cost(cl[x], cr[w - 1], max_q);
+}
+
 // Winner states of a stripe's rows (one int32 array per field, rows of w).
 struct States {
     std::vector<std::int32_t> best, best_d, before, after, far, prev, below2;
@@ -86,6 +96,8 @@ struct Job {
     Span2D<float> disparity, right_disparity;
     Span2D<std::uint8_t> valid;
     const StereoPlan* plan;
+    const std::uint64_t* census_left = nullptr;  // W x H codes (census cost), else null
+    const std::uint64_t* census_right = nullptr;
 };
 
 // One stripe of rows, start to finish. Inlined into the two entry points below, compiled for
@@ -108,9 +120,14 @@ UPRES_STEREO_INLINE void stripe(int s, const Job<T>& job) {
         // Pixels x with x - d inside the image: the layer's candidates.
         const int lo = std::max(0, d), hi = std::min(W, W + d);
         if (lo >= hi) continue;
-        for (int y = ylo; y < yhi; ++y)
-            cost_row<T, C>(job.left.row(y), job.right.row(y), W, d, max_q,
-                           q.data() + static_cast<std::size_t>(y - ylo) * W);
+        for (int y = ylo; y < yhi; ++y) {
+            int* qr = q.data() + static_cast<std::size_t>(y - ylo) * W;
+            if (job.census_left)
+                census_row(job.census_left + static_cast<std::size_t>(y) * W,
+                           job.census_right + static_cast<std::size_t>(y) * W, W, d, max_q, qr);
+            else
+                cost_row<T, C>(job.left.row(y), job.right.row(y), W, d, max_q, qr);
+        }
         for (int y = y0; y < y1; ++y) {
             // Column pass into v (with r clamped columns on each side), then the row pass.
             std::int32_t* __restrict vc = v.data() + r;
@@ -201,7 +218,22 @@ template <class T>
 void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
             Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
             int threads) {
-    const Job<T> job{left, right, disparity, right_disparity, valid, &plan};
+    Job<T> job{left, right, disparity, right_disparity, valid, &plan};
+    std::vector<std::uint64_t> cl, cr;
+    if (plan.census) {
+        const int W = left.width, H = left.height, C = left.channels;
+        cl.resize(static_cast<std::size_t>(W) * H);
+        cr.resize(cl.size());
+        parallel_for(0, H, threads, [&](int y) {
+            for (int x = 0; x < W; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y) * W + x;
+                cl[i] = stereo::census_code(left.data, left.stride, W, H, C, x, y);
+                cr[i] = stereo::census_code(right.data, right.stride, W, H, C, x, y);
+            }
+        });
+        job.census_left = cl.data();
+        job.census_right = cr.data();
+    }
     if (left.channels == 1)
         run<T, 1>(job, threads);
     else

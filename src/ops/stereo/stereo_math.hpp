@@ -48,6 +48,45 @@ UPRES_HD int pixel_cost(const T* a, const T* b, int channels, int max_q) {
     return q < max_q ? q : max_q;
 }
 
+// Census: the 9 x 7 window around (x, y) (rows and columns clamped), bit k set where the
+// neighbour's intensity (the channel sum, exact in double) is below the centre's; the centre
+// itself has no bit: 62 bits, row-major.
+inline constexpr int kCensusRx = 4, kCensusRy = 3;
+template <class T>
+UPRES_HD double intensity(const T* p, int channels) {
+    double s = 0.0;
+    for (int c = 0; c < channels; ++c) s += static_cast<double>(p[c]);
+    return s;
+}
+template <class T>
+UPRES_HD std::uint64_t census_code(const T* data, std::ptrdiff_t stride, int w, int h, int channels,
+                                   int x, int y) {
+    auto at = [&](int xx, int yy) {
+        xx = xx < 0 ? 0 : (xx >= w ? w - 1 : xx);
+        yy = yy < 0 ? 0 : (yy >= h ? h - 1 : yy);
+        return intensity(data + yy * stride + static_cast<std::ptrdiff_t>(xx) * channels, channels);
+    };
+    const double c = at(x, y);
+    std::uint64_t code = 0;
+    for (int dy = -kCensusRy; dy <= kCensusRy; ++dy)
+        for (int dx = -kCensusRx; dx <= kCensusRx; ++dx) {
+            if (dx == 0 && dy == 0) continue;
+            code = (code << 1) | (at(x + dx, y + dy) < c ? 1u : 0u);
+        }
+    return code;
+}
+// The census cost: the Hamming distance x 16, truncated at max_q.
+UPRES_HD int census_cost(std::uint64_t a, std::uint64_t b, int max_q) {
+    std::uint64_t v = a ^ b;
+    int n = 0;
+    while (v) {  // portable popcount (device code too)
+        v &= v - 1;
+        ++n;
+    }
+    const int q = n * kCostScale;
+    return q < max_q ? q : max_q;
+}
+
 // The truncation in cost units: round(max_cost x 16), at least 1.
 inline int max_cost_q(double max_cost) {
     const int q = static_cast<int>(std::lround(max_cost * kCostScale));

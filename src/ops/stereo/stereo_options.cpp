@@ -13,6 +13,8 @@ namespace {
 constexpr EnumEntry kCosts[] = {
     {static_cast<int>(StereoCost::AbsDiff), "ad",
      "absolute difference, channel mean, truncated at max-cost (the paper's DSI)"},
+    {static_cast<int>(StereoCost::Census), "census",
+     "Hamming distance of 9 x 7 census codes (robust to gain and offset between the views)"},
 };
 constexpr EnumEntry kAggregations[] = {
     {static_cast<int>(StereoAggregation::Gauss7), "gauss7",

@@ -40,14 +40,30 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
     const std::size_t layer = static_cast<std::size_t>(W) * H;
     std::vector<std::int64_t> cube(layer * D);
     std::vector<int> q(layer);
+    // Census: each image's codes, once.
+    std::vector<std::uint64_t> cl, cr;
+    if (plan.census) {
+        cl.resize(layer);
+        cr.resize(layer);
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y) * W + x;
+                cl[i] = stereo::census_code(left.data, left.stride, W, H, C, x, y);
+                cr[i] = stereo::census_code(right.data, right.stride, W, H, C, x, y);
+            }
+    }
     for (int k = 0; k < D; ++k) {
         const int d = plan.min_d + k;
         for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x)
-                q[static_cast<std::size_t>(y) * W + x] = stereo::pixel_cost(
-                    left.row(y) + static_cast<std::ptrdiff_t>(x) * C,
-                    right.row(y) + static_cast<std::ptrdiff_t>(stereo::clamp_index(x - d, W)) * C,
-                    C, plan.max_q);
+            for (int x = 0; x < W; ++x) {
+                const int xr = stereo::clamp_index(x - d, W);
+                const std::size_t i = static_cast<std::size_t>(y) * W;
+                q[i + x] = plan.census ? stereo::census_cost(cl[i + x], cr[i + xr], plan.max_q)
+                                       : stereo::pixel_cost(
+                                             left.row(y) + static_cast<std::ptrdiff_t>(x) * C,
+                                             right.row(y) + static_cast<std::ptrdiff_t>(xr) * C, C,
+                                             plan.max_q);
+            }
         std::int64_t* a = cube.data() + layer * k;
         for (int y = 0; y < H; ++y)
             for (int x = 0; x < W; ++x) {
