@@ -164,6 +164,31 @@ void time_device(benchmark::State& state, cudaStream_t stream, F&& enqueue, int 
     UPRES_BENCH_CUDA(cudaEventDestroy(start));
     UPRES_BENCH_CUDA(cudaEventDestroy(stop));
 }
+
+// Median time of f() in microseconds, each run alone after a 20 us spin (the host queues f while
+// the GPU is busy, so launch latency stays outside the interval).
+template <class F>
+double median_event_us(cudaStream_t st, F&& f, int reps = 31) {
+    cudaEvent_t a = nullptr, b = nullptr;
+    UPRES_BENCH_CUDA(cudaEventCreate(&a));
+    UPRES_BENCH_CUDA(cudaEventCreate(&b));
+    f();  // warm-up
+    std::vector<float> t;
+    for (int r = 0; r < reps; ++r) {
+        launch_spin(20000, st);
+        UPRES_BENCH_CUDA(cudaEventRecord(a, st));
+        f();
+        UPRES_BENCH_CUDA(cudaEventRecord(b, st));
+        UPRES_BENCH_CUDA(cudaEventSynchronize(b));
+        float ms = 0;
+        UPRES_BENCH_CUDA(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    UPRES_BENCH_CUDA(cudaEventDestroy(a));
+    UPRES_BENCH_CUDA(cudaEventDestroy(b));
+    std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
+    return 1e3 * t[static_cast<std::size_t>(reps / 2)];
+}
 #endif
 
 }  // namespace upres::bench

@@ -35,33 +35,6 @@
 namespace upres::bench {
 namespace {
 
-#if UPRES_HAVE_CUDA
-// Median time of f() in microseconds, each run alone after a 20 us spin (the host queues f while
-// the GPU is busy, so launch latency stays outside the interval).
-template <class F>
-double median_us(cudaStream_t st, F&& f, int reps = 31) {
-    cudaEvent_t a = nullptr, b = nullptr;
-    UPRES_BENCH_CUDA(cudaEventCreate(&a));
-    UPRES_BENCH_CUDA(cudaEventCreate(&b));
-    f();  // warm-up
-    std::vector<float> t;
-    for (int r = 0; r < reps; ++r) {
-        launch_spin(20000, st);
-        UPRES_BENCH_CUDA(cudaEventRecord(a, st));
-        f();
-        UPRES_BENCH_CUDA(cudaEventRecord(b, st));
-        UPRES_BENCH_CUDA(cudaEventSynchronize(b));
-        float ms = 0;
-        UPRES_BENCH_CUDA(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    UPRES_BENCH_CUDA(cudaEventDestroy(a));
-    UPRES_BENCH_CUDA(cudaEventDestroy(b));
-    std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
-    return 1e3 * t[static_cast<std::size_t>(reps / 2)];
-}
-#endif
-
 void Cuda_UpscaleResident1080p(benchmark::State& state) {
     if (!require_cuda(state)) return;
 #if UPRES_HAVE_CUDA
@@ -100,13 +73,13 @@ void Cuda_UpscaleResident1080p(benchmark::State& state) {
                 : o.method == UpscaleMethod::LSeai ? SeabiMethod::LSeai
                                                    : SeabiMethod::SilSeabi;
     double steps = 0;
-    steps += median_us(st, [&] { rgb_to_ycbcr(in, ycc.view(), ctx); });
-    steps += median_us(st, [&] {
+    steps += median_event_us(st, [&] { rgb_to_ycbcr(in, ycc.view(), ctx); });
+    steps += median_event_us(st, [&] {
         cuda::split_ycc(span_of(ImageView<const float>(ycc.view())), span_of(luma.view()),
                         span_of(chroma.view()), st.get());
     });
     const ImageView<const std::uint8_t> lv(luma.view());
-    steps += median_us(st, [&] {
+    steps += median_event_us(st, [&] {
         if (o.method == UpscaleMethod::Tap4)
             tap_upscale2(lv, luma_up.view(), TapFilter::Tap4, ctx);
         else if (o.method == UpscaleMethod::Bicubic)
@@ -114,16 +87,16 @@ void Cuda_UpscaleResident1080p(benchmark::State& state) {
         else
             seabi_upscale2(lv, luma_up.view(), so, ctx);
     });
-    steps += median_us(
+    steps += median_event_us(
         st, [&] { warp(ImageView<const float>(chroma.view()), chroma_up.view(), t, cubic, ctx); });
-    steps += median_us(st, [&] {
+    steps += median_event_us(st, [&] {
         cuda::merge_ycc(span_of(ImageView<const std::uint8_t>(luma_up.view())),
                         span_of(ImageView<const float>(chroma_up.view())), span_of(ycc_up.view()),
                         st.get());
     });
-    steps += median_us(
+    steps += median_event_us(
         st, [&] { ycbcr_to_rgb(ImageView<const float>(ycc_up.view()), dout.view(), ctx); });
-    const double api = median_us(st, call);
+    const double api = median_event_us(st, call);
     state.counters["api_us"] = api;
     state.counters["steps_us"] = steps;
     state.counters["x_steps"] = api / steps;

@@ -222,13 +222,23 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
     std::vector<std::uint64_t> cl, cr;
     if (plan.census) {
         const int W = left.width, H = left.height, C = left.channels;
-        cl.resize(static_cast<std::size_t>(W) * H);
-        cr.resize(cl.size());
+        const std::size_t n = static_cast<std::size_t>(W) * H;
+        std::vector<double> il(n), ir(n);
+        parallel_for(0, H, threads, [&](int y) {
+            for (int x = 0; x < W; ++x) {
+                il[static_cast<std::size_t>(y) * W + x] =
+                    stereo::intensity(left.row(y) + static_cast<std::ptrdiff_t>(x) * C, C);
+                ir[static_cast<std::size_t>(y) * W + x] =
+                    stereo::intensity(right.row(y) + static_cast<std::ptrdiff_t>(x) * C, C);
+            }
+        });
+        cl.resize(n);
+        cr.resize(n);
         parallel_for(0, H, threads, [&](int y) {
             for (int x = 0; x < W; ++x) {
                 const std::size_t i = static_cast<std::size_t>(y) * W + x;
-                cl[i] = stereo::census_code(left.data, left.stride, W, H, C, x, y);
-                cr[i] = stereo::census_code(right.data, right.stride, W, H, C, x, y);
+                cl[i] = stereo::census_code(il.data(), W, H, x, y);
+                cr[i] = stereo::census_code(ir.data(), W, H, x, y);
             }
         });
         job.census_left = cl.data();

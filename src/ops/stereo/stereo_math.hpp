@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -58,13 +59,13 @@ UPRES_HD double intensity(const T* p, int channels) {
     for (int c = 0; c < channels; ++c) s += static_cast<double>(p[c]);
     return s;
 }
-template <class T>
-UPRES_HD std::uint64_t census_code(const T* data, std::ptrdiff_t stride, int w, int h, int channels,
-                                   int x, int y) {
+// The code of (x, y) from the image's intensity plane (w x h, rows packed; each backend fills
+// it once with intensity()).
+UPRES_HD std::uint64_t census_code(const double* plane, int w, int h, int x, int y) {
     auto at = [&](int xx, int yy) {
         xx = xx < 0 ? 0 : (xx >= w ? w - 1 : xx);
         yy = yy < 0 ? 0 : (yy >= h ? h - 1 : yy);
-        return intensity(data + yy * stride + static_cast<std::ptrdiff_t>(xx) * channels, channels);
+        return plane[static_cast<std::ptrdiff_t>(yy) * w + xx];
     };
     const double c = at(x, y);
     std::uint64_t code = 0;

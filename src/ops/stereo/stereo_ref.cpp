@@ -43,13 +43,21 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
     // Census: each image's codes, once.
     std::vector<std::uint64_t> cl, cr;
     if (plan.census) {
+        std::vector<double> il(layer), ir(layer);
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                il[static_cast<std::size_t>(y) * W + x] =
+                    stereo::intensity(left.row(y) + static_cast<std::ptrdiff_t>(x) * C, C);
+                ir[static_cast<std::size_t>(y) * W + x] =
+                    stereo::intensity(right.row(y) + static_cast<std::ptrdiff_t>(x) * C, C);
+            }
         cl.resize(layer);
         cr.resize(layer);
         for (int y = 0; y < H; ++y)
             for (int x = 0; x < W; ++x) {
                 const std::size_t i = static_cast<std::size_t>(y) * W + x;
-                cl[i] = stereo::census_code(left.data, left.stride, W, H, C, x, y);
-                cr[i] = stereo::census_code(right.data, right.stride, W, H, C, x, y);
+                cl[i] = stereo::census_code(il.data(), W, H, x, y);
+                cr[i] = stereo::census_code(ir.data(), W, H, x, y);
             }
     }
     for (int k = 0; k < D; ++k) {

@@ -59,26 +59,6 @@ void no_kernel(Interp interp, int channels) {
                     to_string(interp) + ", " + std::to_string(channels) + " channels)");
 }
 
-namespace {
-
-const char* override_name(WarpScheduleOverride s) noexcept {
-    switch (s) {
-        case WarpScheduleOverride::PerOutput:
-            return "per-output";
-        case WarpScheduleOverride::Tiled:
-            return "tiled";
-        case WarpScheduleOverride::Separable:
-            return "separable";
-        case WarpScheduleOverride::NoTiled:
-            return "no-tiled";
-        case WarpScheduleOverride::Policy:
-            break;
-    }
-    return "policy";
-}
-
-}  // namespace
-
 void check_override(const Case& c) {
     Kernel want = Kernel::None;
     switch (c.schedule) {
@@ -97,12 +77,12 @@ void check_override(const Case& c) {
     }
     const Kernel first = candidates(c)[0];
     if (first != want)
-        throw Error(ErrorCode::InvalidArgument,
-                    std::string("cuda::warp: the forced schedule '") + override_name(c.schedule) +
-                        "' cannot run this plan (" + to_string(c.interp) + ", " +
-                        std::to_string(c.channels) + " channels" +
-                        (c.axis_aligned ? ", axis-aligned" : "") + "): its kernel is '" +
-                        to_string(first) + "'");
+        throw Error(ErrorCode::InvalidArgument, std::string("cuda::warp: the forced schedule '") +
+                                                    to_string(want) + "' cannot run this plan (" +
+                                                    to_string(c.interp) + ", " +
+                                                    std::to_string(c.channels) + " channels" +
+                                                    (c.axis_aligned ? ", axis-aligned" : "") +
+                                                    "): its kernel is '" + to_string(first) + "'");
 }
 
 void forced_kernel_declined(Kernel k) {

@@ -140,6 +140,19 @@ bool cosited_only(UpscaleMethod m) {
            m == UpscaleMethod::LSeabi || m == UpscaleMethod::Tap4 || m == UpscaleMethod::Tap6;
 }
 
+// The co-sited cascade for a scale: x2 steps up to n2, the next power of two, then (not exact)
+// B-spline resampling to the output size.
+struct Cascade {
+    int n2 = 1;
+    bool exact = true;
+};
+Cascade cascade_of(double scale) {
+    Cascade c;
+    while (c.n2 < scale) c.n2 *= 2;
+    c.exact = std::abs(scale - c.n2) < 1e-12;
+    return c;
+}
+
 // The co-sited output size of a W x H image with ch channels, after the checks of the lattice.
 std::pair<int, int> cosited_size(int w, int h, int ch, double scale) {
     if (ch == 2) fail("the input has 2 channels (allowed: 1 gray, 3 RGB, 4 RGBA)");
@@ -147,9 +160,7 @@ std::pair<int, int> cosited_size(int w, int h, int ch, double scale) {
     if (ow > kMaxDimension || oh > kMaxDimension || static_cast<std::int64_t>(ow) * oh > kMaxPixels)
         fail("the output " + std::to_string(ow) + " x " + std::to_string(oh) +
              " would exceed the image size limits");
-    int n2 = 1;
-    while (n2 < scale) n2 *= 2;
-    const bool exact = std::abs(scale - n2) < 1e-12;
+    const auto [n2, exact] = cascade_of(scale);
     if (!exact && (static_cast<std::int64_t>(w) * n2 * h * n2 > kMaxPixels ||
                    w * n2 > kMaxDimension || h * n2 > kMaxDimension))
         fail("the intermediate x" + std::to_string(n2) + " image would exceed the size limits");
@@ -164,10 +175,8 @@ void cosited_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> 
                      const UpscaleOptions& opts, const Context& ctx) {
     const int ch = img.channels(), w = img.width(), h = img.height();
     const int ow = out.width(), oh = out.height();
-    int n2 = 1;
-    while (n2 < opts.scale) n2 *= 2;
+    const auto [n2, exact] = cascade_of(opts.scale);
     if (n2 == 1) return copy(img, out, ctx.cuda_stream);
-    const bool exact = std::abs(opts.scale - n2) < 1e-12;
     using U8 = decltype(Space::template make<std::uint8_t>(1, 1, 1, ctx));
     using F32 = decltype(Space::template make<float>(1, 1, 1, ctx));
 
