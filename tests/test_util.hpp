@@ -42,6 +42,14 @@ inline std::string sample_path(const std::string& rel) {
     return env_or("UPRES_DATA_DIR", UPRES_DATA_DIR) + "/" + rel;
 }
 
+// A context on backend b with `threads` CPU threads (0: all).
+inline Context ctx_of(Backend b, int threads = 0) {
+    Context c;
+    c.backend = b;
+    c.threads = threads;
+    return c;
+}
+
 // A golden file of tests/data (NPY, PNG, ...) read with upres's own reader, as pixel type T
 // (Error(InvalidArgument) if the file holds another type).
 template <class T>

@@ -17,11 +17,7 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
-Context ctx_of(Backend b) {
-    Context c;
-    c.backend = b;
-    return c;
-}
+using test::ctx_of;
 
 SeabiOptions opts_of(SeabiMethod m, int it = 3, double err = 0.0) {
     SeabiOptions o;

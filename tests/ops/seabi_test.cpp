@@ -21,12 +21,7 @@ using test::images_near;
 using test::random_image;
 using U8 = std::uint8_t;
 
-Context ctx_of(Backend b, int threads = 0) {
-    Context c;
-    c.backend = b;
-    c.threads = threads;
-    return c;
-}
+using test::ctx_of;
 
 Image<U8> run(const Image<U8>& in, SeabiMethod m, Backend b, int max_it = 4, double max_err = 0.5,
               int stripes = 0, SeabiStats* stats = nullptr) {

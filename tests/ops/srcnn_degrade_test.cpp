@@ -31,11 +31,7 @@ std::string golden(const std::string& name) {
 
 AnyImage load(const std::string& name) { return read_image(golden(name)); }
 
-Context ctx_of(Backend b) {
-    Context c;
-    c.backend = b;
-    return c;
-}
+using test::ctx_of;
 
 // u8 result vs the rounded golden and its unrounded float64 value.
 void expect_u8_rounding(const AnyImage& got_any, const std::string& name, const char* what) {

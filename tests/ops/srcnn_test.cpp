@@ -40,11 +40,7 @@ Image<float> load_f32(const std::string& name) {
     return std::move(read_image(golden(name)).as<float>());
 }
 
-Context ctx_of(Backend b) {
-    Context c;
-    c.backend = b;
-    return c;
-}
+using test::ctx_of;
 
 // A model with the given shape and seeded random weights (std 1 / sqrt(fan in)).
 SrcnnModel make_model(int k1, int k2, int k3, int n1, int n2, int scale = 2,

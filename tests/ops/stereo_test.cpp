@@ -22,11 +22,7 @@ using test::expect_error;
 using test::random_image;
 using U8 = std::uint8_t;
 
-Context backend(Backend b) {
-    Context c;
-    c.backend = b;
-    return c;
-}
+using test::ctx_of;
 
 // Equal bit for bit, NaN equal to NaN.
 ::testing::AssertionResult same(const ImageView<const float>& a, const ImageView<const float>& b) {
@@ -121,7 +117,7 @@ TEST(Stereo, GoldenMatcher) {
             test::load_golden<float>(std::string("stereo/") + c.name + "_right_disp.npy");
         for (Backend b : {Backend::Reference, Backend::Cpu}) {
             Image<float> got(l.width(), l.height(), 1), got_r(l.width(), l.height(), 1);
-            stereo_disparity(l.view(), r.view(), got.view(), c.o, backend(b), got_r.view());
+            stereo_disparity(l.view(), r.view(), got.view(), c.o, ctx_of(b), got_r.view());
             EXPECT_TRUE(near(got.view(), want.view(), 1e-5)) << c.name << " " << to_string(b);
             EXPECT_TRUE(near(got_r.view(), want_r.view(), 1e-5))
                 << c.name << " right map, " << to_string(b);
@@ -190,9 +186,9 @@ TEST(Stereo, CpuStreamingEqualsReference) {
                 const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 1, s.w, s.h);
                 Image<float> a(s.w, s.h, 1), b(s.w, s.h, 1), ar(s.w, s.h, 1), br(s.w, s.h, 1);
                 Image<U8> ma(s.w, s.h, 1), mb(s.w, s.h, 1);
-                stereo_disparity(l, r, a.view(), o, backend(Backend::Reference), ar.view(),
+                stereo_disparity(l, r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
                                  ma.view());
-                stereo_disparity(l, r, b.view(), o, backend(Backend::Cpu), br.view(), mb.view());
+                stereo_disparity(l, r, b.view(), o, ctx_of(Backend::Cpu), br.view(), mb.view());
                 EXPECT_TRUE(same(b.view(), a.view()))
                     << type << " " << s.w << "x" << s.h << "x" << s.c << " variant " << variant;
                 EXPECT_TRUE(same(br.view(), ar.view()))
@@ -250,9 +246,8 @@ TEST(StereoErrors, BadInputIsRefused) {
                              d.view());
         },
         ErrorCode::InvalidArgument, "non-finite value at x 9, y 4");
-    expect_error(
-        [&] { stereo_disparity(l.view(), r.view(), d.view(), {}, backend(Backend::Cuda)); },
-        ErrorCode::BackendUnavailable, "");
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), {}, ctx_of(Backend::Cuda)); },
+                 ErrorCode::BackendUnavailable, "");
     const AnyImage al(clone(l.view())), ar16(random_image<std::uint16_t>(80, 20, 1, 9));
     expect_error([&] { stereo_disparity(al, ar16); }, ErrorCode::InvalidArgument, "u16");
 }
