@@ -6,6 +6,7 @@
 
 #include <upres/error.hpp>
 #include "core/dispatch.hpp"
+#include "core/format_number.hpp"
 #include "core/parallel.hpp"
 #include "core/pixel_visit.hpp"
 #include "core/span2d.hpp"
@@ -84,10 +85,7 @@ void rows_luma(const detail::RawView& img, Span2D<float> ys, int threads, bool s
     });
 }
 
-std::string shape(const detail::RawView& v) {
-    return std::to_string(v.width) + " x " + std::to_string(v.height) + " x " +
-           std::to_string(v.channels);
-}
+std::string shape(const detail::RawView& v) { return shape_text(v.width, v.height, v.channels); }
 
 // Checks a (source, destination) pair: non-empty, same place, same size; source channels in
 // the allowed set; destination channels as given (0: same as source).

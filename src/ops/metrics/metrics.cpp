@@ -20,10 +20,6 @@ namespace upres {
 
 namespace {
 
-std::string shape(int w, int h, int c) {
-    return std::to_string(w) + " x " + std::to_string(h) + " x " + std::to_string(c);
-}
-
 // The compared planes of one image: one per channel, or Y alone.
 struct Planes {
     int width = 0, height = 0;
@@ -90,10 +86,10 @@ Prepared prepare(ImageView<const T> a, ImageView<const T> b, const MetricOptions
     if (a.empty()) throw Error(ErrorCode::InvalidArgument, std::string(op) + ": image a is empty");
     if (b.empty()) throw Error(ErrorCode::InvalidArgument, std::string(op) + ": image b is empty");
     if (a.width() != b.width() || a.height() != b.height() || a.channels() != b.channels())
-        throw Error(ErrorCode::InvalidArgument, std::string(op) + ": images differ in size: a is " +
-                                                    shape(a.width(), a.height(), a.channels()) +
-                                                    " but b is " +
-                                                    shape(b.width(), b.height(), b.channels()));
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string(op) + ": images differ in size: a is " +
+                        shape_text(a.width(), a.height(), a.channels()) + " but b is " +
+                        shape_text(b.width(), b.height(), b.channels()));
     if (a.location() != b.location())
         throw Error(ErrorCode::InvalidArgument,
                     std::string(op) + ": image a is in " + to_string(a.location()) +

@@ -6,6 +6,7 @@
 
 #include <upres/error.hpp>
 #include "core/dispatch.hpp"
+#include "core/format_number.hpp"
 #include "core/span2d.hpp"
 #include "ops/seabi/seabi_backends.hpp"
 
@@ -16,10 +17,6 @@
 namespace upres {
 
 namespace {
-
-std::string size_text(int w, int h, int c) {
-    return std::to_string(w) + " x " + std::to_string(h) + " x " + std::to_string(c);
-}
 
 void check_views(const char* op, ImageView<const std::uint8_t> in, ImageView<std::uint8_t> out,
                  bool single_channel) {
@@ -35,9 +32,9 @@ void check_views(const char* op, ImageView<const std::uint8_t> in, ImageView<std
         out.channels() != in.channels() || out.data() == nullptr)
         throw Error(
             ErrorCode::InvalidArgument,
-            o + ": the output is " + size_text(out.width(), out.height(), out.channels()) +
-                " but must be " + size_text(2 * in.width(), 2 * in.height(), in.channels()) +
-                " (twice the input " + size_text(in.width(), in.height(), in.channels()) + ")");
+            o + ": the output is " + shape_text(out.width(), out.height(), out.channels()) +
+                " but must be " + shape_text(2 * in.width(), 2 * in.height(), in.channels()) +
+                " (twice the input " + shape_text(in.width(), in.height(), in.channels()) + ")");
     if (in.location() != out.location())
         throw Error(ErrorCode::InvalidArgument,
                     o + ": the input is in " + to_string(in.location()) +

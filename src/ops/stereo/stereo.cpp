@@ -25,10 +25,6 @@ constexpr const char* kOp = "stereo";
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
 }
 
-std::string dims(int w, int h, int c) {
-    return std::to_string(w) + " x " + std::to_string(h) + " x " + std::to_string(c);
-}
-
 int window_side(const StereoOptions& o) {
     switch (o.aggregation) {
         case StereoAggregation::Gauss7:
@@ -45,8 +41,8 @@ template <class V>
 void check_output(const char* name, const V& out, int w, int h, Location where) {
     if (out.data() == nullptr) return;
     if (out.width() != w || out.height() != h || out.channels() != 1)
-        fail(std::string(name) + " is " + dims(out.width(), out.height(), out.channels()) +
-             " but must be " + dims(w, h, 1) + " (the input's size, 1 channel)");
+        fail(std::string(name) + " is " + shape_text(out.width(), out.height(), out.channels()) +
+             " but must be " + shape_text(w, h, 1) + " (the input's size, 1 channel)");
     if (out.location() != where)
         fail(std::string(name) + " is in " + to_string(out.location()) +
              " memory but the input is in " + to_string(where) + " memory");
@@ -99,8 +95,8 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
     if (right.empty() || right.data() == nullptr) fail("the right image is empty");
     const int w = left.width(), h = left.height(), c = left.channels();
     if (right.width() != w || right.height() != h || right.channels() != c)
-        fail("the right image is " + dims(right.width(), right.height(), right.channels()) +
-             " but the left one is " + dims(w, h, c) + " (a rectified pair has one size)");
+        fail("the right image is " + shape_text(right.width(), right.height(), right.channels()) +
+             " but the left one is " + shape_text(w, h, c) + " (a rectified pair has one size)");
     if (c != 1 && c != 3)
         fail("the images have " + std::to_string(c) + " channels (allowed: 1 gray, 3 RGB)");
     if (right.location() != left.location())
