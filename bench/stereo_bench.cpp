@@ -1,13 +1,27 @@
-// upres::stereo_disparity on the CPU backend. The peer of the CPU claim (OpenCV
-// StereoBM, and StereoSGBM later) has no C++ API here: tools/peers/run_peers.py --kind cpu
-// (peers_stereo_cpu.py) measures it in the same job on the same work: a 1282 x 1110 gray u8
-// pair (Aloe's size) of random texture whose right image is the left shifted by 20 pixels, 64
-// disparities. Time: wall clock; the CPU column is the whole process's CPU time.
+// upres::stereo_disparity benchmarks.
+//
+//   Stereo_Cpu/agg/threads   the cpu backend on a 1282 x 1110 gray u8 pair (Aloe's size) of
+//                            random texture whose right image is the left shifted by 20 pixels,
+//                            64 disparities. Wall clock; the CPU column is the process's CPU
+//                            time. Peer: OpenCV StereoBM (tools/peers/peers_stereo_cpu.py, run
+//                            by tools/peers/run_peers.py --kind cpu in the same job).
+//   Cuda_Stereo/<variant>    the paper's GPU workload: a 1120 x 1120 gray u8 pair (random
+//                            texture, shifted by 50 pixels), 200 disparities, Gauss 13 x 13,
+//                            both maps, left-right check, sub-pixel; device-resident inputs and
+//                            outputs, device events. Variants stream (the default), cube1,
+//                            cube2 (the paper's kernels). Peers on the same host in the same
+//                            job (tools/peers/peers_stereo_gpu.py): OpenCV StereoBM with 208
+//                            disparities and a 13 x 13 block on all cores; the same matcher in
+//                            PyTorch (cost volume, conv2d, argmin, LR check, parabola).
 #include <cstdint>
 
 #include <upres/stereo.hpp>
 
 #include "bench_util.hpp"
+
+#if UPRES_HAVE_CUDA
+#include "bench_cuda.hpp"
+#endif
 
 namespace ub = upres::bench;
 using namespace upres;
@@ -53,5 +67,45 @@ BENCHMARK(Stereo_Cpu)
     ->MeasureProcessCPUTime()
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+#if UPRES_HAVE_CUDA
+constexpr int kGpuSide = 1120, kGpuShift = 50, kGpuD = 200;
+
+void Cuda_Stereo(benchmark::State& state, StereoVariant v) {
+    if (!ub::require_cuda(state)) return;
+    const int w = kGpuSide, h = kGpuSide;
+    const std::size_t n = std::size_t{w} * h;
+    ub::Stream st;
+    // A random base; L(x) = base(x), R(x) = base(x + shift).
+    ub::DeviceBuffer base((w + kGpuShift) * std::size_t{h}), l(n), r(n);
+    ub::fill_random_device(base.as<std::uint8_t>(), (w + kGpuShift) * std::size_t{h}, 11, st.get());
+    UPRES_BENCH_CUDA(cudaMemcpy2DAsync(l.get(), w, base.get(), w + kGpuShift, w, h,
+                                       cudaMemcpyDeviceToDevice, st.get()));
+    UPRES_BENCH_CUDA(cudaMemcpy2DAsync(r.get(), w, base.as<std::uint8_t>() + kGpuShift,
+                                       w + kGpuShift, w, h, cudaMemcpyDeviceToDevice, st.get()));
+    ub::DeviceBuffer d(n * sizeof(float)), m(n);
+    const ImageView<const std::uint8_t> lv(l.as<std::uint8_t>(), w, h, 1, 0, Location::Device),
+        rv(r.as<std::uint8_t>(), w, h, 1, 0, Location::Device);
+    const ImageView<float> dv(d.as<float>(), w, h, 1, 0, Location::Device);
+    const ImageView<std::uint8_t> mv(m.as<std::uint8_t>(), w, h, 1, 0, Location::Device);
+    StereoOptions o;
+    o.num_disparities = kGpuD;
+    o.aggregation = StereoAggregation::Gauss13;
+    o.lr_check = 0;
+    o.variant = v;
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.cuda_stream = st.get();
+    ub::time_device(state, st.get(),
+                    [&](std::int64_t) { stereo_disparity(lv, rv, dv, o, ctx, {}, mv); });
+    state.SetLabel(to_string(v));
+    ub::set_rates(state, double(n), 2.0 * n + 5.0 * n);
+    state.counters["Gpd/s"] =
+        benchmark::Counter(double(n) * kGpuD * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK_CAPTURE(Cuda_Stereo, stream, StereoVariant::Stream)->UseManualTime()->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Stereo, cube1, StereoVariant::Cube1)->UseManualTime()->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Stereo, cube2, StereoVariant::Cube2)->UseManualTime()->MinTime(0.3);
+#endif
 
 }  // namespace

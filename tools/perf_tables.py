@@ -150,6 +150,15 @@ TABLES = {
         ("1024^2 RGB f32 exact prefilter, 2 threads",
          "Bspline_Prefilter_Cpu/n:1024/fir:0/c:3/threads:2/", []),
     ]),
+    "stereo-gpu": (GPU, ["docs/ops/stereo.md", "docs/benchmarks.md"], [
+        ("the paper's workload: 1120 x 1120 u8 pair, 200 disparities, Gauss 13 x 13, both maps, "
+         "LR check, sub-pixel; stream variant (default)", "Cuda_Stereo/stream", [
+             ("cv2_stereobm_13x13_d208_1120_allthreads",
+              "OpenCV StereoBM, 208 disparities, 13 x 13, the host's cores"),
+             ("torch_stereo_gauss13_d200_1120", "PyTorch, the same matcher")]),
+        ("the same, the paper's kernels, one cube (cube1)", "Cuda_Stereo/cube1", []),
+        ("the same, the paper's kernels, dual cube (cube2)", "Cuda_Stereo/cube2", []),
+    ]),
     "stereo-cpu": (("cpu",), ["docs/ops/stereo.md", "docs/benchmarks.md"], [
         ("1282 x 1110 u8 pair, 64 disparities, Gauss 7 x 7, all cores", "Stereo_Cpu/agg:0/threads:0/",
          [("cv2_stereobm_7x7_d64_cpu_allthreads", "OpenCV StereoBM 7 x 7")]),

@@ -28,9 +28,14 @@
 //
 // Input: left and right of the same size, channels (1 or 3) and pixel type (u8, u16, f32;
 // finite values, f32 on the [0, 1] scale). Outputs: float, 1 channel, the input's size, in the
-// same memory as the input. Backends: Reference (the whole cube, the 2-D filter literally),
-// Cpu (streaming: one layer at a time per stripe of rows, the separable filter, OpenMP over
-// stripes; bit-identical to the reference). Cuda: not yet (Error(BackendUnavailable)).
+// same memory as the input. Backends, bit-identical to one another: Reference (the whole cube,
+// the 2-D filter literally), Cpu (streaming: one layer at a time per stripe of rows, the
+// separable filter, OpenMP over stripes), Cuda (host inputs are staged through the device) in
+// three variants: Stream (the default: stripes of rows, one layer at a time, never the cube;
+// device memory O(W x H)), and the paper's GPU kernels buildCube, aggrCube (the non-separable
+// 2-D filter from shared memory), cubeMin, crossCheck and parPeakInterp on the whole W x H x D
+// cube, with the cost and the aggregated cube apart (Cube2, the paper's dual-cube layout) or one
+// cube whose layers are filtered through a W x H buffer and copied back (Cube1).
 #pragma once
 
 #include <cstdint>
@@ -53,6 +58,13 @@ const char* to_string(StereoAggregation a) noexcept;  // "gauss7", "gauss13", "b
 template <>
 const EnumDesc& enum_desc<StereoAggregation>() noexcept;
 
+// How the cuda backend runs (the other backends accept only Stream, their own streaming form
+// and the reference's literal cube).
+enum class StereoVariant { Stream, Cube1, Cube2 };
+const char* to_string(StereoVariant v) noexcept;  // "stream", "cube1", "cube2"
+template <>
+const EnumDesc& enum_desc<StereoVariant>() noexcept;
+
 struct StereoOptions {
     int min_disparity = 0;
     int num_disparities = 64;  // 1 .. 1024, at most the image width
@@ -64,6 +76,7 @@ struct StereoOptions {
     bool subpixel = true;
     int uniqueness = 0;  // percent, 0 .. 99; 0: off
     float invalid = std::numeric_limits<float>::quiet_NaN();
+    StereoVariant variant = StereoVariant::Stream;
 };
 
 // left, right: the rectified pair. disparity: W x H x 1 float. right_disparity (optional, empty

@@ -122,6 +122,22 @@ std::size_t temp_reserved_bytes() {
     return static_cast<std::size_t>(v);
 }
 
+std::size_t temp_used_high_bytes(bool reset) {
+    int dev = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+    Pools& ps = pools();
+    std::lock_guard<std::mutex> lock(ps.m);
+    if (ps.by_device.size() <= static_cast<std::size_t>(dev) || !ps.by_device[dev]) return 0;
+    std::uint64_t v = 0;
+    UPRES_CUDA_CHECK(cudaMemPoolGetAttribute(ps.by_device[dev], cudaMemPoolAttrUsedMemHigh, &v));
+    if (reset) {
+        std::uint64_t zero = 0;
+        UPRES_CUDA_CHECK(
+            cudaMemPoolSetAttribute(ps.by_device[dev], cudaMemPoolAttrUsedMemHigh, &zero));
+    }
+    return static_cast<std::size_t>(v);
+}
+
 }  // namespace cuda
 #endif
 

@@ -32,6 +32,9 @@ void temp_free(void* p, cudaStream_t stream) noexcept;
 void set_temp_caching(bool keep);
 // Bytes the current device's pool holds (in use or kept), 0 before its first allocation.
 std::size_t temp_reserved_bytes();
+// The most bytes of the current device's pool in use at once since the last reset (reset: set
+// it to zero after reading), 0 before its first allocation.
+std::size_t temp_used_high_bytes(bool reset);
 
 // RAII holder: temp_alloc in the constructor, temp_free in the destructor, both on one stream.
 class DeviceTemp {

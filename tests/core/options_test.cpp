@@ -155,6 +155,7 @@ TEST(Options, DeclaredDefaultsAreTheLibrarysDefaults) {
     EXPECT_EQ(declared_number("stereo", "max-cost"), st.max_cost);
     EXPECT_EQ(declared_number("stereo", "lr-check"), st.lr_check);
     EXPECT_EQ(declared_number("stereo", "uniqueness"), st.uniqueness);
+    EXPECT_EQ(declared_default<StereoVariant>("stereo", "variant"), st.variant);
     EXPECT_TRUE(std::isnan(declared_number("stereo", "invalid")) && std::isnan(st.invalid));
     EXPECT_TRUE(st.subpixel);  // the declared flag is no-subpixel, off by default
     const Context c;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <upres/stereo.hpp>
+#include "stereo_test_util.hpp"
 #include "test_util.hpp"
 
 #include "ops/stereo/stereo_math.hpp"
@@ -24,36 +25,8 @@ using U8 = std::uint8_t;
 
 using test::ctx_of;
 
-// Equal bit for bit, NaN equal to NaN.
-::testing::AssertionResult same(const ImageView<const float>& a, const ImageView<const float>& b) {
-    if (a.width() != b.width() || a.height() != b.height())
-        return ::testing::AssertionFailure() << "sizes differ";
-    for (int y = 0; y < a.height(); ++y)
-        for (int x = 0; x < a.width(); ++x) {
-            const float u = a.row(y)[x], v = b.row(y)[x];
-            if (std::isnan(u) && std::isnan(v)) continue;
-            if (std::memcmp(&u, &v, sizeof u) != 0)
-                return ::testing::AssertionFailure()
-                       << "at x " << x << ", y " << y << ": " << u << " vs " << v;
-        }
-    return ::testing::AssertionSuccess();
-}
-
-// Within tol, NaN where the other is NaN.
-::testing::AssertionResult near(const ImageView<const float>& a, const ImageView<const float>& b,
-                                double tol) {
-    for (int y = 0; y < a.height(); ++y)
-        for (int x = 0; x < a.width(); ++x) {
-            const float u = a.row(y)[x], v = b.row(y)[x];
-            if (std::isnan(u) != std::isnan(v))
-                return ::testing::AssertionFailure()
-                       << "validity differs at x " << x << ", y " << y << ": " << u << " vs " << v;
-            if (!std::isnan(u) && std::abs(double(u) - double(v)) > tol)
-                return ::testing::AssertionFailure()
-                       << "at x " << x << ", y " << y << ": " << u << " vs " << v;
-        }
-    return ::testing::AssertionSuccess();
-}
+using test::near;
+using test::same;
 
 TEST(Stereo, GaussWeightsFollowTheirFormula) {
     for (int side : {7, 13}) {
@@ -246,8 +219,14 @@ TEST(StereoErrors, BadInputIsRefused) {
                              d.view());
         },
         ErrorCode::InvalidArgument, "non-finite value at x 9, y 4");
-    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), {}, ctx_of(Backend::Cuda)); },
-                 ErrorCode::BackendUnavailable, "");
+    if (!cuda_available())
+        expect_error(
+            [&] { stereo_disparity(l.view(), r.view(), d.view(), {}, ctx_of(Backend::Cuda)); },
+            ErrorCode::BackendUnavailable, "");
+    o = {};
+    o.variant = StereoVariant::Cube2;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "cube2 is a cuda variant");
     const AnyImage al(clone(l.view())), ar16(random_image<std::uint16_t>(80, 20, 1, 9));
     expect_error([&] { stereo_disparity(al, ar16); }, ErrorCode::InvalidArgument, "u16");
 }

@@ -15,6 +15,11 @@
 #include "ops/stereo/stereo_backends.hpp"
 #include "ops/stereo/stereo_math.hpp"
 
+#if UPRES_HAVE_CUDA
+#include "core/device_image.hpp"
+#include "core/finite_scan_cuda.hpp"
+#endif
+
 namespace upres {
 
 namespace {
@@ -73,6 +78,9 @@ StereoPlan make_plan(const StereoOptions& o, int w) {
         fail("lr_check " + std::to_string(o.lr_check) + " is outside [-1, 1024] (-1: no check)");
     if (o.uniqueness < 0 || o.uniqueness > 99)
         fail("uniqueness " + std::to_string(o.uniqueness) + " is outside [0, 99]");
+    if (!enum_desc<StereoVariant>().contains(static_cast<int>(o.variant)))
+        fail("unknown variant " + std::to_string(static_cast<int>(o.variant)) +
+             " (allowed: " + enum_desc<StereoVariant>().allowed() + ")");
     StereoPlan p;
     p.min_d = o.min_disparity;
     p.num_d = o.num_disparities;
@@ -112,16 +120,24 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
              " image");
     const StereoPlan plan = make_plan(opts, w);
     const Backend b = resolve_backend(ctx, left.location(), kOp);
+    if (b != Backend::Cuda && opts.variant != StereoVariant::Stream)
+        fail(std::string("variant ") + to_string(opts.variant) + " is a cuda variant; the " +
+             to_string(b) + " backend runs its own form (allowed: stream)");
     if constexpr (std::is_same_v<T, float>) {
-        if (!left.on_device())
-            for (const auto& [name, v] : {std::pair{"left", left}, std::pair{"right", right}}) {
-                const std::int64_t i = find_nonfinite_host(v.data(), std::ptrdiff_t{w} * c, h,
-                                                           v.stride(), ctx.threads);
-                if (i >= 0)
-                    fail(std::string("the ") + name + " image has a non-finite value at x " +
-                         std::to_string(i % (std::int64_t{w} * c) / c) + ", y " +
-                         std::to_string(i / (std::int64_t{w} * c)) + " (allowed: finite values)");
-            }
+        for (const auto& [name, v] : {std::pair{"left", left}, std::pair{"right", right}}) {
+            std::int64_t i = -1;
+            if (!v.on_device())
+                i = find_nonfinite_host(v.data(), std::ptrdiff_t{w} * c, h, v.stride(),
+                                        ctx.threads);
+#if UPRES_HAVE_CUDA
+            else
+                i = cuda::find_nonfinite_device(span_of(v), ctx.cuda_stream);
+#endif
+            if (i >= 0)
+                fail(std::string("the ") + name + " image has a non-finite value at x " +
+                     std::to_string(i % (std::int64_t{w} * c) / c) + ", y " +
+                     std::to_string(i / (std::int64_t{w} * c)) + " (allowed: finite values)");
+        }
     }
     switch (b) {
         case Backend::Reference:
@@ -130,10 +146,38 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
         case Backend::Cpu:
             return cpu::stereo(span_of(left), span_of(right), span_of(disparity),
                                span_of(right_disparity), span_of(valid), plan, ctx.threads);
-        default:
-            throw Error(ErrorCode::BackendUnavailable,
-                        "stereo: no cuda backend yet (allowed: reference, cpu)");
+        case Backend::Cuda:
+#if UPRES_HAVE_CUDA
+            if (!left.on_device()) {  // stage host data through the device
+                const char* what = "stereo (staging)";
+                const auto dl = cuda::upload(left, ctx.cuda_stream, what);
+                const auto dr = cuda::upload(right, ctx.cuda_stream, what);
+                const cuda::PooledImage<float> dd(w, h, 1, ctx.cuda_stream, what);
+                const bool want_r = right_disparity.data() != nullptr,
+                           want_m = valid.data() != nullptr;
+                const cuda::PooledImage<float> drd(want_r ? w : 1, want_r ? h : 1, 1,
+                                                   ctx.cuda_stream, what);
+                const cuda::PooledImage<std::uint8_t> dm(want_m ? w : 1, want_m ? h : 1, 1,
+                                                         ctx.cuda_stream, what);
+                cuda::stereo(span_of(dl.cview()), span_of(dr.cview()), span_of(dd.view()),
+                             want_r ? span_of(drd.view()) : Span2D<float>{},
+                             want_m ? span_of(dm.view()) : Span2D<std::uint8_t>{}, plan,
+                             opts.variant, ctx.cuda_stream);
+                copy(dd.cview(), disparity, ctx.cuda_stream);
+                if (want_r) copy(drd.cview(), right_disparity, ctx.cuda_stream);
+                if (want_m) copy(dm.cview(), valid, ctx.cuda_stream);
+                return;
+            }
+            return cuda::stereo(span_of(left), span_of(right), span_of(disparity),
+                                span_of(right_disparity), span_of(valid), plan, opts.variant,
+                                ctx.cuda_stream);
+#else
+            break;
+#endif
+        case Backend::Auto:
+            break;
     }
+    throw Error(ErrorCode::Internal, "stereo: unresolved backend");
 }
 
 }  // namespace

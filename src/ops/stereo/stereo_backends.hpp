@@ -42,3 +42,12 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
             Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
             int threads);
 }  // namespace upres::cpu
+
+namespace upres::cuda {
+// Device spans; asynchronous on `stream` (the host only waits for nothing). Defined in CUDA
+// builds only. Throws Error(OutOfMemory) when the variant's buffers do not fit.
+template <class T>
+void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+            Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
+            StereoVariant variant, void* stream);
+}  // namespace upres::cuda

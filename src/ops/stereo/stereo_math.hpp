@@ -37,14 +37,14 @@ UPRES_HD int pixel_cost(const T* a, const T* b, int channels, int max_q) {
         const double v = s * (255.0 * kCostScale) / channels;
         q = v >= max_q ? max_q : static_cast<int>(floor(v + 0.5));
     } else {
-        std::int64_t s = 0;
+        int s = 0;  // at most 3 x 65535: 32 s fits in 32 bits
         for (int c = 0; c < channels; ++c) {
             const int d = static_cast<int>(a[c]) - static_cast<int>(b[c]);
             s += d < 0 ? -d : d;
         }
         // round(s * 16 / (unit * channels)), unit 1 (u8) or 257 (u16), half up.
-        const std::int64_t den = (std::is_same_v<T, std::uint8_t> ? 1 : 257) * channels;
-        q = static_cast<int>((2 * kCostScale * s + den) / (2 * den));
+        const int den = (std::is_same_v<T, std::uint8_t> ? 1 : 257) * channels;
+        q = den == 1 ? kCostScale * s : (2 * kCostScale * s + den) / (2 * den);
     }
     return q < max_q ? q : max_q;
 }
@@ -78,12 +78,15 @@ UPRES_HD std::uint64_t census_code(const double* plane, int w, int h, int x, int
 }
 // The census cost: the Hamming distance x 16, truncated at max_q.
 UPRES_HD int census_cost(std::uint64_t a, std::uint64_t b, int max_q) {
+#if defined(__CUDA_ARCH__)
+    const int n = __popcll(a ^ b);
+#elif defined(__GNUC__) || defined(__clang__)
+    const int n = __builtin_popcountll(a ^ b);
+#else
     std::uint64_t v = a ^ b;
     int n = 0;
-    while (v) {  // portable popcount (device code too)
-        v &= v - 1;
-        ++n;
-    }
+    for (; v; v &= v - 1) ++n;
+#endif
     const int q = n * kCostScale;
     return q < max_q ? q : max_q;
 }

@@ -23,6 +23,15 @@ constexpr EnumEntry kAggregations[] = {
      "Gauss-weighted 13 x 13 window (the paper's GPU matcher)"},
     {static_cast<int>(StereoAggregation::Box), "box", "box-size x box-size window sum"},
 };
+constexpr EnumEntry kVariants[] = {
+    {static_cast<int>(StereoVariant::Stream), "stream",
+     "stripes of rows, one disparity layer at a time; memory O(W x H) (every backend)"},
+    {static_cast<int>(StereoVariant::Cube1), "cube1",
+     "cuda: the paper's kernels on one W x H x D cube, layers filtered through a buffer"},
+    {static_cast<int>(StereoVariant::Cube2), "cube2",
+     "cuda: the paper's kernels on a cost cube and an aggregated cube (dual-cube layout)"},
+};
+constexpr EnumDesc kVariantDesc{"stereo variant", kVariants};
 constexpr EnumDesc kCostDesc{"stereo cost", kCosts};
 constexpr EnumDesc kAggregationDesc{"stereo aggregation", kAggregations};
 }  // namespace
@@ -35,6 +44,11 @@ template <>
 const EnumDesc& enum_desc<StereoAggregation>() noexcept {
     return kAggregationDesc;
 }
+template <>
+const EnumDesc& enum_desc<StereoVariant>() noexcept {
+    return kVariantDesc;
+}
+const char* to_string(StereoVariant v) noexcept { return enum_name(v); }
 const char* to_string(StereoCost c) noexcept { return enum_name(c); }
 const char* to_string(StereoAggregation a) noexcept { return enum_name(a); }
 
@@ -65,6 +79,9 @@ constexpr OptionDesc kStereoOptions[] = {
      UPRES_OPTION_FIELD(StereoOptions, uniqueness)},
     {"invalid", OptionKind::Real, nullptr, "nan", -kInf, kInf, "Value written for invalid pixels",
      UPRES_OPTION_FIELD(StereoOptions, invalid)},
+    {"variant", OptionKind::Enum, &enum_desc<StereoVariant>, "stream", 0, 0,
+     "How the cuda backend runs (the paper's cube kernels for reproduction)",
+     UPRES_OPTION_FIELD(StereoOptions, variant)},
 };
 }  // namespace
 const OperationDesc kStereoDesc{"stereo", "Disparity of a rectified stereo pair", kStereoOptions};

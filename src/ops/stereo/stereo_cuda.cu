@@ -1,0 +1,805 @@
+// Cuda backend of upres::stereo_disparity (docs/ops/stereo.md). Two ways to run, bit-identical
+// to the reference (integer costs and sums, stereo_math.hpp):
+//
+//  Stream (the default; the FPGA scheme of the paper's section 6.2 on the GPU): a block owns a
+//  stripe of kRows rows across the image (or a column range of it on wide images) and runs the
+//  disparities one after another. Per layer it computes the costs of its rows plus the
+//  window's radius and the column pass into shared memory, then the row pass, updating each
+//  owned pixel's left winner state (smallest sum, its two neighbours for the parabola) in
+//  registers; the right map's state of right pixel x_r reads the row-pass sum at x_r + d from
+//  shared memory. The cost volume never exists: device memory is three W x H maps. A second
+//  kernel does the left-right check and writes the outputs.
+//  On 8-bit gray pairs and census costs with the default truncation, every cost is a multiple
+//  of 16, so the sums divided by 16 stay below 2^24 and run exactly in fp32 (twice the integer
+//  multiply-add rate on sm_90), on images converted to float once; the 7 x 7 and 13 x 13
+//  windows are compiled with their radius, so the weights are constant operands. Gray images
+//  up to kTileW wide have the stripe's rows of both images in shared memory (1.30 ms against
+//  1.72 ms from global memory for 1120 x 1120 x 200 on an H200; docs/ops/stereo.md lists the
+//  block shapes measured).
+//
+//  Cube1 / Cube2 (the paper's section 6.1 kernels, for reproduction): buildCube writes the
+//  W x H x D cost cube, aggrCube filters every layer with the non-separable 2-D window from a
+//  shared-memory tile (into a second cube: Cube2, the dual-cube layout; or into a W x H buffer
+//  copied back into the one cube: Cube1), cubeMin searches each depth ray for the left map and
+//  each diagonal for the right map, crossCheck nullifies disagreeing pixels and parPeakInterp
+//  fits the parabola from the cube.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/cuda_check.hpp"
+#include "core/device_temp.hpp"
+#include "ops/stereo/stereo_backends.hpp"
+#include "ops/stereo/stereo_math.hpp"
+
+namespace upres::cuda {
+
+namespace {
+
+using stereo::kNone;
+using u64 = std::uint64_t;
+
+constexpr int kNoD = INT_MIN;  // "no disparity" in the winner maps (disparities may be < 0)
+
+__device__ __forceinline__ int clampi(int v, int lo, int hi) { return min(max(v, lo), hi); }
+
+// ---- Cost sources: cost(x, xr, y) of left pixel x against right pixel xr (clamped) on row y.
+
+// The integer cost of any pixel type (1/16 levels).
+template <class T, int C>
+struct AdCost {
+    using Acc = int;
+    static constexpr bool kFloat = false;
+    Span2D<const T> l, r;
+    int max_q;
+    __device__ __forceinline__ int operator()(int x, int xr, int y) const {
+        return stereo::pixel_cost(l.row(y) + x * C, r.row(y) + xr * C, C, max_q);
+    }
+};
+
+// Census, integer (1/16 levels).
+struct CensusCost {
+    using Acc = int;
+    static constexpr bool kFloat = false;
+    const u64* __restrict__ cl;
+    const u64* __restrict__ cr;
+    int w, max_q;
+    __device__ __forceinline__ int operator()(int x, int xr, int y) const {
+        const std::size_t row = static_cast<std::size_t>(y) * w;
+        return stereo::census_cost(cl[row + x], cr[row + xr], max_q);
+    }
+};
+
+// Exact small integers as floats without a conversion instruction (conversions run at 1/8 of
+// the fp32 rate on sm_90): 0x4b000000 | n is 2^23 + n for 0 <= n < 2^23.
+__device__ __forceinline__ float small_int_to_float(int n) {
+    return __int_as_float(0x4b000000 | n) - 8388608.0f;
+}
+
+// 8-bit gray absolute difference in whole levels (the integer cost / 16, exact when max_q is a
+// multiple of 16), on the images converted to float once.
+struct AdGrayFloat {
+    using Acc = float;
+    static constexpr bool kFloat = true;  // and tiled (stream_kernel's kTile)
+    const float* __restrict__ l;
+    const float* __restrict__ r;
+    int w;
+    float max_c;  // max_q / 16
+    __device__ __forceinline__ float operator()(int x, int xr, int y) const {
+        const int row = y * w;  // float_path: W x H < 2^31
+        return fminf(fabsf(l[row + x] - r[row + xr]), max_c);
+    }
+};
+
+// Census in whole bits (the integer cost / 16, exact when max_q is a multiple of 16).
+struct CensusFloat {
+    using Acc = float;
+    static constexpr bool kFloat = true;
+    const u64* __restrict__ cl;
+    const u64* __restrict__ cr;
+    int w;
+    float max_c;
+    __device__ __forceinline__ float operator()(int x, int xr, int y) const {
+        const int row = y * w;  // float_path: W x H < 2^31
+        return fminf(small_int_to_float(__popcll(cl[row + x] ^ cr[row + xr])), max_c);
+    }
+};
+
+// ---- Winner states of the streaming search (stereo_math.hpp's rules).
+
+template <class Acc>
+__device__ __forceinline__ Acc acc_none();
+template <>
+__device__ __forceinline__ float acc_none<float>() {
+    return __int_as_float(0x7f800000);  // +inf
+}
+template <>
+__device__ __forceinline__ int acc_none<int>() {
+    return kNone;
+}
+__device__ __forceinline__ std::int32_t to_i32(float v) {
+    return isinf(v) ? kNone : static_cast<std::int32_t>(v);  // exact: integers below 2^24
+}
+__device__ __forceinline__ std::int32_t to_i32(int v) { return v; }
+
+// The left winner without the uniqueness competitor: smallest sum (ties: smaller d) and its
+// neighbours, winner_step's rule for best / before / after.
+template <class Acc>
+struct LeanLeft {
+    Acc best, before, after, prev;
+    int bd;
+    __device__ __forceinline__ void init() {
+        best = before = after = prev = acc_none<Acc>();
+        bd = 0;
+    }
+    __device__ __forceinline__ void step(Acc h, int d) {
+        const bool lt = h < best;
+        after = lt ? acc_none<Acc>() : (d == bd + 1 ? h : after);
+        before = lt ? prev : before;
+        bd = lt ? d : bd;
+        best = lt ? h : best;
+        prev = h;
+    }
+    __device__ __forceinline__ stereo::Winner winner() const {
+        return stereo::finished(to_i32(best), bd, to_i32(before), to_i32(after), kNone);
+    }
+};
+
+// The full state (uniqueness): winner_step itself.
+template <class Acc>
+struct FullLeft {
+    std::int32_t best, bd, before, after, far, prev, below2;
+    __device__ __forceinline__ void init() {
+        best = before = after = far = prev = below2 = kNone;
+        bd = 0;
+    }
+    __device__ __forceinline__ void step(Acc h, int d) {
+        stereo::winner_step(best, bd, before, after, far, prev, below2, d, to_i32(h));
+    }
+    __device__ __forceinline__ stereo::Winner winner() const {
+        return stereo::finished(best, bd, before, after, far);
+    }
+};
+
+template <class Acc>
+struct RightState {
+    Acc best;
+    int bd;
+    __device__ __forceinline__ void init() {
+        best = acc_none<Acc>();
+        bd = 0;
+    }
+    __device__ __forceinline__ void step(Acc h, int d) {
+        const bool lt = h < best;
+        bd = lt ? d : bd;
+        best = lt ? h : best;
+    }
+};
+
+// ---- Stream variant.
+
+// A block's shape: output rows, owned columns per thread (consecutive: the row pass reads one
+// window of kSlots + 2r column sums for them), threads. The lean state runs 4 rows, the full one
+// (uniqueness) 2, so that every state stays in registers (at most 168 of them, one block of 384
+// threads per SM). Measured alternatives: docs/ops/stereo.md.
+template <int Rows, int Slots, int Threads>
+struct Shape {
+    static constexpr int kRows = Rows, kSlots = Slots, kThreads = Threads;
+};
+using LeanShape = Shape<4, 3, 384>;
+using FullShape = Shape<2, 3, 384>;
+
+struct StreamParams {
+    int W, H, min_d, num_d, r, own_w, uniqueness;
+    bool subpixel;
+    int gi[16];       // one-sided weights g_0 .. g_r
+    float gf[16];     // the same as floats
+    float* left_sub;  // W x H: the left winner, refined
+    int* left_bk;     // W x H: the left winner's d (kNoD: none, or not unique)
+    int* right_bk;    // W x H: the right winner's d (kNoD: none)
+};
+
+template <class Acc>
+__device__ __forceinline__ Acc weight(const StreamParams& p, int j);
+template <>
+__device__ __forceinline__ float weight<float>(const StreamParams& p, int j) {
+    return p.gf[j];
+}
+template <>
+__device__ __forceinline__ int weight<int>(const StreamParams& p, int j) {
+    return p.gi[j];
+}
+
+// The columns [s0, s1) whose sums a block needs: its owned pixels [own0, own1) as left pixels
+// (the sum at x) and as right pixels (the sums at x_r + d over the range).
+__host__ __device__ inline void block_span(int own0, int own1, int W, int min_d, int num_d, int& s0,
+                                           int& s1) {
+    const int max_d = min_d + num_d - 1;
+    s0 = max(0, min(own0, own0 + min_d));
+    s1 = min(W, max(own1, own1 + max_d));
+}
+
+// Tiled kernels (Src::kTiled, images up to kTileW wide) copy the stripe's rows of both images
+// into shared memory once, with a compile-time row pitch: each cost is then two shared loads at
+// immediate offsets from one address per column.
+constexpr int kTileW = 1344;
+
+// kR > 0: the radius at compile time (gauss7, gauss13); 0: p.r.
+template <class Src, class Left, int kR, class Sh, bool kTile = false>
+__global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamParams p) {
+    using Acc = typename Src::Acc;
+    constexpr int kRows = Sh::kRows, kSlots = Sh::kSlots;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int W = p.W, H = p.H, r = kR > 0 ? kR : p.r, nt = blockDim.x, tid = threadIdx.x;
+    const int y0 = blockIdx.y * kRows;
+    const int own0 = blockIdx.x * p.own_w, own1 = min(W, own0 + p.own_w), own_n = own1 - own0;
+    int s0, s1;
+    block_span(own0, own1, W, p.min_d, p.num_d, s0, s1);
+    const int span = s1 - s0, vw = span + 2 * r, off = own0 - s0;
+    Acc* v = reinterpret_cast<Acc*>(smem_raw);  // kRows x vw: column sums, r clamped each side
+    Acc* hs = v + kRows * vw;                   // kRows x span: window sums
+    constexpr int kSrcRows = kRows + 2 * (kR > 0 ? kR : 0);
+    [[maybe_unused]] float* lt = reinterpret_cast<float*>(hs + kRows * span);  // kTile only
+    [[maybe_unused]] float* rt = lt + kSrcRows * kTileW;
+    if constexpr (kTile) {
+        for (int i = tid; i < kSrcRows * W; i += nt) {
+            const int s = i / W, x = i - s * W, y = clampi(y0 - r + s, 0, H - 1);
+            lt[s * kTileW + x] = src.l[y * W + x];
+            rt[s * kTileW + x] = src.r[y * W + x];
+        }
+        __syncthreads();
+    }
+
+    // Owned pixel of slot sl: kSlots consecutive columns per thread.
+    auto owned = [&](int sl) { return tid * kSlots + sl; };
+    Left left[kSlots][kRows];
+    RightState<Acc> right[kSlots][kRows];
+#pragma unroll
+    for (int sl = 0; sl < kSlots; ++sl)
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+            left[sl][i].init();
+            right[sl][i].init();
+        }
+
+    for (int k = 0; k < p.num_d; ++k) {
+        const int d = p.min_d + k;
+        // Column pass: the costs of rows y0 - r .. y0 + kRows - 1 + r (clamped), each added to
+        // the outputs whose window holds it.
+        for (int j = tid; j < vw; j += nt) {
+            const int x = clampi(s0 - r + j, 0, W - 1), xr = clampi(x - d, 0, W - 1);
+            Acc acc[kRows];
+#pragma unroll
+            for (int i = 0; i < kRows; ++i) acc[i] = 0;
+            [[maybe_unused]] const float* pl = lt + x;
+            [[maybe_unused]] const float* pr = rt + xr;
+#pragma unroll
+            for (int s = 0; s < kRows + 2 * r; ++s) {
+                Acc q;
+                if constexpr (kTile)
+                    q = fminf(fabsf(pl[s * kTileW] - pr[s * kTileW]), src.max_c);
+                else
+                    q = src(x, xr, clampi(y0 - r + s, 0, H - 1));
+#pragma unroll
+                for (int i = 0; i < kRows; ++i) {
+                    const int t = s - r - i;
+                    if (t >= -r && t <= r) acc[i] += weight<Acc>(p, t < 0 ? -t : t) * q;
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < kRows; ++i) v[i * vw + j] = acc[i];
+        }
+        __syncthreads();
+        // Row pass; owned columns update their left winners.
+        auto row_sum = [&](int i, int j) {  // window sum at span column j, row i
+            const Acc* c = v + i * vw + j + r;
+            Acc s = weight<Acc>(p, 0) * c[0];
+#pragma unroll
+            for (int t = 1; t <= (kR > 0 ? kR : 15); ++t) {
+                if (kR == 0 && t > r) break;
+                s += weight<Acc>(p, t) * (c[-t] + c[t]);
+            }
+            return s;
+        };
+        if constexpr (kR > 0) {
+            // The thread's kSlots consecutive sums from one window of kSlots + 2r column sums.
+            const int o0 = owned(0);
+            if (o0 < own_n)
+#pragma unroll
+                for (int i = 0; i < kRows; ++i) {
+                    const Acc* c = v + i * vw + o0 + off;
+                    Acc win[kSlots + 2 * kR];
+#pragma unroll
+                    for (int u = 0; u < kSlots + 2 * kR; ++u) win[u] = c[u];
+#pragma unroll
+                    for (int sl = 0; sl < kSlots; ++sl) {
+                        Acc h = weight<Acc>(p, 0) * win[sl + kR];
+#pragma unroll
+                        for (int t = 1; t <= kR; ++t)
+                            h += weight<Acc>(p, t) * (win[sl + kR - t] + win[sl + kR + t]);
+                        const int o = o0 + sl, x = own0 + o;
+                        if (o < own_n) {
+                            hs[i * span + o + off] = h;
+                            if (x - d >= 0 && x - d < W) left[sl][i].step(h, d);
+                        }
+                    }
+                }
+        } else {
+#pragma unroll
+            for (int sl = 0; sl < kSlots; ++sl) {
+                const int o = owned(sl);
+                if (o < own_n) {
+                    const int x = own0 + o, j = o + off;
+                    const bool cand = x - d >= 0 && x - d < W;
+#pragma unroll
+                    for (int i = 0; i < kRows; ++i) {
+                        const Acc h = row_sum(i, j);
+                        hs[i * span + j] = h;
+                        if (cand) left[sl][i].step(h, d);
+                    }
+                }
+            }
+        }
+        if (span > own_n)
+            for (int j = tid; j < span; j += nt) {
+                if (j >= off && j < off + own_n) continue;
+#pragma unroll
+                for (int i = 0; i < kRows; ++i) hs[i * span + j] = row_sum(i, j);
+            }
+        __syncthreads();
+        // Right winners: right pixel x_r against left pixel x_r + d.
+#pragma unroll
+        for (int sl = 0; sl < kSlots; ++sl) {
+            const int o = owned(sl);
+            const int x = own0 + o + d;
+            if (o < own_n && x >= 0 && x < W)
+#pragma unroll
+                for (int i = 0; i < kRows; ++i) right[sl][i].step(hs[i * span + x - s0], d);
+        }
+    }
+#pragma unroll
+    for (int sl = 0; sl < kSlots; ++sl) {
+        const int o = owned(sl);
+        if (o >= own_n) continue;
+        const int x = own0 + o;
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+            const int y = y0 + i;
+            if (y >= H) break;
+            const std::size_t idx = static_cast<std::size_t>(y) * W + x;
+            const stereo::Winner w = left[sl][i].winner();
+            const bool ok = w.best >= 0 && stereo::unique_enough(w, p.uniqueness);
+            p.left_bk[idx] = ok ? w.best_d : kNoD;
+            p.left_sub[idx] = ok ? stereo::refined(w, p.subpixel) : 0.0f;
+            p.right_bk[idx] = to_i32(right[sl][i].best) == kNone ? kNoD : right[sl][i].bd;
+        }
+    }
+}
+
+// crossCheck of the stream variant, and the outputs.
+__global__ void finalize_kernel(int W, int H, const int* __restrict__ lbk,
+                                const float* __restrict__ lsub, const int* __restrict__ rbk,
+                                int lr_check, float invalid, Span2D<float> disparity,
+                                Span2D<std::uint8_t> valid) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= W) return;
+    const std::size_t i = static_cast<std::size_t>(y) * W + x;
+    const int d = lbk[i];
+    bool ok = d != kNoD;
+    if (ok && lr_check >= 0) {
+        const int o = rbk[static_cast<std::size_t>(y) * W + (x - d)];
+        ok = o != kNoD && abs(d - o) <= lr_check;
+    }
+    disparity.row(y)[x] = ok ? lsub[i] : invalid;
+    if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
+}
+
+// The aggregated sum S(x, y, d) straight from the 2-D window (64-bit), for the right map's
+// parabola in the stream variant (an optional output: not worth streaming state).
+template <class Src>
+__device__ std::int64_t window_sum(const Src& src, int W, int H, int x, int y, int d, int r,
+                                   const int* g) {
+    std::int64_t s = 0;
+    for (int i = -r; i <= r; ++i) {
+        const int yy = clampi(y + i, 0, H - 1);
+        std::int64_t row = 0;
+        for (int j = -r; j <= r; ++j) {
+            const int xx = clampi(x + j, 0, W - 1);
+            row += static_cast<std::int64_t>(g[j < 0 ? -j : j]) *
+                   src(xx, clampi(xx - d, 0, W - 1), yy);
+        }
+        s += g[i < 0 ? -i : i] * row;
+    }
+    return s;
+}
+
+struct Weights {
+    int g[16];
+};
+
+template <class Src>
+__global__ void right_refine_kernel(Src src, int W, int H, int min_d, int num_d, int r, Weights wt,
+                                    bool subpixel, float invalid, const int* __restrict__ rbk,
+                                    Span2D<float> out) {
+    const int xr = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (xr >= W) return;
+    const int d = rbk[static_cast<std::size_t>(y) * W + xr];
+    if (d == kNoD) {
+        out.row(y)[xr] = invalid;
+        return;
+    }
+    stereo::Winner w;
+    w.best_d = d;
+    w.best = static_cast<std::int32_t>(window_sum(src, W, H, xr + d, y, d, r, wt.g));
+    const int x = xr + d, max_d = min_d + num_d - 1;
+    if (subpixel && d - 1 >= min_d && x - 1 >= 0)
+        w.before = static_cast<std::int32_t>(window_sum(src, W, H, x - 1, y, d - 1, r, wt.g));
+    if (subpixel && d + 1 <= max_d && x + 1 < W)
+        w.after = static_cast<std::int32_t>(window_sum(src, W, H, x + 1, y, d + 1, r, wt.g));
+    out.row(y)[xr] = stereo::refined(w, subpixel);
+}
+
+// ---- Cube variants (the paper's kernels).
+
+template <class Src, class Out>
+__global__ void build_cube_kernel(Src src, int W, int H, int min_d, Out* __restrict__ cube) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y,
+              k = blockIdx.z;
+    if (x >= W || y >= H) return;
+    const int d = min_d + k;
+    cube[(static_cast<std::size_t>(k) * H + y) * W + x] =
+        static_cast<Out>(src(x, clampi(x - d, 0, W - 1), y));
+}
+
+// The non-separable window g_i g_j over a shared-memory tile of the layer (rows and columns
+// clamped), kAggr x kAggr outputs per block of kAggr x kAggrRows threads.
+constexpr int kAggr = 32, kAggrRows = 8, kMaxSide = kAggr + 30;
+
+template <class In>
+__global__ void aggr_cube_kernel(const In* __restrict__ in, int* __restrict__ out, int W, int H,
+                                 int r, Weights wt) {
+    __shared__ int tile[kMaxSide][kMaxSide + 1];
+    __shared__ int w2[31][31];
+    const std::size_t layer = static_cast<std::size_t>(W) * H * blockIdx.z;
+    const In* src = in + layer;
+    const int x0 = blockIdx.x * kAggr, y0 = blockIdx.y * kAggr, side = kAggr + 2 * r;
+    const int tid = threadIdx.y * kAggr + threadIdx.x;
+    for (int i = tid; i < side * side; i += kAggr * kAggrRows) {
+        const int ty = i / side, tx = i % side;
+        tile[ty][tx] =
+            static_cast<int>(src[static_cast<std::size_t>(clampi(y0 - r + ty, 0, H - 1)) * W +
+                                 clampi(x0 - r + tx, 0, W - 1)]);
+    }
+    for (int i = tid; i < (2 * r + 1) * (2 * r + 1); i += kAggr * kAggrRows) {
+        const int a = i / (2 * r + 1) - r, b = i % (2 * r + 1) - r;
+        w2[a + r][b + r] = wt.g[a < 0 ? -a : a] * wt.g[b < 0 ? -b : b];
+    }
+    __syncthreads();
+    const int x = x0 + threadIdx.x;
+    for (int yy = threadIdx.y; yy < kAggr; yy += kAggrRows) {
+        const int y = y0 + yy;
+        int s = 0;
+        for (int a = 0; a <= 2 * r; ++a)
+            for (int b = 0; b <= 2 * r; ++b) s += w2[a][b] * tile[yy + a][threadIdx.x + b];
+        if (x < W && y < H) out[layer + static_cast<std::size_t>(y) * W + x] = s;
+    }
+}
+
+// cubeMin: the left winner along each depth ray (with the uniqueness test), the right winner
+// along each diagonal x = x_r + d.
+__global__ void cube_min_kernel(const int* __restrict__ agg, int W, int H, int min_d, int num_d,
+                                int uniqueness, int* __restrict__ lbk, int* __restrict__ rbk) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= W || y >= H) return;
+    const std::size_t plane = static_cast<std::size_t>(W) * H, px = static_cast<std::size_t>(y) * W;
+    std::int32_t best = kNone, bd = 0, before = kNone, after = kNone, far = kNone, prev = kNone,
+                 below2 = kNone;
+    std::int32_t rbest = kNone, rd = 0;
+    for (int k = 0; k < num_d; ++k) {
+        const int d = min_d + k;
+        if (x - d >= 0 && x - d < W)
+            stereo::winner_step(best, bd, before, after, far, prev, below2, d,
+                                agg[plane * k + px + x]);
+        const int xl = x + d;
+        if (xl >= 0 && xl < W) {
+            const std::int32_t c = agg[plane * k + px + xl];
+            if (c < rbest) rbest = c, rd = d;
+        }
+    }
+    const stereo::Winner w = stereo::finished(best, bd, before, after, far);
+    lbk[px + x] = w.best >= 0 && stereo::unique_enough(w, uniqueness) ? w.best_d : kNoD;
+    rbk[px + x] = rbest == kNone ? kNoD : rd;
+}
+
+// crossCheck: the left winner where the right map agrees within lr_check, else kNoD.
+__global__ void cross_check_kernel(int W, int H, const int* __restrict__ lbk,
+                                   const int* __restrict__ rbk, int lr_check,
+                                   int* __restrict__ checked) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= W) return;
+    const std::size_t i = static_cast<std::size_t>(y) * W + x;
+    const int d = lbk[i];
+    bool ok = d != kNoD;
+    if (ok && lr_check >= 0) {
+        const int o = rbk[static_cast<std::size_t>(y) * W + (x - d)];
+        ok = o != kNoD && abs(d - o) <= lr_check;
+    }
+    checked[i] = ok ? d : kNoD;
+}
+
+// parPeakInterp: the parabola through the cube's sums at d - 1, d, d + 1 (both maps).
+__device__ float peak(const int* agg, int W, int H, int min_d, int num_d, int x, int y, int d,
+                      int step, bool subpixel) {
+    // step: +1 for the left map (the ray at x), the diagonal x + (d' - d) for the right map.
+    const std::size_t plane = static_cast<std::size_t>(W) * H, px = static_cast<std::size_t>(y) * W;
+    const int k = d - min_d;
+    stereo::Winner w;
+    w.best_d = d;
+    w.best = agg[plane * k + px + x];
+    const int xb = x - step, xa = x + step;
+    if (k > 0 && xb >= 0 && xb < W && xb - (d - 1) >= 0 && xb - (d - 1) < W)
+        w.before = agg[plane * (k - 1) + px + xb];
+    if (k + 1 < num_d && xa >= 0 && xa < W && xa - (d + 1) >= 0 && xa - (d + 1) < W)
+        w.after = agg[plane * (k + 1) + px + xa];
+    return stereo::refined(w, subpixel);
+}
+
+__global__ void par_peak_interp_kernel(const int* __restrict__ agg, int W, int H, int min_d,
+                                       int num_d, bool subpixel, float invalid,
+                                       const int* __restrict__ checked, const int* __restrict__ rbk,
+                                       Span2D<float> disparity, Span2D<std::uint8_t> valid,
+                                       Span2D<float> right_disparity) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= W) return;
+    const std::size_t i = static_cast<std::size_t>(y) * W + x;
+    const int d = checked[i];
+    disparity.row(y)[x] = d == kNoD ? invalid : peak(agg, W, H, min_d, num_d, x, y, d, 0, subpixel);
+    if (valid.data) valid.row(y)[x] = d == kNoD ? 0 : 255;
+    if (right_disparity.data) {
+        const int e = rbk[i];
+        right_disparity.row(y)[x] =
+            e == kNoD ? invalid : peak(agg, W, H, min_d, num_d, x + e, y, e, 1, subpixel);
+    }
+}
+
+// ---- Input preparation.
+
+template <class T>
+__global__ void intensity_kernel(Span2D<const T> img, double* __restrict__ plane) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= img.width) return;
+    plane[static_cast<std::size_t>(y) * img.width + x] =
+        stereo::intensity(img.row(y) + static_cast<std::ptrdiff_t>(x) * img.channels, img.channels);
+}
+
+__global__ void census_kernel(const double* __restrict__ plane, int W, int H,
+                              u64* __restrict__ codes) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= W) return;
+    codes[static_cast<std::size_t>(y) * W + x] = stereo::census_code(plane, W, H, x, y);
+}
+
+__global__ void gray_to_float_kernel(Span2D<const std::uint8_t> img, float* __restrict__ out) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= img.width) return;
+    out[static_cast<std::size_t>(y) * img.width + x] = img.row(y)[x];
+}
+
+// ---- Host side.
+
+struct Outputs {
+    Span2D<float> disparity, right_disparity;
+    Span2D<std::uint8_t> valid;
+};
+
+dim3 rows_grid(int W, int H, int threads) { return dim3((W + threads - 1) / threads, H); }
+
+template <class Src, class Left, int kR, class Sh, bool kTile = false>
+void launch_stream(const Src& src, StreamParams p, int W, cudaStream_t s) {
+    using Acc = typename Src::Acc;
+    constexpr int kRows = Sh::kRows, kSlots = Sh::kSlots, kThreads = Sh::kThreads;
+    // Owned columns per block: the whole row up to kThreads x kSlots columns.
+    p.own_w = std::min(W, kThreads * kSlots);
+    const int nt = std::min(kThreads, ((p.own_w + kSlots - 1) / kSlots + 31) / 32 * 32);
+    const int blocks_x = (W + p.own_w - 1) / p.own_w;
+    int smax = 0;
+    for (int b = 0; b < blocks_x; ++b) {
+        int s0, s1;
+        block_span(b * p.own_w, std::min(W, (b + 1) * p.own_w), W, p.min_d, p.num_d, s0, s1);
+        smax = std::max(smax, s1 - s0);
+    }
+    std::size_t smem = sizeof(Acc) * kRows * (2 * static_cast<std::size_t>(smax) + 2 * p.r);
+    if constexpr (kTile) smem += 2 * sizeof(float) * (kRows + 2 * kR) * kTileW;
+    auto* kernel = stream_kernel<Src, Left, kR, Sh, kTile>;
+    UPRES_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    kernel<<<dim3(blocks_x, (p.H + kRows - 1) / kRows), nt, smem, s>>>(src, p);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+template <class Src>
+void run_right_refine(const Src& src, int W, int H, const StereoPlan& plan, const int* rbk,
+                      Span2D<float> out, cudaStream_t s) {
+    Weights wt{};
+    for (int j = 0; j <= plan.radius; ++j) wt.g[j] = plan.weights[j];
+    right_refine_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(
+        src, W, H, plan.min_d, plan.num_d, plan.radius, wt, plan.subpixel, plan.invalid, rbk, out);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+template <class Src, class ISrc>
+void run_stream(const Src& src, const ISrc& isrc, int W, int H, const StereoPlan& plan,
+                const Outputs& out, cudaStream_t s) {
+    using Acc = typename Src::Acc;
+    const std::size_t n = static_cast<std::size_t>(W) * H;
+    DeviceTemp maps(n * (2 * sizeof(int) + sizeof(float)), s, "stereo (winner maps)");
+    StreamParams p{};
+    p.W = W;
+    p.H = H;
+    p.min_d = plan.min_d;
+    p.num_d = plan.num_d;
+    p.r = plan.radius;
+    p.uniqueness = plan.uniqueness;
+    p.subpixel = plan.subpixel;
+    for (int j = 0; j <= plan.radius; ++j) {
+        p.gi[j] = plan.weights[j];
+        p.gf[j] = static_cast<float>(plan.weights[j]);
+    }
+    p.left_bk = maps.as<int>();
+    p.right_bk = p.left_bk + n;
+    p.left_sub = reinterpret_cast<float*>(p.right_bk + n);
+    if constexpr (Src::kFloat) {  // radius 3 or 6, no uniqueness (float_path)
+        constexpr bool kTile = std::is_same_v<Src, AdGrayFloat>;
+        if (plan.radius == 3) {
+            if (kTile && W <= kTileW)
+                launch_stream<Src, LeanLeft<Acc>, 3, LeanShape, kTile>(src, p, W, s);
+            else
+                launch_stream<Src, LeanLeft<Acc>, 3, LeanShape>(src, p, W, s);
+        } else {
+            if (kTile && W <= kTileW)
+                launch_stream<Src, LeanLeft<Acc>, 6, LeanShape, kTile>(src, p, W, s);
+            else
+                launch_stream<Src, LeanLeft<Acc>, 6, LeanShape>(src, p, W, s);
+        }
+    } else {
+        if (plan.uniqueness > 0)
+            launch_stream<Src, FullLeft<Acc>, 0, FullShape>(src, p, W, s);
+        else
+            launch_stream<Src, LeanLeft<Acc>, 0, LeanShape>(src, p, W, s);
+    }
+    finalize_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(W, H, p.left_bk, p.left_sub, p.right_bk,
+                                                         plan.lr_check, plan.invalid, out.disparity,
+                                                         out.valid);
+    UPRES_CUDA_CHECK_LAUNCH();
+    // The right map's parabola from the integer source (its sums are 16 x the float source's:
+    // the same winners and, scaled by a power of two, the same parabola).
+    if (out.right_disparity.data)
+        run_right_refine(isrc, W, H, plan, p.right_bk, out.right_disparity, s);
+}
+
+template <class Src>
+void run_cube(const Src& src, int W, int H, const StereoPlan& plan, bool dual, const Outputs& out,
+              cudaStream_t s) {
+    const std::size_t n = static_cast<std::size_t>(W) * H, D = plan.num_d;
+    Weights wt{};
+    for (int j = 0; j <= plan.radius; ++j) wt.g[j] = plan.weights[j];
+    // Cube2: a 16-bit cost cube and a 32-bit aggregated cube; Cube1: one 32-bit cube and a
+    // W x H buffer.
+    DeviceTemp agg(n * D * sizeof(int), s, "stereo (aggregated cube)");
+    DeviceTemp costs(dual ? n * D * sizeof(std::uint16_t) : n * sizeof(int), s,
+                     dual ? "stereo (cost cube)" : "stereo (layer buffer)");
+    DeviceTemp maps(n * 3 * sizeof(int), s, "stereo (winner maps)");
+    int* lbk = maps.as<int>();
+    int* rbk = lbk + n;
+    int* checked = rbk + n;
+    const dim3 b2(32, 4);
+    const dim3 g3((W + 31) / 32, (H + 3) / 4, plan.num_d);
+    const dim3 ga((W + kAggr - 1) / kAggr, (H + kAggr - 1) / kAggr, dual ? plan.num_d : 1);
+    const dim3 ba(kAggr, kAggrRows);
+    if (dual) {
+        build_cube_kernel<<<g3, b2, 0, s>>>(src, W, H, plan.min_d, costs.as<std::uint16_t>());
+        UPRES_CUDA_CHECK_LAUNCH();
+        aggr_cube_kernel<<<ga, ba, 0, s>>>(costs.as<std::uint16_t>(), agg.as<int>(), W, H,
+                                           plan.radius, wt);
+        UPRES_CUDA_CHECK_LAUNCH();
+    } else {
+        build_cube_kernel<<<g3, b2, 0, s>>>(src, W, H, plan.min_d, agg.as<int>());
+        UPRES_CUDA_CHECK_LAUNCH();
+        for (int k = 0; k < plan.num_d; ++k) {
+            int* layer = agg.as<int>() + n * k;
+            aggr_cube_kernel<<<ga, ba, 0, s>>>(layer, costs.as<int>(), W, H, plan.radius, wt);
+            UPRES_CUDA_CHECK_LAUNCH();
+            UPRES_CUDA_CHECK(
+                cudaMemcpyAsync(layer, costs.get(), n * sizeof(int), cudaMemcpyDeviceToDevice, s));
+        }
+    }
+    cube_min_kernel<<<dim3((W + 31) / 32, (H + 3) / 4), b2, 0, s>>>(
+        agg.as<int>(), W, H, plan.min_d, plan.num_d, plan.uniqueness, lbk, rbk);
+    UPRES_CUDA_CHECK_LAUNCH();
+    cross_check_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(W, H, lbk, rbk, plan.lr_check, checked);
+    UPRES_CUDA_CHECK_LAUNCH();
+    par_peak_interp_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(
+        agg.as<int>(), W, H, plan.min_d, plan.num_d, plan.subpixel, plan.invalid, checked, rbk,
+        out.disparity, out.valid, out.right_disparity);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+// The fp32 stream kernels apply: costs multiples of 16 (8-bit gray AD, census) with a
+// truncation that keeps them so, a 7 x 7 or 13 x 13 window, no uniqueness competitor.
+bool float_path(const StereoPlan& plan, StereoVariant variant, int W, int H) {
+    return static_cast<std::int64_t>(W) * H < (std::int64_t{1} << 31) &&
+           variant == StereoVariant::Stream && plan.max_q % stereo::kCostScale == 0 &&
+           (plan.radius == 3 || plan.radius == 6) && plan.uniqueness == 0;
+}
+
+template <class Src>
+void run_int(const Src& src, int W, int H, const StereoPlan& plan, StereoVariant variant,
+             const Outputs& out, cudaStream_t s) {
+    if (variant == StereoVariant::Stream)
+        run_stream(src, src, W, H, plan, out, s);
+    else
+        run_cube(src, W, H, plan, variant == StereoVariant::Cube2, out, s);
+}
+
+}  // namespace
+
+template <class T>
+void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+            Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
+            StereoVariant variant, void* stream) {
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const int W = left.width, H = left.height;
+    const std::size_t n = static_cast<std::size_t>(W) * H;
+    const Outputs out{disparity, right_disparity, valid};
+    const bool fast = float_path(plan, variant, W, H);
+    const float max_c = static_cast<float>(plan.max_q / stereo::kCostScale);
+    if (plan.census) {
+        DeviceTemp planes(2 * n * sizeof(double), s, "stereo (census intensities)");
+        DeviceTemp codes(2 * n * sizeof(u64), s, "stereo (census codes)");
+        double* il = planes.as<double>();
+        u64* cl = codes.as<u64>();
+        intensity_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(left, il);
+        UPRES_CUDA_CHECK_LAUNCH();
+        intensity_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(right, il + n);
+        UPRES_CUDA_CHECK_LAUNCH();
+        census_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(il, W, H, cl);
+        UPRES_CUDA_CHECK_LAUNCH();
+        census_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(il + n, W, H, cl + n);
+        UPRES_CUDA_CHECK_LAUNCH();
+        const CensusCost ic{cl, cl + n, W, plan.max_q};
+        if (fast)
+            run_stream(CensusFloat{cl, cl + n, W, max_c}, ic, W, H, plan, out, s);
+        else
+            run_int(ic, W, H, plan, variant, out, s);
+        return;
+    }
+    if constexpr (std::is_same_v<T, std::uint8_t>) {
+        if (fast && left.channels == 1) {
+            DeviceTemp planes(2 * n * sizeof(float), s, "stereo (float images)");
+            float* fl = planes.as<float>();
+            gray_to_float_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(left, fl);
+            UPRES_CUDA_CHECK_LAUNCH();
+            gray_to_float_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(right, fl + n);
+            UPRES_CUDA_CHECK_LAUNCH();
+            run_stream(AdGrayFloat{fl, fl + n, W, max_c},
+                       AdCost<std::uint8_t, 1>{left, right, plan.max_q}, W, H, plan, out, s);
+            return;
+        }
+    }
+    if (left.channels == 1)
+        run_int(AdCost<T, 1>{left, right, plan.max_q}, W, H, plan, variant, out, s);
+    else
+        run_int(AdCost<T, 3>{left, right, plan.max_q}, W, H, plan, variant, out, s);
+}
+
+template void stereo(Span2D<const std::uint8_t>, Span2D<const std::uint8_t>, Span2D<float>,
+                     Span2D<float>, Span2D<std::uint8_t>, const StereoPlan&, StereoVariant, void*);
+template void stereo(Span2D<const std::uint16_t>, Span2D<const std::uint16_t>, Span2D<float>,
+                     Span2D<float>, Span2D<std::uint8_t>, const StereoPlan&, StereoVariant, void*);
+template void stereo(Span2D<const float>, Span2D<const float>, Span2D<float>, Span2D<float>,
+                     Span2D<std::uint8_t>, const StereoPlan&, StereoVariant, void*);
+
+}  // namespace upres::cuda

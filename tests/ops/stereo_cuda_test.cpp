@@ -1,0 +1,172 @@
+// upres::stereo_disparity on the cuda backend: every variant (stream, cube1, cube2) equals the
+// reference bit for bit on random data (pixel types, channels, awkward sizes, sub-views, ranges,
+// costs, windows, checks) and the cpu backend on a real pair; device-resident and staged host
+// data; the stream variant's device memory against the cube's (GPU suite; skips visibly
+// without a device).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include <upres/stereo.hpp>
+#include "stereo_test_util.hpp"
+#include "test_util.hpp"
+
+#if UPRES_HAVE_CUDA
+#include "core/device_temp.hpp"
+#endif
+
+namespace upres {
+namespace {
+
+using test::ctx_of;
+using test::random_image;
+using test::same;
+using U8 = std::uint8_t;
+
+const StereoVariant kVariants[] = {StereoVariant::Stream, StereoVariant::Cube1,
+                                   StereoVariant::Cube2};
+
+// The maps of a cuda run on device copies of the inputs, back on the host.
+struct Maps {
+    Image<float> d, dr;
+    Image<U8> m;
+};
+template <class T>
+Maps run_device(ImageView<const T> l, ImageView<const T> r, const StereoOptions& o) {
+    const int w = l.width(), h = l.height();
+    const Image<T> dl = clone(l, Location::Device), dr = clone(r, Location::Device);
+    Image<float> d(w, h, 1, Location::Device), drr(w, h, 1, Location::Device);
+    Image<U8> m(w, h, 1, Location::Device);
+    stereo_disparity(dl.view(), dr.view(), d.view(), o, {}, drr.view(), m.view());
+    return {clone(d.view()), clone(drr.view()), clone(m.view())};
+}
+
+TEST(StereoCuda, EveryVariantEqualsTheReference) {
+    UPRES_REQUIRE_GPU();
+    std::uint32_t seed = 900;
+    struct Size {
+        int w, h, c;
+    };
+    for (const Size s : {Size{37, 23, 1}, Size{50, 41, 3}, Size{13, 70, 1}, Size{96, 9, 1}}) {
+        for (int k = 0; k < 5; ++k) {
+            StereoOptions o;
+            o.min_disparity = k == 1 ? -3 : k == 2 ? 4 : 0;
+            o.num_disparities = k == 3 ? s.w : 11;
+            o.aggregation = k == 1   ? StereoAggregation::Gauss13
+                            : k == 2 ? StereoAggregation::Box
+                                     : StereoAggregation::Gauss7;
+            o.box_size = 3;
+            o.lr_check = k % 4 - 1;  // -1 (none), 0, 1, 2, -1
+            o.uniqueness = k == 2 ? 15 : 0;
+            o.subpixel = k != 3;
+            o.max_cost = k == 1 ? 30.0 : k == 4 ? 20.3 : 255.0;
+            o.cost = k % 2 ? StereoCost::Census : StereoCost::AbsDiff;
+            if (o.aggregation == StereoAggregation::Gauss13 && (s.w < 13 || s.h < 13)) continue;
+            auto check = [&](auto tag, const char* type) {
+                using T = decltype(tag);
+                const Image<T> big_l = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
+                const Image<T> big_r = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
+                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(3, 2, s.w, s.h);
+                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 1, s.w, s.h);
+                Image<float> a(s.w, s.h, 1), ar(s.w, s.h, 1);
+                Image<U8> ma(s.w, s.h, 1);
+                stereo_disparity(l, r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
+                                 ma.view());
+                for (StereoVariant v : kVariants) {
+                    StereoOptions ov = o;
+                    ov.variant = v;
+                    const Maps g = run_device(l, r, ov);
+                    const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
+                                             std::to_string(s.h) + "x" + std::to_string(s.c) +
+                                             " case " + std::to_string(k) + " " + to_string(v);
+                    EXPECT_TRUE(same(g.d.view(), a.view())) << what;
+                    EXPECT_TRUE(same(g.dr.view(), ar.view())) << what << " right map";
+                    EXPECT_TRUE(test::images_near(g.m.view(), ma.view(), 0.0)) << what << " mask";
+                }
+            };
+            check(std::uint8_t{}, "u8");
+            check(std::uint16_t{}, "u16");
+            check(float{}, "f32");
+        }
+    }
+}
+
+// Wider than one block's columns (the stream variant splits the row; right pixels need sums
+// beyond their block), and host data staged through the device.
+TEST(StereoCuda, WideImagesAndHostData) {
+    UPRES_REQUIRE_GPU();
+    const int w = 1500, h = 11;
+    const Image<U8> l = random_image<U8>(w, h, 1, 31), r = random_image<U8>(w, h, 1, 32);
+    for (int min_d : {-20, 0, 30}) {
+        StereoOptions o;
+        o.min_disparity = min_d;
+        o.num_disparities = 40;
+        o.lr_check = 1;
+        Image<float> a(w, h, 1), ar(w, h, 1), b(w, h, 1), br(w, h, 1);
+        stereo_disparity(l.view(), r.view(), a.view(), o, ctx_of(Backend::Cpu), ar.view());
+        stereo_disparity(l.view(), r.view(), b.view(), o, ctx_of(Backend::Cuda), br.view());
+        EXPECT_TRUE(same(b.view(), a.view())) << "min_d " << min_d;
+        EXPECT_TRUE(same(br.view(), ar.view())) << "min_d " << min_d << " right map";
+    }
+}
+
+// A real pair (Aloe, a quarter of its area) against the cpu backend, which equals the reference
+// (stereo_test.cpp): the default matcher, census with LR check, the 13 x 13 window.
+TEST(StereoCuda, RealPairEqualsCpu) {
+    UPRES_REQUIRE_GPU();
+    const Image<U8> l = std::move(read_image(test::sample_path("aloeL.jpg")).as<U8>());
+    const Image<U8> r = std::move(read_image(test::sample_path("aloeR.jpg")).as<U8>());
+    const ImageView<const U8> lv = ImageView<const U8>(l.view()).sub(100, 200, 640, 480);
+    const ImageView<const U8> rv = ImageView<const U8>(r.view()).sub(100, 200, 640, 480);
+    for (int k = 0; k < 3; ++k) {
+        StereoOptions o;
+        o.num_disparities = 96;
+        o.cost = k == 1 ? StereoCost::Census : StereoCost::AbsDiff;
+        o.aggregation = k == 2 ? StereoAggregation::Gauss13 : StereoAggregation::Gauss7;
+        o.lr_check = k == 0 ? -1 : 1;
+        Image<float> a(640, 480, 1), b(640, 480, 1);
+        stereo_disparity(lv, rv, a.view(), o, ctx_of(Backend::Cpu));
+        for (StereoVariant v : kVariants) {
+            o.variant = v;
+            stereo_disparity(lv, rv, b.view(), o, ctx_of(Backend::Cuda));
+            EXPECT_TRUE(same(b.view(), a.view())) << "case " << k << " " << to_string(v);
+        }
+    }
+}
+
+// The stream variant's device memory is O(W x H): at most 1/20 of the cube's for the paper's
+// 1120 x 1120 x 200 workload (the pool's high-water mark of bytes in use during each call).
+TEST(StereoCuda, StreamVariantNeedsNoCube) {
+    UPRES_REQUIRE_GPU();
+#if !UPRES_HAVE_CUDA
+    GTEST_SKIP() << "built without CUDA: skipped";
+#else
+    const int w = 1120, h = 1120;
+    const Image<U8> l = random_image<U8>(w, h, 1, 41), r = random_image<U8>(w, h, 1, 42);
+    const Image<U8> dl = clone(l.view(), Location::Device), dr = clone(r.view(), Location::Device);
+    Image<float> d(w, h, 1, Location::Device);
+    auto peak = [&](StereoVariant v) {
+        synchronize({});
+        cuda::temp_used_high_bytes(true);
+        StereoOptions o;
+        o.num_disparities = 200;
+        o.aggregation = StereoAggregation::Gauss13;
+        o.variant = v;
+        stereo_disparity(dl.view(), dr.view(), d.view(), o);
+        synchronize({});
+        return cuda::temp_used_high_bytes(true);
+    };
+    const std::size_t stream = peak(StereoVariant::Stream), cube1 = peak(StereoVariant::Cube1),
+                      cube2 = peak(StereoVariant::Cube2);
+    EXPECT_GE(cube1, std::size_t{w} * h * 200 * 4);
+    EXPECT_GE(cube2, std::size_t{w} * h * 200 * 6);
+    EXPECT_LE(stream * 20, cube1) << stream << " vs " << cube1;
+    std::printf("device memory: stream %zu bytes, cube1 %zu, cube2 %zu (1 : %.0f : %.0f)\n", stream,
+                cube1, cube2, double(cube1) / stream, double(cube2) / stream);
+#endif
+}
+
+}  // namespace
+}  // namespace upres
