@@ -3,7 +3,8 @@
 // The options come from the stereo declaration. OUT holds float disparities (PFM, TIFF, NPY;
 // invalid pixels NaN unless --invalid) or, for PNG, 16-bit disparities x 16 (OpenCV's fixed
 // point; invalid pixels 0, negative disparities refused). --right OUT2 writes the right-based
-// map the same way, --mask MASK the validity mask (255 valid, 0 invalid, u8).
+// map the same way, --mask MASK the validity mask (255 valid, 0 invalid, u8), --preview PNG the
+// left map colour-mapped over the searched range with a legend (invalid pixels black).
 #include <fmt/core.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <upres/stereo.hpp>
 #include "command.hpp"
 #include "options.hpp"
+#include "preview.hpp"
 #include "util.hpp"
 
 namespace upres::cli {
@@ -21,7 +23,7 @@ namespace upres::cli {
 namespace {
 
 struct StereoArgs {
-    std::string left, right, out, right_out, mask;
+    std::string left, right, out, right_out, mask, preview;
     StereoOptions opts;  // the declared field options
     bool no_subpixel = false;
 };
@@ -61,6 +63,7 @@ void run_stereo(const StereoArgs& args, const Common& common) {
     const FileFormat f = output_format(args.out);
     const FileFormat fr = args.right_out.empty() ? f : output_format(args.right_out);
     const FileFormat fm = args.mask.empty() ? f : output_format(args.mask);
+    const FileFormat fp = args.preview.empty() ? f : output_format(args.preview);
     StereoOptions o = args.opts;
     o.subpixel = !args.no_subpixel;
     Image<float> d(l.width(), l.height(), 1), dr;
@@ -76,12 +79,17 @@ void run_stereo(const StereoArgs& args, const Common& common) {
                              args.mask.empty() ? ImageView<std::uint8_t>() : m.view());
         },
         l.variant());
+    AnyImage preview;
+    if (!args.preview.empty())
+        preview = AnyImage(
+            colour_preview(d.view(), o.min_disparity, o.min_disparity + o.num_disparities - 1));
     const AnyImage out = encode(std::move(d), f, args.out);
     const AnyImage out_r =
         args.right_out.empty() ? AnyImage() : encode(std::move(dr), fr, args.right_out);
     write_output(args.out, out, f);
     if (!args.right_out.empty()) write_output(args.right_out, out_r, fr);
     if (!args.mask.empty()) write_output(args.mask, AnyImage(std::move(m)), fm);
+    if (!args.preview.empty()) write_output(args.preview, preview, fp);
 }
 
 }  // namespace
@@ -99,6 +107,9 @@ void add_stereo(CLI::App& app, const Common& common) {
         ->required();
     cmd->add_option("--right", args->right_out, "Also write the right-based map here");
     cmd->add_option("--mask", args->mask, "Also write the validity mask (255 valid) here");
+    cmd->add_option("--preview", args->preview,
+                    "Also write the left map colour-mapped over the range, with a legend, here "
+                    "(an RGB picture, e.g. PNG)");
     const OperationDesc& op = operation("stereo");
     add_declared_fields(cmd, op, &args->opts);
     add_declared(cmd, op, "no-subpixel", args->no_subpixel);

@@ -487,6 +487,11 @@ PY
 then pass "stereo: the PFM equals the golden map"; else fail "stereo: the PFM differs from the golden map"; fi
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp16.png" --disparities 24
 expect_rc "stereo: 16-bit PNG output (x16)" 0
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/d.pfm" --disparities 24 --preview "$tmp/preview.png"
+expect_rc "stereo: --preview" 0
+# PNG header: colour type 2 (RGB) at byte 25, 8 bits per sample at byte 24.
+hdr=$(od -An -tu1 -j24 -N2 "$tmp/preview.png" 2>/dev/null | tr -s ' ')
+if [ "$hdr" = " 8 2" ]; then pass "stereo: the preview is an 8-bit RGB PNG"; else fail "stereo: preview header '$hdr'"; fi
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/gray_right.npy" "$tmp/disp.pfm"
 expect_one_line_error "stereo: pair of different channel counts" $EX_INVALID 'one size'
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --disparities 65
