@@ -5,6 +5,8 @@
 //                            64 disparities. Wall clock; the CPU column is the process's CPU
 //                            time. Peer: OpenCV StereoBM (tools/peers/peers_stereo_cpu.py, run
 //                            by tools/peers/run_peers.py --kind cpu in the same job).
+//   Stereo_CpuSgm/paths      the semi-global matcher on the same pair (census, 4 or 8 paths,
+//                            check 1, all cores). Peer: OpenCV StereoSGBM 3-way.
 //   Cuda_Stereo/<variant>    the paper's GPU workload: a 1120 x 1120 gray u8 pair (random
 //                            texture, shifted by 50 pixels), 200 disparities, Gauss 13 x 13,
 //                            both maps, left-right check, sub-pixel; device-resident inputs and
@@ -64,6 +66,41 @@ void Stereo_Cpu(benchmark::State& state) {
 BENCHMARK(Stereo_Cpu)
     ->ArgNames({"agg", "threads"})
     ->ArgsProduct({{0, 1, 2}, {1, 0}})
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The semi-global matcher on the same pair: census, 4 or 8 paths, left-right check 1, all
+// cores. Peer: OpenCV StereoSGBM 3-way, 64 disparities (peers_stereo_cpu.py).
+void Stereo_CpuSgm(benchmark::State& state) {
+    Image<std::uint8_t> base(kW + kShift, kH, 1), l(kW, kH, 1), r(kW, kH, 1);
+    ub::fill_random(base.data(), static_cast<std::size_t>(kW + kShift) * kH, 5);
+    for (int y = 0; y < kH; ++y)
+        for (int x = 0; x < kW; ++x) {
+            l.view().row(y)[x] = base.view().row(y)[x];
+            r.view().row(y)[x] = base.view().row(y)[x + kShift];
+        }
+    StereoOptions o;
+    o.num_disparities = 64;
+    o.cost = StereoCost::Census;
+    o.aggregation = state.range(0) == 8 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
+    o.lr_check = 1;
+    Image<float> d(kW, kH, 1);
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    for (auto _ : state) {
+        stereo_disparity(ImageView<const std::uint8_t>(l.view()),
+                         ImageView<const std::uint8_t>(r.view()), d.view(), o, ctx);
+        benchmark::ClobberMemory();
+    }
+    state.SetLabel(to_string(o.aggregation));
+    state.counters["Gpd/s"] = benchmark::Counter(double(kW) * kH * o.num_disparities * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(Stereo_CpuSgm)
+    ->ArgNames({"paths"})
+    ->Arg(4)
+    ->Arg(8)
     ->MeasureProcessCPUTime()
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);

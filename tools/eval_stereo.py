@@ -11,6 +11,10 @@ counts as bad). Matchers, all on the same disparity range:
 * upres stereo, the paper's matcher: gauss7 and gauss13 (default options: no truncation, LR
   check 0, sub-pixel), and the same with the census cost, through the command
   (`--backend cpu`);
+* upres's semi-global matcher (census, sgm4 and sgm8) with the published defaults of libSGM
+  and OpenCV's stereo_match.py sample, none chosen on these pairs: P1 10 and P2 120 (bits,
+  libSGM's), left-right tolerance 1 and a 3 x 3 median (libSGM's), uniqueness 5 % (libSGM's
+  0.95 ratio), speckle window 100 pixels with range 2 (the sample's 100 and 32 / 16);
 * OpenCV StereoBM (block 7 and 13, OpenCV's defaults otherwise);
 * OpenCV StereoSGBM in its 3-way mode with the parameters of OpenCV's stereo_match.py sample
   (block 3, P1 = 8 cn bs^2, P2 = 32 cn bs^2, uniqueness 10, speckle window 100, range 32,
@@ -18,8 +22,8 @@ counts as bad). Matchers, all on the same disparity range:
 
 Nothing is tuned on these pairs. Usage:
   /usr/bin/python3 tools/eval_stereo.py --upres build/release/upres [--pictures docs/ops/img]
-Prints a Markdown table; with --pictures writes stereo_<pair>.png (colour-mapped disparities
-side by side, invalid pixels black).
+Prints a Markdown table; with --pictures writes stereo_<pair>.png (colour-mapped disparities,
+five to a row, invalid pixels black).
 """
 import argparse
 import os
@@ -50,12 +54,16 @@ def pairs():
     return out
 
 
-def upres(exe, L, R, nd, agg, tmp, cost='ad'):
+SGM_DEFAULTS = ['--lr-check', '1', '--median', '--uniqueness', '5', '--speckle-size', '100',
+                '--speckle-range', '2']
+
+
+def upres(exe, L, R, nd, agg, tmp, cost='ad', extra=()):
     lp, rp, op = (os.path.join(tmp, n) for n in ('l.png', 'r.png', 'd.npy'))
     cv2.imwrite(lp, L)
     cv2.imwrite(rp, R)
     subprocess.run([exe, '-q', '--backend', 'cpu', 'stereo', lp, rp, op, '--disparities',
-                    str(nd), '--aggregate', agg, '--cost', cost], check=True)
+                    str(nd), '--aggregate', agg, '--cost', cost, *extra], check=True)
     return np.load(op).astype(np.float32)
 
 
@@ -107,6 +115,10 @@ def main():
                 ('upres gauss13', upres(a.upres, L, R, nd, 'gauss13', tmp)),
                 ('upres census gauss7', upres(a.upres, L, R, nd, 'gauss7', tmp, 'census')),
                 ('upres census gauss13', upres(a.upres, L, R, nd, 'gauss13', tmp, 'census')),
+                ('upres census sgm4', upres(a.upres, L, R, nd, 'sgm4', tmp, 'census',
+                                            SGM_DEFAULTS)),
+                ('upres census sgm8', upres(a.upres, L, R, nd, 'sgm8', tmp, 'census',
+                                            SGM_DEFAULTS)),
                 ('OpenCV StereoBM 7', opencv(L, R, nd, 'bm', 7)),
                 ('OpenCV StereoBM 13', opencv(L, R, nd, 'bm', 13)),
                 ('OpenCV StereoSGBM 3-way', opencv(L, R, nd, 'sgbm', 3)),
@@ -128,7 +140,10 @@ def main():
                     cv2.putText(t, label, (6, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255),
                                 1, cv2.LINE_AA)
                     row.append(t)
-                cv2.imwrite(os.path.join(a.pictures, f'stereo_{name}.png'), np.hstack(row),
+                while len(row) % 5:
+                    row.append(np.zeros_like(row[0]))
+                grid = np.vstack([np.hstack(row[i:i + 5]) for i in range(0, len(row), 5)])
+                cv2.imwrite(os.path.join(a.pictures, f'stereo_{name}.png'), grid,
                             [cv2.IMWRITE_PNG_COMPRESSION, 9])
     sys.stdout.flush()
 

@@ -10,7 +10,10 @@
 //   neighbour's intensity, the channel sum, is below the centre's; coordinates clamped), the
 //   cost the Hamming distance between the two codes x 16, truncated at max_cost x 16.
 //   Aggregation: in every layer, the Gauss-weighted sum over a 7 x 7 or 13 x 13 window (integer
-//   weights g_i g_j, sigma = (M - 1) / 4; rows and columns clamped to the image), or a box sum.
+//   weights g_i g_j, sigma = (M - 1) / 4; rows and columns clamped to the image), or a box sum;
+//   or semi-global matching (beyond the paper; Hirschmueller): the cost averaged over a
+//   sgm_window square, then summed over 4 or 8 path directions, each path adding P1 for a
+//   disparity step of 1 and P2 for a larger one (stereo_math.hpp's sgm_step). Host backends.
 //   Integer throughout, so every backend gives the same sums and the same winners.
 //   Winner-takes-all along the depth ray: the smallest sum over the candidates d in
 //   [min_disparity, min_disparity + num_disparities) with x - d inside the image; ties go to the
@@ -53,8 +56,9 @@ const char* to_string(StereoCost c) noexcept;  // "ad", "census"
 template <>
 const EnumDesc& enum_desc<StereoCost>() noexcept;
 
-enum class StereoAggregation { Gauss7, Gauss13, Box };
-const char* to_string(StereoAggregation a) noexcept;  // "gauss7", "gauss13", "box"
+enum class StereoAggregation { Gauss7, Gauss13, Box, Sgm4, Sgm8 };
+// "gauss7", "gauss13", "box", "sgm4", "sgm8"
+const char* to_string(StereoAggregation a) noexcept;
 template <>
 const EnumDesc& enum_desc<StereoAggregation>() noexcept;
 
@@ -77,6 +81,19 @@ struct StereoOptions {
     int uniqueness = 0;  // percent, 0 .. 99; 0: off
     float invalid = std::numeric_limits<float>::quiet_NaN();
     StereoVariant variant = StereoVariant::Stream;
+    // Semi-global matching (Sgm4, Sgm8): the penalties of a disparity step of 1 and of more,
+    // in the cost's levels (8-bit levels for ad, bits for census; libSGM's census defaults),
+    // P1 < P2, (max cost + P2) x paths <= 4095 levels; the pre-window's side (odd, 1..15: the
+    // cost averaged over it before the paths; 1: none).
+    double p1 = 10.0, p2 = 120.0;
+    int sgm_window = 1;
+    // Post-filters of the left map (host backends): a 3 x 3 median over valid neighbours, then
+    // speckle removal (OpenCV's filterSpeckles rule): 4-connected regions whose neighbours
+    // differ by at most speckle_range pixels and that have at most speckle_size pixels become
+    // invalid (0: off).
+    bool median = false;
+    int speckle_size = 0;
+    double speckle_range = 1.0;
 };
 
 // left, right: the rectified pair. disparity: W x H x 1 float. right_disparity (optional, empty

@@ -497,7 +497,7 @@ expect_one_line_error "stereo: pair of different channel counts" $EX_INVALID 'on
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --disparities 65
 expect_one_line_error "stereo: range wider than the image" $EX_INVALID 'wider than the image'
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --aggregate gauss9
-expect_one_line_error "stereo: unknown aggregation" $EX_USAGE 'allowed: gauss7, gauss13, box'
+expect_one_line_error "stereo: unknown aggregation" $EX_USAGE 'allowed: gauss7, gauss13, box, sgm4, sgm8'
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.jpg"
 expect_one_line_error "stereo: JPEG cannot hold disparities" $EX_FORMAT 'cannot hold'
 

@@ -156,6 +156,12 @@ TEST(Options, DeclaredDefaultsAreTheLibrarysDefaults) {
     EXPECT_EQ(declared_number("stereo", "lr-check"), st.lr_check);
     EXPECT_EQ(declared_number("stereo", "uniqueness"), st.uniqueness);
     EXPECT_EQ(declared_default<StereoVariant>("stereo", "variant"), st.variant);
+    EXPECT_EQ(declared_number("stereo", "p1"), st.p1);
+    EXPECT_EQ(declared_number("stereo", "p2"), st.p2);
+    EXPECT_EQ(declared_number("stereo", "sgm-window"), st.sgm_window);
+    EXPECT_EQ(declared_number("stereo", "speckle-size"), st.speckle_size);
+    EXPECT_EQ(declared_number("stereo", "speckle-range"), st.speckle_range);
+    EXPECT_FALSE(st.median);  // the declared flag median, off by default
     EXPECT_TRUE(std::isnan(declared_number("stereo", "invalid")) && std::isnan(st.invalid));
     EXPECT_TRUE(st.subpixel);  // the declared flag is no-subpixel, off by default
     const Context c;

@@ -80,7 +80,27 @@ TEST(Stereo, GoldenMatcher) {
     cases[5].o.cost = StereoCost::Census;
     cases[5].o.lr_check = 1;
     cases[5].o.max_cost = 40.0;
-    for (const Case& c : cases) {
+    Case sgm[3] = {
+        {"photo_sgm8", "photo", {}}, {"rand_sgm4", "rand", {}}, {"gray_sgm4", "gray", {}}};
+    sgm[0].o.num_disparities = 24;
+    sgm[0].o.aggregation = StereoAggregation::Sgm8;
+    sgm[0].o.cost = StereoCost::Census;
+    sgm[0].o.lr_check = 1;
+    sgm[1].o.min_disparity = -2;
+    sgm[1].o.num_disparities = 9;
+    sgm[1].o.aggregation = StereoAggregation::Sgm4;
+    sgm[1].o.p1 = 6.0;
+    sgm[1].o.p2 = 40.0;
+    sgm[1].o.sgm_window = 3;
+    sgm[1].o.uniqueness = 5;
+    sgm[2].o.num_disparities = 20;
+    sgm[2].o.aggregation = StereoAggregation::Sgm4;
+    sgm[2].o.cost = StereoCost::Census;
+    sgm[2].o.lr_check = 1;
+    sgm[2].o.subpixel = false;
+    std::vector<Case> all(std::begin(cases), std::end(cases));
+    all.insert(all.end(), std::begin(sgm), std::end(sgm));
+    for (const Case& c : all) {
         const std::string in = std::string("stereo/") + c.input;
         const Image<U8> l = test::load_golden<U8>(in + "_left.npy");
         const Image<U8> r = test::load_golden<U8>(in + "_right.npy");
@@ -95,6 +115,33 @@ TEST(Stereo, GoldenMatcher) {
             EXPECT_TRUE(near(got_r.view(), want_r.view(), 1e-5))
                 << c.name << " right map, " << to_string(b);
         }
+    }
+}
+
+// The post-filters against the NumPy median of valid neighbours and OpenCV's filterSpeckles
+// (tools/golden/gen_stereo.py) on the gray semi-global case's integer map: exact.
+TEST(Stereo, GoldenPostFilters) {
+    const Image<U8> l = test::load_golden<U8>("stereo/gray_left.npy");
+    const Image<U8> r = test::load_golden<U8>("stereo/gray_right.npy");
+    const Image<float> want = test::load_golden<float>("stereo/gray_sgm4_post_disp.npy");
+    StereoOptions o;
+    o.num_disparities = 20;
+    o.aggregation = StereoAggregation::Sgm4;
+    o.cost = StereoCost::Census;
+    o.lr_check = 1;
+    o.subpixel = false;
+    o.median = true;
+    o.speckle_size = 20;
+    o.speckle_range = 1.0;
+    for (Backend b : {Backend::Reference, Backend::Cpu}) {
+        Image<float> got(l.width(), l.height(), 1);
+        Image<U8> mask(l.width(), l.height(), 1);
+        stereo_disparity(l.view(), r.view(), got.view(), o, ctx_of(b), {}, mask.view());
+        EXPECT_TRUE(same(got.view(), want.view())) << to_string(b);
+        for (int y = 0; y < l.height(); ++y)
+            for (int x = 0; x < l.width(); ++x)
+                ASSERT_EQ(mask.view().row(y)[x] != 0, !std::isnan(want.view().row(y)[x]))
+                    << x << " " << y;
     }
 }
 
@@ -175,6 +222,56 @@ TEST(Stereo, CpuStreamingEqualsReference) {
     }
 }
 
+// The semi-global cpu backend equals the reference bit for bit: both costs, u8 / u16 / f32,
+// 1 and 3 channels, sub-views, ranges, 4 and 8 paths, windows, checks, the right map and mask.
+TEST(Stereo, SgmCpuEqualsReference) {
+    std::uint32_t seed = 700;
+    struct Size {
+        int w, h, c;
+    };
+    for (const Size s : {Size{37, 23, 1}, Size{30, 19, 3}, Size{9, 40, 1}}) {
+        for (int k = 0; k < 4; ++k) {
+            StereoOptions o;
+            o.aggregation = k % 2 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
+            o.cost = k < 2 ? StereoCost::Census : StereoCost::AbsDiff;
+            o.min_disparity = k == 1 ? -3 : k == 2 ? 2 : 0;
+            o.num_disparities = k == 3 ? s.w : 7;
+            o.sgm_window = k == 2 ? 3 : 1;
+            o.p1 = k == 3 ? 3.5 : 10.0;
+            o.p2 = k == 3 ? 90.0 : 120.0;
+            o.lr_check = k - 1;
+            o.uniqueness = k == 2 ? 10 : 0;
+            o.subpixel = k != 1;
+            o.max_cost = k == 3 ? 60.0 : 255.0;
+            auto check = [&](auto tag, const char* type) {
+                using T = decltype(tag);
+                const Image<T> big_l = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
+                const Image<T> big_r = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
+                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(2, 1, s.w, s.h);
+                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 2, s.w, s.h);
+                Image<float> a(s.w, s.h, 1), b(s.w, s.h, 1), ar(s.w, s.h, 1), br(s.w, s.h, 1);
+                Image<U8> ma(s.w, s.h, 1), mb(s.w, s.h, 1);
+                stereo_disparity(l, r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
+                                 ma.view());
+                for (int threads : {1, 2}) {
+                    stereo_disparity(l, r, b.view(), o, ctx_of(Backend::Cpu, threads), br.view(),
+                                     mb.view());
+                    const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
+                                             std::to_string(s.h) + "x" + std::to_string(s.c) +
+                                             " case " + std::to_string(k) + " threads " +
+                                             std::to_string(threads);
+                    EXPECT_TRUE(same(b.view(), a.view())) << what;
+                    EXPECT_TRUE(same(br.view(), ar.view())) << what << " right map";
+                    EXPECT_TRUE(test::images_near(mb.view(), ma.view(), 0.0)) << what << " mask";
+                }
+            };
+            check(std::uint8_t{}, "u8");
+            check(std::uint16_t{}, "u16");
+            check(float{}, "f32");
+        }
+    }
+}
+
 TEST(StereoErrors, BadInputIsRefused) {
     const Image<U8> l = random_image<U8>(80, 20, 1, 1), r = random_image<U8>(80, 20, 1, 2);
     Image<float> d(80, 20, 1);
@@ -203,7 +300,7 @@ TEST(StereoErrors, BadInputIsRefused) {
     o = {};
     o.aggregation = static_cast<StereoAggregation>(9);
     expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
-                 ErrorCode::InvalidArgument, "allowed: gauss7, gauss13, box");
+                 ErrorCode::InvalidArgument, "allowed: gauss7, gauss13, box, sgm4, sgm8");
     o = {};
     o.min_disparity = 80;
     expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
@@ -223,6 +320,29 @@ TEST(StereoErrors, BadInputIsRefused) {
         expect_error(
             [&] { stereo_disparity(l.view(), r.view(), d.view(), {}, ctx_of(Backend::Cuda)); },
             ErrorCode::BackendUnavailable, "");
+    o = {};
+    o.aggregation = StereoAggregation::Sgm8;
+    o.p1 = 50;
+    o.p2 = 40;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "0 <= p1 < p2");
+    o.p1 = 10;
+    o.p2 = 400;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "within 4095 levels");
+    o = {};
+    o.aggregation = StereoAggregation::Sgm4;
+    o.sgm_window = 4;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "must be odd, 1 to 15");
+    o = {};
+    o.aggregation = StereoAggregation::Sgm4;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o, ctx_of(Backend::Cuda)); },
+                 ErrorCode::BackendUnavailable, "");
+    o = {};
+    o.speckle_range = -1;
+    expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
+                 ErrorCode::InvalidArgument, "speckle_range");
     o = {};
     o.variant = StereoVariant::Cube2;
     expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },

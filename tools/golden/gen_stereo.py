@@ -6,8 +6,12 @@ code: the quantised absolute-difference DSI built layer by layer, each layer fil
 scipy.ndimage.correlate (the 2-D integer Gauss or box weights, mode 'nearest': the clamped
 border), winner-takes-all with numpy.argmin over each pixel's candidates (the first minimum:
 ties to the smaller disparity), OpenCV's uniqueness rule, the left-right check and the
-parabola. Inputs: a seeded random pair (the right image the left shifted by 3 with noise) and
-crops of scikit-image's Motorcycle pair (RGB and gray).
+parabola. The semi-global matcher: the cost averaged over its window (correlate with ones),
+then Hirschmueller's path recurrence along each direction, vectorised over the disparities
+(sgm_cube). The post-filters: a 3 x 3 median of the valid neighbours written with NumPy, then
+OpenCV's cv2.filterSpeckles on the map x 16 (int16). Inputs: a seeded random pair (the right
+image the left shifted by 3 with noise) and crops of scikit-image's Motorcycle pair (RGB and
+gray).
 Run: /usr/bin/python3 tools/golden/gen_stereo.py
 """
 import math
@@ -82,18 +86,62 @@ def census_layer(cl, cr, d, max_q):
     return np.minimum(popcount(cl ^ cr[:, xs]) * 16, max_q)
 
 
+def sgm_cube(C, paths, p1, p2):
+    """Path sums of the cost cube C (D, H, W) over 4 or 8 directions (int64)."""
+    Ct = C.transpose(1, 2, 0).astype(np.int64)  # (H, W, D)
+    H, W, D = Ct.shape
+    S = np.zeros_like(Ct)
+    BIG = 1 << 40
+
+    def step(c, p):
+        pmin = p.min(axis=-1, keepdims=True)
+        pad = np.full(p.shape[:-1] + (1,), BIG, dtype=np.int64)
+        below = np.concatenate([pad, p[..., :-1]], -1)
+        above = np.concatenate([p[..., 1:], pad], -1)
+        m = np.minimum(np.minimum(p, below + p1), np.minimum(above + p1, pmin + p2))
+        return c + m - pmin
+
+    dirs = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)][:paths]
+    for dx, dy in dirs:
+        L = np.zeros_like(Ct)
+        if dy == 0:
+            xs = list(range(W)) if dx > 0 else list(range(W - 1, -1, -1))
+            L[:, xs[0]] = Ct[:, xs[0]]
+            for x in xs[1:]:
+                L[:, x] = step(Ct[:, x], L[:, x - dx])
+        else:
+            ys = list(range(H)) if dy > 0 else list(range(H - 1, -1, -1))
+            L[ys[0]] = Ct[ys[0]]
+            px = np.arange(W) - dx
+            ok = (px >= 0) & (px < W)
+            for y in ys[1:]:
+                row = Ct[y].copy()
+                row[ok] = step(Ct[y][ok], L[y - dy][px[ok]])
+                L[y] = row
+        S += L
+    return S.transpose(2, 0, 1)
+
+
 def matcher(L, R, min_d, num_d, agg='gauss7', box=7, max_cost=255.0, lr=0, subpixel=True,
-            uniq=0, cost='ad'):
+            uniq=0, cost='ad', p1=10.0, p2=120.0, window=1):
     H, W = L.shape[:2]
     max_q = max(1, min(4080, int(math.floor(max_cost * 16 + 0.5))))
-    w2 = weights_2d(agg, box)
     if cost == 'census':
         cl, cr = census(L), census(R)
         layer = lambda d: census_layer(cl, cr, d, max_q)  # noqa: E731
     else:
         layer = lambda d: cost_layer(L, R, d, max_q)  # noqa: E731
-    cube = np.stack([ndimage.correlate(layer(min_d + k), w2, mode='nearest')
-                     for k in range(num_d)])  # (D, H, W)
+    if agg.startswith('sgm'):
+        n = window * window
+        ones = np.ones((window, window), dtype=np.int64)
+        C = np.stack([(2 * ndimage.correlate(layer(min_d + k), ones, mode='nearest') + n) //
+                      (2 * n) for k in range(num_d)])
+        cube = sgm_cube(C, int(agg[3:]), int(math.floor(p1 * 16 + 0.5)),
+                        int(math.floor(p2 * 16 + 0.5)))
+    else:
+        w2 = weights_2d(agg, box)
+        cube = np.stack([ndimage.correlate(layer(min_d + k), w2, mode='nearest')
+                         for k in range(num_d)])  # (D, H, W)
     ds = min_d + np.arange(num_d)
     BIG = np.iinfo(np.int64).max
 
@@ -149,6 +197,24 @@ def matcher(L, R, min_d, num_d, agg='gauss7', box=7, max_cost=255.0, lr=0, subpi
     return left, right
 
 
+def post_filter(d, speckle_size, speckle_range):
+    """3 x 3 median of the valid (finite) neighbours of each valid pixel (the lower middle of an
+    even count), then cv2.filterSpeckles on round(16 d) (int16, invalid -16)."""
+    import cv2
+    H, W = d.shape
+    out = d.copy()
+    for y in range(H):
+        for x in range(W):
+            if not np.isfinite(d[y, x]):
+                continue
+            v = d[max(0, y - 1):y + 2, max(0, x - 1):x + 2]
+            v = np.sort(v[np.isfinite(v)])
+            out[y, x] = v[(len(v) - 1) // 2]
+    q = np.where(np.isfinite(out), np.round(16 * out), -16).astype(np.int16)
+    cv2.filterSpeckles(q, -16, speckle_size, int(round(16 * speckle_range)))
+    return np.where(q == -16, np.nan, out).astype(np.float32)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     from skimage import data
@@ -170,6 +236,11 @@ def main():
         'photo_census': (pl, pr, dict(min_d=0, num_d=24, cost='census')),
         'rand_census13': (left, right, dict(min_d=-1, num_d=10, agg='gauss13', cost='census',
                                             lr=1, max_cost=40.0)),
+        'photo_sgm8': (pl, pr, dict(min_d=0, num_d=24, agg='sgm8', cost='census', lr=1)),
+        'rand_sgm4': (left, right, dict(min_d=-2, num_d=9, agg='sgm4', p1=6.0, p2=40.0, window=3,
+                                        uniq=5)),
+        'gray_sgm4': (gl, gr, dict(min_d=0, num_d=20, agg='sgm4', cost='census', lr=1,
+                                   subpixel=False)),
     }
     inputs = {'rand': (left, right), 'photo': (pl, pr), 'gray': (gl, gr)}
     for name, (l, r) in inputs.items():
@@ -180,6 +251,11 @@ def main():
         np.save(os.path.join(OUT, name + '_disp.npy'), dl)
         np.save(os.path.join(OUT, name + '_right_disp.npy'), dr)
         print(name, kw, 'valid', float(np.isfinite(dl).mean()))
+    # The post-filters on gray_sgm4's map (integer disparities: exact in OpenCV's x 16).
+    post = post_filter(np.load(os.path.join(OUT, 'gray_sgm4_disp.npy')), 20, 1.0)
+    np.save(os.path.join(OUT, 'gray_sgm4_post_disp.npy'), post)
+    print('post valid', float(np.isfinite(post).mean()))
+    import cv2
     import scipy
     import skimage
     with open(os.path.join(OUT, 'MANIFEST'), 'w') as f:
@@ -192,6 +268,8 @@ def main():
                 '300:364] RGB u8; gray_*: their channel sum // 3\n')
         for name, (_, _, kw) in cases.items():
             f.write(f'{name}_disp.npy, {name}_right_disp.npy: {kw} (float32, NaN invalid)\n')
+        f.write(f'gray_sgm4_post_disp.npy: gray_sgm4_disp.npy, 3 x 3 median of valid '
+                f'neighbours, cv2.filterSpeckles(x16, -16, 20, 16) (OpenCV {cv2.__version__})\n')
     print('gauss7', gauss_weights(7), 'gauss13', gauss_weights(13))
 
 

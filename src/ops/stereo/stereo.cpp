@@ -38,8 +38,15 @@ int window_side(const StereoOptions& o) {
             return 13;
         case StereoAggregation::Box:
             return o.box_size;
+        case StereoAggregation::Sgm4:
+        case StereoAggregation::Sgm8:
+            return o.sgm_window;
     }
     return 0;
+}
+
+bool is_sgm(StereoAggregation a) {
+    return a == StereoAggregation::Sgm4 || a == StereoAggregation::Sgm8;
 }
 
 template <class V>
@@ -78,6 +85,23 @@ StereoPlan make_plan(const StereoOptions& o, int w) {
         fail("lr_check " + std::to_string(o.lr_check) + " is outside [-1, 1024] (-1: no check)");
     if (o.uniqueness < 0 || o.uniqueness > 99)
         fail("uniqueness " + std::to_string(o.uniqueness) + " is outside [0, 99]");
+    if (is_sgm(o.aggregation)) {
+        if (o.sgm_window < 1 || o.sgm_window > 15 || o.sgm_window % 2 == 0)
+            fail("sgm_window " + std::to_string(o.sgm_window) + " must be odd, 1 to 15");
+        if (!(o.p1 >= 0) || !(o.p2 > o.p1) || !std::isfinite(o.p2))
+            fail("the penalties p1 " + format_number(o.p1) + " and p2 " + format_number(o.p2) +
+                 " must satisfy 0 <= p1 < p2");
+        const int paths = o.aggregation == StereoAggregation::Sgm8 ? 8 : 4;
+        const double top = (o.max_cost + o.p2) * paths;
+        if (std::lround(top * stereo::kCostScale) > 65535)
+            fail("(max_cost " + format_number(o.max_cost) + " + p2 " + format_number(o.p2) +
+                 ") x " + std::to_string(paths) + " paths is " + format_number(top) +
+                 ": the path sums must stay within 4095 levels (16 bits); lower max_cost or p2");
+    }
+    if (o.speckle_size < 0)
+        fail("speckle_size " + std::to_string(o.speckle_size) + " is negative (0: off)");
+    if (!std::isfinite(o.speckle_range) || o.speckle_range < 0)
+        fail("speckle_range " + format_number(o.speckle_range) + " must be finite and >= 0");
     if (!enum_desc<StereoVariant>().contains(static_cast<int>(o.variant)))
         fail("unknown variant " + std::to_string(static_cast<int>(o.variant)) +
              " (allowed: " + enum_desc<StereoVariant>().allowed() + ")");
@@ -92,6 +116,13 @@ StereoPlan make_plan(const StereoOptions& o, int w) {
     p.subpixel = o.subpixel;
     p.uniqueness = o.uniqueness;
     p.invalid = o.invalid;
+    if (is_sgm(o.aggregation)) {
+        p.sgm_paths = o.aggregation == StereoAggregation::Sgm8 ? 8 : 4;
+        p.p1 = static_cast<int>(std::lround(o.p1 * stereo::kCostScale));
+        p.p2 = static_cast<int>(std::lround(o.p2 * stereo::kCostScale));
+        p.sgm_radius = o.sgm_window / 2;
+        p.radius = 0;
+    }
     return p;
 }
 
@@ -120,6 +151,12 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
              " image");
     const StereoPlan plan = make_plan(opts, w);
     const Backend b = resolve_backend(ctx, left.location(), kOp);
+    const bool post = opts.median || opts.speckle_size > 0;
+    if (b == Backend::Cuda && (plan.sgm_paths > 0 || post))
+        throw Error(ErrorCode::BackendUnavailable,
+                    std::string("stereo: ") +
+                        (plan.sgm_paths > 0 ? "semi-global matching" : "the post-filters") +
+                        " run on the host backends only (allowed: reference, cpu)");
     if (b != Backend::Cuda && opts.variant != StereoVariant::Stream)
         fail(std::string("variant ") + to_string(opts.variant) + " is a cuda variant; the " +
              to_string(b) + " backend runs its own form (allowed: stream)");
@@ -139,13 +176,29 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
                      std::to_string(i / (std::int64_t{w} * c)) + " (allowed: finite values)");
         }
     }
+    if (b == Backend::Reference || b == Backend::Cpu) {
+        // The post-filters need the validity mask: the caller's, or a temporary one.
+        Image<std::uint8_t> own_mask;
+        ImageView<std::uint8_t> mask = valid;
+        if (post && mask.data() == nullptr) {
+            own_mask = Image<std::uint8_t>(w, h, 1);
+            mask = own_mask.view();
+        }
+        if (b == Backend::Reference)
+            ref::stereo(span_of(left), span_of(right), span_of(disparity), span_of(right_disparity),
+                        span_of(mask), plan);
+        else
+            cpu::stereo(span_of(left), span_of(right), span_of(disparity), span_of(right_disparity),
+                        span_of(mask), plan, ctx.threads);
+        if (post)
+            stereo_post_filter(span_of(disparity), span_of(mask), opts.median, opts.speckle_size,
+                               opts.speckle_range, plan.invalid);
+        return;
+    }
     switch (b) {
         case Backend::Reference:
-            return ref::stereo(span_of(left), span_of(right), span_of(disparity),
-                               span_of(right_disparity), span_of(valid), plan);
         case Backend::Cpu:
-            return cpu::stereo(span_of(left), span_of(right), span_of(disparity),
-                               span_of(right_disparity), span_of(valid), plan, ctx.threads);
+            break;
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
             if (!left.on_device()) {  // stage host data through the device
@@ -190,6 +243,8 @@ const int* stereo_weights(StereoAggregation a) {
         case StereoAggregation::Gauss13:
             return stereo::kGauss13;
         case StereoAggregation::Box:
+        case StereoAggregation::Sgm4:
+        case StereoAggregation::Sgm8:
             break;
     }
     return kOnes;

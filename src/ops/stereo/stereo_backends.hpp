@@ -21,7 +21,20 @@ struct StereoPlan {
     bool subpixel = true;
     int uniqueness = 0;
     float invalid = 0.0f;
+    // Semi-global matching (sgm4, sgm8): paths 4 or 8 (0: the window matcher), penalties and the
+    // pre-window's radius in cost units / pixels.
+    int sgm_paths = 0;
+    int p1 = 0, p2 = 0;
+    int sgm_radius = 0;
 };
+
+// The left map's post-filters (stereo_post.cpp, host memory; every host backend's result goes
+// through them): a 3 x 3 median over the valid neighbours of each valid pixel, then the removal
+// of speckles (4-connected regions whose neighbours differ by at most `speckle_range` pixels,
+// of at most `speckle_size` pixels become invalid; OpenCV's filterSpeckles rule). disparity /
+// valid: W x H.
+void stereo_post_filter(Span2D<float> disparity, Span2D<std::uint8_t> valid, bool median,
+                        int speckle_size, double speckle_range, float invalid);
 
 // The plan's 1-D weights for an aggregation (box: all ones).
 const int* stereo_weights(StereoAggregation a);
@@ -41,6 +54,12 @@ template <class T>
 void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
             Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
             int threads);
+// The semi-global matcher (plan.sgm_paths > 0), called by stereo(); census codes W x H (census
+// cost) or null.
+template <class T>
+void stereo_sgm(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+                Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
+                const std::uint64_t* census_left, const std::uint64_t* census_right, int threads);
 }  // namespace upres::cpu
 
 namespace upres::cuda {

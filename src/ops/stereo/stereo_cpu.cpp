@@ -244,6 +244,9 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
         job.census_left = cl.data();
         job.census_right = cr.data();
     }
+    if (plan.sgm_paths > 0)
+        return stereo_sgm(left, right, disparity, right_disparity, valid, plan, job.census_left,
+                          job.census_right, threads);
     if (left.channels == 1)
         run<T, 1>(job, threads);
     else

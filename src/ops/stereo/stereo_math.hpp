@@ -167,4 +167,28 @@ UPRES_HD float refined(const Winner& w, bool subpixel) {
     return static_cast<float>(w.best_d + (cm - cp) / (2.0 * (cm - 2.0 * c0 + cp)));
 }
 
+// Semi-global matching (Hirschmueller 2008), beyond the paper. Along a path direction r, in
+// cost units (1/16 level or 1/16 bit):
+//   L_r(p, d) = C(p, d) + min(L_r(p - r, d), L_r(p - r, d -+ 1) + P1, min_k L_r(p - r, k) + P2)
+//               - min_k L_r(p - r, k),
+// L_r(p, d) = C(p, d) where p - r is outside the image; neighbours d -+ 1 outside the range
+// do not take part. S(p, d) = the sum over the paths. Every d of the range runs (the cost of a
+// d with x - d outside the image reads the clamped column, as the window matcher's); the winner
+// search is over the candidates as for the window matcher. L_r <= max C + P2, so with
+// (max C + P2) x paths <= 65535 every value fits 16 bits.
+inline constexpr int kSgmBig = 1 << 20;  // "no neighbour" in sgm_step
+UPRES_HD int sgm_step(int c, int same, int below, int above, int prev_min, int p1, int p2) {
+    int m = same;
+    m = below + p1 < m ? below + p1 : m;
+    m = above + p1 < m ? above + p1 : m;
+    m = prev_min + p2 < m ? prev_min + p2 : m;
+    return c + m - prev_min;
+}
+
+// The SGM cost: the per-pixel cost averaged over a (2s + 1)^2 window of the layer (rows and
+// columns clamped), rounded half up; s = 0: the per-pixel cost.
+UPRES_HD int window_mean(std::int64_t sum, int n) {
+    return static_cast<int>((2 * sum + n) / (2 * n));
+}
+
 }  // namespace upres::stereo
