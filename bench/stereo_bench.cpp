@@ -15,6 +15,9 @@
 //                            job (tools/peers/peers_stereo_gpu.py): OpenCV StereoBM with 208
 //                            disparities and a 13 x 13 block on all cores; the same matcher in
 //                            PyTorch (cost volume, conv2d, argmin, LR check, parabola).
+//   Cuda_StereoSgm/paths     the semi-global matcher at libSGM's comparison point: 1282 x 1110
+//                            (random texture shifted by 20), 256 disparities, census, 4 or 8
+//                            paths, check 1; device-resident.
 #include <cstdint>
 
 #include <upres/stereo.hpp>
@@ -140,6 +143,38 @@ void Cuda_Stereo(benchmark::State& state, StereoVariant v) {
     state.counters["Gpd/s"] =
         benchmark::Counter(double(n) * kGpuD * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
+// The semi-global matcher at libSGM's comparison point: Aloe's size (1282 x 1110, random
+// texture shifted by 20), 256 disparities, census, 4 or 8 paths, check 1, device-resident.
+void Cuda_StereoSgm(benchmark::State& state) {
+    if (!ub::require_cuda(state)) return;
+    const int w = kW, h = kH;
+    const std::size_t n = std::size_t{w} * h;
+    ub::Stream st;
+    ub::DeviceBuffer base((w + kShift) * std::size_t{h}), l(n), r(n);
+    ub::fill_random_device(base.as<std::uint8_t>(), (w + kShift) * std::size_t{h}, 12, st.get());
+    UPRES_BENCH_CUDA(cudaMemcpy2DAsync(l.get(), w, base.get(), w + kShift, w, h,
+                                       cudaMemcpyDeviceToDevice, st.get()));
+    UPRES_BENCH_CUDA(cudaMemcpy2DAsync(r.get(), w, base.as<std::uint8_t>() + kShift, w + kShift, w,
+                                       h, cudaMemcpyDeviceToDevice, st.get()));
+    ub::DeviceBuffer d(n * sizeof(float));
+    const ImageView<const std::uint8_t> lv(l.as<std::uint8_t>(), w, h, 1, 0, Location::Device),
+        rv(r.as<std::uint8_t>(), w, h, 1, 0, Location::Device);
+    const ImageView<float> dv(d.as<float>(), w, h, 1, 0, Location::Device);
+    StereoOptions o;
+    o.num_disparities = 256;
+    o.cost = StereoCost::Census;
+    o.aggregation = state.range(0) == 8 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
+    o.lr_check = 1;
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.cuda_stream = st.get();
+    ub::time_device(state, st.get(), [&](std::int64_t) { stereo_disparity(lv, rv, dv, o, ctx); });
+    state.SetLabel(to_string(o.aggregation));
+    state.counters["Gpd/s"] =
+        benchmark::Counter(double(n) * 256 * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(Cuda_StereoSgm)->ArgNames({"paths"})->Arg(4)->Arg(8)->UseManualTime()->MinTime(0.3);
+
 BENCHMARK_CAPTURE(Cuda_Stereo, stream, StereoVariant::Stream)->UseManualTime()->MinTime(0.3);
 BENCHMARK_CAPTURE(Cuda_Stereo, cube1, StereoVariant::Cube1)->UseManualTime()->MinTime(0.3);
 BENCHMARK_CAPTURE(Cuda_Stereo, cube2, StereoVariant::Cube2)->UseManualTime()->MinTime(0.3);

@@ -158,6 +158,9 @@ TABLES = {
              ("torch_stereo_gauss13_d200_1120", "PyTorch, the same matcher")]),
         ("the same, the paper's kernels, one cube (cube1)", "Cuda_Stereo/cube1", []),
         ("the same, the paper's kernels, dual cube (cube2)", "Cuda_Stereo/cube2", []),
+        ("semi-global matcher, 1282 x 1110 u8 pair, 256 disparities, census, 4 paths, check 1",
+         "Cuda_StereoSgm/paths:4/", []),
+        ("the same, 8 paths", "Cuda_StereoSgm/paths:8/", []),
     ]),
     "stereo-cpu": (("cpu",), ["docs/ops/stereo.md", "docs/benchmarks.md"], [
         ("1282 x 1110 u8 pair, 64 disparities, Gauss 7 x 7, all cores", "Stereo_Cpu/agg:0/threads:0/",

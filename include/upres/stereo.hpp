@@ -13,7 +13,7 @@
 //   weights g_i g_j, sigma = (M - 1) / 4; rows and columns clamped to the image), or a box sum;
 //   or semi-global matching (beyond the paper; Hirschmueller): the cost averaged over a
 //   sgm_window square, then summed over 4 or 8 path directions, each path adding P1 for a
-//   disparity step of 1 and P2 for a larger one (stereo_math.hpp's sgm_step). Host backends.
+//   disparity step of 1 and P2 for a larger one (stereo_math.hpp's sgm_step).
 //   Integer throughout, so every backend gives the same sums and the same winners.
 //   Winner-takes-all along the depth ray: the smallest sum over the candidates d in
 //   [min_disparity, min_disparity + num_disparities) with x - d inside the image; ties go to the
@@ -87,10 +87,10 @@ struct StereoOptions {
     // cost averaged over it before the paths; 1: none).
     double p1 = 10.0, p2 = 120.0;
     int sgm_window = 1;
-    // Post-filters of the left map (host backends): a 3 x 3 median over valid neighbours, then
-    // speckle removal (OpenCV's filterSpeckles rule): 4-connected regions whose neighbours
-    // differ by at most speckle_range pixels and that have at most speckle_size pixels become
-    // invalid (0: off).
+    // Post-filters of the left map: a 3 x 3 median over valid neighbours (every backend), then
+    // speckle removal (host backends) (OpenCV's filterSpeckles rule): 4-connected regions whose
+    // neighbours differ by at most speckle_range pixels and that have at most speckle_size pixels
+    // become invalid (0: off).
     bool median = false;
     int speckle_size = 0;
     double speckle_range = 1.0;

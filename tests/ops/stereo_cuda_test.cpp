@@ -1,10 +1,11 @@
-// upres::stereo_disparity on the cuda backend: every variant (stream, cube1, cube2) equals the
-// reference bit for bit on random data (pixel types, channels, awkward sizes, sub-views, ranges,
-// costs, windows, checks) and the cpu backend on a real pair; device-resident and staged host
-// data; the stream variant's device memory against the cube's (GPU suite; skips visibly
-// without a device).
+// upres::stereo_disparity on the cuda backend: every variant (stream, cube1, cube2) and the
+// semi-global matcher equal the reference bit for bit on random data (pixel types, channels,
+// awkward sizes, sub-views, ranges, costs, windows, checks) and the cpu backend on a real pair;
+// device-resident and staged host data; the stream variant's device memory against the cube's
+// (GPU suite; skips visibly without a device).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -91,6 +92,72 @@ TEST(StereoCuda, EveryVariantEqualsTheReference) {
             check(float{}, "f32");
         }
     }
+}
+
+// The semi-global matcher on the device equals the reference bit for bit: 4 and 8 paths, both
+// costs, pixel types, sub-views, ranges that use 1, 2 and 4 disparities per lane, the window
+// mean, uniqueness, checks, the right map and the mask; and the median post-filter against
+// the cpu backend's.
+TEST(StereoCuda, SgmEqualsTheReference) {
+    UPRES_REQUIRE_GPU();
+    std::uint32_t seed = 1900;
+    struct Size {
+        int w, h, c;
+    };
+    for (const Size s : {Size{37, 23, 1}, Size{30, 19, 3}, Size{120, 9, 1}}) {
+        for (int k = 0; k < 5; ++k) {
+            StereoOptions o;
+            o.aggregation = k % 2 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
+            o.cost = k < 2 || k == 4 ? StereoCost::Census : StereoCost::AbsDiff;
+            o.min_disparity = k == 1 ? -3 : k == 2 ? 2 : 0;
+            o.num_disparities = k == 3 ? s.w : k == 4 ? std::min(s.w, 100) : 7;
+            o.sgm_window = k == 2 ? 3 : 1;
+            o.p1 = k == 3 ? 3.5 : 10.0;
+            o.p2 = k == 3 ? 90.0 : 120.0;
+            o.lr_check = k % 4 - 1;
+            o.uniqueness = k == 2 ? 10 : 0;
+            o.subpixel = k != 1;
+            o.max_cost = k == 3 ? 60.0 : 255.0;
+            o.median = k == 4;
+            auto check = [&](auto tag, const char* type) {
+                using T = decltype(tag);
+                const Image<T> big_l = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
+                const Image<T> big_r = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
+                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(2, 1, s.w, s.h);
+                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 2, s.w, s.h);
+                Image<float> a(s.w, s.h, 1), ar(s.w, s.h, 1);
+                Image<U8> ma(s.w, s.h, 1);
+                stereo_disparity(l, r, a.view(), o,
+                                 ctx_of(o.median ? Backend::Cpu : Backend::Reference), ar.view(),
+                                 ma.view());
+                const Maps g = run_device(l, r, o);
+                const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
+                                         std::to_string(s.h) + "x" + std::to_string(s.c) +
+                                         " case " + std::to_string(k);
+                EXPECT_TRUE(same(g.d.view(), a.view())) << what;
+                EXPECT_TRUE(same(g.dr.view(), ar.view())) << what << " right map";
+                EXPECT_TRUE(test::images_near(g.m.view(), ma.view(), 0.0)) << what << " mask";
+            };
+            check(std::uint8_t{}, "u8");
+            check(std::uint16_t{}, "u16");
+            check(float{}, "f32");
+        }
+    }
+    // The Aloe crop, census, 8 paths, 128 disparities (4 per lane), against the cpu backend.
+    const Image<U8> l = std::move(read_image(test::sample_path("aloeL.jpg")).as<U8>());
+    const Image<U8> r = std::move(read_image(test::sample_path("aloeR.jpg")).as<U8>());
+    const ImageView<const U8> lv = ImageView<const U8>(l.view()).sub(100, 200, 640, 480);
+    const ImageView<const U8> rv = ImageView<const U8>(r.view()).sub(100, 200, 640, 480);
+    StereoOptions o;
+    o.num_disparities = 128;
+    o.cost = StereoCost::Census;
+    o.aggregation = StereoAggregation::Sgm8;
+    o.lr_check = 1;
+    o.median = true;
+    Image<float> a(640, 480, 1), b(640, 480, 1);
+    stereo_disparity(lv, rv, a.view(), o, ctx_of(Backend::Cpu));
+    stereo_disparity(lv, rv, b.view(), o, ctx_of(Backend::Cuda));
+    EXPECT_TRUE(same(b.view(), a.view())) << "Aloe crop, sgm8";
 }
 
 // Wider than one block's columns (the stream variant splits the row; right pixels need sums

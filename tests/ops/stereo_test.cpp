@@ -336,7 +336,7 @@ TEST(StereoErrors, BadInputIsRefused) {
     expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o); },
                  ErrorCode::InvalidArgument, "must be odd, 1 to 15");
     o = {};
-    o.aggregation = StereoAggregation::Sgm4;
+    o.speckle_size = 10;
     expect_error([&] { stereo_disparity(l.view(), r.view(), d.view(), o, ctx_of(Backend::Cuda)); },
                  ErrorCode::BackendUnavailable, "");
     o = {};

@@ -116,6 +116,7 @@ StereoPlan make_plan(const StereoOptions& o, int w) {
     p.subpixel = o.subpixel;
     p.uniqueness = o.uniqueness;
     p.invalid = o.invalid;
+    p.median = o.median;
     if (is_sgm(o.aggregation)) {
         p.sgm_paths = o.aggregation == StereoAggregation::Sgm8 ? 8 : 4;
         p.p1 = static_cast<int>(std::lround(o.p1 * stereo::kCostScale));
@@ -152,11 +153,18 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
     const StereoPlan plan = make_plan(opts, w);
     const Backend b = resolve_backend(ctx, left.location(), kOp);
     const bool post = opts.median || opts.speckle_size > 0;
-    if (b == Backend::Cuda && (plan.sgm_paths > 0 || post))
+    if (b == Backend::Cuda && opts.speckle_size > 0)
         throw Error(ErrorCode::BackendUnavailable,
-                    std::string("stereo: ") +
-                        (plan.sgm_paths > 0 ? "semi-global matching" : "the post-filters") +
-                        " run on the host backends only (allowed: reference, cpu)");
+                    "stereo: speckle removal runs on the host backends only (allowed: reference, "
+                    "cpu; on cuda: speckle_size 0)");
+    if (b == Backend::Cuda && plan.sgm_paths > 0 && w > kSgmCudaMaxWidth)
+        fail("semi-global matching on the cuda backend takes images up to " +
+             std::to_string(kSgmCudaMaxWidth) + " pixels wide; this one is " + std::to_string(w) +
+             " (the cpu backend takes any width)");
+    if (b == Backend::Cuda && plan.sgm_paths > 0 && opts.variant != StereoVariant::Stream)
+        fail(std::string("variant ") + to_string(opts.variant) +
+             " is the window matcher's cube layout; semi-global matching has one form (allowed: "
+             "stream)");
     if (b != Backend::Cuda && opts.variant != StereoVariant::Stream)
         fail(std::string("variant ") + to_string(opts.variant) + " is a cuda variant; the " +
              to_string(b) + " backend runs its own form (allowed: stream)");

@@ -26,6 +26,7 @@ struct StereoPlan {
     int sgm_paths = 0;
     int p1 = 0, p2 = 0;
     int sgm_radius = 0;
+    bool median = false;  // the 3 x 3 median post-filter (the cuda backend applies it itself)
 };
 
 // The left map's post-filters (stereo_post.cpp, host memory; every host backend's result goes
@@ -35,6 +36,10 @@ struct StereoPlan {
 // valid: W x H.
 void stereo_post_filter(Span2D<float> disparity, Span2D<std::uint8_t> valid, bool median,
                         int speckle_size, double speckle_range, float invalid);
+
+// The widest image the cuda backend's semi-global search takes (two 32-bit keys per pixel of
+// a row in shared memory).
+inline constexpr int kSgmCudaMaxWidth = 28 * 1024;
 
 // The plan's 1-D weights for an aggregation (box: all ones).
 const int* stereo_weights(StereoAggregation a);

@@ -735,26 +735,281 @@ bool float_path(const StereoPlan& plan, StereoVariant variant, int W, int H) {
            (plan.radius == 3 || plan.radius == 6) && plan.uniqueness == 0;
 }
 
+// ---- Semi-global matching (stereo_math.hpp's sgm_step; bit-identical to the reference).
+//  sgm_cost_kernel    the cost cube C (W x H x D, 16 bits, d fastest), then its window mean;
+//  sgm_path_kernel    one warp per path line (a row, a column or a diagonal), the disparities
+//                     spread over the lanes (KPL each); the neighbours d -+ 1 across lanes by
+//                     shuffles, the previous minimum by a warp reduction; each direction's
+//                     kernel adds its path costs into the sum cube S (the directions run one
+//                     after another on the stream: no atomics);
+//  sgm_wta_kernel     one block per row: a warp per pixel finds the smallest key (S << 16) | k
+//                     over the candidates and offers each key to the right pixel x - d through
+//                     a shared-memory atomicMin (the smallest sum, then the smallest d); then
+//                     the check, the parabola from S, the outputs.
+using u16 = std::uint16_t;
+
+template <class Src>
+__global__ void sgm_cost_kernel(Src src, int W, int H, int min_d, int D, u16* __restrict__ cost) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (i >= static_cast<long long>(W) * D) return;
+    const int x = static_cast<int>(i / D), k = static_cast<int>(i % D);
+    cost[static_cast<std::size_t>(y) * W * D + i] =
+        static_cast<u16>(src(x, clampi(x - min_d - k, 0, W - 1), y));
+}
+
+__global__ void sgm_window_kernel(const u16* __restrict__ in, u16* __restrict__ out, int W, int H,
+                                  int D, int rad) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (i >= static_cast<long long>(W) * D) return;
+    const int x = static_cast<int>(i / D), k = static_cast<int>(i % D);
+    std::int64_t sum = 0;
+    for (int a = -rad; a <= rad; ++a)
+        for (int b = -rad; b <= rad; ++b)
+            sum += in[(static_cast<std::size_t>(clampi(y + a, 0, H - 1)) * W +
+                       clampi(x + b, 0, W - 1)) *
+                          D +
+                      k];
+    out[static_cast<std::size_t>(y) * W * D + i] =
+        static_cast<u16>(stereo::window_mean(sum, (2 * rad + 1) * (2 * rad + 1)));
+}
+
+template <int KPL>
+__global__ void sgm_path_kernel(const u16* __restrict__ cost, u16* __restrict__ sums, int W, int H,
+                                int D, int dx, int dy, int p1, int p2) {
+    const int lane = threadIdx.x & 31;
+    const int line =
+        static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
+    int x, y;
+    if (dy == 0) {
+        if (line >= H) return;
+        y = line;
+        x = dx > 0 ? 0 : W - 1;
+    } else if (dx == 0) {
+        if (line >= W) return;
+        x = line;
+        y = dy > 0 ? 0 : H - 1;
+    } else {
+        if (line >= W + H - 1) return;
+        if (line < W) {
+            x = line;
+            y = dy > 0 ? 0 : H - 1;
+        } else {
+            const int j = line - W + 1;
+            x = dx > 0 ? 0 : W - 1;
+            y = dy > 0 ? j : H - 1 - j;
+        }
+    }
+    constexpr int kBig = stereo::kSgmBig;
+    int L[KPL];
+    int pmin = 0;
+    bool start = true;
+    for (; x >= 0 && x < W && y >= 0 && y < H; x += dx, y += dy) {
+        const std::size_t at = (static_cast<std::size_t>(y) * W + x) * D;
+        int c[KPL];
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            const int k = lane * KPL + i;
+            c[i] = k < D ? cost[at + k] : 0;
+        }
+        int nl[KPL];
+        if (start) {
+#pragma unroll
+            for (int i = 0; i < KPL; ++i) nl[i] = c[i];
+        } else {
+            const int from_left = __shfl_up_sync(0xffffffffu, L[KPL - 1], 1);
+            const int from_right = __shfl_down_sync(0xffffffffu, L[0], 1);
+#pragma unroll
+            for (int i = 0; i < KPL; ++i) {
+                const int below = i > 0 ? L[i - 1] : (lane > 0 ? from_left : kBig);
+                const int above = i + 1 < KPL ? L[i + 1] : (lane < 31 ? from_right : kBig);
+                nl[i] = stereo::sgm_step(c[i], L[i], below, above, pmin, p1, p2);
+            }
+        }
+        int m = kBig;
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            if (lane * KPL + i >= D) nl[i] = kBig;  // beyond the range: never a neighbour
+            m = min(m, nl[i]);
+            L[i] = nl[i];
+        }
+        for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
+        pmin = m;
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            const int k = lane * KPL + i;
+            if (k < D) sums[at + k] = static_cast<u16>(sums[at + k] + L[i]);
+        }
+        start = false;
+    }
+}
+
+__global__ void sgm_wta_kernel(const u16* __restrict__ S, int W, int H, int D, int min_d,
+                               int uniqueness, int lr_check, bool subpixel, float invalid,
+                               Span2D<float> disparity, Span2D<float> right_disparity,
+                               Span2D<std::uint8_t> valid) {
+    extern __shared__ unsigned keys[];  // right keys (W), then left keys (W)
+    unsigned* rkey = keys;
+    unsigned* lkey = keys + W;
+    const int y = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5,
+              nw = blockDim.x >> 5;
+    for (int i = tid; i < W; i += blockDim.x) rkey[i] = 0xffffffffu;
+    __syncthreads();
+    const u16* row = S + static_cast<std::size_t>(y) * W * D;
+    for (int x = warp; x < W; x += nw) {
+        const int khi = min(D - 1, x - min_d), klo = max(0, x - min_d - (W - 1));
+        unsigned m = 0xffffffffu;
+        for (int k = klo + lane; k <= khi; k += 32) {
+            const unsigned key =
+                (static_cast<unsigned>(row[static_cast<std::size_t>(x) * D + k]) << 16) |
+                static_cast<unsigned>(k);
+            m = min(m, key);
+            atomicMin(&rkey[x - min_d - k], key);
+        }
+        for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
+        if (lane == 0) lkey[x] = m;
+    }
+    __syncthreads();
+    auto at = [&](int x, int k) {
+        return static_cast<std::int32_t>(row[static_cast<std::size_t>(x) * D + k]);
+    };
+    for (int x = tid; x < W; x += blockDim.x) {
+        const int khi = min(D - 1, x - min_d), klo = max(0, x - min_d - (W - 1));
+        stereo::Winner w;
+        if (klo <= khi) {
+            const int kb = static_cast<int>(lkey[x] & 0xffffu);
+            w.best = static_cast<std::int32_t>(lkey[x] >> 16);
+            w.best_d = min_d + kb;
+            if (kb > klo) w.before = at(x, kb - 1);
+            if (kb < khi) w.after = at(x, kb + 1);
+            if (uniqueness > 0)
+                for (int k = klo; k <= khi; ++k)
+                    if (k < kb - 1 || k > kb + 1) w.far = stereo::min_or(w.far, at(x, k));
+        }
+        bool ok = w.best >= 0 && stereo::unique_enough(w, uniqueness);
+        if (ok && lr_check >= 0) {
+            const unsigned r = rkey[x - w.best_d];
+            const int diff = w.best_d - (min_d + static_cast<int>(r & 0xffffu));
+            ok = r != 0xffffffffu && abs(diff) <= lr_check;
+        }
+        disparity.row(y)[x] = ok ? stereo::refined(w, subpixel) : invalid;
+        if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
+        if (right_disparity.data) {
+            stereo::Winner o;
+            const unsigned r = rkey[x];
+            if (r != 0xffffffffu) {
+                const int k = static_cast<int>(r & 0xffffu), xl = x + min_d + k;
+                o.best = static_cast<std::int32_t>(r >> 16);
+                o.best_d = min_d + k;
+                if (k > 0 && xl - 1 >= 0) o.before = at(xl - 1, k - 1);
+                if (k + 1 < D && xl + 1 < W) o.after = at(xl + 1, k + 1);
+            }
+            right_disparity.row(y)[x] = o.best >= 0 ? stereo::refined(o, subpixel) : invalid;
+        }
+    }
+}
+
+template <class Src>
+void run_sgm(const Src& src, int W, int H, const StereoPlan& plan, const Outputs& out,
+             cudaStream_t s) {
+    const int D = plan.num_d;
+    if (W > kSgmCudaMaxWidth)  // stereo.cpp refuses it first, with the message for users
+        throw Error(ErrorCode::Internal, "stereo: sgm row wider than kSgmCudaMaxWidth");
+    const std::size_t n = static_cast<std::size_t>(W) * H * D;
+    DeviceTemp cost(n * sizeof(u16), s, "stereo (sgm cost cube)");
+    DeviceTemp sums(n * sizeof(u16), s, "stereo (sgm path sums)");
+    const dim3 gc(static_cast<unsigned>((static_cast<long long>(W) * D + 255) / 256), H);
+    sgm_cost_kernel<<<gc, 256, 0, s>>>(src, W, H, plan.min_d, D, cost.as<u16>());
+    UPRES_CUDA_CHECK_LAUNCH();
+    const u16* c = cost.as<u16>();
+    DeviceTemp mean;
+    if (plan.sgm_radius > 0) {
+        mean = DeviceTemp(n * sizeof(u16), s, "stereo (sgm cost cube)");
+        sgm_window_kernel<<<gc, 256, 0, s>>>(c, mean.as<u16>(), W, H, D, plan.sgm_radius);
+        UPRES_CUDA_CHECK_LAUNCH();
+        c = mean.as<u16>();
+    }
+    UPRES_CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, n * sizeof(u16), s));
+    static const int kDirs[8][2] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
+                                    {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+    const int kpl = (D + 31) / 32;
+    for (int r = 0; r < plan.sgm_paths; ++r) {
+        const int dx = kDirs[r][0], dy = kDirs[r][1];
+        const int lines = dy == 0 ? H : (dx == 0 ? W : W + H - 1);
+        const dim3 grid((lines + 3) / 4);
+        auto launch = [&](auto kernel) {
+            kernel<<<grid, 128, 0, s>>>(c, sums.as<u16>(), W, H, D, dx, dy, plan.p1, plan.p2);
+        };
+        if (kpl <= 1)
+            launch(sgm_path_kernel<1>);
+        else if (kpl <= 2)
+            launch(sgm_path_kernel<2>);
+        else if (kpl <= 4)
+            launch(sgm_path_kernel<4>);
+        else if (kpl <= 8)
+            launch(sgm_path_kernel<8>);
+        else if (kpl <= 16)
+            launch(sgm_path_kernel<16>);
+        else
+            launch(sgm_path_kernel<32>);
+        UPRES_CUDA_CHECK_LAUNCH();
+    }
+    const std::size_t smem = 2 * sizeof(unsigned) * static_cast<std::size_t>(W);
+    UPRES_CUDA_CHECK(cudaFuncSetAttribute(
+        sgm_wta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    sgm_wta_kernel<<<H, 256, smem, s>>>(sums.as<u16>(), W, H, D, plan.min_d, plan.uniqueness,
+                                        plan.lr_check, plan.subpixel, plan.invalid, out.disparity,
+                                        out.right_disparity, out.valid);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+// The 3 x 3 median of valid neighbours (stereo_post.cpp's rule) from `in` / `mask` into out.
+__global__ void median_kernel(const float* __restrict__ in, Span2D<std::uint8_t> mask,
+                              Span2D<float> out) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    const int W = mask.width, H = mask.height;
+    if (x >= W) return;
+    if (!mask.row(y)[x]) return;
+    float v[9];
+    int m = 0;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            const int xx = x + dx, yy = y + dy;
+            if (xx >= 0 && xx < W && yy >= 0 && yy < H && mask.row(yy)[xx])
+                v[m++] = in[static_cast<std::size_t>(yy) * W + xx];
+        }
+    for (int i = 1; i < m; ++i)  // insertion sort of at most 9
+        for (int j = i; j > 0 && v[j] < v[j - 1]; --j) {
+            const float t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    out.row(y)[x] = v[(m - 1) / 2];
+}
+
+__global__ void copy_plane_kernel(Span2D<float> in, float* __restrict__ out) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < in.width) out[static_cast<std::size_t>(y) * in.width + x] = in.row(y)[x];
+}
+
 template <class Src>
 void run_int(const Src& src, int W, int H, const StereoPlan& plan, StereoVariant variant,
              const Outputs& out, cudaStream_t s) {
-    if (variant == StereoVariant::Stream)
+    if (plan.sgm_paths > 0)
+        run_sgm(src, W, H, plan, out, s);
+    else if (variant == StereoVariant::Stream)
         run_stream(src, src, W, H, plan, out, s);
     else
         run_cube(src, W, H, plan, variant == StereoVariant::Cube2, out, s);
 }
 
-}  // namespace
-
 template <class T>
-void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
-            Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
-            StereoVariant variant, void* stream) {
-    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+void stereo_matcher(Span2D<const T> left, Span2D<const T> right, const StereoPlan& plan,
+                    StereoVariant variant, const Outputs& out, cudaStream_t s) {
     const int W = left.width, H = left.height;
     const std::size_t n = static_cast<std::size_t>(W) * H;
-    const Outputs out{disparity, right_disparity, valid};
-    const bool fast = float_path(plan, variant, W, H);
+    const bool fast = plan.sgm_paths == 0 && float_path(plan, variant, W, H);
     const float max_c = static_cast<float>(plan.max_q / stereo::kCostScale);
     if (plan.census) {
         DeviceTemp planes(2 * n * sizeof(double), s, "stereo (census intensities)");
@@ -793,6 +1048,33 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
         run_int(AdCost<T, 1>{left, right, plan.max_q}, W, H, plan, variant, out, s);
     else
         run_int(AdCost<T, 3>{left, right, plan.max_q}, W, H, plan, variant, out, s);
+}
+
+}  // namespace
+
+template <class T>
+void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
+            Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
+            StereoVariant variant, void* stream) {
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const int W = left.width, H = left.height;
+    const std::size_t n = static_cast<std::size_t>(W) * H;
+    // The median reads the validity mask: the caller's, or a temporary one.
+    DeviceTemp own_mask;
+    Span2D<std::uint8_t> mask = valid;
+    if (plan.median && !mask.data) {
+        own_mask = DeviceTemp(n, s, "stereo (validity mask)");
+        mask = {own_mask.as<std::uint8_t>(), W, H, 1, W};
+    }
+    const Outputs out{disparity, right_disparity, mask};
+    stereo_matcher(left, right, plan, variant, out, s);
+    if (plan.median) {
+        DeviceTemp copy(n * sizeof(float), s, "stereo (median)");
+        copy_plane_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(disparity, copy.as<float>());
+        UPRES_CUDA_CHECK_LAUNCH();
+        median_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(copy.as<float>(), mask, disparity);
+        UPRES_CUDA_CHECK_LAUNCH();
+    }
 }
 
 template void stereo(Span2D<const std::uint8_t>, Span2D<const std::uint8_t>, Span2D<float>,
