@@ -805,14 +805,24 @@ __global__ void sgm_path_kernel(const u16* __restrict__ cost, u16* __restrict__ 
     int L[KPL];
     int pmin = 0;
     bool start = true;
-    for (; x >= 0 && x < W && y >= 0 && y < H; x += dx, y += dy) {
-        const std::size_t at = (static_cast<std::size_t>(y) * W + x) * D;
-        int c[KPL];
+    // The costs and sums of the next pixel on the line are loaded while this one is computed:
+    // the step's dependency chain (shuffles, the warp minimum) then hides their latency.
+    auto inside = [&](int xx, int yy) { return xx >= 0 && xx < W && yy >= 0 && yy < H; };
+    int c[KPL], sv[KPL];
+    auto load = [&](int xx, int yy, int* cc, int* ss) {
+        const std::size_t at = (static_cast<std::size_t>(yy) * W + xx) * D;
 #pragma unroll
         for (int i = 0; i < KPL; ++i) {
             const int k = lane * KPL + i;
-            c[i] = k < D ? cost[at + k] : 0;
+            cc[i] = k < D ? cost[at + k] : 0;
+            ss[i] = k < D ? sums[at + k] : 0;
         }
+    };
+    if (inside(x, y)) load(x, y, c, sv);
+    for (; inside(x, y); x += dx, y += dy) {
+        const std::size_t at = (static_cast<std::size_t>(y) * W + x) * D;
+        int cn[KPL], sn[KPL];
+        if (inside(x + dx, y + dy)) load(x + dx, y + dy, cn, sn);
         int nl[KPL];
         if (start) {
 #pragma unroll
@@ -834,14 +844,19 @@ __global__ void sgm_path_kernel(const u16* __restrict__ cost, u16* __restrict__ 
             m = min(m, nl[i]);
             L[i] = nl[i];
         }
-        for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
-        pmin = m;
 #pragma unroll
         for (int i = 0; i < KPL; ++i) {
             const int k = lane * KPL + i;
-            if (k < D) sums[at + k] = static_cast<u16>(sums[at + k] + L[i]);
+            if (k < D) sums[at + k] = static_cast<u16>(sv[i] + L[i]);
         }
+        for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
+        pmin = m;
         start = false;
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            c[i] = cn[i];
+            sv[i] = sn[i];
+        }
     }
 }
 
