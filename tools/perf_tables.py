@@ -8,8 +8,9 @@
 Reports: docs/bench_reports/<date>-<machine>-<commit>.json (upres_bench --benchmark_format=json,
 medians of repetitions) and <same stem>-peers.json (tools/peers/run_peers.py), where <machine>
 is h100, h200 (the GPU models the device machine lends) or cpu (the 2-core CI / developer
-machine). For each machine the newest report (by file name) is used; docs/bench_reports keeps
-only those. A table lives in a doc between the lines
+machine). Each table takes, per machine, the report (by the run's date, newest first) that ran
+the most of its benchmarks, so one table never mixes runs and its peers ran with it;
+docs/bench_reports keeps the reports some table uses. A table lives in a doc between the lines
 
     <!-- perf:KEY begin -->
     <!-- perf:KEY end -->
@@ -173,17 +174,35 @@ TABLES = {
 MACHINE_NAMES = {"h100": "H100", "h200": "H200", "cpu": "2-core CPU"}
 
 
-def latest_reports():
-    """{machine: (bench_path, peers_path or None)} for the newest report of each machine."""
+def reports():
+    """{machine: [(bench_path, peers_path or None), ...]}, newest run first (by the run's date
+    in the benchmark JSON)."""
     found = {}
-    for path in sorted(glob.glob(os.path.join(REPORTS, "*.json"))):
+    for path in glob.glob(os.path.join(REPORTS, "*.json")):
         name = os.path.basename(path)
         m = re.match(r"(\d{4}-\d{2}-\d{2})-(h100|h200|cpu)-([0-9a-f]+)\.json$", name)
         if not m:
             continue
+        with open(path) as f:
+            date = json.load(f).get("context", {}).get("date", m.group(1))
         peers = path[:-5] + "-peers.json"
-        found[m.group(2)] = (path, peers if os.path.exists(peers) else None)
-    return found
+        found.setdefault(m.group(2), []).append((date, path, peers if os.path.exists(peers) else None))
+    return {k: [(b, p) for _, b, p in sorted(v, reverse=True)] for k, v in found.items()}
+
+
+def pick(key, runs):
+    """{machine: (bench_path, times, peers)}: for each machine of table `key`, the report that ran
+    the most of the table's benchmarks, the newest of those (a table never mixes runs: its peers
+    ran with it)."""
+    machines, _, rows = TABLES[key]
+    out = {}
+    for m in machines:
+        best = 0
+        for rep in runs.get(m, []):  # newest first: a later report must run more to win
+            n = sum(find(rep[1], bench) is not None for _, bench, _ in rows)
+            if n > best:
+                best, out[m] = n, rep
+    return out
 
 
 def run_key(name):
@@ -333,10 +352,12 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
     ap.add_argument("--plots", action="store_true", help="redraw the bar charts (matplotlib)")
     args = ap.parse_args(argv)
-    data = {m: (b, load_times(b), load_peers(p)) for m, (b, p) in latest_reports().items()}
+    runs = {m: [(b, load_times(b), load_peers(p)) for b, p in lst]
+            for m, lst in reports().items()}
     if args.plots:
         for key, (path, machine) in PLOTS.items():
-            print(f"perf_tables: {'drew' if plot(key, data, path, machine) else 'no data for'} {path}")
+            drew = plot(key, pick(key, runs), path, machine)
+            print(f"perf_tables: {'drew' if drew else 'no data for'} {path}")
     stale = []
     docs = sorted({d for _, ds, _ in TABLES.values() for d in ds})
     for doc in docs:
@@ -351,7 +372,8 @@ def main(argv=None):
             i, j = new.find(begin), new.find(end)
             if i < 0 or j < i:
                 sys.exit(f"perf_tables: {doc} has no '{begin}' ... '{end}' block")
-            new = new[: i + len(begin)] + "\n" + "\n".join(table(key, data)) + "\n" + new[j:]
+            new = (new[: i + len(begin)] + "\n" + "\n".join(table(key, pick(key, runs))) + "\n" +
+                   new[j:])
         if new != text:
             stale.append(doc)
             if not args.check:
