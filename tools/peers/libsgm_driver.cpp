@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
         for (auto& v : base) v = static_cast<std::uint8_t>(rng() & 255);
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) {
-                l[static_cast<std::size_t>(y) * w + x] = base[static_cast<std::size_t>(y) * (w + shift) + x];
+                l[static_cast<std::size_t>(y) * w + x] =
+                    base[static_cast<std::size_t>(y) * (w + shift) + x];
                 r[static_cast<std::size_t>(y) * w + x] =
                     base[static_cast<std::size_t>(y) * (w + shift) + x + shift];
             }
@@ -90,7 +91,8 @@ int main(int argc, char** argv) {
             ms.push_back(t);
         }
         std::sort(ms.begin(), ms.end());
-        std::printf("libsgm_time paths=%d w=%d h=%d d=%d ms=%.4f\n", paths, w, h, d, ms[ms.size() / 2]);
+        std::printf("libsgm_time paths=%d w=%d h=%d d=%d ms=%.4f\n", paths, w, h, d,
+                    ms[ms.size() / 2]);
         return 0;
     }
     if (argc >= 9 && std::string(argv[1]) == "run") {
