@@ -45,6 +45,11 @@ void synchronize(const Context& ctx);
 // still used by queued work is kept until a later call. No-op without CUDA or before the first
 // such operation. Throws Error(CudaError) if the driver fails.
 void cuda_release_cached_memory();
+// Operations that need very large host scratch memory on every call (the semi-global stereo
+// matcher's cost and path-sum cubes: 3 x W x H x D x 2 bytes) keep one such block for the next
+// call instead of faulting in fresh memory each time. This frees it (a block in use by a call
+// in progress is kept). Never throws.
+void host_release_cached_memory() noexcept;
 
 struct BuildInfo {
     std::string version;

@@ -62,6 +62,20 @@ UPRES_HD double intensity(const T* p, int channels) {
 // The code of (x, y) from the image's intensity plane (w x h, rows packed; each backend fills
 // it once with intensity()).
 UPRES_HD std::uint64_t census_code(const double* plane, int w, int h, int x, int y) {
+    if (x >= kCensusRx && x < w - kCensusRx && y >= kCensusRy && y < h - kCensusRy) {
+        // Inside: no clamping (the same bits, a third of the time on the cpu backend).
+        const double* p = plane + static_cast<std::ptrdiff_t>(y) * w + x;
+        const double c = p[0];
+        std::uint64_t code = 0;
+        for (int dy = -kCensusRy; dy <= kCensusRy; ++dy) {
+            const double* r = p + static_cast<std::ptrdiff_t>(dy) * w;
+            for (int dx = -kCensusRx; dx <= kCensusRx; ++dx) {
+                if (dx == 0 && dy == 0) continue;
+                code = (code << 1) | (r[dx] < c ? 1u : 0u);
+            }
+        }
+        return code;
+    }
     auto at = [&](int xx, int yy) {
         xx = xx < 0 ? 0 : (xx >= w ? w - 1 : xx);
         yy = yy < 0 ? 0 : (yy >= h ? h - 1 : yy);

@@ -4,12 +4,14 @@
 // above-right) and backward (the opposite four), run at once on two threads, each into its own
 // 16-bit cube of path sums; every path step is a loop over d on 16-bit lanes (AVX2: 16 at a
 // time; a copy compiled for the baseline x86-64). The winner search then reads the two cubes'
-// sum per pixel. Memory: three W x H x D 16-bit cubes. Bit-identical to the reference.
+// sum per pixel. Memory: three W x H x D 16-bit cubes, kept between calls
+// (core/host_scratch.hpp). Bit-identical to the reference.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/cpu_features.hpp"
+#include "core/host_scratch.hpp"
 #include "core/parallel.hpp"
 #include "ops/stereo/stereo_backends.hpp"
 #include "ops/stereo/stereo_math.hpp"
@@ -33,13 +35,16 @@ constexpr u16 kPad = 0x7fff;
 // One path step: out[1 .. D] from the costs c[0 .. D) and the previous vector p (D + 2 long:
 // p[0] and p[D + 1] hold kPad, p[1 .. D] the costs; nullptr: the path starts here) with its
 // minimum pmin. Adds out to s; returns out's minimum.
+// kAdd false: the pass's first path, which stores into s instead of adding (s is not
+// initialised).
+template <bool kAdd>
 UPRES_SGM_INLINE u16 step(const u16* __restrict c, const u16* __restrict p, u16 pmin, int D, u16 p1,
                           u16 p2, u16* __restrict out, u16* __restrict s) {
     u16 m = 0xffff;
     if (!p) {
         for (int k = 0; k < D; ++k) {
             out[k + 1] = c[k];
-            s[k] = static_cast<u16>(s[k] + c[k]);
+            s[k] = kAdd ? static_cast<u16>(s[k] + c[k]) : c[k];
             m = std::min(m, c[k]);
         }
         return m;
@@ -53,7 +58,7 @@ UPRES_SGM_INLINE u16 step(const u16* __restrict c, const u16* __restrict p, u16 
         v = std::min(v, jump);
         const u16 l = static_cast<u16>(c[k] + v - pmin);
         out[k + 1] = l;
-        s[k] = static_cast<u16>(s[k] + l);
+        s[k] = kAdd ? static_cast<u16>(s[k] + l) : l;
         m = std::min(m, l);
     }
     return m;
@@ -65,7 +70,8 @@ struct Job {
     const u16* cost;  // W x H x D
 };
 
-// One pass (forward: dir +1, backward: dir -1) adding its paths into sums (W x H x D, zeroed).
+// One pass (forward: dir +1, backward: dir -1) writing the sum of its paths into sums
+// (W x H x D).
 UPRES_SGM_INLINE void pass(const Job& j, int dir, u16* sums) {
     const int W = j.W, H = j.H, D = j.D, V = j.paths == 8 ? 3 : 1;  // vertical-ish paths
     const std::size_t vl = static_cast<std::size_t>(D) + 2;
@@ -86,22 +92,22 @@ UPRES_SGM_INLINE void pass(const Job& j, int dir, u16* sums) {
             const u16* c = j.cost + at;
             u16* s = sums + at;
             // Horizontal: from (x - dir, y).
-            hmin = step(c, xi == 0 ? nullptr : ha.data(), hmin, D, j.p1, j.p2, hb.data(), s);
+            hmin = step<false>(c, xi == 0 ? nullptr : ha.data(), hmin, D, j.p1, j.p2, hb.data(), s);
             std::swap(ha, hb);
             // Vertical: from (x, y - dir).
-            cur_min[x] = step(c, first_row ? nullptr : vec(prev, 0, x), prev_min[x], D, j.p1, j.p2,
-                              vec(cur, 0, x), s);
+            cur_min[x] = step<true>(c, first_row ? nullptr : vec(prev, 0, x), prev_min[x], D, j.p1,
+                                    j.p2, vec(cur, 0, x), s);
             if (V == 3) {
                 // Diagonal a: from (x - dir, y - dir); diagonal b: from (x + dir, y - dir).
                 const int xa = x - dir, xb = x + dir;
                 const bool sa = first_row || xa < 0 || xa >= W;
                 const bool sb = first_row || xb < 0 || xb >= W;
                 cur_min[W + x] =
-                    step(c, sa ? nullptr : vec(prev, 1, xa), sa ? u16{0} : prev_min[W + xa], D,
-                         j.p1, j.p2, vec(cur, 1, x), s);
-                cur_min[2 * W + x] =
-                    step(c, sb ? nullptr : vec(prev, 2, xb), sb ? u16{0} : prev_min[2 * W + xb], D,
-                         j.p1, j.p2, vec(cur, 2, x), s);
+                    step<true>(c, sa ? nullptr : vec(prev, 1, xa), sa ? u16{0} : prev_min[W + xa],
+                               D, j.p1, j.p2, vec(cur, 1, x), s);
+                cur_min[2 * W + x] = step<true>(c, sb ? nullptr : vec(prev, 2, xb),
+                                                sb ? u16{0} : prev_min[2 * W + xb], D, j.p1, j.p2,
+                                                vec(cur, 2, x), s);
             }
         }
         std::swap(prev, cur);
@@ -226,23 +232,28 @@ void stereo_sgm(Span2D<const T> left, Span2D<const T> right, Span2D<float> dispa
     const std::size_t n = static_cast<std::size_t>(W) * H * D;
     const bool avx2 = kAvx2Compiled && cpu_avx2_fma();
     // The costs, then their pre-window mean.
-    std::vector<u16> cost(n);
+    // Scratch kept between calls (core/host_scratch.hpp): the costs (and their window mean)
+    // and the two passes' sums.
+    const HostScratch scratch((s > 0 ? 4 : 3) * n * sizeof(u16), "stereo (sgm cubes)");
+    u16* cost = scratch.as<u16>();
+    u16* fwd = cost + n;
+    u16* bwd = fwd + n;
     const CostJob<T> cj{left, right, census_left, census_right, plan.min_d, D, plan.max_q};
     parallel_for(0, H, threads, [&](int y) {
-        u16* out = cost.data() + static_cast<std::size_t>(y) * W * D;
+        u16* out = cost + static_cast<std::size_t>(y) * W * D;
         if (avx2)
             cost_row_avx2(cj, y, out);
         else
             cost_row_baseline(cj, y, out);
     });
     if (s > 0) {
-        std::vector<u16> mean(n);
+        u16* mean = bwd + n;
         const int cnt = (2 * s + 1) * (2 * s + 1);
         parallel_for(0, H, threads, [&](int y) {
             std::vector<std::int64_t> acc(static_cast<std::size_t>(W) * D);
             for (int i = -s; i <= s; ++i) {
                 const u16* row =
-                    cost.data() + static_cast<std::size_t>(stereo::clamp_index(y + i, H)) * W * D;
+                    cost + static_cast<std::size_t>(stereo::clamp_index(y + i, H)) * W * D;
                 for (int x = 0; x < W; ++x)
                     for (int jx = -s; jx <= s; ++jx) {
                         const u16* c =
@@ -251,18 +262,17 @@ void stereo_sgm(Span2D<const T> left, Span2D<const T> right, Span2D<float> dispa
                         for (int k = 0; k < D; ++k) a[k] += c[k];
                     }
             }
-            u16* out = mean.data() + static_cast<std::size_t>(y) * W * D;
+            u16* out = mean + static_cast<std::size_t>(y) * W * D;
             for (std::size_t e = 0; e < acc.size(); ++e)
                 out[e] = static_cast<u16>(stereo::window_mean(acc[e], cnt));
         });
-        cost.swap(mean);
+        cost = mean;
     }
     // The two passes, at once where two threads may run.
-    std::vector<u16> fwd(n, 0), bwd(n, 0);
-    const Job job{
-        W, H, D, plan.sgm_paths, static_cast<u16>(plan.p1), static_cast<u16>(plan.p2), cost.data()};
+    const Job job{W,   H, D, plan.sgm_paths, static_cast<u16>(plan.p1), static_cast<u16>(plan.p2),
+                  cost};
     parallel_for(0, 2, threads, [&](int i) {
-        u16* out = i == 0 ? fwd.data() : bwd.data();
+        u16* out = i == 0 ? fwd : bwd;
         if (avx2)
             pass_avx2(job, i == 0 ? 1 : -1, out);
         else
@@ -273,7 +283,7 @@ void stereo_sgm(Span2D<const T> left, Span2D<const T> right, Span2D<float> dispa
         const std::size_t i = (static_cast<std::size_t>(y) * W + x) * D + k;
         return static_cast<std::int32_t>(fwd[i]) + bwd[i];
     };
-    const WinJob wj{W, D, plan.min_d, fwd.data(), bwd.data()};
+    const WinJob wj{W, D, plan.min_d, fwd, bwd};
     parallel_for(0, H, threads, [&](int y) {
         thread_local RowWinners rw;
         if (avx2)
