@@ -19,6 +19,7 @@
 //                            (random texture shifted by 20), 256 disparities, census, 4 or 8
 //                            paths, check 1; device-resident.
 #include <cstdint>
+#include <utility>
 
 #include <upres/stereo.hpp>
 
@@ -35,17 +36,23 @@ namespace {
 
 constexpr int kW = 1282, kH = 1110, kShift = 20;
 
-// args: aggregation (0 gauss7, 1 gauss13, 2 box 7x7), threads (0: all).
-void Stereo_Cpu(benchmark::State& state) {
-    const int threads = ub::host_threads(static_cast<int>(state.range(1)));
+// The CPU benchmarks' pair: random texture; L(x) = base(x), R(x) = base(x + shift), so that
+// the left pixel x matches the right x - shift.
+std::pair<Image<std::uint8_t>, Image<std::uint8_t>> host_pair() {
     Image<std::uint8_t> base(kW + kShift, kH, 1), l(kW, kH, 1), r(kW, kH, 1);
     ub::fill_random(base.data(), static_cast<std::size_t>(kW + kShift) * kH, 5);
-    // L(x) = base(x), R(x) = base(x + shift): the left pixel x matches the right x - shift.
     for (int y = 0; y < kH; ++y)
         for (int x = 0; x < kW; ++x) {
             l.view().row(y)[x] = base.view().row(y)[x];
             r.view().row(y)[x] = base.view().row(y)[x + kShift];
         }
+    return {std::move(l), std::move(r)};
+}
+
+// args: aggregation (0 gauss7, 1 gauss13, 2 box 7x7), threads (0: all).
+void Stereo_Cpu(benchmark::State& state) {
+    const int threads = ub::host_threads(static_cast<int>(state.range(1)));
+    const auto [l, r] = host_pair();
     StereoOptions o;
     o.num_disparities = 64;
     o.aggregation = state.range(0) == 1   ? StereoAggregation::Gauss13
@@ -76,13 +83,7 @@ BENCHMARK(Stereo_Cpu)
 // The semi-global matcher on the same pair: census, 4 or 8 paths, left-right check 1, all
 // cores. Peer: OpenCV StereoSGBM 3-way, 64 disparities (peers_stereo_cpu.py).
 void Stereo_CpuSgm(benchmark::State& state) {
-    Image<std::uint8_t> base(kW + kShift, kH, 1), l(kW, kH, 1), r(kW, kH, 1);
-    ub::fill_random(base.data(), static_cast<std::size_t>(kW + kShift) * kH, 5);
-    for (int y = 0; y < kH; ++y)
-        for (int x = 0; x < kW; ++x) {
-            l.view().row(y)[x] = base.view().row(y)[x];
-            r.view().row(y)[x] = base.view().row(y)[x + kShift];
-        }
+    const auto [l, r] = host_pair();
     StereoOptions o;
     o.num_disparities = 64;
     o.cost = StereoCost::Census;

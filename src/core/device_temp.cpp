@@ -110,32 +110,31 @@ void set_temp_caching(bool keep) {
         }
 }
 
-std::size_t temp_reserved_bytes() {
+namespace {
+// A memory-pool attribute of the current device's pool (0 before its first allocation); reset:
+// set it to zero after reading.
+std::size_t pool_attribute(cudaMemPoolAttr attr, bool reset) {
     int dev = 0;
     UPRES_CUDA_CHECK(cudaGetDevice(&dev));
     Pools& ps = pools();
     std::lock_guard<std::mutex> lock(ps.m);
     if (ps.by_device.size() <= static_cast<std::size_t>(dev) || !ps.by_device[dev]) return 0;
     std::uint64_t v = 0;
-    UPRES_CUDA_CHECK(
-        cudaMemPoolGetAttribute(ps.by_device[dev], cudaMemPoolAttrReservedMemCurrent, &v));
+    UPRES_CUDA_CHECK(cudaMemPoolGetAttribute(ps.by_device[dev], attr, &v));
+    if (reset) {
+        std::uint64_t zero = 0;
+        UPRES_CUDA_CHECK(cudaMemPoolSetAttribute(ps.by_device[dev], attr, &zero));
+    }
     return static_cast<std::size_t>(v);
+}
+}  // namespace
+
+std::size_t temp_reserved_bytes() {
+    return pool_attribute(cudaMemPoolAttrReservedMemCurrent, false);
 }
 
 std::size_t temp_used_high_bytes(bool reset) {
-    int dev = 0;
-    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
-    Pools& ps = pools();
-    std::lock_guard<std::mutex> lock(ps.m);
-    if (ps.by_device.size() <= static_cast<std::size_t>(dev) || !ps.by_device[dev]) return 0;
-    std::uint64_t v = 0;
-    UPRES_CUDA_CHECK(cudaMemPoolGetAttribute(ps.by_device[dev], cudaMemPoolAttrUsedMemHigh, &v));
-    if (reset) {
-        std::uint64_t zero = 0;
-        UPRES_CUDA_CHECK(
-            cudaMemPoolSetAttribute(ps.by_device[dev], cudaMemPoolAttrUsedMemHigh, &zero));
-    }
-    return static_cast<std::size_t>(v);
+    return pool_attribute(cudaMemPoolAttrUsedMemHigh, reset);
 }
 
 }  // namespace cuda

@@ -52,33 +52,18 @@ TEST(StereoCuda, EveryVariantEqualsTheReference) {
     };
     for (const Size s : {Size{37, 23, 1}, Size{50, 41, 3}, Size{13, 70, 1}, Size{96, 9, 1}}) {
         for (int k = 0; k < 5; ++k) {
-            StereoOptions o;
-            o.min_disparity = k == 1 ? -3 : k == 2 ? 4 : 0;
-            o.num_disparities = k == 3 ? s.w : 11;
-            o.aggregation = k == 1   ? StereoAggregation::Gauss13
-                            : k == 2 ? StereoAggregation::Box
-                                     : StereoAggregation::Gauss7;
-            o.box_size = 3;
-            o.lr_check = k % 4 - 1;  // -1 (none), 0, 1, 2, -1
-            o.uniqueness = k == 2 ? 15 : 0;
-            o.subpixel = k != 3;
-            o.max_cost = k == 1 ? 30.0 : k == 4 ? 20.3 : 255.0;
-            o.cost = k % 2 ? StereoCost::Census : StereoCost::AbsDiff;
+            const StereoOptions o = test::window_case(k, s.w);
             if (o.aggregation == StereoAggregation::Gauss13 && (s.w < 13 || s.h < 13)) continue;
-            auto check = [&](auto tag, const char* type) {
-                using T = decltype(tag);
-                const Image<T> big_l = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
-                const Image<T> big_r = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
-                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(3, 2, s.w, s.h);
-                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 1, s.w, s.h);
+            test::for_each_pixel_type([&](auto tag, const char* type) {
+                const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
                 Image<float> a(s.w, s.h, 1), ar(s.w, s.h, 1);
                 Image<U8> ma(s.w, s.h, 1);
-                stereo_disparity(l, r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
+                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
                                  ma.view());
                 for (StereoVariant v : kVariants) {
                     StereoOptions ov = o;
                     ov.variant = v;
-                    const Maps g = run_device(l, r, ov);
+                    const Maps g = run_device(p.l, p.r, ov);
                     const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
                                              std::to_string(s.h) + "x" + std::to_string(s.c) +
                                              " case " + std::to_string(k) + " " + to_string(v);
@@ -86,18 +71,14 @@ TEST(StereoCuda, EveryVariantEqualsTheReference) {
                     EXPECT_TRUE(same(g.dr.view(), ar.view())) << what << " right map";
                     EXPECT_TRUE(test::images_near(g.m.view(), ma.view(), 0.0)) << what << " mask";
                 }
-            };
-            check(std::uint8_t{}, "u8");
-            check(std::uint16_t{}, "u16");
-            check(float{}, "f32");
+            });
         }
     }
 }
 
 // The semi-global matcher on the device equals the reference bit for bit: 4 and 8 paths, both
 // costs, pixel types, sub-views, ranges that use 1, 2 and 4 disparities per lane, the window
-// mean, uniqueness, checks, the right map and the mask; and the median post-filter against
-// the cpu backend's.
+// mean, uniqueness, checks, the median, the right map and the mask.
 TEST(StereoCuda, SgmEqualsTheReference) {
     UPRES_REQUIRE_GPU();
     std::uint32_t seed = 1900;
@@ -106,41 +87,21 @@ TEST(StereoCuda, SgmEqualsTheReference) {
     };
     for (const Size s : {Size{37, 23, 1}, Size{30, 19, 3}, Size{120, 9, 1}}) {
         for (int k = 0; k < 5; ++k) {
-            StereoOptions o;
-            o.aggregation = k % 2 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
-            o.cost = k < 2 || k == 4 ? StereoCost::Census : StereoCost::AbsDiff;
-            o.min_disparity = k == 1 ? -3 : k == 2 ? 2 : 0;
-            o.num_disparities = k == 3 ? s.w : k == 4 ? std::min(s.w, 100) : 7;
-            o.sgm_window = k == 2 ? 3 : 1;
-            o.p1 = k == 3 ? 3.5 : 10.0;
-            o.p2 = k == 3 ? 90.0 : 120.0;
-            o.lr_check = k % 4 - 1;
-            o.uniqueness = k == 2 ? 10 : 0;
-            o.subpixel = k != 1;
-            o.max_cost = k == 3 ? 60.0 : 255.0;
-            o.median = k == 4;
-            auto check = [&](auto tag, const char* type) {
-                using T = decltype(tag);
-                const Image<T> big_l = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
-                const Image<T> big_r = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
-                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(2, 1, s.w, s.h);
-                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 2, s.w, s.h);
+            const StereoOptions o = test::sgm_case(k, s.w);
+            test::for_each_pixel_type([&](auto tag, const char* type) {
+                const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
                 Image<float> a(s.w, s.h, 1), ar(s.w, s.h, 1);
                 Image<U8> ma(s.w, s.h, 1);
-                stereo_disparity(l, r, a.view(), o,
-                                 ctx_of(o.median ? Backend::Cpu : Backend::Reference), ar.view(),
+                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
                                  ma.view());
-                const Maps g = run_device(l, r, o);
+                const Maps g = run_device(p.l, p.r, o);
                 const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
                                          std::to_string(s.h) + "x" + std::to_string(s.c) +
                                          " case " + std::to_string(k);
                 EXPECT_TRUE(same(g.d.view(), a.view())) << what;
                 EXPECT_TRUE(same(g.dr.view(), ar.view())) << what << " right map";
                 EXPECT_TRUE(test::images_near(g.m.view(), ma.view(), 0.0)) << what << " mask";
-            };
-            check(std::uint8_t{}, "u8");
-            check(std::uint16_t{}, "u16");
-            check(float{}, "f32");
+            });
         }
     }
     // The Aloe crop, census, 8 paths, 128 disparities (4 per lane), against the cpu backend.

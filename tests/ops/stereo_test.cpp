@@ -185,77 +185,45 @@ TEST(Stereo, CpuStreamingEqualsReference) {
         int w, h, c;
     };
     for (const Size s : {Size{37, 23, 1}, Size{50, 41, 3}, Size{13, 70, 1}}) {
-        for (int variant = 0; variant < 4; ++variant) {
-            StereoOptions o;
-            o.min_disparity = variant == 1 ? -3 : variant == 2 ? 4 : 0;
-            o.num_disparities = variant == 3 ? s.w : 11;
-            o.aggregation = variant == 1   ? StereoAggregation::Gauss13
-                            : variant == 2 ? StereoAggregation::Box
-                                           : StereoAggregation::Gauss7;
-            o.box_size = 3;
-            o.lr_check = variant - 1;  // -1 (none), 0, 1, 2
-            o.uniqueness = variant == 2 ? 15 : 0;
-            o.subpixel = variant != 3;
-            o.max_cost = variant == 1 ? 30.0 : 255.0;
-            o.cost = variant % 2 ? StereoCost::Census : StereoCost::AbsDiff;
-            auto check = [&](auto tag, const char* type) {
-                using T = decltype(tag);
-                const Image<T> big_l = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
-                const Image<T> big_r = random_image<T>(s.w + 4, s.h + 3, s.c, seed++);
-                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(3, 2, s.w, s.h);
-                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 1, s.w, s.h);
+        for (int k = 0; k < 5; ++k) {
+            const StereoOptions o = test::window_case(k, s.w);
+            if (o.aggregation == StereoAggregation::Gauss13 && (s.w < 13 || s.h < 13)) continue;
+            test::for_each_pixel_type([&](auto tag, const char* type) {
+                const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
                 Image<float> a(s.w, s.h, 1), b(s.w, s.h, 1), ar(s.w, s.h, 1), br(s.w, s.h, 1);
                 Image<U8> ma(s.w, s.h, 1), mb(s.w, s.h, 1);
-                stereo_disparity(l, r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
+                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
                                  ma.view());
-                stereo_disparity(l, r, b.view(), o, ctx_of(Backend::Cpu), br.view(), mb.view());
+                stereo_disparity(p.l, p.r, b.view(), o, ctx_of(Backend::Cpu), br.view(), mb.view());
                 EXPECT_TRUE(same(b.view(), a.view()))
-                    << type << " " << s.w << "x" << s.h << "x" << s.c << " variant " << variant;
-                EXPECT_TRUE(same(br.view(), ar.view()))
-                    << type << " right map, variant " << variant;
+                    << type << " " << s.w << "x" << s.h << "x" << s.c << " case " << k;
+                EXPECT_TRUE(same(br.view(), ar.view())) << type << " right map, case " << k;
                 EXPECT_TRUE(test::images_near(mb.view(), ma.view(), 0.0)) << type << " mask";
-            };
-            check(std::uint8_t{}, "u8");
-            check(std::uint16_t{}, "u16");
-            check(float{}, "f32");
+            });
         }
     }
 }
 
-// The semi-global cpu backend equals the reference bit for bit: both costs, u8 / u16 / f32,
-// 1 and 3 channels, sub-views, ranges, 4 and 8 paths, windows, checks, the right map and mask.
+// The semi-global cpu backend (and the median) equals the reference bit for bit: both costs,
+// u8 / u16 / f32, 1 and 3 channels, sub-views, ranges, 4 and 8 paths, windows, checks, one
+// and two threads, the right map and mask.
 TEST(Stereo, SgmCpuEqualsReference) {
     std::uint32_t seed = 700;
     struct Size {
         int w, h, c;
     };
     for (const Size s : {Size{37, 23, 1}, Size{30, 19, 3}, Size{9, 40, 1}}) {
-        for (int k = 0; k < 4; ++k) {
-            StereoOptions o;
-            o.aggregation = k % 2 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
-            o.cost = k < 2 ? StereoCost::Census : StereoCost::AbsDiff;
-            o.min_disparity = k == 1 ? -3 : k == 2 ? 2 : 0;
-            o.num_disparities = k == 3 ? s.w : 7;
-            o.sgm_window = k == 2 ? 3 : 1;
-            o.p1 = k == 3 ? 3.5 : 10.0;
-            o.p2 = k == 3 ? 90.0 : 120.0;
-            o.lr_check = k - 1;
-            o.uniqueness = k == 2 ? 10 : 0;
-            o.subpixel = k != 1;
-            o.max_cost = k == 3 ? 60.0 : 255.0;
-            auto check = [&](auto tag, const char* type) {
-                using T = decltype(tag);
-                const Image<T> big_l = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
-                const Image<T> big_r = random_image<T>(s.w + 3, s.h + 2, s.c, seed++);
-                const ImageView<const T> l = ImageView<const T>(big_l.view()).sub(2, 1, s.w, s.h);
-                const ImageView<const T> r = ImageView<const T>(big_r.view()).sub(1, 2, s.w, s.h);
+        for (int k = 0; k < 5; ++k) {
+            const StereoOptions o = test::sgm_case(k, s.w);
+            test::for_each_pixel_type([&](auto tag, const char* type) {
+                const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
                 Image<float> a(s.w, s.h, 1), b(s.w, s.h, 1), ar(s.w, s.h, 1), br(s.w, s.h, 1);
                 Image<U8> ma(s.w, s.h, 1), mb(s.w, s.h, 1);
-                stereo_disparity(l, r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
+                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
                                  ma.view());
                 for (int threads : {1, 2}) {
-                    stereo_disparity(l, r, b.view(), o, ctx_of(Backend::Cpu, threads), br.view(),
-                                     mb.view());
+                    stereo_disparity(p.l, p.r, b.view(), o, ctx_of(Backend::Cpu, threads),
+                                     br.view(), mb.view());
                     const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
                                              std::to_string(s.h) + "x" + std::to_string(s.c) +
                                              " case " + std::to_string(k) + " threads " +
@@ -264,10 +232,7 @@ TEST(Stereo, SgmCpuEqualsReference) {
                     EXPECT_TRUE(same(br.view(), ar.view())) << what << " right map";
                     EXPECT_TRUE(test::images_near(mb.view(), ma.view(), 0.0)) << what << " mask";
                 }
-            };
-            check(std::uint8_t{}, "u8");
-            check(std::uint16_t{}, "u16");
-            check(float{}, "f32");
+            });
         }
     }
 }

@@ -1,12 +1,17 @@
-// Comparisons of disparity maps for the stereo tests.
+// Shared pieces of the stereo tests: comparisons of disparity maps, the option cases of the
+// backend-equality tests, random sub-view pairs.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include <upres/image.hpp>
+#include <upres/stereo.hpp>
+
+#include "test_util.hpp"
 
 namespace upres::test {
 
@@ -40,6 +45,71 @@ inline ::testing::AssertionResult near(const ImageView<const float>& a,
                        << "at x " << x << ", y " << y << ": " << u << " vs " << v;
         }
     return ::testing::AssertionSuccess();
+}
+
+// Case k (0..4) of the window matcher's backend-equality tests on a w-pixel-wide pair: ranges
+// from -3, 0 and 4 and the full width, every window, both costs, checks off and on (tolerances
+// 0 to 2), uniqueness, no sub-pixel, truncations that keep whole levels and one (20.3) that
+// does not.
+inline StereoOptions window_case(int k, int w) {
+    StereoOptions o;
+    o.min_disparity = k == 1 ? -3 : k == 2 ? 4 : 0;
+    o.num_disparities = k == 3 ? w : 11;
+    o.aggregation = k == 1   ? StereoAggregation::Gauss13
+                    : k == 2 ? StereoAggregation::Box
+                             : StereoAggregation::Gauss7;
+    o.box_size = 3;
+    o.lr_check = k % 4 - 1;  // -1 (none), 0, 1, 2, -1
+    o.uniqueness = k == 2 ? 10 : 0;
+    o.subpixel = k != 3;
+    o.max_cost = k == 1 ? 30.0 : k == 4 ? 20.3 : 255.0;
+    o.cost = k % 2 ? StereoCost::Census : StereoCost::AbsDiff;
+    return o;
+}
+
+// Case k (0..4) of the semi-global matcher's backend-equality tests on a w-pixel-wide pair: 4
+// and 8 paths, both costs, ranges, the pre-window, penalties, checks, uniqueness, truncation,
+// up to 100 disparities, the median.
+inline StereoOptions sgm_case(int k, int w) {
+    StereoOptions o;
+    o.aggregation = k % 2 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
+    o.cost = k < 2 || k == 4 ? StereoCost::Census : StereoCost::AbsDiff;
+    o.min_disparity = k == 1 ? -3 : k == 2 ? 2 : 0;
+    o.num_disparities = k == 3 ? w : k == 4 ? (w < 100 ? w : 100) : 7;
+    o.sgm_window = k == 2 ? 3 : 1;
+    o.p1 = k == 3 ? 3.5 : 10.0;
+    o.p2 = k == 3 ? 90.0 : 120.0;
+    o.lr_check = k % 4 - 1;
+    o.uniqueness = k == 2 ? 10 : 0;
+    o.subpixel = k != 1;
+    o.max_cost = k == 3 ? 60.0 : 255.0;
+    o.median = k == 4;
+    return o;
+}
+
+// A random w x h pair of c channels as sub-views of larger images (strides differ from the
+// widths, the two offsets differ), from seeds seed and seed + 1 (seed advances by 2).
+template <class T>
+struct SubviewPair {
+    Image<T> big_l, big_r;
+    ImageView<const T> l, r;
+};
+template <class T>
+SubviewPair<T> subview_pair(int w, int h, int c, std::uint32_t& seed) {
+    SubviewPair<T> p;
+    p.big_l = random_image<T>(w + 4, h + 3, c, seed++);
+    p.big_r = random_image<T>(w + 4, h + 3, c, seed++);
+    p.l = ImageView<const T>(p.big_l.view()).sub(3, 2, w, h);
+    p.r = ImageView<const T>(p.big_r.view()).sub(1, 1, w, h);
+    return p;
+}
+
+// f(T{}, "name") for the pixel types u8, u16, f32.
+template <class F>
+void for_each_pixel_type(F&& f) {
+    f(std::uint8_t{}, "u8");
+    f(std::uint16_t{}, "u16");
+    f(float{}, "f32");
 }
 
 }  // namespace upres::test

@@ -379,6 +379,17 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
     }
 }
 
+// The left winner of (x, y) where the right map's winner at x - d agrees within lr_check (-1:
+// no check), else kNoD.
+__device__ __forceinline__ int checked_winner(const int* __restrict__ lbk,
+                                              const int* __restrict__ rbk, int W, int x, int y,
+                                              int lr_check) {
+    const int d = lbk[static_cast<std::size_t>(y) * W + x];
+    if (d == kNoD || lr_check < 0) return d;
+    const int o = rbk[static_cast<std::size_t>(y) * W + (x - d)];
+    return o != kNoD && abs(d - o) <= lr_check ? d : kNoD;
+}
+
 // crossCheck of the stream variant, and the outputs.
 __global__ void finalize_kernel(int W, int H, const int* __restrict__ lbk,
                                 const float* __restrict__ lsub, const int* __restrict__ rbk,
@@ -387,12 +398,7 @@ __global__ void finalize_kernel(int W, int H, const int* __restrict__ lbk,
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= W) return;
     const std::size_t i = static_cast<std::size_t>(y) * W + x;
-    const int d = lbk[i];
-    bool ok = d != kNoD;
-    if (ok && lr_check >= 0) {
-        const int o = rbk[static_cast<std::size_t>(y) * W + (x - d)];
-        ok = o != kNoD && abs(d - o) <= lr_check;
-    }
+    const bool ok = checked_winner(lbk, rbk, W, x, y, lr_check) != kNoD;
     disparity.row(y)[x] = ok ? lsub[i] : invalid;
     if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
 }
@@ -520,14 +526,7 @@ __global__ void cross_check_kernel(int W, int H, const int* __restrict__ lbk,
                                    int* __restrict__ checked) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= W) return;
-    const std::size_t i = static_cast<std::size_t>(y) * W + x;
-    const int d = lbk[i];
-    bool ok = d != kNoD;
-    if (ok && lr_check >= 0) {
-        const int o = rbk[static_cast<std::size_t>(y) * W + (x - d)];
-        ok = o != kNoD && abs(d - o) <= lr_check;
-    }
-    checked[i] = ok ? d : kNoD;
+    checked[static_cast<std::size_t>(y) * W + x] = checked_winner(lbk, rbk, W, x, y, lr_check);
 }
 
 // parPeakInterp: the parabola through the cube's sums at d - 1, d, d + 1 (both maps).
