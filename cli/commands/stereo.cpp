@@ -5,6 +5,7 @@
 // point; invalid pixels 0, negative disparities refused). --right OUT2 writes the right-based
 // map the same way, --mask MASK the validity mask (255 valid, 0 invalid, u8), --preview PNG the
 // left map colour-mapped over the searched range with a legend (invalid pixels black).
+// --aggregate box:N is the box window of side N.
 #include <fmt/core.h>
 
 #include <cmath>
@@ -26,6 +27,7 @@ struct StereoArgs {
     std::string left, right, out, right_out, mask, preview;
     StereoOptions opts;  // the declared field options
     bool no_subpixel = false;
+    int box_from_aggregate = 0;  // N of --aggregate box:N (0: not given)
 };
 
 // The disparity map as the output format stores it: float, or u16 x 16 for PNG.
@@ -66,6 +68,7 @@ void run_stereo(const StereoArgs& args, const Common& common) {
     const FileFormat fp = args.preview.empty() ? f : output_format(args.preview);
     StereoOptions o = args.opts;
     o.subpixel = !args.no_subpixel;
+    if (args.box_from_aggregate > 0) o.box_size = args.box_from_aggregate;
     Image<float> d(l.width(), l.height(), 1), dr;
     Image<std::uint8_t> m;
     if (!args.right_out.empty()) dr = Image<float>(l.width(), l.height(), 1);
@@ -111,7 +114,22 @@ void add_stereo(CLI::App& app, const Common& common) {
                     "Also write the left map colour-mapped over the range, with a legend, here "
                     "(an RGB picture, e.g. PNG)");
     const OperationDesc& op = operation("stereo");
-    add_declared_fields(cmd, op, &args->opts);
+    const auto fields = add_declared_fields(cmd, op, &args->opts);
+    // --aggregate box:N is --aggregate box with a box of side N (N wins over --box-size).
+    fields.at("aggregate")
+        ->transform(CLI::Validator(
+            [args](std::string& v) -> std::string {
+                if (v.rfind("box:", 0) != 0) return {};
+                const std::string n = v.substr(4);
+                if (n.empty() || n.size() > 3 ||
+                    n.find_first_not_of("0123456789") != std::string::npos)
+                    return "box:N needs a whole number N (an odd box side, 1 to 31), not '" + n +
+                           "'";
+                args->box_from_aggregate = std::stoi(n);
+                v = "box";
+                return {};
+            },
+            "", ""));
     add_declared(cmd, op, "no-subpixel", args->no_subpixel);
     cmd->callback([args, &common] { run_stereo(*args, common); });
 }

@@ -492,6 +492,11 @@ expect_rc "stereo: --preview" 0
 # PNG header: colour type 2 (RGB) at byte 25, 8 bits per sample at byte 24.
 hdr=$(od -An -tu1 -j24 -N2 "$tmp/preview.png" 2>/dev/null | tr -s ' ')
 if [ "$hdr" = " 8 2" ]; then pass "stereo: the preview is an 8-bit RGB PNG"; else fail "stereo: preview header '$hdr'"; fi
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/box5a.pfm" --disparities 24 --aggregate box:5
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/box5b.pfm" --disparities 24 --aggregate box --box-size 5
+if cmp -s "$tmp/box5a.pfm" "$tmp/box5b.pfm"; then pass "stereo: --aggregate box:5 is box with --box-size 5"; else fail "stereo: box:5 differs from box --box-size 5"; fi
+run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --aggregate box:x
+expect_one_line_error "stereo: box:N with a non-number" $EX_USAGE 'box:N needs a whole number'
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/gray_right.npy" "$tmp/disp.pfm"
 expect_one_line_error "stereo: pair of different channel counts" $EX_INVALID 'one size'
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.pfm" --disparities 65
