@@ -29,11 +29,9 @@ using U8 = std::uint8_t;
 const StereoVariant kVariants[] = {StereoVariant::Stream, StereoVariant::Cube1,
                                    StereoVariant::Cube2};
 
+using test::Maps;
+
 // The maps of a cuda run on device copies of the inputs, back on the host.
-struct Maps {
-    Image<float> d, dr;
-    Image<U8> m;
-};
 template <class T>
 Maps run_device(ImageView<const T> l, ImageView<const T> r, const StereoOptions& o) {
     const int w = l.width(), h = l.height();
@@ -56,20 +54,13 @@ TEST(StereoCuda, EveryVariantEqualsTheReference) {
             if (o.aggregation == StereoAggregation::Gauss13 && (s.w < 13 || s.h < 13)) continue;
             test::for_each_pixel_type([&](auto tag, const char* type) {
                 const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
-                Image<float> a(s.w, s.h, 1), ar(s.w, s.h, 1);
-                Image<U8> ma(s.w, s.h, 1);
-                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
-                                 ma.view());
+                const Maps want = test::host_maps(p.l, p.r, o, ctx_of(Backend::Reference));
                 for (StereoVariant v : kVariants) {
                     StereoOptions ov = o;
                     ov.variant = v;
-                    const Maps g = run_device(p.l, p.r, ov);
-                    const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
-                                             std::to_string(s.h) + "x" + std::to_string(s.c) +
-                                             " case " + std::to_string(k) + " " + to_string(v);
-                    EXPECT_TRUE(same(g.d.view(), a.view())) << what;
-                    EXPECT_TRUE(same(g.dr.view(), ar.view())) << what << " right map";
-                    EXPECT_TRUE(test::images_near(g.m.view(), ma.view(), 0.0)) << what << " mask";
+                    test::expect_same_maps(
+                        run_device(p.l, p.r, ov), want,
+                        test::case_name(type, s.w, s.h, s.c, k) + " " + to_string(v));
                 }
             });
         }
@@ -90,17 +81,9 @@ TEST(StereoCuda, SgmEqualsTheReference) {
             const StereoOptions o = test::sgm_case(k, s.w);
             test::for_each_pixel_type([&](auto tag, const char* type) {
                 const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
-                Image<float> a(s.w, s.h, 1), ar(s.w, s.h, 1);
-                Image<U8> ma(s.w, s.h, 1);
-                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
-                                 ma.view());
-                const Maps g = run_device(p.l, p.r, o);
-                const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
-                                         std::to_string(s.h) + "x" + std::to_string(s.c) +
-                                         " case " + std::to_string(k);
-                EXPECT_TRUE(same(g.d.view(), a.view())) << what;
-                EXPECT_TRUE(same(g.dr.view(), ar.view())) << what << " right map";
-                EXPECT_TRUE(test::images_near(g.m.view(), ma.view(), 0.0)) << what << " mask";
+                test::expect_same_maps(run_device(p.l, p.r, o),
+                                       test::host_maps(p.l, p.r, o, ctx_of(Backend::Reference)),
+                                       test::case_name(type, s.w, s.h, s.c, k));
             });
         }
     }

@@ -190,15 +190,9 @@ TEST(Stereo, CpuStreamingEqualsReference) {
             if (o.aggregation == StereoAggregation::Gauss13 && (s.w < 13 || s.h < 13)) continue;
             test::for_each_pixel_type([&](auto tag, const char* type) {
                 const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
-                Image<float> a(s.w, s.h, 1), b(s.w, s.h, 1), ar(s.w, s.h, 1), br(s.w, s.h, 1);
-                Image<U8> ma(s.w, s.h, 1), mb(s.w, s.h, 1);
-                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
-                                 ma.view());
-                stereo_disparity(p.l, p.r, b.view(), o, ctx_of(Backend::Cpu), br.view(), mb.view());
-                EXPECT_TRUE(same(b.view(), a.view()))
-                    << type << " " << s.w << "x" << s.h << "x" << s.c << " case " << k;
-                EXPECT_TRUE(same(br.view(), ar.view())) << type << " right map, case " << k;
-                EXPECT_TRUE(test::images_near(mb.view(), ma.view(), 0.0)) << type << " mask";
+                test::expect_same_maps(test::host_maps(p.l, p.r, o, ctx_of(Backend::Cpu)),
+                                       test::host_maps(p.l, p.r, o, ctx_of(Backend::Reference)),
+                                       test::case_name(type, s.w, s.h, s.c, k));
             });
         }
     }
@@ -217,21 +211,12 @@ TEST(Stereo, SgmCpuEqualsReference) {
             const StereoOptions o = test::sgm_case(k, s.w);
             test::for_each_pixel_type([&](auto tag, const char* type) {
                 const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
-                Image<float> a(s.w, s.h, 1), b(s.w, s.h, 1), ar(s.w, s.h, 1), br(s.w, s.h, 1);
-                Image<U8> ma(s.w, s.h, 1), mb(s.w, s.h, 1);
-                stereo_disparity(p.l, p.r, a.view(), o, ctx_of(Backend::Reference), ar.view(),
-                                 ma.view());
-                for (int threads : {1, 2}) {
-                    stereo_disparity(p.l, p.r, b.view(), o, ctx_of(Backend::Cpu, threads),
-                                     br.view(), mb.view());
-                    const std::string what = std::string(type) + " " + std::to_string(s.w) + "x" +
-                                             std::to_string(s.h) + "x" + std::to_string(s.c) +
-                                             " case " + std::to_string(k) + " threads " +
-                                             std::to_string(threads);
-                    EXPECT_TRUE(same(b.view(), a.view())) << what;
-                    EXPECT_TRUE(same(br.view(), ar.view())) << what << " right map";
-                    EXPECT_TRUE(test::images_near(mb.view(), ma.view(), 0.0)) << what << " mask";
-                }
+                const test::Maps want = test::host_maps(p.l, p.r, o, ctx_of(Backend::Reference));
+                for (int threads : {1, 2})
+                    test::expect_same_maps(
+                        test::host_maps(p.l, p.r, o, ctx_of(Backend::Cpu, threads)), want,
+                        test::case_name(type, s.w, s.h, s.c, k) + " threads " +
+                            std::to_string(threads));
             });
         }
     }

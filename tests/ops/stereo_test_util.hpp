@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include <upres/image.hpp>
 #include <upres/stereo.hpp>
@@ -102,6 +103,32 @@ SubviewPair<T> subview_pair(int w, int h, int c, std::uint32_t& seed) {
     p.l = ImageView<const T>(p.big_l.view()).sub(3, 2, w, h);
     p.r = ImageView<const T>(p.big_r.view()).sub(1, 1, w, h);
     return p;
+}
+
+// A run's three outputs on the host: the left map, the right map, the validity mask.
+struct Maps {
+    Image<float> d, dr;
+    Image<std::uint8_t> m;
+};
+// The maps of a run on host data with context ctx.
+template <class T>
+Maps host_maps(ImageView<const T> l, ImageView<const T> r, const StereoOptions& o,
+               const Context& ctx) {
+    const int w = l.width(), h = l.height();
+    Maps out{Image<float>(w, h, 1), Image<float>(w, h, 1), Image<std::uint8_t>(w, h, 1)};
+    stereo_disparity(l, r, out.d.view(), o, ctx, out.dr.view(), out.m.view());
+    return out;
+}
+// Two runs agree bit for bit on all three outputs.
+inline void expect_same_maps(const Maps& got, const Maps& want, const std::string& what) {
+    EXPECT_TRUE(same(got.d.view(), want.d.view())) << what;
+    EXPECT_TRUE(same(got.dr.view(), want.dr.view())) << what << " right map";
+    EXPECT_TRUE(images_near(got.m.view(), want.m.view(), 0.0)) << what << " mask";
+}
+// "u8 37x23x1 case 2": a backend-equality case in failure messages.
+inline std::string case_name(const char* type, int w, int h, int c, int k) {
+    return std::string(type) + " " + std::to_string(w) + "x" + std::to_string(h) + "x" +
+           std::to_string(c) + " case " + std::to_string(k);
 }
 
 // f(T{}, "name") for the pixel types u8, u16, f32.

@@ -152,7 +152,7 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
              " image");
     const StereoPlan plan = make_plan(opts, w);
     const Backend b = resolve_backend(ctx, left.location(), kOp);
-    const bool post = opts.median || opts.speckle_size > 0;
+    const bool post = plan.median || opts.speckle_size > 0;
     if (b == Backend::Cuda && opts.speckle_size > 0)
         throw Error(ErrorCode::BackendUnavailable,
                     "stereo: speckle removal runs on the host backends only (allowed: reference, "
@@ -199,7 +199,7 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
             cpu::stereo(span_of(left), span_of(right), span_of(disparity), span_of(right_disparity),
                         span_of(mask), plan, ctx.threads);
         if (post)
-            stereo_post_filter(span_of(disparity), span_of(mask), opts.median, opts.speckle_size,
+            stereo_post_filter(span_of(disparity), span_of(mask), plan.median, opts.speckle_size,
                                opts.speckle_range, plan.invalid);
         return;
     }
