@@ -202,9 +202,9 @@ const OptionDesc& OperationDesc::option(std::string_view n) const {
 std::span<const OperationDesc* const> operations() noexcept {
     // One line per operation; its table lives in the operation's folder.
     static const OperationDesc* const kAll[] = {
-        &ops::kContextDesc,   &ops::kConvertDesc, &ops::kCompareDesc,
-        &ops::kPrefilterDesc, &ops::kWarpDesc,    &ops::kSeabiDesc,
-        &ops::kSrcnnDesc,     &ops::kUpscaleDesc, &ops::kStereoDesc,
+        &ops::kContextDesc, &ops::kConvertDesc, &ops::kCompareDesc, &ops::kPrefilterDesc,
+        &ops::kWarpDesc,    &ops::kSeabiDesc,   &ops::kSrcnnDesc,   &ops::kUpscaleDesc,
+        &ops::kStereoDesc,  &ops::kNlmsrDesc,
     };
     return kAll;
 }

@@ -1,0 +1,39 @@
+// Internal backend entry points of upres::nlm_fuse: the fusion of eq. (5) on luma planes
+// already on the high-resolution grid (nlmsr.cpp does the validation, the colour, the
+// interpolation, the iterations and the post-step). Backends do no validation.
+#pragma once
+
+#include <span>
+
+#include <upres/nlmsr.hpp>
+
+#include "core/span2d.hpp"
+
+namespace upres {
+
+struct NlmsrPlan {
+    int patch_r = 6;                            // patch radius
+    int search_r = 2;                           // search radius
+    double neg_inv = -1.0;                      // -1 / (2 sigma^2 patch^2)
+    int block_x = 8, block_y = 8, block_z = 4;  // Shared variant
+};
+
+}  // namespace upres
+
+// Each: frames (U_t, W x H x 1 float, the 8-bit scale), estimate X (W x H), out Z (W x H).
+namespace upres::ref {
+void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> estimate,
+              Span2D<float> out, const NlmsrPlan& plan);
+}  // namespace upres::ref
+
+namespace upres::cpu {
+void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> estimate,
+              Span2D<float> out, const NlmsrPlan& plan, int threads);
+}  // namespace upres::cpu
+
+namespace upres::cuda {
+// Device spans; asynchronous on `stream`. Defined in CUDA builds only. Throws Error
+// (InvalidArgument) when the Shared variant's tile does not fit in shared memory.
+void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> estimate,
+              Span2D<float> out, const NlmsrPlan& plan, NlmsrVariant variant, void* stream);
+}  // namespace upres::cuda
