@@ -1,0 +1,130 @@
+// upres::nlm_fuse on the cuda backend: every variant of the fusion (simple, shared at several
+// block shapes, fast) against the reference on random planes at awkward sizes and device
+// sub-views, the whole call against the cpu backend on real photo sequences (gray and colour),
+// and the shared variant's refusal of tiles larger than shared memory (GPU suite; skips
+// visibly without a device).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <upres/nlmsr.hpp>
+#include "nlmsr_test_util.hpp"
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::ctx_of;
+using test::images_near;
+using U8 = std::uint8_t;
+
+constexpr double kFuseTol = 0.02;  // 8-bit levels (upres/nlmsr.hpp)
+
+struct Variant {
+    NlmsrVariant v;
+    int bx, by, bz;
+};
+const Variant kVariants[] = {{NlmsrVariant::Simple, 8, 8, 4},
+                             {NlmsrVariant::Shared, 8, 8, 4},
+                             {NlmsrVariant::Shared, 16, 16, 1},
+                             {NlmsrVariant::Shared, 8, 4, 3},
+                             {NlmsrVariant::Fast, 8, 8, 4}};
+
+// Device copies of host views, each a sub-view of a wider device image.
+struct DevicePlanes {
+    std::vector<Image<float>> owners;
+    std::vector<Span2D<const float>> spans;
+};
+DevicePlanes to_device(const std::vector<ImageView<const float>>& views) {
+    DevicePlanes d;
+    for (const auto& v : views) {
+        d.owners.emplace_back(v.width() + 4, v.height() + 1, 1, Location::Device);
+        const ImageView<float> sub = d.owners.back().view().sub(4, 1, v.width(), v.height());
+        copy(v, sub);
+        d.spans.push_back(span_of(ImageView<const float>(sub)));
+    }
+    return d;
+}
+
+TEST(NlmsrCuda, EveryVariantMatchesTheReference) {
+    UPRES_REQUIRE_GPU();
+    std::uint32_t seed = 500;
+    struct Case {
+        int n, w, h, patch, search;
+    };
+    for (const Case c : {Case{4, 37, 23, 13, 5}, Case{1, 13, 70, 5, 3}, Case{5, 96, 9, 7, 11},
+                         Case{3, 33, 35, 9, 1}, Case{2, 64, 40, 1, 7}}) {
+        const test::Planes p = test::random_planes(c.n, c.w, c.h, seed += 10);
+        const test::Planes e = test::random_planes(1, c.w, c.h, seed + 5);
+        const DevicePlanes dp = to_device(p.views), de = to_device(e.views);
+        for (double sigma : {4.0, 15.0}) {
+            NlmsrPlan plan = test::plan_of(c.patch, c.search, sigma);
+            Image<float> want(c.w, c.h, 1);
+            ref::nlm_fuse(p.spans(), span_of(e.views[0]), span_of(want.view()), plan);
+            for (const Variant& v : kVariants) {
+                plan.block_x = v.bx;
+                plan.block_y = v.by;
+                plan.block_z = v.bz;
+                Image<float> out(c.w + 2, c.h, 1, Location::Device);
+                const ImageView<float> ov = out.view().sub(1, 0, c.w, c.h);
+#if UPRES_HAVE_CUDA  // (the test has skipped already in builds without CUDA)
+                cuda::nlm_fuse(dp.spans, de.spans[0], span_of(ov), plan, v.v, nullptr);
+#endif
+                const Image<float> got = clone(ImageView<const float>(ov));
+                EXPECT_TRUE(images_near(got.view(), want.view(), kFuseTol))
+                    << to_string(v.v) << " " << v.bx << "x" << v.by << "x" << v.bz << " | " << c.w
+                    << " x " << c.h << " n " << c.n << " patch " << c.patch << " search "
+                    << c.search << " sigma " << sigma;
+            }
+        }
+    }
+}
+
+TEST(NlmsrCuda, WholeCallMatchesTheCpuOnPhotos) {
+    UPRES_REQUIRE_GPU();
+    const test::Sequence s = test::photo_sequence("building.jpg", 4, 1, 45, 31, 2, 6.0, 3);
+    const auto views = s.views();
+    for (const NlmsrVariant v : {NlmsrVariant::Simple, NlmsrVariant::Shared, NlmsrVariant::Fast}) {
+        NlmsrOptions o;
+        o.variant = v;
+        o.iterations = 2;
+        Image<U8> a(90, 62, 1), b(90, 62, 1);
+        NlmsrOptions oc = o;
+        oc.variant = NlmsrVariant::Fast;
+        nlm_fuse(views, a.view(), oc, ctx_of(Backend::Cpu));
+        nlm_fuse(views, b.view(), o, ctx_of(Backend::Cuda));
+        EXPECT_TRUE(images_near(a.view(), b.view(), 1.0)) << to_string(v);
+    }
+    // Colour: Y through the fusion, Cb / Cr of the reference.
+    std::vector<AnyImage> rgb;
+    for (const auto& f : s.frames) {
+        Image<U8> c(f.width(), f.height(), 3);
+        for (int y = 0; y < f.height(); ++y)
+            for (int x = 0; x < f.width(); ++x)
+                for (int k = 0; k < 3; ++k)
+                    c.view()(x, y, k) = static_cast<U8>(f.view()(x, y) * (k + 2) / 4 + 20 * k);
+        rgb.emplace_back(std::move(c));
+    }
+    const AnyImage a = nlm_fuse(rgb, {}, ctx_of(Backend::Cpu));
+    const AnyImage b = nlm_fuse(rgb, {}, ctx_of(Backend::Cuda));
+    EXPECT_TRUE(images_near(std::get<Image<U8>>(a.variant()).view(),
+                            std::get<Image<U8>>(b.variant()).view(), 1.0));
+}
+
+TEST(NlmsrCuda, SharedVariantRefusesTilesBeyondSharedMemory) {
+    UPRES_REQUIRE_GPU();
+    const test::Sequence s = test::photo_sequence("building.jpg", 64, 0, 40, 30, 2, 2.0, 9);
+    const auto views = s.views();
+    NlmsrOptions o;
+    o.variant = NlmsrVariant::Shared;
+    o.patch = 31;
+    o.search = 41;
+    o.block_x = o.block_y = 16;
+    Image<U8> out(80, 60, 1);
+    test::expect_error([&] { nlm_fuse(views, out.view(), o, ctx_of(Backend::Cuda)); },
+                       ErrorCode::InvalidArgument, "bytes of shared memory");
+}
+
+}  // namespace
+}  // namespace upres
