@@ -239,8 +239,11 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
     int s0, s1;
     block_span(own0, own1, W, p.min_d, p.num_d, s0, s1);
     const int span = s1 - s0, vw = span + 2 * r, off = own0 - s0;
-    Acc* v = reinterpret_cast<Acc*>(smem_raw);  // kRows x vw: column sums, r clamped each side
-    Acc* hs = v + kRows * vw;                   // kRows x span: window sums
+    // Rows of vw column sums (r clamped each side), pitch vp: the row pass reads kSlots + 2r
+    // sums from a thread's first owned column, up to kSlots - 1 past vw for the last thread.
+    const int vp = vw + kSlots - 1;
+    Acc* v = reinterpret_cast<Acc*>(smem_raw);  // kRows x vp
+    Acc* hs = v + kRows * vp;                   // kRows x span: window sums
     constexpr int kSrcRows = kRows + 2 * (kR > 0 ? kR : 0);
     [[maybe_unused]] float* lt = reinterpret_cast<float*>(hs + kRows * span);  // kTile only
     [[maybe_unused]] float* rt = lt + kSrcRows * kTileW;
@@ -290,12 +293,12 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
                 }
             }
 #pragma unroll
-            for (int i = 0; i < kRows; ++i) v[i * vw + j] = acc[i];
+            for (int i = 0; i < kRows; ++i) v[i * vp + j] = acc[i];
         }
         __syncthreads();
         // Row pass; owned columns update their left winners.
         auto row_sum = [&](int i, int j) {  // window sum at span column j, row i
-            const Acc* c = v + i * vw + j + r;
+            const Acc* c = v + i * vp + j + r;
             Acc s = weight<Acc>(p, 0) * c[0];
 #pragma unroll
             for (int t = 1; t <= (kR > 0 ? kR : 15); ++t) {
@@ -310,7 +313,7 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
             if (o0 < own_n)
 #pragma unroll
                 for (int i = 0; i < kRows; ++i) {
-                    const Acc* c = v + i * vw + o0 + off;
+                    const Acc* c = v + i * vp + o0 + off;
                     Acc win[kSlots + 2 * kR];
 #pragma unroll
                     for (int u = 0; u < kSlots + 2 * kR; ++u) win[u] = c[u];
@@ -610,7 +613,8 @@ void launch_stream(const Src& src, StreamParams p, int W, cudaStream_t s) {
         block_span(b * p.own_w, std::min(W, (b + 1) * p.own_w), W, p.min_d, p.num_d, s0, s1);
         smax = std::max(smax, s1 - s0);
     }
-    std::size_t smem = sizeof(Acc) * kRows * (2 * static_cast<std::size_t>(smax) + 2 * p.r);
+    std::size_t smem =
+        sizeof(Acc) * kRows * (2 * static_cast<std::size_t>(smax) + 2 * p.r + kSlots - 1);
     if constexpr (kTile) smem += 2 * sizeof(float) * (kRows + 2 * kR) * kTileW;
     auto* kernel = stream_kernel<Src, Left, kR, Sh, kTile>;
     UPRES_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
