@@ -13,6 +13,7 @@ const CommandEntry kCommands[] = {
     {"upscale", add_upscale},
     {"warp", add_warp},
     {"stereo", add_stereo},
+    {"fuse", add_fuse},
 };
 // clang-format on
 const int kCommandCount = sizeof(kCommands) / sizeof(kCommands[0]);

@@ -11,6 +11,7 @@ void add_convert(CLI::App& app, const Common& common);
 void add_upscale(CLI::App& app, const Common& common);
 void add_warp(CLI::App& app, const Common& common);
 void add_stereo(CLI::App& app, const Common& common);
+void add_fuse(CLI::App& app, const Common& common);
 
 extern const CommandEntry kCommands[];
 extern const int kCommandCount;

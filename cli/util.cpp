@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 #include <variant>
 
@@ -171,6 +174,42 @@ void ProgressBar::finish() {
     std::fprintf(stderr, "%s: %lld/%lld done in %.1f s\n", label_.c_str(),
                  static_cast<long long>(done_), static_cast<long long>(total_), s);
     std::fflush(stderr);
+}
+
+bool image_extension(const std::filesystem::path& p) {
+    std::string e = p.extension().string();
+    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const char* x :
+         {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".pfm", ".pgm", ".ppm", ".pnm", ".npy"})
+        if (e == x) return true;
+    return false;
+}
+
+// The inputs: the files given, a folder's image files (sorted by name).
+std::vector<std::string> expand_inputs(const std::vector<std::string>& ins, bool& batch) {
+    std::vector<std::string> files;
+    batch = ins.size() > 1;
+    for (const std::string& in : ins) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(in, ec)) {
+            batch = true;
+            std::vector<std::string> found;
+            for (const auto& e : std::filesystem::directory_iterator(in, ec))
+                if (e.is_regular_file(ec) && image_extension(e.path()))
+                    found.push_back(e.path().string());
+            if (ec)
+                throw Error(ErrorCode::IoError,
+                            fmt::format("cannot list the folder '{}': {}", in, ec.message()));
+            std::sort(found.begin(), found.end());
+            if (found.empty())
+                throw Error(ErrorCode::IoError,
+                            fmt::format("the folder '{}' holds no image files", in));
+            files.insert(files.end(), found.begin(), found.end());
+        } else {
+            files.push_back(in);
+        }
+    }
+    return files;
 }
 
 }  // namespace upres::cli

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,13 @@ std::string json_number(double v, int digits = 6);
 
 // "493 x 356, 3 channels, u8".
 std::string describe(const AnyImage& img);
+
+// Whether a path names an image file upres reads (by its extension).
+bool image_extension(const std::filesystem::path& p);
+
+// The inputs: the files given, each folder's image files (sorted by name); `batch` is set when
+// there are several inputs or a folder.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& ins, bool& batch);
 
 // Text progress bar for long commands (batch, video). Draws "label [#####.....] 12/40" on
 // stderr, redrawn in place, only when stderr is a terminal and the command is not --quiet;

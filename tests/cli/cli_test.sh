@@ -506,6 +506,30 @@ expect_one_line_error "stereo: unknown aggregation" $EX_USAGE 'allowed: gauss7, 
 run "$upres" stereo "$sdata/photo_left.npy" "$sdata/photo_right.npy" "$tmp/disp.jpg"
 expect_one_line_error "stereo: JPEG cannot hold disparities" $EX_FORMAT 'cannot hold'
 
+# ---------------------------------------------------------------- fuse
+# Identical frames weigh alike: three copies of a frame fuse to what the frame alone gives.
+nf="$root/tests/data/nlmsr/fusion_estimate.npy"
+run "$upres" fuse "$nf" "$tmp/fuse1.npy" --patch 7
+expect_rc "fuse: one frame (single-image NLM up-scaling)" 0
+run "$upres" fuse "$nf" "$nf" "$nf" "$tmp/fuse3.npy" --patch 7
+expect_rc "fuse: three frames" 0
+if cmp -s "$tmp/fuse1.npy" "$tmp/fuse3.npy"; then pass "fuse: three identical frames give the one frame's result"; else fail "fuse: three identical frames differ from one"; fi
+mkdir -p "$tmp/seq"
+for i in 1 2 3; do cp "$sample" "$tmp/seq/f$i.png"; done
+run "$upres" fuse "$tmp/seq" "$tmp/seq_out" --sequence --window 3 --patch 5
+expect_rc "fuse: --sequence over a folder" 0
+if [ -f "$tmp/seq_out/f1.png" ] && [ -f "$tmp/seq_out/f3.png" ]; then pass "fuse: --sequence writes one output per frame"; else fail "fuse: --sequence outputs: $(ls "$tmp/seq_out" 2>&1)"; fi
+run "$upres" fuse "$nf" "$sample" "$tmp/fuse.png"
+expect_one_line_error "fuse: frames of different pixel types" $EX_INVALID 'frame 1 is u8 but frame 0 is f32'
+run "$upres" fuse "$nf" "$root/tests/data/nlmsr/pipeline_frames.npy" "$tmp/fuse.npy"
+expect_one_line_error "fuse: frames of different sizes" $EX_INVALID 'frame 1 is 24 x 72'
+run "$upres" fuse "$nf" "$tmp/fuse.npy" --patch 6
+expect_one_line_error "fuse: an even patch" $EX_INVALID 'patch 6 must be odd'
+run "$upres" fuse "$nf" "$nf" "$tmp/fuse.npy" --reference 2
+expect_one_line_error "fuse: a reference out of range" $EX_INVALID 'reference 2 is out of range'
+run "$upres" fuse "$nf" "$tmp/fuse.npy" --post deblur
+expect_one_line_error "fuse: unknown post-step" $EX_USAGE 'allowed: none, backproject'
+
 # ---------------------------------------------------------------- declared options
 # Every enum option of every command comes from its operation's declaration (upres info
 # --options): each allowed value is accepted by the flag's check, a wrong one is a usage error
@@ -525,6 +549,7 @@ declare -A cmd_args=(
     [compare]="compare $sample $sample"
     [context]="compare $sample $sample"
     [stereo]="stereo $root/tests/data/stereo/rand_left.npy $root/tests/data/stereo/rand_right.npy $tmp/opt.pfm --disparities 8"
+    [fuse]="fuse $root/tests/data/nlmsr/fusion_estimate.npy $tmp/opt.npy --patch 3"
 )
 n_enum=0
 while IFS=$'\t' read -r op name kind def values doc; do
