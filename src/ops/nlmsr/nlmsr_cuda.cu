@@ -127,10 +127,13 @@ __global__ void shared_kernel(Frames f, Params p) {
 
 // The fast variant: a block of kFx x kFy threads owns kFx x kTile outputs; per frame and search
 // offset it writes the squared differences of its (kFx + 2 pr) x (kTile + 2 pr) region to shared
-// memory, sums them down the columns (a running sum per column), then along the rows: the cost
-// per output and offset is about 4 + 2 pr adds instead of the patch's (2 pr + 1)^2 terms.
-constexpr int kFx = 32, kFy = 8, kTile = 32;
+// memory, sums them down the columns, then along the rows (every thread busy in both passes):
+// about 2 (2 pr + 1) shared reads per output and offset instead of the patch's (2 pr + 1)^2
+// terms. kTile 32 on large images; 8 where 32 would leave the device's SMs idle (fewer blocks
+// than twice the SMs: the paper's 256 x 256 output makes 64 blocks of 32 rows).
+constexpr int kFx = 32, kFy = 8;
 
+template <int kTile>
 __global__ void __launch_bounds__(kFx* kFy) fast_kernel(Frames f, Params p) {
     extern __shared__ float sm[];
     const int pr = p.pr, rw = kFx + 2 * pr, rh = kTile + 2 * pr;
@@ -144,7 +147,7 @@ __global__ void __launch_bounds__(kFx* kFy) fast_kernel(Frames f, Params p) {
         est[i] =
             at(p.est, p.est_stride, clamp_index(x0 - pr + c, p.W), clamp_index(y0 - pr + j, p.H));
     }
-    constexpr int kRowsPer = kTile / kFy;
+    constexpr int kRowsPer = (kTile + kFy - 1) / kFy;
     float num[kRowsPer], den[kRowsPer];
 #pragma unroll
     for (int k = 0; k < kRowsPer; ++k) num[k] = den[k] = 0.0f;
@@ -161,20 +164,18 @@ __global__ void __launch_bounds__(kFx* kFy) fast_kernel(Frames f, Params p) {
                     dq[i] = d * d;
                 }
                 __syncthreads();
-                for (int c = tid; c < rw; c += nt) {
+                for (int i = tid; i < rw * kTile; i += nt) {
+                    const float* q = dq + i;  // row k = i / rw, column i % rw
                     float s = 0.0f;
-                    for (int j = 0; j < 2 * pr; ++j) s += dq[j * rw + c];
-                    for (int k = 0; k < kTile; ++k) {
-                        s += dq[(k + 2 * pr) * rw + c];
-                        cs[k * rw + c] = s;
-                        s -= dq[k * rw + c];
-                    }
+                    for (int j = 0; j <= 2 * pr; ++j) s += q[j * rw];
+                    cs[i] = s;
                 }
                 __syncthreads();
 #pragma unroll
                 for (int k = 0; k < kRowsPer; ++k) {
                     const int ly = ty + k * kFy, y = y0 + ly;
-                    if (x >= p.W || y >= p.H || !nlmsr::candidate(x + ox, y + oy, p.W, p.H))
+                    if (ly >= kTile || x >= p.W || y >= p.H ||
+                        !nlmsr::candidate(x + ox, y + oy, p.W, p.H))
                         continue;
                     const float* c = cs + ly * rw + tx;
                     float d = 0.0f;
@@ -186,9 +187,28 @@ __global__ void __launch_bounds__(kFx* kFy) fast_kernel(Frames f, Params p) {
             }
 #pragma unroll
     for (int k = 0; k < kRowsPer; ++k) {
-        const int y = y0 + ty + k * kFy;
-        if (x < p.W && y < p.H) finish(p, x, y, num[k], den[k]);
+        const int ly = ty + k * kFy, y = y0 + ly;
+        if (ly < kTile && x < p.W && y < p.H) finish(p, x, y, num[k], den[k]);
     }
+}
+
+template <int kTile>
+void launch_fast(const Frames& f, const Params& p, cudaStream_t s) {
+    const int rw = kFx + 2 * p.pr, rh = kTile + 2 * p.pr;
+    const std::size_t smem = sizeof(float) * (2 * static_cast<std::size_t>(rw) * rh +
+                                              static_cast<std::size_t>(rw) * kTile);
+    UPRES_CUDA_CHECK(cudaFuncSetAttribute(
+        fast_kernel<kTile>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    const dim3 b(kFx, kFy), g((p.W + kFx - 1) / kFx, (p.H + kTile - 1) / kTile);
+    fast_kernel<kTile><<<g, b, smem, s>>>(f, p);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+int sm_count() {
+    int dev = 0, v = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+    UPRES_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+    return v;
 }
 
 int shared_limit() {
@@ -254,14 +274,12 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
             return;
         }
         case NlmsrVariant::Fast: {
-            const int rw = kFx + 2 * p.pr, rh = kTile + 2 * p.pr;
-            const std::size_t smem = sizeof(float) * (2 * static_cast<std::size_t>(rw) * rh +
-                                                      static_cast<std::size_t>(rw) * kTile);
-            UPRES_CUDA_CHECK(cudaFuncSetAttribute(
-                fast_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-            const dim3 b(kFx, kFy), g((p.W + kFx - 1) / kFx, (p.H + kTile - 1) / kTile);
-            fast_kernel<<<g, b, smem, s>>>(f, p);
-            UPRES_CUDA_CHECK_LAUNCH();
+            const long long blocks32 =
+                static_cast<long long>((p.W + kFx - 1) / kFx) * ((p.H + 31) / 32);
+            if (blocks32 < 2LL * sm_count())
+                launch_fast<8>(f, p, s);
+            else
+                launch_fast<32>(f, p, s);
             return;
         }
     }
