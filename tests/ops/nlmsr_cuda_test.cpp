@@ -54,7 +54,9 @@ TEST(NlmsrCuda, EveryVariantMatchesTheReference) {
         int n, w, h, patch, search;
     };
     for (const Case c : {Case{4, 37, 23, 13, 5}, Case{1, 13, 70, 5, 3}, Case{5, 96, 9, 7, 11},
-                         Case{3, 33, 35, 9, 1}, Case{2, 64, 40, 1, 7}}) {
+                         Case{3, 33, 35, 9, 1}, Case{2, 64, 40, 1, 7},
+                         // Enough 32-row tiles to fill an H200: the fast variant's tall tiles.
+                         Case{1, 1100, 300, 5, 3}}) {
         const test::Planes p = test::random_planes(c.n, c.w, c.h, seed += 10);
         const test::Planes e = test::random_planes(1, c.w, c.h, seed + 5);
         const DevicePlanes dp = to_device(p.views), de = to_device(e.views);
