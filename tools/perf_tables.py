@@ -169,6 +169,32 @@ TABLES = {
         ("the same, Gauss 13 x 13", "Stereo_Cpu/agg:1/threads:0/", []),
         ("the same, box 7 x 7", "Stereo_Cpu/agg:2/threads:0/", []),
         ("the same, Gauss 7 x 7, 1 thread", "Stereo_Cpu/agg:0/threads:1/", []),
+        ("the same pair, semi-global matcher, census, 4 paths, check 1, all cores",
+         "Stereo_CpuSgm/paths:4/", [("cv2_stereosgbm3way_d64_cpu_allthreads",
+                                     "OpenCV StereoSGBM 3-way")]),
+        ("the same, 8 paths", "Stereo_CpuSgm/paths:8/", []),
+    ]),
+    "nlmsr-gpu": (GPU, ["docs/ops/nlmsr.md", "docs/benchmarks.md"], [
+        ("the paper's workload: fusion of 4 frames on a 256 x 256 grid, patch 13, search 5; the "
+         "paper's simple kernel", "Cuda_NlmsrFuse/simple/frames:4/w:256/", []),
+        ("the same, the paper's shared-memory kernel (8 x 8 x 4)",
+         "Cuda_NlmsrFuse/shared/frames:4/w:256/", []),
+        ("the same, the fast variant (default)", "Cuda_NlmsrFuse/fast/frames:4/w:256/", []),
+        ("fusion of 5 frames on 1920 x 1080, search 5, fast",
+         "Cuda_NlmsrFuse/fast/frames:5/w:1920/h:1080/search:5/", []),
+        ("the same, search 11", "Cuda_NlmsrFuse/fast/frames:5/w:1920/h:1080/search:11/", []),
+        ("the same, search 21", "Cuda_NlmsrFuse/fast/frames:5/w:1920/h:1080/search:21/", []),
+        ("2 frames, search 5", "Cuda_NlmsrFuse/fast/frames:2/w:1920/h:1080/search:5/", []),
+        ("8 frames, search 5", "Cuda_NlmsrFuse/fast/frames:8/w:1920/h:1080/search:5/", []),
+        ("16 frames, search 5", "Cuda_NlmsrFuse/fast/frames:16/w:1920/h:1080/search:5/", []),
+    ]),
+    "nlmsr-cpu": (("cpu",), ["docs/ops/nlmsr.md", "docs/benchmarks.md"], [
+        ("the paper's workload (fusion, 4 x 256 x 256, patch 13, search 5), 1 thread",
+         "Nlmsr_CpuFuse/threads:1/", []),
+        ("the same, all cores", "Nlmsr_CpuFuse/threads:0/", []),
+        ("the whole call: 5 gray u8 frames 480 x 270 -> 960 x 540, all cores", "Nlmsr_Cpu/frames:5",
+         [("cv2_fastnlmeansmulti_5f_t13_s5_cpu_allthreads",
+           "OpenCV fastNlMeansDenoisingMulti, 5 x 960 x 540, template 13, search 5")]),
     ]),
 }
 MACHINE_NAMES = {"h100": "H100", "h200": "H200", "cpu": "2-core CPU"}

@@ -101,12 +101,7 @@ TEST(NlmsrCuda, WholeCallMatchesTheCpuOnPhotos) {
     // Colour: Y through the fusion, Cb / Cr of the reference.
     std::vector<AnyImage> rgb;
     for (const auto& f : s.frames) {
-        Image<U8> c(f.width(), f.height(), 3);
-        for (int y = 0; y < f.height(); ++y)
-            for (int x = 0; x < f.width(); ++x)
-                for (int k = 0; k < 3; ++k)
-                    c.view()(x, y, k) = static_cast<U8>(f.view()(x, y) * (k + 2) / 4 + 20 * k);
-        rgb.emplace_back(std::move(c));
+        rgb.emplace_back(test::rgb_of(f));
     }
     const AnyImage a = nlm_fuse(rgb, {}, ctx_of(Backend::Cpu));
     const AnyImage b = nlm_fuse(rgb, {}, ctx_of(Backend::Cuda));

@@ -159,12 +159,7 @@ TEST(Nlmsr, CpuMatchesTheReferenceOnPhotos) {
         convert(ImageView<const U8>(f.view()), v.view());
         f16.emplace_back(std::move(u));
         f32.emplace_back(std::move(v));
-        Image<U8> c(f.width(), f.height(), 3);
-        for (int y = 0; y < f.height(); ++y)
-            for (int x = 0; x < f.width(); ++x)
-                for (int k = 0; k < 3; ++k)
-                    c.view()(x, y, k) = static_cast<U8>(f.view()(x, y) * (k + 2) / 4 + 20 * k);
-        rgb.emplace_back(std::move(c));
+        rgb.emplace_back(test::rgb_of(f));
     }
     for (const auto* seq : {&f16, &f32, &rgb}) {
         const AnyImage r = nlm_fuse(*seq, o, ctx_of(Backend::Reference));

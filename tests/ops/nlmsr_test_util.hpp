@@ -93,4 +93,16 @@ inline Sequence photo_sequence(const std::string& file, int n, int ref, int w, i
     return s;
 }
 
+// An RGB frame made from a gray one (each channel a different affine map of it, so Y, Cb and
+// Cr all vary).
+inline Image<std::uint8_t> rgb_of(const Image<std::uint8_t>& g) {
+    Image<std::uint8_t> c(g.width(), g.height(), 3);
+    for (int y = 0; y < g.height(); ++y)
+        for (int x = 0; x < g.width(); ++x)
+            for (int k = 0; k < 3; ++k)
+                c.view()(x, y, k) =
+                    static_cast<std::uint8_t>(g.view()(x, y) * (k + 2) / 4 + 20 * k);
+    return c;
+}
+
 }  // namespace upres::test
