@@ -14,6 +14,7 @@ const CommandEntry kCommands[] = {
     {"warp", add_warp},
     {"stereo", add_stereo},
     {"fuse", add_fuse},
+    {"quality", add_quality},
 };
 // clang-format on
 const int kCommandCount = sizeof(kCommands) / sizeof(kCommands[0]);

@@ -12,6 +12,7 @@ void add_upscale(CLI::App& app, const Common& common);
 void add_warp(CLI::App& app, const Common& common);
 void add_stereo(CLI::App& app, const Common& common);
 void add_fuse(CLI::App& app, const Common& common);
+void add_quality(CLI::App& app, const Common& common);
 
 extern const CommandEntry kCommands[];
 extern const int kCommandCount;

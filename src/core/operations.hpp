@@ -16,5 +16,6 @@ extern const OperationDesc kSrcnnDesc;      // src/ops/srcnn/srcnn_options.cpp
 extern const OperationDesc kUpscaleDesc;    // src/pipelines/upscale/upscale_options.cpp
 extern const OperationDesc kStereoDesc;     // src/ops/stereo/stereo_options.cpp
 extern const OperationDesc kNlmsrDesc;      // src/ops/nlmsr/nlmsr_options.cpp
+extern const OperationDesc kQualityDesc;    // src/ops/brisque/brisque_options.cpp
 
 }  // namespace upres::ops

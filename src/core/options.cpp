@@ -204,7 +204,7 @@ std::span<const OperationDesc* const> operations() noexcept {
     static const OperationDesc* const kAll[] = {
         &ops::kContextDesc, &ops::kConvertDesc, &ops::kCompareDesc, &ops::kPrefilterDesc,
         &ops::kWarpDesc,    &ops::kSeabiDesc,   &ops::kSrcnnDesc,   &ops::kUpscaleDesc,
-        &ops::kStereoDesc,  &ops::kNlmsrDesc,
+        &ops::kStereoDesc,  &ops::kNlmsrDesc,   &ops::kQualityDesc,
     };
     return kAll;
 }
