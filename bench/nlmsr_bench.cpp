@@ -5,7 +5,8 @@
 //                                  x 2), patch 13, search 5, the cpu backend (threads 1: the
 //                                  paper's single-threaded column; 0: all cores). Wall clock.
 //   Nlmsr_Cpu/frames               the whole call (luma, interpolation, fusion, back-projection) on
-//                                  `frames` gray u8 frames of 480 x 270 (-> 960 x 540), all cores.
+//                                  `frames` gray u8 frames of 480 x 270 (-> 960 x 540), search 5
+//                                  (the peer's), other options the defaults, all cores.
 //                                  Peer: OpenCV fastNlMeansDenoisingMulti with the same frame
 //                                  count, template 13, search 5 on the 960 x 540 output size
 //                                  (tools/peers/peers_nlmsr_cpu.py).
@@ -81,6 +82,7 @@ void Nlmsr_Cpu(benchmark::State& state) {
     Image<std::uint8_t> out(2 * w, 2 * h, 1);
     NlmsrOptions o;
     o.sigma = 8.0;
+    o.search = 5;  // the peer's search window
     Context ctx;
     ctx.backend = Backend::Cpu;
     for (auto _ : state) nlm_fuse(v, out.view(), o, ctx);

@@ -112,7 +112,7 @@ def main():
     ap.add_argument('--set', default='eval', help="manifest set: eval (reports) or train (tuning)")
     ap.add_argument('--fuse-args', default='', help='extra upres fuse flags (tuning)')
     ap.add_argument('--quick', action='store_true',
-                    help='tuning: bicubic and NLM only, noise 4 and 13, 4 frames, no video')
+                    help='tuning: bicubic and NLM only, 4 frames, no video')
     args = ap.parse_args()
     names = [l.split('\t')[0] for l in open(os.path.join(ROOT, 'tools/data/manifest.tsv'))
              if not l.startswith('#') and l.split('\t')[1] == args.set]
@@ -132,7 +132,7 @@ def main():
             truth = img[cy - 128:cy + 128, cx - 128:cx + 128]
             truth_path = os.path.join(tmp, 'truth.png')
             cv2.imwrite(truth_path, truth)
-            for noise in ((4, 13) if args.quick else (0, 4, 13)):
+            for noise in (0, 4, 13):
                 for n in ((4,) if args.quick else (4, 8)):
                     rng = np.random.default_rng(1000 + n_crop)
                     paths = []

@@ -60,13 +60,13 @@ struct NlmsrOptions {
     int scale = 2;       // 2, 3 or 4
     int reference = -1;  // index of the reference frame; -1: the middle one, (N - 1) / 2
     int patch = 13;      // odd patch side on the high-resolution grid, 1 .. 31 (the paper: 13)
-    int search = 5;      // odd search-window side on the high-resolution grid, 1 .. 41 (paper: 5)
+    int search = 3;      // odd search-window side on the output grid, 1 .. 41 (the paper: 5)
     // Weight scale in 8-bit levels (the paper: 13 for its noisy frames); 0: noise-adaptive,
     // from the reference frame's estimated noise (Immerkaer's estimator; docs/ops/nlmsr.md).
     double sigma = 0.0;
     int iterations = 1;  // fusion passes, 1 .. 8 (the paper: 1)
     NlmsrPost post = NlmsrPost::BackProject;
-    int back_projections = 1;  // rounds of the post-step, 1 .. 20
+    int back_projections = 3;  // rounds of the post-step, 1 .. 20
     NlmsrVariant variant = NlmsrVariant::Fast;
     // Shared variant: thread block x, y, z (the paper: 8 x 8 x 4 on Fermi; z divides the frames).
     int block_x = 8, block_y = 8, block_z = 4;
