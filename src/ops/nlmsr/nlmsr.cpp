@@ -83,8 +83,10 @@ Image<float> luma_plane(ImageView<const T> f, const Context& ctx, Image<float>* 
     const int w = f.width(), h = f.height();
     Image<float> y(w, h, 1);
     if (f.channels() == 1) {
-        for (int r = 0; r < h; ++r)
-            for (int x = 0; x < w; ++x) y.view().row(r)[x] = kToLevels<T> * f.row(r)[x];
+        for (int r = 0; r < h; ++r) {
+            float* yr = y.data() + static_cast<std::size_t>(r) * w;
+            for (int x = 0; x < w; ++x) yr[x] = kToLevels<T> * f.row(r)[x];
+        }
         return y;
     }
     Image<float> ycc(w, h, 3);
@@ -92,11 +94,11 @@ Image<float> luma_plane(ImageView<const T> f, const Context& ctx, Image<float>* 
     if (cbcr) *cbcr = Image<float>(w, h, 2);
     for (int r = 0; r < h; ++r)
         for (int x = 0; x < w; ++x) {
-            const float* p = ycc.view().row(r) + 3 * x;
-            y.view().row(r)[x] = p[0];
+            const float* p = ycc.data() + (static_cast<std::size_t>(r) * w + x) * 3;
+            y.data()[static_cast<std::size_t>(r) * w + x] = p[0];
             if (cbcr) {
-                cbcr->view().row(r)[2 * x] = p[1];
-                cbcr->view().row(r)[2 * x + 1] = p[2];
+                cbcr->data()[(static_cast<std::size_t>(r) * w + x) * 2] = p[1];
+                cbcr->data()[(static_cast<std::size_t>(r) * w + x) * 2 + 1] = p[2];
             }
         }
     return y;
@@ -257,17 +259,19 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
             Image<float> down = resize(x, 1.0 / s, ctx);
             for (int r = 0; r < h; ++r)
                 for (int i = 0; i < w; ++i)
-                    down.view().row(r)[i] = target.view().row(r)[i] - down.view().row(r)[i];
+                    down.data()[r * w + i] = target.data()[r * w + i] - down.data()[r * w + i];
             const Image<float> corr = resize(down, s, ctx);
             for (int r = 0; r < s * h; ++r)
-                for (int i = 0; i < s * w; ++i) x.view().row(r)[i] += corr.view().row(r)[i];
+                for (int i = 0; i < s * w; ++i)
+                    x.data()[r * s * w + i] += corr.data()[r * s * w + i];
         }
     }
 
     if (c == 1) {
         Image<float> v(s * w, s * h, 1);
         for (int r = 0; r < s * h; ++r)
-            for (int i = 0; i < s * w; ++i) v.view().row(r)[i] = x.view().row(r)[i] / 255.0f;
+            for (int i = 0; i < s * w; ++i)
+                v.data()[r * s * w + i] = x.data()[r * s * w + i] / 255.0f;
         convert(ImageView<const float>(v.view()), out, true, nullptr, ctx.threads);
         return;
     }
@@ -275,10 +279,11 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
     Image<float> ycc(s * w, s * h, 3);
     for (int r = 0; r < s * h; ++r)
         for (int i = 0; i < s * w; ++i) {
-            float* p = ycc.view().row(r) + 3 * i;
-            p[0] = x.view().row(r)[i];
-            p[1] = cbcr_up.view().row(r)[2 * i];
-            p[2] = cbcr_up.view().row(r)[2 * i + 1];
+            const std::size_t k = static_cast<std::size_t>(r) * s * w + i;
+            float* p = ycc.data() + 3 * k;
+            p[0] = x.data()[k];
+            p[1] = cbcr_up.data()[2 * k];
+            p[2] = cbcr_up.data()[2 * k + 1];
         }
     ycbcr_to_rgb(ImageView<const float>(ycc.view()), out, ctx);
 }
