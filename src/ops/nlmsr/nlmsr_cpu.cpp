@@ -1,7 +1,7 @@
 // The CPU NLM fusion (upres/nlmsr.hpp): per band of rows, per frame and search offset, the
 // squared differences' patch sums as box sums (column sums slid down the band, row sums of
-// 2 pr + 1 column sums), so the cost per pixel no longer grows with the patch area. The rows of
-// the band are first copied with their clamped borders (the estimate's once per band, the
+// 2 pr + 1 column sums by doubling), so the cost per pixel barely grows with the patch area. The
+// rows of the band are first copied with their clamped borders (the estimate's once per band, the
 // frame's once per frame and vertical offset), so that every inner loop is a plain vector loop.
 // Float sums: within 0.02 levels of the reference (tests).
 #include <algorithm>
@@ -40,6 +40,10 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
         std::vector<float> den(num.size(), 0.0f);
         std::vector<float> ep(static_cast<std::size_t>(prow) * xw), up(std::size_t(prow) * uw);
         std::vector<float> col(xw), box(W), wgt(W);
+        int top = 0;  // the highest binary digit of k
+        while ((2 << top) <= k) ++top;
+        std::vector<float> pow_buf(static_cast<std::size_t>(top + 1) * xw);
+        const float* lev[8] = {};
         for (int j = 0; j < prow; ++j) padded_row(estimate, y0 - pr + j, pr, &ep[j * xw]);
         // col[i] += sign * (ep(row j) - up(row j) shifted by ox)^2
         auto add_row = [&](int j, int ox, float sign) {
@@ -65,13 +69,26 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
                         add_row(j + k - 1, ox, 1.0f);
                         const int yc = y + oy;
                         if (yc >= 0 && yc < H && xa < xb) {
-                            const float* c = col.data();
-                            float* bx = box.data();
+                            // Box sums of k column sums by doubling: lev[l][x] sums 2^l of
+                            // them from x; the box adds the levels of k's binary digits at
+                            // growing offsets (13 = 8 + 4 + 1: 4 adds a pixel instead of 12).
+                            lev[0] = col.data();
+                            for (int l = 1; l <= top; ++l) {
+                                const float* a = lev[l - 1];
+                                float* d = &pow_buf[static_cast<std::size_t>(l) * xw];
+                                const int half = 1 << (l - 1), n = xw - 2 * half + 1;
 #pragma omp simd
-                            for (int x = 0; x < W; ++x) {
-                                float s = 0.0f;
-                                for (int t = 0; t < k; ++t) s += c[x + t];
-                                bx[x] = s;
+                                for (int x = 0; x < n; ++x) d[x] = a[x] + a[x + half];
+                                lev[l] = d;
+                            }
+                            float* bx = box.data();
+                            std::fill(bx, bx + W, 0.0f);
+                            for (int l = top, off = 0; l >= 0; --l) {
+                                if (!(k & (1 << l))) continue;
+                                const float* a = lev[l] + off;
+#pragma omp simd
+                                for (int x = 0; x < W; ++x) bx[x] += a[x];
+                                off += 1 << l;
                             }
 #pragma omp simd
                             for (int x = xa; x < xb; ++x) wgt[x] = nlmsr::weight(bx[x], neg_inv);
