@@ -3,7 +3,8 @@
 
     python3 tools/perf_tables.py            # rewrite the tables in place
     python3 tools/perf_tables.py --check    # exit 1 if a table is out of date (CTest runs this)
-    python3 tools/perf_tables.py --plots    # also redraw docs/ops/img/*_peers_*.png (matplotlib)
+    python3 tools/perf_tables.py --plots    # also redraw docs/ops/img/*_peers_*.png and the
+                                            # scaling charts (matplotlib)
 
 Reports: docs/bench_reports/<date>-<machine>-<commit>.json (upres_bench --benchmark_format=json,
 medians of repetitions) and <same stem>-peers.json (tools/peers/run_peers.py), where <machine>
@@ -372,6 +373,56 @@ def plot(key, data, path, machine):
     return True
 
 
+# Line charts of how one benchmark family grows with a parameter (drawn by --plots).
+SCALING_PLOTS = {
+    "docs/ops/img/nlmsr_scaling_gpu.png": ("h200", "nlmsr-gpu", [
+        ("frames (1920 x 1080, search 5)", [2, 5, 8, 16],
+         "Cuda_NlmsrFuse/fast/frames:{}/w:1920/h:1080/search:5/"),
+        ("search side (5 frames of 1920 x 1080; offsets = side^2)", [5, 11, 21],
+         "Cuda_NlmsrFuse/fast/frames:5/w:1920/h:1080/search:{}/"),
+    ]),
+}
+
+
+def plot_scaling(path, machine, key, panels, runs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401  (matplotlib.ticker below)
+
+    data = pick(key, runs)
+    if machine not in data:
+        return False
+    bench, times, _ = data[machine]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.4))
+    for ax, (xlabel, xs, pattern) in zip(axes, panels):
+        pts = [(x, find(times, pattern.format(x))) for x in xs]
+        pts = [(x, t / 1000.0) for x, t in pts if t is not None]
+        if not pts:
+            return False
+        ax.plot([x for x, _ in pts], [t for _, t in pts], "o-", color="tab:blue")
+        for x, t in pts:
+            ax.annotate(f"{t:.2f} ms", (x, t), textcoords="offset points", xytext=(4, 4),
+                        fontsize=7)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(xs)
+        ax.set_xticklabels([str(x) for x in xs])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel("fusion time (ms, log)", fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(f"NLM fusion, fast variant, patch 13: {MACHINE_NAMES[machine]} "
+                 f"({os.path.basename(bench)})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(ROOT, path), dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -383,6 +434,9 @@ def main(argv=None):
     if args.plots:
         for key, (path, machine) in PLOTS.items():
             drew = plot(key, pick(key, runs), path, machine)
+            print(f"perf_tables: {'drew' if drew else 'no data for'} {path}")
+        for path, (machine, key, panels) in SCALING_PLOTS.items():
+            drew = plot_scaling(path, machine, key, panels, runs)
             print(f"perf_tables: {'drew' if drew else 'no data for'} {path}")
     stale = []
     docs = sorted({d for _, ds, _ in TABLES.values() for d in ds})
