@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds upres's libFuzzer targets (fuzz/: every image decoder and the .srcnn reader) with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer, and runs each for a bounded time from a seed
+# corpus: the small real files of tests/data/io and models/ (by extension), plus
+# fuzz/corpus/<format>/ (inputs that once failed, kept as regression seeds). Prints one line per
+# target (executions, result) and exits non-zero on any finding; a finding's input is saved
+# under $UPRES_FUZZ_BUILD/findings/.
+#   tools/fuzz.sh [SECONDS_PER_TARGET (30)] [TARGET...]     targets: png jpeg tiff pfm pnm npy srcnn
+# Environment: UPRES_FUZZ_BUILD (default build/fuzz), UPRES_JOBS.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-30}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(png jpeg tiff pfm pnm npy srcnn)
+build=${UPRES_FUZZ_BUILD:-$root/build/fuzz}
+jobs=${UPRES_JOBS:-$(nproc)}
+command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (apt-get install clang)"; exit 1; }
+
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DUPRES_WITH_CUDA=OFF -DUPRES_SANITIZE=ON -DUPRES_BUILD_FUZZ=ON -DUPRES_BUILD_TESTS=OFF \
+    -DUPRES_BUILD_BENCH=OFF -DUPRES_BUILD_CLI=OFF -DUPRES_BUILD_EXPERIMENTS=OFF \
+    >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+cmake --build "$build" -j "$jobs" --target $(printf 'fuzz_%s ' "${targets[@]}")
+
+declare -A ext=([png]="png" [jpeg]="jpg jpeg" [tiff]="tif tiff" [pfm]="pfm" [pnm]="pgm ppm pnm"
+                [npy]="npy" [srcnn]="srcnn")
+mkdir -p "$build/findings"
+status=0
+for t in "${targets[@]}"; do
+    corpus=$(mktemp -d "${TMPDIR:-/tmp}/upres-fuzz-$t.XXXXXX")
+    for e in ${ext[$t]}; do
+        find "$root/tests/data/io" "$root/models" -maxdepth 1 -name "*.$e" -size -64k \
+            -exec cp {} "$corpus/" \; 2>/dev/null || true
+    done
+    [ -d "$root/fuzz/corpus/$t" ] && cp "$root/fuzz/corpus/$t/"* "$corpus/" 2>/dev/null || true
+    log="$build/fuzz_$t.log"
+    if ASAN_OPTIONS=detect_leaks=1 "$build/fuzz/fuzz_$t" "$corpus" -max_total_time="$secs" \
+        -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$build/findings/$t-" >"$log" 2>&1; then
+        result=ok
+    else
+        result="FINDING (see $log and $build/findings/)"
+        status=1
+    fi
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    echo "fuzz_$t: ${runs:-?} executions in ${secs} s (corpus at the end: $(ls "$corpus" | wc -l) inputs): $result"
+    rm -rf "$corpus"
+done
+exit $status
