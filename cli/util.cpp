@@ -212,4 +212,15 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& ins, bool
     return files;
 }
 
+void make_output_folder(const std::string& out, const std::string& why) {
+    std::error_code ec;
+    if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec))
+        throw Error(ErrorCode::IoError,
+                    fmt::format("{} OUT must be a folder, and '{}' is a file", why, out));
+    std::filesystem::create_directories(out, ec);
+    if (ec)
+        throw Error(ErrorCode::IoError,
+                    fmt::format("cannot create the output folder '{}': {}", out, ec.message()));
+}
+
 }  // namespace upres::cli

@@ -57,6 +57,10 @@ bool image_extension(const std::filesystem::path& p);
 // there are several inputs or a folder.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& ins, bool& batch);
 
+// Creates the output folder `out` (and its parents). Error(IoError) when `out` is a file ("<why>
+// OUT must be a folder, ...") or cannot be created.
+void make_output_folder(const std::string& out, const std::string& why);
+
 // Text progress bar for long commands (batch, video). Draws "label [#####.....] 12/40" on
 // stderr, redrawn in place, only when stderr is a terminal and the command is not --quiet;
 // otherwise prints just the final line "label: 40/40 done in 1.2 s" (nothing with --quiet).

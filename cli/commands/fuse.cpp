@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <upres/nlmsr.hpp>
@@ -68,15 +67,7 @@ void run_fuse(const FuseArgs& args, const Common& common) {
             "reference of its own window");
     if (args.window < 1 || args.window > 64)
         invalid(fmt::format("--window {} is outside [1, 64]", args.window));
-    std::error_code ec;
-    if (fs::exists(out, ec) && !fs::is_directory(out, ec))
-        throw Error(
-            ErrorCode::IoError,
-            fmt::format("fuse: with --sequence OUT must be a folder, and '{}' is a file", out));
-    fs::create_directories(out, ec);
-    if (ec)
-        throw Error(ErrorCode::IoError,
-                    fmt::format("cannot create the output folder '{}': {}", out, ec.message()));
+    make_output_folder(out, "fuse: with --sequence");
     const int win = std::min(args.window, n);
     std::vector<AnyImage> frames;  // the current window, frames [first, first + size)
     int first = 0;

@@ -128,16 +128,7 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
         return;
     }
 
-    std::error_code ec;
-    if (fs::exists(out, ec) && !fs::is_directory(out, ec))
-        throw Error(ErrorCode::IoError,
-                    fmt::format("upscale: with several inputs OUT must be a folder, and '{}' is a "
-                                "file",
-                                out));
-    fs::create_directories(out, ec);
-    if (ec)
-        throw Error(ErrorCode::IoError,
-                    fmt::format("cannot create the output folder '{}': {}", out, ec.message()));
+    make_output_folder(out, "upscale: with several inputs");
     std::optional<ErrorCode> first_error;
     int failed = 0;
     bool printed_ran = false;

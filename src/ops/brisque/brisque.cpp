@@ -26,10 +26,9 @@ constexpr const char* kOp = "brisque";
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
 }
 
+// The channels times 1 / max (multiplied, as scikit-image does: u8 * (1 / 255) bit for bit).
 template <class T>
-constexpr double kScale = std::is_same_v<T, std::uint8_t>    ? 1.0 / 255.0
-                          : std::is_same_v<T, std::uint16_t> ? 1.0 / 65535.0
-                                                             : 1.0;  // multiplied, as skimage
+constexpr double kScale = 1.0 / PixelTraits<T>::max_value;
 
 // Gray on [0, 1] in scikit-image's arithmetic (rgb2gray: the channels times 1 / 255 (u8),
 // then R 0.2125 + G 0.7154 + B 0.0721 left to right, bit for bit); gray: the value.

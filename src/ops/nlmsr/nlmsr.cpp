@@ -71,10 +71,9 @@ void check_options(const NlmsrOptions& o) {
             fail(std::string(name) + " " + std::to_string(v) + " is outside [1, 64]");
 }
 
+// One level of T on the 8-bit scale (u8 1, u16 1/257, f32 255).
 template <class T>
-constexpr float kToLevels = std::is_same_v<T, std::uint8_t>    ? 1.0f
-                            : std::is_same_v<T, std::uint16_t> ? 1.0f / 257.0f
-                                                               : 255.0f;
+constexpr float kToLevels = static_cast<float>(255.0 / PixelTraits<T>::max_value);
 
 // Luma on the 8-bit scale (gray: the value; colour: BT.601 Y), and for the reference frame of a
 // colour sequence its Cb and Cr.
@@ -127,8 +126,9 @@ double immerkaer_sigma(const Image<float>& y) {
     return std::sqrt(std::acos(-1.0) / 2.0) * s / (6.0 * (w - 2.0) * (h - 2.0));
 }
 
-double sigma_of(const Image<float>& ref_luma, const NlmsrOptions& o) {
-    return o.sigma > 0.0 ? o.sigma : std::max(kSigmaFloor, immerkaer_sigma(ref_luma));
+// The fusion's weight scale: the option, or the reference frame's noise (at least the floor).
+double sigma_of(double noise, const NlmsrOptions& o) {
+    return o.sigma > 0.0 ? o.sigma : std::max(kSigmaFloor, noise);
 }
 
 NlmsrPlan plan_of(int patch, int search, double sigma, const NlmsrOptions& o) {
@@ -241,7 +241,7 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
         up.push_back(resize(luma.back(), s, ctx));
     }
     const double noise = immerkaer_sigma(luma[ref]);
-    const double sigma = o.sigma > 0.0 ? o.sigma : std::max(kSigmaFloor, noise);
+    const double sigma = sigma_of(noise, o);
     const NlmsrPlan plan = plan_of(o.patch, o.search, sigma, o);
     Image<float> x = clone(up[ref].view()), z(s * w, s * h, 1);
     for (int it = 0; it < o.iterations; ++it) {
@@ -300,7 +300,9 @@ double nlmsr_sigma(const AnyImage& reference_frame, const NlmsrOptions& opts) {
             if (im.channels() != 1 && im.channels() != 3)
                 fail("the frame has " + std::to_string(im.channels()) +
                      " channels (allowed: 1 gray, 3 RGB)");
-            return sigma_of(luma_plane(ImageView<const T>(im.view()), Context{}, nullptr), opts);
+            return sigma_of(
+                immerkaer_sigma(luma_plane(ImageView<const T>(im.view()), Context{}, nullptr)),
+                opts);
         },
         reference_frame.variant());
 }
