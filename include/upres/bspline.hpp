@@ -63,10 +63,20 @@ PrefilterVariant parse_prefilter_variant(const std::string& name);
 template <>
 const EnumDesc& enum_desc<PrefilterVariant>() noexcept;
 
+// Which axes the prefilter runs along. Both is the 2-D prefilter (scipy spline_filter); X or Y
+// alone is the 1-D filter along rows or along columns (scipy spline_filter1d with axis=-1 or
+// axis=0 of an (H, W) array). One axis runs the Recursive (IIR) or FirShared (FIR) kernels on
+// CUDA (the fused variants filter both axes and are refused with X or Y).
+enum class PrefilterAxes { Both, X, Y };
+const char* to_string(PrefilterAxes a) noexcept;  // "both", "x", "y"
+template <>
+const EnumDesc& enum_desc<PrefilterAxes>() noexcept;
+
 struct PrefilterOptions {
     Border border = Border::Mirror;
     int fir_length = 0;  // 0: exact IIR; odd 3..31: the paper's FIR filter with that many taps
     PrefilterVariant variant = PrefilterVariant::Auto;
+    PrefilterAxes axes = PrefilterAxes::Both;
 };
 
 // Computes B-spline coefficients of src into dst (same size and channel count).

@@ -32,7 +32,12 @@ struct WarpOptions {
     // outputs round and saturate it; NaN or infinite fills are refused for them (float images
     // may take NaN, like scipy's cval=np.nan).
     float fill = 0.0f;
-    int prefilter = 0;      // B-spline: 0 = exact IIR, odd 3..31 = FIR length
+    int prefilter = 0;  // B-spline: 0 = exact IIR, odd 3..31 = FIR length
+    // B-spline: src already holds the B-spline coefficients (bspline_prefilter's output with the
+    // same border; scipy's prefilter=False): no prefilter runs and the taps read src directly
+    // (with Border::Nearest, clamped to the image as scipy does then, without its padding).
+    // Needs a float src; ignored by the other interpolations (as scipy ignores prefilter).
+    bool prefiltered = false;
     double cubic_a = -0.5;  // Keys cubic convolution parameter
     // Zoom/resize with Linear or Cubic only: along each axis scaled by s < 1, the kernel is
     // stretched by 1/s and renormalised (MATLAB imresize). MATLAB's bicubic degradation is

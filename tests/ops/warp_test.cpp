@@ -680,6 +680,40 @@ TEST(WarpDifferential, FirPrefilterAndKeysParameter) {
     }
 }
 
+// prefiltered (scipy prefilter=False): warping the prefilter's coefficients with prefiltered
+// set is the ordinary B-spline warp of the image (every border but Nearest, which pads the
+// image before its prefilter where prefiltered clamps the coefficients, as scipy does), on
+// every host backend; integer sources are refused.
+TEST(WarpDifferential, PrefilteredCoefficientsGiveTheSameWarp) {
+    const Image<float> f = random_image<float>(45, 33, 2, 79);
+    const Transform t = Transform::make_rotation(17, 45, 33);
+    for (Border b : kBorders) {
+        if (b == Border::Nearest) continue;
+        for (Backend be : {Backend::Reference, Backend::Cpu}) {
+            Context ctx;
+            ctx.backend = be;
+            PrefilterOptions po;
+            po.border = tap_border(b);
+            Image<float> c(45, 33, 2);
+            bspline_prefilter(f.view(), c.view(), po, ctx);
+            WarpOptions o;
+            o.border = b;
+            Image<float> want(40, 30, 2), got(40, 30, 2);
+            warp(f.view(), want.view(), t, o, ctx);
+            o.prefiltered = true;
+            warp(c.view(), got.view(), t, o, ctx);
+            EXPECT_TRUE(images_near(got.view(), want.view(), kCpuTol))
+                << to_string(b) << " " << to_string(be);
+        }
+    }
+    WarpOptions o;
+    o.prefiltered = true;
+    const Image<std::uint8_t> u8 = random_image<std::uint8_t>(20, 20, 1, 3);
+    Image<std::uint8_t> out(20, 20, 1);
+    test::expect_error([&] { warp(u8.view(), out.view(), t, o); }, ErrorCode::InvalidArgument,
+                       "must be a float image");
+}
+
 TEST(WarpDifferential, ExtremeCoordinatesGiveFill) {
     const Image<float> src = random_image<float>(9, 7, 1, 5);
     Image<float> map(4, 1, 2);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/border_math.hpp"
@@ -38,6 +39,13 @@ void check_options(const PrefilterOptions& o) {
     if (o.fir_length != 0) check_fir_length(o.fir_length, kOp);
     if (!is_known_border(o.border))
         fail("unknown border value " + std::to_string(static_cast<int>(o.border)));
+    if (!enum_desc<PrefilterAxes>().contains(static_cast<int>(o.axes)))
+        fail("unknown axes value " + std::to_string(static_cast<int>(o.axes)));
+    if (o.axes != PrefilterAxes::Both &&
+        (o.variant == PrefilterVariant::FirFused || o.variant == PrefilterVariant::IirFused))
+        fail(std::string("variant ") + to_string(o.variant) +
+             " filters both axes in one pass; axes " + to_string(o.axes) +
+             " runs recursive (IIR) or fir-shared (FIR)");
     const bool iir = o.fir_length == 0;
     switch (o.variant) {
         case PrefilterVariant::Auto:
@@ -78,6 +86,32 @@ void check_finite_host(const ImageView<const float>& v, int threads) {
     }
 }
 
+#if UPRES_HAVE_CUDA
+// The device prefilter of src into dst (device views). One axis runs the paper's separate-pass
+// kernels: Recursive for the exact filter, FirShared for a FIR; in place through a copy of src.
+void cuda_prefilter(ImageView<const float> src, ImageView<float> dst, const PrefilterOptions& opts,
+                    void* stream) {
+    if (opts.axes == PrefilterAxes::Both)
+        return cuda::bspline_prefilter(span_of(src), span_of(dst), opts, stream);
+    PrefilterOptions o = opts;
+    o.variant = o.fir_length == 0 ? PrefilterVariant::Recursive : PrefilterVariant::FirShared;
+    if (o.axes == PrefilterAxes::Y && o.variant == PrefilterVariant::Recursive) {
+        // The recursive column kernel runs in place on dst.
+        if (src.data() != dst.data()) copy(src, dst, stream);
+        return cuda::bspline_prefilter_pass(span_of(src), span_of(dst), o, 1, stream);
+    }
+    std::optional<cuda::PooledImage<float>> tmp;
+    if (src.data() == dst.data()) {
+        tmp.emplace(src.width(), src.height(), src.channels(), stream,
+                    "bspline_prefilter (in-place copy)");
+        copy(src, tmp->view(), stream);
+        src = tmp->cview();
+    }
+    cuda::bspline_prefilter_pass(span_of(src), span_of(dst), o, o.axes == PrefilterAxes::X ? 0 : 1,
+                                 stream);
+}
+#endif
+
 }  // namespace
 
 void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
@@ -115,13 +149,13 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
         if (bad >= 0)
             fail(position(bad, src.width(), src.channels()) +
                  " is not finite (NaN or infinite); the prefilter needs finite values");
-        cuda::bspline_prefilter(span_of(src), span_of(dst), opts, ctx.cuda_stream);
+        cuda_prefilter(src, dst, opts, ctx.cuda_stream);
         return;
     }
     // Host data on the CUDA backend: stage through device memory.
     check_finite_host(src, ctx.threads);
     const auto d = cuda::upload(src, ctx.cuda_stream, "bspline_prefilter (staging)");
-    cuda::bspline_prefilter(span_of(d.cview()), span_of(d.view()), opts, ctx.cuda_stream);
+    cuda_prefilter(d.cview(), d.view(), opts, ctx.cuda_stream);
     copy(d.cview(), dst, ctx.cuda_stream);
     synchronize(ctx);
 #else

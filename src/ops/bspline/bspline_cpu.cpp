@@ -242,13 +242,19 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
     parallel_for(0, row_blocks, std::min(nt, row_blocks), [&](int blk) {
         thread_local std::vector<float> a, b;
         const int y0 = blk * kRowBlock, nr = std::min(kRowBlock, h - y0);
-        if (nr == kRowBlock && f.K < 0 && w >= 16 && avx2)
+        if (opts.axes == PrefilterAxes::Y) {  // columns only: the rows are copied as they are
+            if (src.data != dst.data)
+                for (int y = y0; y < y0 + nr; ++y)
+                    std::copy(src.row(y), src.row(y) + rs, dst.row(y));
+        } else if (nr == kRowBlock && f.K < 0 && w >= 16 && avx2) {
             row_strip8_iir_avx2(f, src, dst, y0, a);
-        else if (nr == kRowBlock && nc == 1)
+        } else if (nr == kRowBlock && nc == 1) {
             row_strip<kRowBlock>(f, src, dst, y0, nr, a, b, avx2);
-        else
+        } else {
             row_strip<0>(f, src, dst, y0, nr, a, b, avx2);
+        }
     });
+    if (opts.axes == PrefilterAxes::X) return;
 
     // Column pass: dst -> dst in place, kColBlock floats (element columns) per strip.
     const int col_blocks = (rs + kColBlock - 1) / kColBlock;

@@ -25,7 +25,19 @@ constexpr EnumEntry kVariants[] = {
      "exact IIR in one pass over overlapped tiles"},
 };
 constexpr EnumDesc kVariantDesc{"prefilter variant", kVariants};
+constexpr EnumEntry kAxes[] = {
+    {static_cast<int>(PrefilterAxes::Both), "both", "rows and columns (the 2-D prefilter)"},
+    {static_cast<int>(PrefilterAxes::X), "x", "along each row only (1-D, scipy axis=-1)"},
+    {static_cast<int>(PrefilterAxes::Y), "y", "along each column only (1-D, scipy axis=0)"},
+};
+constexpr EnumDesc kAxesDesc{"prefilter axes", kAxes};
 }  // namespace
+
+template <>
+const EnumDesc& enum_desc<PrefilterAxes>() noexcept {
+    return kAxesDesc;
+}
+const char* to_string(PrefilterAxes a) noexcept { return enum_name(a); }
 
 template <>
 const EnumDesc& enum_desc<PrefilterVariant>() noexcept {
@@ -63,6 +75,9 @@ constexpr OptionDesc kPrefilterOptions[] = {
      "Kernel variant (CUDA; the CPU backends accept auto and the variants computing the "
      "requested filter)",
      UPRES_OPTION_FIELD(PrefilterOptions, variant)},
+    {"axes", OptionKind::Enum, &enum_desc<PrefilterAxes>, "both", 0, 0,
+     "Axes filtered (x or y alone: the 1-D filter along rows or columns)",
+     UPRES_OPTION_FIELD(PrefilterOptions, axes)},
 };
 }  // namespace
 const OperationDesc kPrefilterDesc{"prefilter", "Cubic B-spline coefficients of an image",

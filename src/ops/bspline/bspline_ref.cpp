@@ -47,12 +47,16 @@ void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const Prefilt
     for (int y = 0; y < h; ++y)
         for (std::ptrdiff_t i = 0; i < rs; ++i) buf[y * rs + i] = src.row(y)[i];
     // Columns (axis 0) then rows (axis 1), the order scipy.ndimage.spline_filter uses.
-    for (int x = 0; x < w; ++x)
-        for (int c = 0; c < nc; ++c)
-            bspline_prefilter_line(buf.data() + x * nc + c, h, rs, opts.border, opts.fir_length);
-    for (int y = 0; y < h; ++y)
-        for (int c = 0; c < nc; ++c)
-            bspline_prefilter_line(buf.data() + y * rs + c, w, nc, opts.border, opts.fir_length);
+    if (opts.axes != PrefilterAxes::X)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < nc; ++c)
+                bspline_prefilter_line(buf.data() + x * nc + c, h, rs, opts.border,
+                                       opts.fir_length);
+    if (opts.axes != PrefilterAxes::Y)
+        for (int y = 0; y < h; ++y)
+            for (int c = 0; c < nc; ++c)
+                bspline_prefilter_line(buf.data() + y * rs + c, w, nc, opts.border,
+                                       opts.fir_length);
     for (int y = 0; y < h; ++y)
         for (std::ptrdiff_t i = 0; i < rs; ++i) dst.row(y)[i] = static_cast<float>(buf[y * rs + i]);
 }

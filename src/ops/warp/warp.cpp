@@ -153,7 +153,8 @@ WarpPlan make_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int
             p.field = span_of(t.field);
             break;
     }
-    if (o.interp == Interp::BSpline && o.border == Border::Nearest) p.pad = kBSplineNearestPad;
+    if (o.interp == Interp::BSpline && o.border == Border::Nearest && !o.prefiltered)
+        p.pad = kBSplineNearestPad;
     return p;
 }
 
@@ -289,6 +290,12 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
              to_string(dst.location()) + " memory (both must live in the same place)");
     if (views_overlap(src, dst)) fail("source and destination overlap (no in-place warps)");
     check_options(opts, t);
+    if constexpr (!std::is_floating_point_v<T>)
+        if (opts.prefiltered && opts.interp == Interp::BSpline)
+            fail(
+                "prefiltered B-spline coefficients must be a float image (they are real numbers "
+                "outside the pixel range), not " +
+                std::string(to_string(PixelTraits<T>::type)));
     // Integer outputs are rounded and saturated, so any finite fill has a meaning (e.g. -5 gives
     // 0 on u8); a NaN or infinite one has none.
     if constexpr (!std::is_floating_point_v<T>)
@@ -373,7 +380,7 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
     // interpolation, warp_cuda.hpp) where the schedule policy lists it first and the plan's boxes
     // fit; same function up to float rounding.
     if constexpr (std::is_same_v<T, float>) {
-        if (b == Backend::Cuda &&
+        if (b == Backend::Cuda && !(opts.prefiltered && opts.interp == Interp::BSpline) &&
             warp_schedule::candidates(warp_schedule::case_of(p, PixelType::F32, PixelType::F32,
                                                              src.channels(), opts.prefilter))[0] ==
                 warp_schedule::Kernel::RecFused &&
@@ -384,7 +391,10 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
         }
     }
 #endif
-    if (opts.interp == Interp::BSpline) {
+    if (opts.interp == Interp::BSpline && opts.prefiltered) {
+        if constexpr (std::is_same_v<T, float>)
+            run_backend<float, T>(b, span_of(src), span_of(dst), p, ctx);
+    } else if (opts.interp == Interp::BSpline) {
         // Small images: one thread for the staging (a parallel region costs more than the work).
         Context pctx = ctx;
         if (src.pixel_count() < (1 << 14)) pctx.threads = 1;

@@ -36,6 +36,10 @@ constexpr OptionDesc kWarpOptions[] = {
     {"prefilter", OptionKind::Text, nullptr, "iir", 0, 0,
      "B-spline prefilter: iir (exact), fir (the default FIR length, 17) or firK, K odd in "
      "3..31 (the paper's FIR)"},
+    {"prefiltered", OptionKind::Flag, nullptr, "", 0, 0,
+     "B-spline: the source already holds B-spline coefficients of this border (a float image "
+     "from the prefilter); no prefilter runs",
+     UPRES_OPTION_FIELD(WarpOptions, prefiltered)},
     {"border", OptionKind::Enum, &enum_desc<Border>, "mirror", 0, 0, "Border",
      UPRES_OPTION_FIELD(WarpOptions, border)},
     {"fill", OptionKind::Real, nullptr, "0", -kInf, kInf,
