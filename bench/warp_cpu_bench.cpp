@@ -93,6 +93,27 @@ Image<std::uint8_t> video_frame(std::uint64_t seed) {  // 1920 x 1080 RGB u8
 
 // Rotation of an RGB u8 video frame (1920 x 1080, 30 degrees about the centre, Mirror). Peer:
 // cv2.warpAffine on the same cores (tools/peers/peers_warp_cpu.py, "video"). Bytes: input, output.
+// The cost of one call on a tiny image: a 16 x 16 float shift by one pixel, bilinear, one thread
+// (the C++ side of the Python module's per-call overhead, tools/bench_python.py).
+void Warp_CpuTinyCall(benchmark::State& state) {
+    const Image<float> src = random_float(16, 16, 1, 3);
+    Image<float> dst(16, 16, 1);
+    WarpOptions o;
+    o.interp = Interp::Linear;
+    o.border = Border::Constant;
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    ctx.threads = 1;
+    Affine a;
+    a.m[2] = -1;
+    const Transform t = Transform::make_affine(a);
+    for (auto _ : state) {
+        warp(src.view(), dst.view(), t, o, ctx);
+        benchmark::ClobberMemory();
+    }
+}
+BENCHMARK(Warp_CpuTinyCall)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
 void Warp_CpuRotateRgbU8(benchmark::State& state) {
     const Image<std::uint8_t> src = video_frame(4);
     Image<std::uint8_t> dst(1920, 1080, 3);

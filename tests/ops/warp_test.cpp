@@ -706,6 +706,23 @@ TEST(WarpDifferential, PrefilteredCoefficientsGiveTheSameWarp) {
                 << to_string(b) << " " << to_string(be);
         }
     }
+    // Nearest: scipy clamps the taps, not the coordinate (scipy 1.10 map_coordinates of the
+    // coefficients 1 2 4 8 16: 1.0 at x = -3, 49/48 at x = -0.5, 16 at x = 7).
+    Image<float> c(5, 1, 1);
+    for (int x = 0; x < 5; ++x) c(x, 0) = static_cast<float>(1 << x);
+    WarpOptions on;
+    on.border = Border::Nearest;
+    on.prefiltered = true;
+    for (auto [u, want] : {std::pair{-3.0, 1.0}, {-0.5, 49.0 / 48}, {0.5, 1.5416667}, {7.0, 16.0}})
+        for (Backend be : {Backend::Reference, Backend::Cpu}) {
+            Affine a;
+            a.m[2] = u - 1;  // output x = 1 samples u
+            Image<float> out(3, 1, 1);
+            Context ctx;
+            ctx.backend = be;
+            warp(c.view(), out.view(), Transform::make_affine(a), on, ctx);
+            EXPECT_NEAR(out(1, 0), want, 1e-5) << "x " << u << " " << to_string(be);
+        }
     WarpOptions o;
     o.prefiltered = true;
     const Image<std::uint8_t> u8 = random_image<std::uint8_t>(20, 20, 1, 3);

@@ -153,8 +153,8 @@ WarpPlan make_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int
             p.field = span_of(t.field);
             break;
     }
-    if (o.interp == Interp::BSpline && o.border == Border::Nearest && !o.prefiltered)
-        p.pad = kBSplineNearestPad;
+    if (o.interp == Interp::BSpline && o.border == Border::Nearest)
+        p.pad = o.prefiltered ? kPrefilteredNearestPad : kBSplineNearestPad;
     return p;
 }
 
@@ -225,50 +225,58 @@ FloatImage float_image(Location loc, int w, int h, int c, const Context& ctx,
 #endif
 }
 
-// B-spline coefficients of src (in src's memory), padded by `pad` edge samples per side.
-// Float sources without padding are prefiltered straight into the coefficients; otherwise the
-// source is converted (and padded) into a staging image first, which the prefilter then reads
-// (on the device a second temporary, so that the prefilter is not in place: an in-place device
-// prefilter copies its input first).
+// src converted to float in a (w + 2 pad) x (h + 2 pad) image of src's memory, the borders
+// filled by edge replication (rows first, then whole columns).
 template <class T>
-FloatImage bspline_coefficients(ImageView<const T> src, int pad, Border border, int fir, Backend b,
-                                const Context& ctx) {
+FloatImage edge_padded(ImageView<const T> src, int pad, const Context& ctx, const char* what) {
     const int w = src.width(), h = src.height(), W = w + 2 * pad, H = h + 2 * pad;
-    const int C = src.channels();
-    FloatImage out = float_image(src.location(), W, H, C, ctx, "warp (B-spline coefficients)");
-    PrefilterOptions po;
-    po.border = pad > 0 ? Border::Mirror : tap_border(border);
-    po.fir_length = fir;
-    if constexpr (std::is_same_v<T, float>) {
-        if (pad == 0) {  // prefilter straight from the image: no staging copy
-            prefilter_backend(b, src, out.view, po, ctx);
-            return out;
-        }
-    }
-    // Host: in place. Device: a second temporary (an in-place device prefilter copies first).
-    FloatImage stage;
-    if (src.on_device())
-        stage = float_image(src.location(), W, H, C, ctx, "warp (B-spline staging)");
-    const ImageView<float> sv = src.on_device() ? stage.view : out.view;
+    FloatImage out = float_image(src.location(), W, H, src.channels(), ctx, what);
+    const ImageView<float> sv = out.view;
     ImageView<float> inner = sv.sub(pad, pad, w, h);
     if constexpr (std::is_same_v<T, float>)
         copy(src, inner, ctx.cuda_stream);
     else
         convert(src, inner, /*normalize=*/false, ctx.cuda_stream, ctx.threads);
-    if (pad > 0) {  // edge replication: rows first, then whole columns
-        for (int k = 0; k < pad; ++k) {
-            copy(ImageView<const float>(sv.sub(pad, pad, w, 1)), sv.sub(pad, k, w, 1),
-                 ctx.cuda_stream);
-            copy(ImageView<const float>(sv.sub(pad, pad + h - 1, w, 1)),
-                 sv.sub(pad, pad + h + k, w, 1), ctx.cuda_stream);
-        }
-        for (int k = 0; k < pad; ++k) {
-            copy(ImageView<const float>(sv.sub(pad, 0, 1, H)), sv.sub(k, 0, 1, H), ctx.cuda_stream);
-            copy(ImageView<const float>(sv.sub(pad + w - 1, 0, 1, H)), sv.sub(pad + w + k, 0, 1, H),
-                 ctx.cuda_stream);
+    for (int k = 0; k < pad; ++k) {
+        copy(ImageView<const float>(sv.sub(pad, pad, w, 1)), sv.sub(pad, k, w, 1), ctx.cuda_stream);
+        copy(ImageView<const float>(sv.sub(pad, pad + h - 1, w, 1)), sv.sub(pad, pad + h + k, w, 1),
+             ctx.cuda_stream);
+    }
+    for (int k = 0; k < pad; ++k) {
+        copy(ImageView<const float>(sv.sub(pad, 0, 1, H)), sv.sub(k, 0, 1, H), ctx.cuda_stream);
+        copy(ImageView<const float>(sv.sub(pad + w - 1, 0, 1, H)), sv.sub(pad + w + k, 0, 1, H),
+             ctx.cuda_stream);
+    }
+    return out;
+}
+
+// B-spline coefficients of src (in src's memory), padded by `pad` edge samples per side.
+// Float sources without padding are prefiltered straight into the coefficients; otherwise the
+// source is converted (and padded) into a staging image first, which the prefilter then reads:
+// in place on the host, into a second temporary on the device (an in-place device prefilter
+// copies its input first).
+template <class T>
+FloatImage bspline_coefficients(ImageView<const T> src, int pad, Border border, int fir, Backend b,
+                                const Context& ctx) {
+    PrefilterOptions po;
+    po.border = pad > 0 ? Border::Mirror : tap_border(border);
+    po.fir_length = fir;
+    if constexpr (std::is_same_v<T, float>) {
+        if (pad == 0) {  // prefilter straight from the image: no staging copy
+            FloatImage out = float_image(src.location(), src.width(), src.height(), src.channels(),
+                                         ctx, "warp (B-spline coefficients)");
+            prefilter_backend(b, src, out.view, po, ctx);
+            return out;
         }
     }
-    prefilter_backend(b, sv, out.view, po, ctx);
+    FloatImage stage = edge_padded(src, pad, ctx, "warp (B-spline staging)");
+    if (!src.on_device()) {
+        prefilter_backend(b, stage.view, stage.view, po, ctx);
+        return stage;
+    }
+    FloatImage out = float_image(src.location(), stage.view.width(), stage.view.height(),
+                                 src.channels(), ctx, "warp (B-spline coefficients)");
+    prefilter_backend(b, stage.view, out.view, po, ctx);
     return out;  // the device staging is freed in stream order after the prefilter
 }
 
@@ -392,8 +400,11 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
     }
 #endif
     if (opts.interp == Interp::BSpline && opts.prefiltered) {
-        if constexpr (std::is_same_v<T, float>)
-            run_backend<float, T>(b, span_of(src), span_of(dst), p, ctx);
+        if constexpr (std::is_same_v<T, float>) {
+            if (p.pad == 0) return run_backend<float, T>(b, span_of(src), span_of(dst), p, ctx);
+            const FloatImage c = edge_padded(src, p.pad, ctx, "warp (padded coefficients)");
+            run_backend<float, T>(b, span_of(ImageView<const float>(c.view)), span_of(dst), p, ctx);
+        }
     } else if (opts.interp == Interp::BSpline) {
         // Small images: one thread for the staging (a parallel region costs more than the work).
         Context pctx = ctx;

@@ -17,7 +17,10 @@
 //      as scipy order=0).
 // Cubic B-spline with Border::Nearest follows scipy's prefilter=True path: the image is padded
 // by kBSplineNearestPad edge samples on each side, prefiltered with Mirror, and interpolated in
-// the padded image (WarpPlan::pad) with coordinates clamped to the padded extent.
+// the padded image (WarpPlan::pad) with coordinates clamped to the padded extent. With
+// WarpOptions::prefiltered (scipy's prefilter=False) the coefficients are padded by
+// kPrefilteredNearestPad edge copies instead: scipy then clamps the taps, not the coordinate,
+// and a cubic's taps reach 2 samples out, beyond which every tap is the edge coefficient.
 //
 // Coordinates with |u| > kMaxCoord or non-finite (a homography's w' = 0, a wild remap field)
 // give the fill value for every border.
@@ -34,6 +37,7 @@
 namespace upres {
 
 inline constexpr int kBSplineNearestPad = 12;  // scipy's npad in _prepad_for_spline_filter
+inline constexpr int kPrefilteredNearestPad = 2;
 inline constexpr double kMaxCoord = 1e9;
 
 // ---------------------------------------------------------------- 1-D kernels

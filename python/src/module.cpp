@@ -1,0 +1,496 @@
+// upres._upres: the native half of the Python module. Thin: it turns arrays (NumPy through the
+// buffer protocol, CuPy and PyTorch through DLPack) into upres image views without copying,
+// sets options through the operations' option tables (upres/options.hpp: the same names,
+// values and messages as the command line), releases the GIL and calls the public C++ API.
+// Shapes, dtypes and scipy's conventions are handled in python/upres/*.py, which allocates
+// every output in the caller's array type; results are written into those outputs.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <upres/brisque.hpp>
+#include <upres/bspline.hpp>
+#include <upres/color.hpp>
+#include <upres/context.hpp>
+#include <upres/error.hpp>
+#include <upres/image.hpp>
+#include <upres/io.hpp>
+#include <upres/metrics.hpp>
+#include <upres/nlmsr.hpp>
+#include <upres/options.hpp>
+#include <upres/stereo.hpp>
+#include <upres/upscale.hpp>
+#include <upres/warp.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace upres::python {
+namespace {
+
+using Array = nb::ndarray<nb::ro>;
+using Options = std::map<std::string, std::string>;
+
+// The Python exception class of each ErrorCode (upres/_errors.py registers them at import).
+std::map<int, PyObject*>& error_classes() {
+    static auto* m = new std::map<int, PyObject*>();  // lives as long as the interpreter
+    return *m;
+}
+
+[[noreturn]] void invalid(const std::string& msg) { throw Error(ErrorCode::InvalidArgument, msg); }
+
+// ---------------------------------------------------------------- arrays as image views
+
+// An (H, W) or (H, W, C) array, C in 1..4, channels interleaved (unit stride), pixels packed,
+// rows at any positive stride: upres's ImageView layout.
+detail::RawView raw_view(const Array& a, const char* name) {
+    detail::RawView v;
+    const nb::dlpack::dtype dt = a.dtype();
+    if (dt == nb::dtype<std::uint8_t>())
+        v.type = PixelType::U8;
+    else if (dt == nb::dtype<std::uint16_t>())
+        v.type = PixelType::U16;
+    else if (dt == nb::dtype<float>())
+        v.type = PixelType::F32;
+    else
+        throw Error(ErrorCode::UnsupportedFormat,
+                    std::string(name) + ": dtype not handled natively (uint8, uint16, float32)");
+    if (a.ndim() != 2 && a.ndim() != 3)
+        invalid(std::string(name) + ": " + std::to_string(a.ndim()) +
+                "-D array; images are (H, W) or (H, W, C) with C in 1..4");
+    v.height = static_cast<int>(a.shape(0));
+    v.width = static_cast<int>(a.shape(1));
+    v.channels = a.ndim() == 3 ? static_cast<int>(a.shape(2)) : 1;
+    if (a.shape(0) > static_cast<std::size_t>(kMaxDimension) ||
+        a.shape(1) > static_cast<std::size_t>(kMaxDimension))
+        invalid(std::string(name) + ": " + std::to_string(a.shape(0)) + " x " +
+                std::to_string(a.shape(1)) + " exceeds the largest side, " +
+                std::to_string(kMaxDimension));
+    if (a.ndim() == 3 && (v.channels < 1 || v.channels > kMaxChannels))
+        invalid(std::string(name) + ": " + std::to_string(v.channels) +
+                " channels (the last axis; 1 to 4 allowed)");
+    const bool layout_ok = (a.ndim() == 2 || a.stride(2) == 1 || v.channels == 1) &&
+                           (v.width <= 1 || a.stride(1) == v.channels) &&
+                           (v.height <= 1 || a.stride(0) >= std::int64_t{v.width} * v.channels);
+    if (!layout_ok)
+        invalid(std::string(name) +
+                ": strides not in upres's layout (channels contiguous, pixels packed, rows at a "
+                "positive stride)");
+    v.stride = v.height <= 1 ? std::ptrdiff_t{v.width} * v.channels
+                             : static_cast<std::ptrdiff_t>(a.stride(0));
+    v.data = const_cast<void*>(a.data());
+    if (a.device_type() == nb::device::cpu::value)
+        v.location = Location::Host;
+    else if (a.device_type() == nb::device::cuda::value)
+        v.location = Location::Device;
+    else
+        invalid(std::string(name) + ": memory on a device upres does not handle (CPU and CUDA)");
+    return v;
+}
+
+template <class T>
+ImageView<T> typed(const detail::RawView& v) {
+    using U = std::remove_const_t<T>;
+    if (v.type != PixelTraits<U>::type)
+        invalid(std::string("array of ") + to_string(v.type) + " where " +
+                to_string(PixelTraits<U>::type) + " is needed");
+    return ImageView<T>(static_cast<T*>(v.data), v.width, v.height, v.channels, v.stride,
+                        v.location);
+}
+
+// f(ImageView<const T>) for the pixel type of v.
+template <class F>
+decltype(auto) visit_const(const detail::RawView& v, F&& f) {
+    switch (v.type) {
+        case PixelType::U8:
+            return f(typed<const std::uint8_t>(v));
+        case PixelType::U16:
+            return f(typed<const std::uint16_t>(v));
+        case PixelType::F32:
+            break;
+    }
+    return f(typed<const float>(v));
+}
+
+Context context(const std::string& backend, int threads, std::uintptr_t stream) {
+    Context c;
+    c.backend = parse_enum<Backend>(backend);
+    c.threads = threads;
+    c.cuda_stream = reinterpret_cast<void*>(stream);
+    return c;
+}
+
+// Options: name (the table's, '-' or '_') -> text. `special` takes the options that are not
+// fields of the struct (returns false for one it does not know either).
+template <class O, class Special>
+O options(const char* op, const Options& kv, Special&& special) {
+    const OperationDesc& d = operation(op);
+    O o{};
+    for (const auto& [key, text] : kv) {
+        std::string name = key;
+        for (char& ch : name)
+            if (ch == '_') ch = '-';
+        const OptionDesc* opt = nullptr;
+        for (const OptionDesc& c : d.options)
+            if (name == c.name) opt = &c;
+        if (opt && opt->field != FieldType::None) {
+            opt->set(&o, op, text);
+            continue;
+        }
+        if (special(o, name, text)) continue;
+        std::string allowed;
+        for (const OptionDesc& c : d.options) {
+            std::string n = c.name;
+            for (char& ch : n)
+                if (ch == '-') ch = '_';
+            allowed += (allowed.empty() ? "" : ", ") + n;
+        }
+        invalid(std::string(op) + ": unknown option '" + key + "' (allowed: " + allowed + ")");
+    }
+    return o;
+}
+template <class O>
+O options(const char* op, const Options& kv) {
+    return options<O>(op, kv, [](O&, const std::string&, const std::string&) { return false; });
+}
+
+bool truth(const std::string& op, const std::string& name, const std::string& text) {
+    if (text == "true") return true;
+    if (text == "false") return false;
+    invalid(op + ": " + name + " must be True or False, not '" + text + "'");
+}
+
+// ---------------------------------------------------------------- operations
+
+void warp_py(const Array& src, const Array& dst, const std::string& kind,
+             const std::vector<double>& matrix, std::optional<Array> field, const Options& kv,
+             const std::string& backend, int threads, std::uintptr_t stream) {
+    const WarpOptions o = options<WarpOptions>(
+        "warp", kv, [](WarpOptions& w, const std::string& name, const std::string& text) {
+            if (name != "prefilter") return false;
+            w.prefilter = parse_prefilter_name(text);
+            return true;
+        });
+    Transform t;
+    if (kind == "affine") {
+        if (matrix.size() != 6) invalid("warp: an affine matrix has 6 entries");
+        Affine a;
+        for (int i = 0; i < 6; ++i) a.m[i] = matrix[i];
+        t = Transform::make_affine(a);
+    } else if (kind == "perspective") {
+        if (matrix.size() != 9) invalid("warp: a homography has 9 entries");
+        Homography h;
+        for (int i = 0; i < 9; ++i) h.h[i] = matrix[i];
+        t = Transform::make_perspective(h);
+    } else if (kind == "resize") {
+        t = Transform::make_resize();
+    } else if (kind == "remap" || kind == "flow") {
+        if (!field) invalid("warp: " + kind + " needs a field");
+        const ImageView<const float> f = typed<const float>(raw_view(*field, "field"));
+        t = kind == "remap" ? Transform::make_remap(f) : Transform::make_flow(f);
+    } else {
+        invalid("warp: unknown transform '" + kind + "'");
+    }
+    const detail::RawView s = raw_view(src, "input"), d = raw_view(dst, "output");
+    const Context ctx = context(backend, threads, stream);
+    nb::gil_scoped_release unlock;
+    visit_const(s, [&](auto sv) {
+        using T = std::remove_const_t<typename decltype(sv)::value_type>;
+        warp(sv, typed<T>(d), t, o, ctx);
+    });
+}
+
+void prefilter_py(const Array& src, const Array& dst, const Options& kv,
+                  const std::string& backend, int threads, std::uintptr_t stream) {
+    const PrefilterOptions o = options<PrefilterOptions>("prefilter", kv);
+    const auto s = typed<const float>(raw_view(src, "input"));
+    const auto d = typed<float>(raw_view(dst, "output"));
+    const Context ctx = context(backend, threads, stream);
+    nb::gil_scoped_release unlock;
+    bspline_prefilter(s, d, o, ctx);
+}
+
+UpscaleOptions upscale_options(const Options& kv) { return options<UpscaleOptions>("upscale", kv); }
+
+// (height, width) of upscale's output for an input of w x h.
+std::tuple<int, int> upscale_shape(int w, int h, const Options& kv) {
+    const UpscaleOptions o = upscale_options(kv);
+    const bool centred = resolved_lattice(o) == Lattice::Centered;
+    const auto side = [&](int n) {
+        const double v = o.scale * n;
+        return static_cast<int>(centred ? std::ceil(v - 1e-9) : std::floor(v + 0.5));
+    };
+    return {side(h), side(w)};
+}
+
+template <class T>
+Image<T> owned_copy(ImageView<const T> v, void* stream) {
+    Image<T> c(v.width(), v.height(), v.channels(), v.location());
+    copy(v, c.view(), stream);
+    return c;
+}
+
+void upscale_py(const Array& src, const Array& dst, const Options& kv, const std::string& backend,
+                int threads, std::uintptr_t stream) {
+    const UpscaleOptions o = upscale_options(kv);
+    const detail::RawView s = raw_view(src, "input"), d = raw_view(dst, "output");
+    const Context ctx = context(backend, threads, stream);
+    nb::gil_scoped_release unlock;
+    if (s.type == PixelType::U8) {  // straight into the output
+        upscale(typed<const std::uint8_t>(s), typed<std::uint8_t>(d), o, ctx);
+        return;
+    }
+    // u16 / f32 (the centre-aligned methods): through an owned copy of the input.
+    visit_const(s, [&](auto sv) {
+        using T = std::remove_const_t<typename decltype(sv)::value_type>;
+        const AnyImage in(owned_copy(sv, ctx.cuda_stream));
+        const AnyImage out = upscale(in, o, ctx);
+        const Image<T>& r = out.as<T>();
+        const ImageView<T> dv = typed<T>(d);
+        if (r.width() != dv.width() || r.height() != dv.height())
+            throw Error(ErrorCode::Internal, "upscale: output shape differs from upscale_shape");
+        copy(r.view(), dv, ctx.cuda_stream);
+        synchronize(ctx);
+    });
+}
+
+void fuse_py(const std::vector<Array>& frames, const Array& dst, const Options& kv,
+             const std::string& backend, int threads, std::uintptr_t stream) {
+    const NlmsrOptions o = options<NlmsrOptions>("fuse", kv);
+    std::vector<detail::RawView> fr;
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        fr.push_back(raw_view(frames[i], ("frame " + std::to_string(i)).c_str()));
+    if (fr.empty()) invalid("fuse: no frames");
+    const detail::RawView d = raw_view(dst, "output");
+    const Context ctx = context(backend, threads, stream);
+    nb::gil_scoped_release unlock;
+    visit_const(fr[0], [&](auto first) {
+        using T = std::remove_const_t<typename decltype(first)::value_type>;
+        std::vector<ImageView<const T>> views;
+        for (const auto& f : fr) views.push_back(typed<const T>(f));
+        nlm_fuse(std::span<const ImageView<const T>>(views), typed<T>(d), o, ctx);
+    });
+}
+
+void stereo_py(const Array& left, const Array& right, const Array& disp,
+               std::optional<Array> right_disp, std::optional<Array> valid, const Options& kv,
+               const std::string& backend, int threads, std::uintptr_t stream) {
+    const StereoOptions o = options<StereoOptions>(
+        "stereo", kv, [](StereoOptions& s, const std::string& name, const std::string& text) {
+            if (name != "subpixel") return false;
+            s.subpixel = truth("stereo", name, text);
+            return true;
+        });
+    const detail::RawView l = raw_view(left, "left"), r = raw_view(right, "right");
+    const auto dv = typed<float>(raw_view(disp, "disparity"));
+    const ImageView<float> rv =
+        right_disp ? typed<float>(raw_view(*right_disp, "right disparity")) : ImageView<float>();
+    const ImageView<std::uint8_t> mv =
+        valid ? typed<std::uint8_t>(raw_view(*valid, "valid")) : ImageView<std::uint8_t>();
+    const Context ctx = context(backend, threads, stream);
+    nb::gil_scoped_release unlock;
+    visit_const(l, [&](auto lv) {
+        using T = std::remove_const_t<typename decltype(lv)::value_type>;
+        stereo_disparity(lv, typed<const T>(r), dv, o, ctx, rv, mv);
+    });
+}
+
+MetricOptions metric_options(const Options& kv) {
+    return options<MetricOptions>(
+        "compare", kv, [](MetricOptions& m, const std::string& name, const std::string& text) {
+            if (name != "y") return false;
+            m.on_y = truth("compare", name, text);
+            return true;
+        });
+}
+
+double metric_py(const std::string& which, const Array& a, const Array& b, const Options& kv,
+                 const std::string& backend, int threads) {
+    const MetricOptions o = metric_options(kv);
+    const detail::RawView va = raw_view(a, "image 1"), vb = raw_view(b, "image 2");
+    const Context ctx = context(backend, threads, 0);
+    nb::gil_scoped_release unlock;
+    return visit_const(va, [&](auto x) {
+        using T = std::remove_const_t<typename decltype(x)::value_type>;
+        return which == "psnr" ? psnr(x, typed<const T>(vb), o, ctx)
+                               : ssim(x, typed<const T>(vb), o, ctx);
+    });
+}
+
+double brisque_py(const Array& img, const Options& kv, const std::string& backend, int threads) {
+    const BrisqueOptions o = options<BrisqueOptions>("quality", kv);
+    const detail::RawView v = raw_view(img, "image");
+    const Context ctx = context(backend, threads, 0);
+    nb::gil_scoped_release unlock;
+    return visit_const(v, [&](auto x) { return brisque(x, o, ctx); });
+}
+
+std::vector<double> brisque_features_py(const Array& img, const std::string& backend,
+                                        int threads) {
+    const detail::RawView v = raw_view(img, "image");
+    const Context ctx = context(backend, threads, 0);
+    nb::gil_scoped_release unlock;
+    const BrisqueFeatures f = visit_const(v, [&](auto x) { return brisque_features(x, ctx); });
+    return std::vector<double>(f.begin(), f.end());
+}
+
+void color_py(const std::string& which, const Array& src, const Array& dst,
+              const std::string& backend, int threads, std::uintptr_t stream) {
+    const detail::RawView s = raw_view(src, "input"), d = raw_view(dst, "output");
+    const Context ctx = context(backend, threads, stream);
+    nb::gil_scoped_release unlock;
+    if (which == "rgb_to_ycbcr") {
+        visit_const(s, [&](auto sv) { rgb_to_ycbcr(sv, typed<float>(d), ctx); });
+        return;
+    }
+    const auto sv = typed<const float>(s);
+    switch (d.type) {
+        case PixelType::U8:
+            return ycbcr_to_rgb(sv, typed<std::uint8_t>(d), ctx);
+        case PixelType::U16:
+            return ycbcr_to_rgb(sv, typed<std::uint16_t>(d), ctx);
+        case PixelType::F32:
+            return ycbcr_to_rgb(sv, typed<float>(d), ctx);
+    }
+}
+
+// imread: the file's pixels as a NumPy array that owns them (no copy).
+nb::object imread_py(const std::string& path, const std::string& format) {
+    ReadOptions ro;
+    ro.format = parse_enum<FileFormat>(format);
+    AnyImage img;
+    {
+        nb::gil_scoped_release unlock;
+        img = read_image(path, ro);
+    }
+    return std::visit(
+        [](auto& im) -> nb::object {
+            using T = std::remove_reference_t<decltype(*im.data())>;
+            auto* owner = new Image<T>(std::move(im));
+            nb::capsule del(owner, [](void* p) noexcept { delete static_cast<Image<T>*>(p); });
+            const std::size_t shape[3] = {static_cast<std::size_t>(owner->height()),
+                                          static_cast<std::size_t>(owner->width()),
+                                          static_cast<std::size_t>(owner->channels())};
+            const std::size_t nd = owner->channels() == 1 ? 2 : 3;
+            return nb::cast(nb::ndarray<nb::numpy, T>(owner->data(), nd, shape, del));
+        },
+        img.variant());
+}
+
+void imwrite_py(const std::string& path, const Array& img, const Options& kv) {
+    WriteOptions wo;
+    for (const auto& [k, v] : kv) {
+        if (k == "format")
+            wo.format = parse_enum<FileFormat>(v);
+        else if (k == "quality")
+            wo.jpeg_quality = std::stoi(v);
+        else if (k == "compression")
+            wo.png_compression = std::stoi(v);
+        else
+            invalid("imwrite: unknown option '" + k + "' (allowed: format, quality, compression)");
+    }
+    const detail::RawView v = raw_view(img, "image");
+    if (v.location != Location::Host) invalid("imwrite: the image must be in host memory");
+    nb::gil_scoped_release unlock;
+    visit_const(v, [&](auto x) { write_image(path, x, wo); });
+}
+
+// The option tables, for docstrings, stubs and the tests that check Python against the CLI:
+// {op: [(name, kind, allowed values, default, min, max, doc)]}.
+nb::dict option_tables() {
+    static const char* const kKinds[] = {"enum", "int", "real", "flag", "text"};
+    nb::dict out;
+    for (const OperationDesc* d : operations()) {
+        nb::list opts;
+        for (const OptionDesc& o : d->options) {
+            nb::list values;
+            if (o.values)
+                for (const EnumEntry& e : o.values().entries) values.append(nb::str(e.name));
+            opts.append(nb::make_tuple(o.name, kKinds[static_cast<int>(o.kind)], values, o.def,
+                                       o.min, o.max, o.doc));
+        }
+        out[d->name] = opts;
+    }
+    return out;
+}
+
+}  // namespace
+}  // namespace upres::python
+
+NB_MODULE(_upres, m) {
+    using namespace upres::python;
+    m.doc() = "upres native bindings (use the upres package, not this module)";
+
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const upres::Error& e) {
+            auto& cls = error_classes();
+            const auto it = cls.find(static_cast<int>(e.code()));
+            PyErr_SetString(it != cls.end() ? it->second : PyExc_RuntimeError, e.what());
+        }
+    });
+    m.def(
+        "_set_error_class",
+        [](int code, nb::handle cls) {
+            cls.inc_ref();
+            error_classes()[code] = cls.ptr();
+        },
+        "code"_a, "cls"_a);
+    m.def("error_codes", [] {
+        nb::dict d;
+        for (int c = 1; c <= static_cast<int>(upres::ErrorCode::Internal); ++c)
+            d[upres::to_string(static_cast<upres::ErrorCode>(c))] = c;
+        return d;
+    });
+
+    m.def("warp", &warp_py, "src"_a, "dst"_a, "kind"_a, "matrix"_a, "field"_a.none(), "options"_a,
+          "backend"_a, "threads"_a, "stream"_a);
+    m.def("prefilter", &prefilter_py, "src"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,
+          "stream"_a);
+    m.def("upscale_shape", &upscale_shape, "width"_a, "height"_a, "options"_a);
+    m.def("upscale", &upscale_py, "src"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,
+          "stream"_a);
+    m.def("fuse", &fuse_py, "frames"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,
+          "stream"_a);
+    m.def("stereo", &stereo_py, "left"_a, "right"_a, "disparity"_a, "right_disparity"_a.none(),
+          "valid"_a.none(), "options"_a, "backend"_a, "threads"_a, "stream"_a);
+    m.def("metric", &metric_py, "which"_a, "a"_a, "b"_a, "options"_a, "backend"_a, "threads"_a);
+    m.def("brisque", &brisque_py, "image"_a, "options"_a, "backend"_a, "threads"_a);
+    m.def("brisque_features", &brisque_features_py, "image"_a, "backend"_a, "threads"_a);
+    m.def("color", &color_py, "which"_a, "src"_a, "dst"_a, "backend"_a, "threads"_a, "stream"_a);
+    m.def("imread", &imread_py, "path"_a, "format"_a);
+    m.def("imwrite", &imwrite_py, "path"_a, "image"_a, "options"_a);
+    m.def("option_tables", &option_tables);
+    m.def("cuda_available", &upres::cuda_available);
+    m.def("cuda_device_info", &upres::cuda_device_info);
+    m.def("synchronize", [](std::uintptr_t stream) {
+        upres::Context c;
+        c.cuda_stream = reinterpret_cast<void*>(stream);
+        nb::gil_scoped_release unlock;
+        upres::synchronize(c);
+    });
+    m.def("build_info", [] {
+        const upres::BuildInfo b = upres::build_info();
+        nb::dict d;
+        d["version"] = b.version;
+        d["cuda"] = b.cuda;
+        d["cuda_archs"] = b.cuda_archs;
+        d["cuda_runtime"] = b.cuda_runtime;
+        d["openmp"] = b.openmp;
+        d["openmp_max_threads"] = b.openmp_max_threads;
+        d["compiler"] = b.compiler;
+        return d;
+    });
+}

@@ -1,0 +1,149 @@
+"""upscale, srcnn, seabi, fuse, stereo, metrics, BRISQUE, colour and files from Python,
+against outside oracles (scikit-image, the BRISQUE golden data) and against the command line
+(the same C++ calls through files: identical bytes)."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+import skimage.color
+import skimage.metrics
+
+import upres
+
+from conftest import GOLDEN, ROOT, photo
+
+
+def upres_cli() -> pathlib.Path:
+    """The command line of the build the module comes from (<build>/python/upres)."""
+    p = pathlib.Path(upres.__file__).resolve().parents[2] / "upres"
+    if not p.exists():
+        pytest.skip(f"no upres command next to this module ({p}): an installed wheel")
+    return p
+
+
+@pytest.mark.parametrize("method", ["bicubic", "bilinear", "silseabi", "lseabi", "lseai", "tap6",
+                                    "srcnn"])
+def test_upscale_matches_the_command_line(method: str, tmp_path: pathlib.Path,
+                                          baboon: np.ndarray) -> None:
+    img = np.ascontiguousarray(baboon[40:140, 60:180])
+    src = tmp_path / "in.png"
+    upres.imwrite(src, img)
+    out = tmp_path / "out.png"
+    subprocess.run([str(upres_cli()), "upscale", str(src), str(out), "--method", method,
+                    "--scale", "2"], check=True, capture_output=True)
+    want = upres.imread(out)
+    got = upres.upscale(img, 2, method)
+    assert got.shape == want.shape == (200, 240, 3)
+    assert np.array_equal(got, want)
+
+
+def test_srcnn_and_seabi_helpers(baboon: np.ndarray) -> None:
+    img = baboon[:64, :72]
+    assert np.array_equal(upres.srcnn(img, 2), upres.upscale(img, 2, "srcnn"))
+    assert np.array_equal(upres.seabi(img, "lseabi", 4, iterations=2),
+                          upres.upscale(img, 4, "lseabi", iterations=2))
+    f = img.astype(np.float32) / 255  # centre-aligned methods take float (through a copy)
+    up = upres.upscale(f, 3, "bicubic")
+    assert up.dtype == np.float32 and up.shape == (192, 216, 3)
+    assert abs(float(up.mean()) - float(f.mean())) < 0.01
+
+
+def test_fuse_matches_the_command_line(tmp_path: pathlib.Path, camera: np.ndarray) -> None:
+    rng = np.random.default_rng(7)
+    base = camera[100:160, 120:200].astype(np.float64)
+    frames = []
+    paths = []
+    for i in range(4):
+        f = np.clip(np.roll(base, (i % 2, i // 2), axis=(0, 1)) + rng.normal(0, 4, base.shape),
+                    0, 255).astype(np.uint8)
+        frames.append(f)
+        paths.append(tmp_path / f"f{i}.png")
+        upres.imwrite(paths[-1], f)
+    out = tmp_path / "fused.png"
+    subprocess.run([str(upres_cli()), "fuse", *map(str, paths), str(out)], check=True,
+                   capture_output=True)
+    got = upres.fuse(frames)
+    assert np.array_equal(got, upres.imread(out))
+    assert np.array_equal(upres.fuse(np.stack(frames)), got)  # one (N, H, W) array
+
+
+def test_stereo_on_the_motorcycle_pair() -> None:
+    left = photo("motorcycle_left.png")
+    right = photo("motorcycle_right.png")
+    gt = np.load(GOLDEN.parent.parent / "data" / "motorcycle_disp.npz")
+    truth = gt[gt.files[0]]
+    scale = left.shape[1] / truth.shape[1]
+    d, mask = upres.stereo.disparity(left, right, disparities=96 if scale < 1 else 128,
+                                     cost="census", aggregate="sgm8", lr_check=1,
+                                     valid_mask=True)
+    assert d.dtype == np.float32 and d.shape == left.shape[:2]
+    assert mask.dtype == np.uint8 and set(np.unique(mask)) <= {0, 255}
+    assert np.array_equal(np.isfinite(d), mask == 255)
+    if truth.shape == d.shape:
+        ok = np.isfinite(truth) & np.isfinite(d)
+        bad = np.abs(d[ok] - truth[ok]) > 2
+        assert bad.mean() < 0.3, f"bad-2 {bad.mean():.3f}"
+    d2, rmap = upres.stereo.disparity(left, right, disparities=64, right_map=True, subpixel=False)
+    assert rmap.shape == d2.shape
+    finite = d2[np.isfinite(d2)]
+    assert np.array_equal(finite, np.round(finite))
+
+
+def test_metrics_against_scikit_image(baboon: np.ndarray, rng: np.random.Generator) -> None:
+    a = baboon[:120, :100]
+    b = np.clip(a.astype(np.int16) + rng.integers(-12, 13, a.shape), 0, 255).astype(np.uint8)
+    ya = skimage.color.rgb2ycbcr(a)[..., 0]
+    yb = skimage.color.rgb2ycbcr(b)[..., 0]
+    want_psnr = skimage.metrics.peak_signal_noise_ratio(ya, yb, data_range=255)
+    assert abs(upres.psnr(a, b) - want_psnr) < 1e-3
+    want_ssim = skimage.metrics.structural_similarity(ya, yb, data_range=255, gaussian_weights=True,
+                                                      sigma=1.5, use_sample_covariance=False)
+    assert abs(upres.ssim(a, b) - want_ssim) < 1e-4
+    g = a[..., 0]
+    assert abs(upres.psnr(g, b[..., 0], shave=4) - skimage.metrics.peak_signal_noise_ratio(
+        g[4:-4, 4:-4], b[4:-4, 4:-4, 0], data_range=255)) < 1e-6
+    assert upres.psnr(a, b, y=False) != upres.psnr(a, b)
+
+
+def test_brisque_against_the_golden_data() -> None:
+    names = ["baboon.jpg", "butterfly.jpg", "fruits.jpg", "smarties.png", "rubberwhale1.png",
+             "astronaut.png", "chelsea.png", "coffee.png"]
+    feats = np.load(GOLDEN / "brisque" / "eval_features.npy")
+    scores = np.load(GOLDEN / "brisque" / "eval_scores.npy").ravel()
+    for i, n in enumerate(names[:3]):
+        img = photo(n)
+        got = upres.brisque_features(img)
+        assert np.allclose(got, feats[i], rtol=1e-3, atol=1e-6), n
+        assert abs(upres.brisque(img) - scores[i]) <= 1e-3 * max(1.0, abs(scores[i])), n
+
+
+def test_colour_against_scikit_image(baboon: np.ndarray) -> None:
+    ycc = upres.rgb_to_ycbcr(baboon)
+    assert ycc.dtype == np.float32
+    assert np.abs(ycc - skimage.color.rgb2ycbcr(baboon)).max() < 1e-3
+    back = upres.ycbcr_to_rgb(ycc)
+    assert back.dtype == np.uint8 and np.abs(back.astype(int) - baboon).max() <= 1
+    assert upres.ycbcr_to_rgb(ycc, np.float32).max() <= 1.0 + 1e-6
+
+
+def test_files_round_trip(tmp_path: pathlib.Path, rng: np.random.Generator) -> None:
+    for dtype, ext in ((np.uint8, "png"), (np.uint16, "png"), (np.float32, "pfm"),
+                       (np.uint8, "tif"), (np.float32, "npy")):
+        hi = 1 if dtype is np.float32 else np.iinfo(dtype).max
+        img = (rng.random((13, 17, 3)) * hi).astype(dtype)
+        path = tmp_path / f"x.{ext}"
+        upres.imwrite(path, img[:, ::-1])  # a reversed view is copied into the layout first
+        back = upres.imread(path)
+        assert back.dtype == np.dtype(dtype) and np.array_equal(back, img[:, ::-1]), ext
+    with pytest.raises(OSError, match="missing.png"):
+        upres.imread(tmp_path / "missing.png")
+    (tmp_path / "bad.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    with pytest.raises(upres.CorruptDataError):
+        upres.imread(tmp_path / "bad.png")
+    with pytest.raises(ValueError, match="quality"):
+        upres.imwrite(tmp_path / "q.jpg", np.zeros((4, 4), np.uint8), quality=0)
+    assert not (tmp_path / "q.jpg").exists()
