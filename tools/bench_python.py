@@ -133,6 +133,18 @@ def main() -> int:
     rows = cpu_rows(args.bench, args.quick) + gpu_rows(args.bench)
     for r in rows:
         print(json.dumps({k: (round(v, 9) if isinstance(v, float) else v) for k, v in r.items()}))
+    parts = []
+    for r in rows:
+        if "overhead_us" in r and r["overhead_us"] is not None:
+            parts.append(f"16x16 call +{r['overhead_us']:.1f} us over C++")
+        elif "speedup_1thread" in r:
+            parts.append(f"{r['case'].split(' of')[0]} {r['speedup_1thread']:.1f}x scipy (1 thread), "
+                         f"{r['speedup_all']:.1f}x (all)")
+        elif "vs_cupyx" in r:
+            vs = f"{r['vs_cpp']:.3f}x the C++ call, " if r["vs_cpp"] else ""
+            parts.append(f"CuPy rotate {r['upres_new'] * 1e6:.1f} us: {vs}{r['vs_cupyx']:.1f}x "
+                         "faster than cupyx")
+    print("summary: " + "; ".join(parts))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "build": upres.build_info()}, f, indent=1)

@@ -23,6 +23,7 @@
 #   peers.json     tools/peers/run_peers.py output
 #   build.log      configure + build output (only when building here) and library resolution
 #   srcnn_precision.md  PSNR of each SRCNN precision mode vs fp32 on the eval manifest
+#   pybench.json   tools/bench_python.py output (the Python module against C++ and its peers)
 # The summary table is also printed last on stdout. Every step runs even after a failure; the
 # exit status is 1 if any step failed.
 #
@@ -208,7 +209,7 @@ else
     build_tmo=${BUILD_TIMEOUT:-560}
     timeout "$build_tmo" cmake -S "$ROOT" -B "$ROOT/$BUILD" -G Ninja \
         -DCMAKE_BUILD_TYPE=Release -DUPRES_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-        >>"$BUILD_LOG" 2>&1 &&
+        -DPython_EXECUTABLE="$(command -v python3)" >>"$BUILD_LOG" 2>&1 &&
         timeout "$build_tmo" cmake --build "$ROOT/$BUILD" -j "$(nproc)" >>"$BUILD_LOG" 2>&1
     build_rc=$?
     if [[ $build_rc -eq 0 ]]; then
@@ -313,6 +314,44 @@ else
         record "test $name" "$res" "$counts ($secs s)"
         rm -f "$one"
     done
+fi
+
+# ------------------------------------------------------------------ python
+# The Python module's pytest suite (python/tests, the GPU tests included: CuPy, PyTorch,
+# streams, cupyx as the oracle) and its benchmarks (tools/bench_python.py: per-call overhead,
+# NumPy vs scipy, CuPy vs the C++ call and cupyx) into pybench.json.
+if skipped_step python; then
+    record python SKIP "SKIP_STEPS"
+elif [[ ! -f "$BUILD/python/upres/__init__.py" ]]; then
+    record python FAIL "no Python module in $BUILD/python (nanobind or Python headers missing at configure)"
+else
+    tmo=$(cap "${PYTHON_TIMEOUT:-300}")
+    one=$(mktemp)
+    t0=$SECONDS
+    (cd "$ROOT" && PYTHONPATH="$BUILD/python" timeout "$tmo" python3 -m pytest -q -rs \
+        -p no:cacheprovider python/tests) >"$one" 2>&1
+    rc=$?
+    { echo "===== python/tests (exit $rc, $((SECONDS - t0)) s)"; cat "$one"; echo; } >>"$TESTS_LOG"
+    summary=$(grep -aE '(passed|failed|error)' "$one" | tail -n1 | tr -d '=' | sed 's/^ *//')
+    res=PASS
+    [[ $rc != 0 ]] && res=FAIL
+    if [[ $HAVE_GPU == 1 ]] && grep -aq 'no CUDA device' "$one"; then
+        res=FAIL
+        summary="$summary; GPU tests skipped although nvidia-smi sees a GPU"
+    fi
+    record python "$res" "$summary"
+    rm -f "$one"
+    if ! skipped_step pybench; then
+        tmo=$(cap "${PYBENCH_TIMEOUT:-240}")
+        (cd "$ROOT" && PYTHONPATH="$BUILD/python" timeout "$tmo" python3 tools/bench_python.py \
+            --bench "$BENCH_BIN" --json "$OUT/pybench.json") >>"$BENCH_LOG" 2>&1
+        rc=$?
+        if [[ $rc == 0 ]]; then
+            record pybench PASS "$(grep -a "^summary:" "$BENCH_LOG" | tail -n1 | cut -c10-600)"
+        else
+            record pybench FAIL "tools/bench_python.py exit $rc"
+        fi
+    fi
 fi
 
 # ------------------------------------------------------------------ compute-sanitizer

@@ -82,7 +82,7 @@ def as_array(a: Any, what: str) -> Any:
 def np_dtype(a: Any) -> np.dtype[Any]:
     """The NumPy dtype of an array of any of the three libraries."""
     if type(a) is np.ndarray:
-        return a.dtype
+        return np.dtype(a.dtype)
     if place_of(a).lib == "torch":
         torch = _lib("torch")
 
