@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any, Callable
 
@@ -31,14 +33,18 @@ import upres
 
 def cpp_bench(binary: str, filt: str) -> float | None:
     """Median real time (seconds) of the C++ benchmarks matching filt."""
-    try:
-        r = subprocess.run([binary, f"--benchmark_filter={filt}", "--benchmark_format=json",
-                            "--benchmark_repetitions=5", "--benchmark_min_time=0.2"],
-                           capture_output=True, text=True, check=True, timeout=300)
-    except (OSError, subprocess.SubprocessError) as e:
-        print(f"C++ benchmark {filt}: {e}", file=sys.stderr)
-        return None
-    data = json.loads(r.stdout)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "bench.json")
+        try:
+            subprocess.run([binary, f"--benchmark_filter={filt}", f"--benchmark_out={out}",
+                            "--benchmark_out_format=json", "--benchmark_repetitions=5",
+                            "--benchmark_min_time=0.2"], capture_output=True, text=True,
+                           check=True, timeout=300)
+            with open(out) as f:
+                data = json.load(f)
+        except (OSError, subprocess.SubprocessError, ValueError) as e:
+            print(f"C++ benchmark {filt}: {e}", file=sys.stderr)
+            return None
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     for b in data["benchmarks"]:
         if b.get("aggregate_name") == "median":

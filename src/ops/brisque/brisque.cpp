@@ -116,7 +116,8 @@ BrisqueFeatures features(ImageView<const T> img, const Context& ctx) {
     const Backend b = resolve_backend(ctx, img.location(), kOp);
     if (b == Backend::Cuda)
         throw Error(ErrorCode::BackendUnavailable,
-                    "brisque runs on the host backends (allowed: reference, cpu)");
+                    "brisque: no cuda backend; brisque runs on the host backends (allowed: "
+                    "reference, cpu)");
     if constexpr (std::is_same_v<T, float>) {
         const std::int64_t at =
             find_nonfinite_host(img.data(), std::ptrdiff_t{w} * c, h, img.stride(), ctx.threads);
