@@ -124,7 +124,7 @@ def gpu_rows(binary: str | None) -> list[dict[str, Any]]:
                                        output=outs[i % 8]), 200)
     py_alloc = events(lambda i: upres.rotate(sets[i % 8], 30, reshape=False, mode="mirror"), 200)
     cx = events(lambda i: cnd.rotate(sets[i % 8], 30, order=3, reshape=False, mode="mirror"), 20)
-    cpp = cpp_bench(binary, "Api_CudaWarp/0/1$") if binary else None
+    cpp = cpp_bench(binary, "Api_CudaWarp/0/1/") if binary else None
     return [{"case": "rotate 30 deg of a 2048^2 float32 CuPy array, order 3, mirror, "
                      "reshape=False", "upres_output": py, "upres_new": py_alloc, "cpp": cpp,
              "cupyx": cx, "vs_cpp": py_alloc / cpp if cpp else None, "vs_cupyx": cx / py_alloc}]

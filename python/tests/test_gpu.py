@@ -27,27 +27,45 @@ def _torch():  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("order", [0, 1, 3])
 @pytest.mark.parametrize("mode", ["constant", "nearest", "mirror", "reflect", "grid-wrap"])
-def test_cupy_against_cupyx(order: int, mode: str) -> None:
+def test_cupy_against_scipy_and_cupyx(order: int, mode: str) -> None:
+    """CuPy inputs against scipy.ndimage on the host (the conventions, every order and mode;
+    float32 within 2e-5) and against cupyx.scipy.ndimage where cupyx follows them: mode
+    'mirror', orders 1 and 3 (within 1e-4: cupyx computes the prefilter differently). cupyx
+    departs from scipy at the borders elsewhere (order 0 with 'constant' rounds before its
+    inside test, for one)."""
     cp = _cupy()
     import cupyx.scipy.ndimage as cnd
+    import scipy.ndimage as ndi
 
     rng = np.random.default_rng(3)
-    img = cp.asarray(rng.random((301, 257), dtype=np.float32))
-    for ours, theirs in (
-        (upres.rotate(img, 30, order=order, mode=mode), cnd.rotate(img, 30, order=order, mode=mode)),
-        (upres.zoom(img, 1.7, order=order, mode=mode), cnd.zoom(img, 1.7, order=order, mode=mode)),
-        (upres.shift(img, (3.3, -1.2), order=order, mode=mode),
-         cnd.shift(img, (3.3, -1.2), order=order, mode=mode)),
-    ):
-        assert isinstance(ours, cp.ndarray) and ours.shape == theirs.shape
-        assert float(cp.abs(ours - theirs).max()) < 2e-5
-    coords = cp.asarray((rng.random((2, 40, 50)) * 300).astype(np.float32))
-    got = upres.map_coordinates(img, coords, order=order, mode=mode)
-    want = cnd.map_coordinates(img, coords, order=order, mode=mode)
-    assert float(cp.abs(got - want).max()) < 2e-5
-    assert float(cp.abs(upres.spline_filter(img) - cnd.spline_filter(img)).max()) < 2e-5
-    assert float(cp.abs(upres.spline_filter1d(img, axis=0) -
-                        cnd.spline_filter1d(img, axis=0)).max()) < 2e-5
+    host = rng.random((301, 257), dtype=np.float32)
+    img = cp.asarray(host)
+    coords = (rng.random((2, 40, 50)) * 300).astype(np.float32)
+    cases = [
+        ("rotate", (30,), upres.rotate(img, 30, order=order, mode=mode)),
+        ("zoom", (1.7,), upres.zoom(img, 1.7, order=order, mode=mode)),
+        ("shift", ((3.3, -1.2),), upres.shift(img, (3.3, -1.2), order=order, mode=mode)),
+        ("map_coordinates", (coords,),
+         upres.map_coordinates(img, cp.asarray(coords), order=order, mode=mode)),
+    ]
+    for name, args, ours in cases:
+        assert isinstance(ours, cp.ndarray)
+        want = getattr(ndi, name)(host, *args, order=order, mode=mode)
+        diff = np.abs(cp.asnumpy(ours) - want)
+        if order == 0:
+            # The CUDA kernels map coordinates in float32: a coordinate within float rounding
+            # of a half-integer can round to the other neighbour than scipy's float64 one.
+            assert (diff > 2e-5).mean() < 1e-3, f"{name}: {(diff > 2e-5).mean():.2%} differ"
+        else:
+            assert float(diff.max()) < 2e-5, name
+        if mode == "mirror" and order in (1, 3):
+            gpu_args = tuple(cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+            theirs = getattr(cnd, name)(img, *gpu_args, order=order, mode=mode)
+            assert float(cp.abs(ours - theirs).max()) < 1e-4, f"{name} vs cupyx"
+    assert float(np.abs(cp.asnumpy(upres.spline_filter(img)) - ndi.spline_filter(host)).max()) < 2e-5
+    assert float(cp.abs(upres.spline_filter(img) - cnd.spline_filter(img)).max()) < 1e-4
+    assert float(np.abs(cp.asnumpy(upres.spline_filter1d(img, axis=0)) -
+                        ndi.spline_filter1d(host, axis=0)).max()) < 2e-5
 
 
 @pytest.mark.parametrize("lib", ["cupy", "torch"])

@@ -136,7 +136,11 @@ def test_files_round_trip(tmp_path: pathlib.Path, rng: np.random.Generator) -> N
         hi = 1 if dtype is np.float32 else np.iinfo(dtype).max
         img = (rng.random((13, 17, 3)) * hi).astype(dtype)
         path = tmp_path / f"x.{ext}"
-        upres.imwrite(path, img[:, ::-1])  # a reversed view is copied into the layout first
+        try:
+            upres.imwrite(path, img[:, ::-1])  # a reversed view is copied into the layout first
+        except upres.UnsupportedFormatError as e:
+            assert ext == "tif" and "libtiff" in str(e)  # a build without libtiff says so
+            continue
         back = upres.imread(path)
         assert back.dtype == np.dtype(dtype) and np.array_equal(back, img[:, ::-1]), ext
     with pytest.raises(OSError, match="missing.png"):

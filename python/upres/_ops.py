@@ -249,7 +249,7 @@ def rgb_to_ycbcr(rgb: Any, *, output: Any = None, backend: str = "auto", threads
     Example::
 
         >>> import numpy as np, upres
-        >>> upres.rgb_to_ycbcr(np.full((1, 1, 3), 255, np.uint8))[0, 0, 0]
+        >>> float(upres.rgb_to_ycbcr(np.full((1, 1, 3), 255, np.uint8))[0, 0, 0])
         235.0
     """
     a = A.as_array(rgb, "rgb")

@@ -249,7 +249,7 @@ def shift(input: Any, shift: Union[Number, Sequence[Number]], output: Any = None
     Example::
 
         >>> import numpy as np, upres
-        >>> upres.shift(np.eye(4, dtype=np.float32), (0, 1), order=1)[0, 1]
+        >>> float(upres.shift(np.eye(4, dtype=np.float32), (0, 1), order=1)[0, 1])
         1.0
     """
     a = A.as_array(input, "input")

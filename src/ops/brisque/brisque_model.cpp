@@ -1,12 +1,14 @@
 // The BRISQUE model: libsvm's text format of the epsilon-SVR (RBF kernel) and the features'
 // ranges, read once per directory; the prediction (upres/brisque.hpp).
+#include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <upres/brisque.hpp>
@@ -29,55 +31,92 @@ struct Model {
                 "brisque model '" + path + "', line " + std::to_string(line) + ": " + what);
 }
 
-std::ifstream open(const std::string& path) {
-    std::ifstream f(path);
+// The lines of a text file. C stdio and std::from_chars below, not iostreams: the parse is
+// locale-independent (a program that sets a global locale with ',' decimals reads the same
+// model) and needs no locale facets (a Python extension whose libstdc++ is linked statically
+// meets the interpreter's own copy, whose facets it cannot use).
+std::vector<std::string> read_lines(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f)
         throw Error(ErrorCode::IoError,
                     "cannot open the brisque model file '" + path +
                         "' (set model_dir, or UPRES_MODEL_DIR, to the "
                         "folder holding brisque_svm.txt and brisque_range.txt)");
-    return f;
+    std::string text;
+    char buf[65536];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+    const bool bad = std::ferror(f) != 0;
+    std::fclose(f);
+    if (bad) throw Error(ErrorCode::IoError, "cannot read the brisque model file '" + path + "'");
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t e = text.find('\n', at);
+        if (e == std::string::npos) e = text.size();
+        std::string l = text.substr(at, e - at);
+        if (!l.empty() && l.back() == '\r') l.pop_back();
+        lines.push_back(std::move(l));
+        at = e + 1;
+    }
+    return lines;
+}
+
+// The whitespace-separated words of a line.
+std::vector<std::string_view> words(std::string_view line) {
+    std::vector<std::string_view> w;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        std::size_t j = i;
+        while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+        if (j > i) w.push_back(line.substr(i, j - i));
+        i = j;
+    }
+    return w;
+}
+
+// The whole word as a number (no trailing characters).
+template <class T>
+bool number(std::string_view w, T& out) {
+    const auto r = std::from_chars(w.data(), w.data() + w.size(), out);
+    return r.ec == std::errc() && r.ptr == w.data() + w.size();
 }
 
 std::shared_ptr<const Model> load(const std::string& dir) {
     auto m = std::make_shared<Model>();
     const std::string svm = dir + "/brisque_svm.txt", range = dir + "/brisque_range.txt";
     {
-        std::ifstream f = open(svm);
-        std::string line;
+        const std::vector<std::string> lines = read_lines(svm);
         int ln = 0;
         bool in_sv = false, have_gamma = false, have_rho = false;
-        while (std::getline(f, line)) {
+        for (const std::string& line : lines) {
             ++ln;
-            if (line.empty()) continue;
-            std::istringstream is(line);
+            const std::vector<std::string_view> w = words(line);
+            if (w.empty()) continue;
             if (!in_sv) {
-                std::string key, v;
-                is >> key >> v;
+                const std::string_view key = w[0], v = w.size() > 1 ? w[1] : std::string_view();
                 if (key == "svm_type" && v != "epsilon_svr")
-                    corrupt(svm, ln, "svm_type " + v + " (allowed: epsilon_svr)");
+                    corrupt(svm, ln, "svm_type " + std::string(v) + " (allowed: epsilon_svr)");
                 if (key == "kernel_type" && v != "rbf")
-                    corrupt(svm, ln, "kernel_type " + v + " (allowed: rbf)");
-                if (key == "gamma")
-                    have_gamma = static_cast<bool>(std::istringstream(v) >> m->gamma);
-                if (key == "rho") have_rho = static_cast<bool>(std::istringstream(v) >> m->rho);
+                    corrupt(svm, ln, "kernel_type " + std::string(v) + " (allowed: rbf)");
+                if (key == "gamma") have_gamma = number(v, m->gamma);
+                if (key == "rho") have_rho = number(v, m->rho);
                 if (key == "SV") in_sv = true;
                 continue;
             }
             double c;
-            if (!(is >> c))
+            if (!number(w[0], c))
                 corrupt(svm, ln, "a support vector line must start with its coefficient");
             BrisqueFeatures s{};
-            std::string tok;
-            while (is >> tok) {
+            for (std::size_t t = 1; t < w.size(); ++t) {
+                const std::string_view tok = w[t];
                 const auto colon = tok.find(':');
                 int idx = 0;
                 double v = 0;
-                std::istringstream a(tok.substr(0, colon == std::string::npos ? 0 : colon)),
-                    b(colon == std::string::npos ? "" : tok.substr(colon + 1));
-                if (colon == std::string::npos || !(a >> idx) || !(b >> v) || idx < 1 ||
-                    idx > kBrisqueFeatures)
-                    corrupt(svm, ln, "'" + tok + "' is not index:value with index 1..36");
+                if (colon == std::string_view::npos || !number(tok.substr(0, colon), idx) ||
+                    !number(tok.substr(colon + 1), v) || idx < 1 || idx > kBrisqueFeatures)
+                    corrupt(svm, ln,
+                            "'" + std::string(tok) + "' is not index:value with index 1..36");
                 s[idx - 1] = v;
             }
             m->coef.push_back(c);
@@ -87,15 +126,15 @@ std::shared_ptr<const Model> load(const std::string& dir) {
             corrupt(svm, ln, "the file ends without gamma, rho or support vectors");
     }
     {
-        std::ifstream f = open(range);
-        std::string line;
+        const std::vector<std::string> lines = read_lines(range);
         int ln = 0, k = 0;
-        while (std::getline(f, line)) {
+        for (const std::string& line : lines) {
             ++ln;
-            if (line.empty() || line[0] == '#') continue;
+            const std::vector<std::string_view> w = words(line);
+            if (w.empty() || w[0][0] == '#') continue;
             if (k >= kBrisqueFeatures) corrupt(range, ln, "more than 36 ranges");
-            std::istringstream is(line);
-            if (!(is >> m->lo[k] >> m->hi[k]) || !(m->hi[k] > m->lo[k]))
+            if (w.size() < 2 || !number(w[0], m->lo[k]) || !number(w[1], m->hi[k]) ||
+                !(m->hi[k] > m->lo[k]))
                 corrupt(range, ln, "expected 'min max' with max > min");
             ++k;
         }
