@@ -211,8 +211,8 @@ void warp_py(const Array& src, const Array& dst, const std::string& kind,
     });
 }
 
-void prefilter_py(const Array& src, const Array& dst, const Options& kv,
-                  const std::string& backend, int threads, std::uintptr_t stream) {
+void prefilter_py(const Array& src, const Array& dst, const Options& kv, const std::string& backend,
+                  int threads, std::uintptr_t stream) {
     const PrefilterOptions o = options<PrefilterOptions>("prefilter", kv);
     const auto s = typed<const float>(raw_view(src, "input"));
     const auto d = typed<float>(raw_view(dst, "output"));
@@ -336,8 +336,7 @@ double brisque_py(const Array& img, const Options& kv, const std::string& backen
     return visit_const(v, [&](auto x) { return brisque(x, o, ctx); });
 }
 
-std::vector<double> brisque_features_py(const Array& img, const std::string& backend,
-                                        int threads) {
+std::vector<double> brisque_features_py(const Array& img, const std::string& backend, int threads) {
     const detail::RawView v = raw_view(img, "image");
     const Context ctx = context(backend, threads, 0);
     nb::gil_scoped_release unlock;
@@ -462,8 +461,7 @@ NB_MODULE(_upres, m) {
     m.def("upscale_shape", &upscale_shape, "width"_a, "height"_a, "options"_a);
     m.def("upscale", &upscale_py, "src"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,
           "stream"_a);
-    m.def("fuse", &fuse_py, "frames"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,
-          "stream"_a);
+    m.def("fuse", &fuse_py, "frames"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a, "stream"_a);
     m.def("stereo", &stereo_py, "left"_a, "right"_a, "disparity"_a, "right_disparity"_a.none(),
           "valid"_a.none(), "options"_a, "backend"_a, "threads"_a, "stream"_a);
     m.def("metric", &metric_py, "which"_a, "a"_a, "b"_a, "options"_a, "backend"_a, "threads"_a);
