@@ -90,10 +90,15 @@ def test_device_matches_host_and_writes_in_place(lib: str, baboon: np.ndarray) -
     assert ret is out
     assert (ret.data.ptr if lib == "cupy" else ret.data_ptr()) == ptr
     assert np.abs(to_host(ret).astype(int) - want).max() <= 1
-    for method in ("bicubic", "silseabi", "srcnn"):
+    # Colour goes through YCbCr in float on either side (1 level); SRCNN's float network 2;
+    # SIL-SEABI on a gray image is bit-identical across backends (its integer arithmetic).
+    for method, tol in (("bicubic", 1), ("silseabi", 1), ("srcnn", 2)):
         h = upres.upscale(np.ascontiguousarray(host), 2, method)
         d = to_host(upres.upscale(dev, 2, method))
-        assert np.abs(d.astype(int) - h).max() <= (2 if method == "srcnn" else 0), method
+        assert np.abs(d.astype(int) - h).max() <= tol, method
+    gray_h = np.ascontiguousarray(host[..., 1])
+    gray_d = dev[..., 1] if lib == "cupy" else dev[..., 1].contiguous()
+    assert np.array_equal(to_host(upres.seabi(gray_d, "lseabi")), upres.seabi(gray_h, "lseabi"))
     left = dev[..., 0] if lib == "cupy" else dev[..., 0].contiguous()
     dl = upres.stereo.disparity(left, left, disparities=16, aggregate="box")
     assert float(np.nanmax(np.abs(to_host(dl)))) < 0.5

@@ -77,11 +77,16 @@ def _warp(op: str, input: Any, out_shape: Sequence[int], kind: str, matrix: Sequ
           field: Any, output: Any, order: int, mode: str, cval: float,
           prefilter: Union[bool, str], interp: Optional[str], backend: str, threads: int,
           stream: Any) -> Any:
-    a = A.as_array(input, "input")
-    in_dt = A.check_dtype(a, "input")
-    p = A.place_of(a)
-    A.check_backend(backend, p, op)
-    shape = tuple(out_shape) + tuple(a.shape[2:])
+    # NumPy arrays of a native dtype skip the general checks (the per-call cost of small images).
+    if type(input) is np.ndarray and input.dtype in A.NATIVE:
+        a, in_dt, p = input, input.dtype, A.place_of(input)
+    else:
+        a = A.as_array(input, "input")
+        in_dt = A.check_dtype(a, "input")
+        p = A.place_of(a)
+    if backend != "auto":
+        A.check_backend(backend, p, op)
+    shape = (out_shape[0], out_shape[1]) + tuple(a.shape[2:])
     ret, work = A.output_array(output, p, shape, in_dt)
     method = _interp(order, interp, op)
     opts = {"interp": method, "border": _border(mode, op)}
@@ -103,8 +108,8 @@ def _warp(op: str, input: Any, out_shape: Sequence[int], kind: str, matrix: Sequ
         raise InvalidArgumentError(f"{op}: cval {cval} is not finite; integer outputs need a "
                                    "finite cval")
     _upres.warp(src, work, kind, matrix, field, opts, backend, threads,
-                A.stream_handle(p, stream))
-    return A.finish(ret, work)
+                A.stream_handle(p, stream) if p.device else 0)
+    return ret if work is ret else A.finish(ret, work)
 
 
 def _plane_only(a: Any, values: Sequence[Any], neutral: Any, what: str, op: str) -> None:
@@ -253,9 +258,12 @@ def shift(input: Any, shift: Union[Number, Sequence[Number]], output: Any = None
         1.0
     """
     a = A.as_array(input, "input")
-    _check_ndim(a, "shift")
-    sh = _normalize(shift, len(a.shape), "shift", "shift")
-    _plane_only(a, sh, 0.0, "shift", "shift")
+    nd = len(a.shape)
+    if nd not in (2, 3):
+        _check_ndim(a, "shift")
+    sh = _normalize(shift, nd, "shift", "shift")
+    if nd == 3:
+        _plane_only(a, sh, 0.0, "shift", "shift")
     m = [1.0, 0.0, -sh[1], 0.0, 1.0, -sh[0]]
     return _warp("shift", a, a.shape[:2], "affine", m, None, output, order, mode, cval, prefilter,
                  interp, backend, threads, stream)
