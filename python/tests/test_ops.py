@@ -14,7 +14,7 @@ import skimage.metrics
 
 import upres
 
-from conftest import GOLDEN, ROOT, photo
+from conftest import DATA, GOLDEN, photo
 
 
 def upres_cli() -> pathlib.Path:
@@ -74,7 +74,7 @@ def test_fuse_matches_the_command_line(tmp_path: pathlib.Path, camera: np.ndarra
 def test_stereo_on_the_motorcycle_pair() -> None:
     left = photo("motorcycle_left.png")
     right = photo("motorcycle_right.png")
-    gt = np.load(GOLDEN.parent.parent / "data" / "motorcycle_disp.npz")
+    gt = np.load(DATA / "motorcycle_disp.npz")
     truth = gt[gt.files[0]]
     scale = left.shape[1] / truth.shape[1]
     d, mask = upres.stereo.disparity(left, right, disparities=96 if scale < 1 else 128,
