@@ -75,6 +75,13 @@ std::vector<std::string_view> words(std::string_view line) {
     return w;
 }
 
+std::string quoted(std::string_view w) {
+    std::string q(1, '\'');
+    q.append(w);
+    q.push_back('\'');
+    return q;
+}
+
 // The whole word as a number (no trailing characters).
 template <class T>
 bool number(std::string_view w, T& out) {
@@ -115,8 +122,7 @@ std::shared_ptr<const Model> load(const std::string& dir) {
                 double v = 0;
                 if (colon == std::string_view::npos || !number(tok.substr(0, colon), idx) ||
                     !number(tok.substr(colon + 1), v) || idx < 1 || idx > kBrisqueFeatures)
-                    corrupt(svm, ln,
-                            "'" + std::string(tok) + "' is not index:value with index 1..36");
+                    corrupt(svm, ln, quoted(tok) + " is not index:value with index 1..36");
                 s[idx - 1] = v;
             }
             m->coef.push_back(c);
