@@ -316,10 +316,10 @@ MetricOptions metric_options(const Options& kv) {
 }
 
 double metric_py(const std::string& which, const Array& a, const Array& b, const Options& kv,
-                 const std::string& backend, int threads) {
+                 const std::string& backend, int threads, std::uintptr_t stream) {
     const MetricOptions o = metric_options(kv);
     const detail::RawView va = raw_view(a, "image 1"), vb = raw_view(b, "image 2");
-    const Context ctx = context(backend, threads, 0);
+    const Context ctx = context(backend, threads, stream);
     nb::gil_scoped_release unlock;
     return visit_const(va, [&](auto x) {
         using T = std::remove_const_t<typename decltype(x)::value_type>;
@@ -464,7 +464,8 @@ NB_MODULE(_upres, m) {
     m.def("fuse", &fuse_py, "frames"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a, "stream"_a);
     m.def("stereo", &stereo_py, "left"_a, "right"_a, "disparity"_a, "right_disparity"_a.none(),
           "valid"_a.none(), "options"_a, "backend"_a, "threads"_a, "stream"_a);
-    m.def("metric", &metric_py, "which"_a, "a"_a, "b"_a, "options"_a, "backend"_a, "threads"_a);
+    m.def("metric", &metric_py, "which"_a, "a"_a, "b"_a, "options"_a, "backend"_a, "threads"_a,
+          "stream"_a);
     m.def("brisque", &brisque_py, "image"_a, "options"_a, "backend"_a, "threads"_a);
     m.def("brisque_features", &brisque_features_py, "image"_a, "backend"_a, "threads"_a);
     m.def("color", &color_py, "which"_a, "src"_a, "dst"_a, "backend"_a, "threads"_a, "stream"_a);

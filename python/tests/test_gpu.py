@@ -99,6 +99,9 @@ def test_device_matches_host_and_writes_in_place(lib: str, baboon: np.ndarray) -
     gray_h = np.ascontiguousarray(host[..., 1])
     gray_d = dev[..., 1] if lib == "cupy" else dev[..., 1].contiguous()
     assert np.array_equal(to_host(upres.seabi(gray_d, "lseabi")), upres.seabi(gray_h, "lseabi"))
+    up_h = upres.upscale(np.ascontiguousarray(host), 2, "bicubic")
+    up_d = upres.upscale(dev, 2, "bicubic")
+    assert abs(upres.psnr(up_d, ret) - upres.psnr(up_h, want)) < 0.05  # metrics on the device
     left = dev[..., 0] if lib == "cupy" else dev[..., 0].contiguous()
     dl = upres.stereo.disparity(left, left, disparities=16, aggregate="box")
     assert float(np.nanmax(np.abs(to_host(dl)))) < 0.5

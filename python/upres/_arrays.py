@@ -253,10 +253,13 @@ def check_backend(backend: str, p: Place, op: str) -> str:
     return backend
 
 
-def stream_handle(p: Place, stream: Any) -> int:
-    """The cudaStream_t to run on: stream= if given, else the caller's current stream."""
+def stream_handle(p: Place, stream: Any, a: Any = None) -> int:
+    """The cudaStream_t to run on: stream= if given, else the caller's current stream. a: the
+    input array, checked to be on the current device."""
     if not p.device:
         return 0
+    if a is not None:
+        check_device(a, p)
     if stream is not None:
         if isinstance(stream, int):
             return stream
@@ -273,6 +276,24 @@ def stream_handle(p: Place, stream: Any) -> int:
     torch = _lib("torch")
 
     return int(torch.cuda.current_stream(p.torch_device).cuda_stream)
+
+
+def check_device(a: Any, p: Place) -> None:
+    """upres runs on the current CUDA device: an array on another one is an error (switch with
+    `with cupy.cuda.Device(n):` / `torch.cuda.device(n)`)."""
+    if not p.device:
+        return
+    if p.lib == "cupy":
+        cur = int(_lib("cupy").cuda.runtime.getDevice())
+        dev = int(a.device.id)
+    else:
+        cur = int(_lib("torch").cuda.current_device())
+        dev = int(a.device.index)
+    if dev != cur:
+        raise BackendUnavailableError(
+            f"the array is on CUDA device {dev} but the current device is {cur}; upres runs on "
+            f"the current device (select it with cupy.cuda.Device({dev}) / "
+            f"torch.cuda.device({dev}))")
 
 
 def output_array(output: Any, p: Place, shape: Sequence[int], default_dtype: Any,

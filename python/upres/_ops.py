@@ -32,7 +32,7 @@ def _run_upscale(image: Any, options: dict[str, Any], output: Any, backend: str,
     ret, work = A.output_array(output, p, shape, dt)
     kdt = A.np_dtype(work)
     src = A.native(a, "image", kdt if A.np_dtype(a) != kdt else None)
-    _upres.upscale(src, work, opts, backend, threads, A.stream_handle(p, stream))
+    _upres.upscale(src, work, opts, backend, threads, A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 
 
@@ -144,7 +144,7 @@ def fuse(frames: Sequence[Any], scale: int = 2, *, output: Any = None, backend: 
     kdt = A.np_dtype(work)
     src = [A.native(f, f"frame {i}", kdt) for i, f in enumerate(fr)]
     _upres.fuse(src, work, A.options_text(dict(options, scale=s)), backend, threads,
-                A.stream_handle(p, stream))
+                A.stream_handle(p, stream, src[0]))
     return A.finish(ret, work)
 
 
@@ -160,8 +160,9 @@ def _metric(which: str, a: Any, b: Any, shave: int, y: bool, data_range: float, 
                                    f"{A.np_dtype(z)} (they must match)")
     kdt = dt if dt in A.NATIVE else np.dtype(np.float32)
     opts = A.options_text({"shave": shave, "y": y, "data_range": data_range})
-    return float(_upres.metric(which, A.native(x, "image 1", kdt), A.native(z, "image 2", kdt),
-                               opts, backend, threads))
+    xa = A.native(x, "image 1", kdt)
+    return float(_upres.metric(which, xa, A.native(z, "image 2", kdt), opts, backend, threads,
+                               A.stream_handle(p, None, xa)))
 
 
 def psnr(a: Any, b: Any, *, shave: int = 0, y: bool = True, data_range: float = 0.0,
@@ -260,7 +261,8 @@ def rgb_to_ycbcr(rgb: Any, *, output: Any = None, backend: str = "auto", threads
     ret, work = A.output_array(output, p, a.shape, np.float32)
     if A.np_dtype(work) != np.float32:
         work = A.empty(p, a.shape, np.float32)
-    _upres.color("rgb_to_ycbcr", src, work, backend, threads, A.stream_handle(p, stream))
+    _upres.color("rgb_to_ycbcr", src, work, backend, threads,
+                 A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 
 
@@ -284,7 +286,8 @@ def ycbcr_to_rgb(ycbcr: Any, dtype: Any = np.uint8, *, output: Any = None,
     A.check_dtype(a, "ycbcr")
     src = A.native(a, "ycbcr", np.float32)
     ret, work = A.output_array(output, p, a.shape, dtype)
-    _upres.color("ycbcr_to_rgb", src, work, backend, threads, A.stream_handle(p, stream))
+    _upres.color("ycbcr_to_rgb", src, work, backend, threads,
+                 A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 
 

@@ -73,42 +73,62 @@ def _prefilter_options(prefilter: Union[bool, str]) -> dict[str, str]:
                                f"{prefilter!r}")
 
 
-def _warp(op: str, input: Any, out_shape: Sequence[int], kind: str, matrix: Sequence[float],
-          field: Any, output: Any, order: int, mode: str, cval: float,
-          prefilter: Union[bool, str], interp: Optional[str], backend: str, threads: int,
-          stream: Any) -> Any:
-    # NumPy arrays of a native dtype skip the general checks (the per-call cost of small images).
-    if type(input) is np.ndarray and input.dtype in A.NATIVE:
-        a, in_dt, p = input, input.dtype, A.place_of(input)
-    else:
-        a = A.as_array(input, "input")
-        in_dt = A.check_dtype(a, "input")
-        p = A.place_of(a)
-    if backend != "auto":
-        A.check_backend(backend, p, op)
-    shape = (out_shape[0], out_shape[1]) + tuple(a.shape[2:])
-    ret, work = A.output_array(output, p, shape, in_dt)
+# (order, interp, mode, cval, prefilter) -> (interpolation, options for the native call):
+# checked once, then reused (the per-call cost of small images).
+_OPTIONS: dict[tuple[Any, ...], tuple[str, dict[str, str]]] = {}
+
+
+def _warp_options(op: str, order: int, interp: Optional[str], mode: str, cval: float,
+                  prefilter: Union[bool, str]) -> tuple[str, dict[str, str]]:
+    key = (order, interp, mode, cval, prefilter)
+    hit = _OPTIONS.get(key)
+    if hit is not None:
+        return hit
     method = _interp(order, interp, op)
     opts = {"interp": method, "border": _border(mode, op)}
     if cval != 0:
         opts["fill"] = repr(float(cval))
     if method == "bspline":
         opts.update(_prefilter_options(prefilter))
+    if len(_OPTIONS) > 256:
+        _OPTIONS.clear()
+    _OPTIONS[key] = (method, opts)
+    return method, opts
+
+
+def _warp(op: str, input: Any, out_shape: Sequence[int], kind: str, matrix: Sequence[float],
+          field: Any, output: Any, order: int, mode: str, cval: float,
+          prefilter: Union[bool, str], interp: Optional[str], backend: str, threads: int,
+          stream: Any) -> Any:
+    method, opts = _warp_options(op, order, interp, mode, cval, prefilter)
+    # A contiguous NumPy array of a native dtype into a new array of its dtype: straight to the
+    # native call (the C++ library checks what remains).
+    if (type(input) is np.ndarray and output is None and backend == "auto" and
+            input.dtype in A.NATIVE and input.flags.c_contiguous and
+            not (method == "bspline" and prefilter is False and input.dtype != A.F32)):
+        out = np.empty((out_shape[0], out_shape[1]) + input.shape[2:], input.dtype)
+        _upres.warp(input, out, kind, matrix, field, opts, backend, threads, 0)
+        return out
+    a = A.as_array(input, "input")
+    in_dt = A.check_dtype(a, "input")
+    p = A.place_of(a)
+    A.check_backend(backend, p, op)
+    shape = (out_shape[0], out_shape[1]) + tuple(a.shape[2:])
+    ret, work = A.output_array(output, p, shape, in_dt)
     # The kernel reads and writes one pixel type: the output's when the input has it, else
     # float32 (exact for every input type; integer outputs then round and saturate).
     wdt = A.np_dtype(work)
     kdt = wdt
     if (method == "bspline" and prefilter is False) or in_dt != wdt:
         kdt = A.F32  # B-spline coefficients are real numbers
-    src = a if (type(a) is np.ndarray and in_dt == kdt and A._layout_ok(a)) else A.native(
-        a, "input", kdt)
+    src = A.native(a, "input", kdt)
     if wdt != kdt:
         work = A.empty(p, shape, kdt)
     if kdt.kind in "ui" and not math.isfinite(cval):
         raise InvalidArgumentError(f"{op}: cval {cval} is not finite; integer outputs need a "
                                    "finite cval")
     _upres.warp(src, work, kind, matrix, field, opts, backend, threads,
-                A.stream_handle(p, stream) if p.device else 0)
+                A.stream_handle(p, stream, src))
     return ret if work is ret else A.finish(ret, work)
 
 
@@ -406,7 +426,7 @@ def _prefilter(op: str, input: Any, axes: str, output: Any, mode: str, fir: Unio
     opts = {"border": _PREFILTER_MODES[mode], "axes": axes}
     if isinstance(fir, str):
         opts["fir_length"] = "0" if fir == "iir" else str(_fir_length(fir))
-    _upres.prefilter(src, work, opts, backend, threads, A.stream_handle(p, stream))
+    _upres.prefilter(src, work, opts, backend, threads, A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 
 
