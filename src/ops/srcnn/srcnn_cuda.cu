@@ -16,13 +16,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <list>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -773,10 +771,12 @@ bool parse_choice(const std::string& s, Choice& c) {
         return true;
     }
     c.fused = false;
-    std::stringstream ss(rest);
-    std::string item;
     int i = 0;
-    while (std::getline(ss, item, ',')) {
+    for (std::size_t at = 0; at <= rest.size();) {
+        std::size_t e = rest.find(',', at);
+        if (e == std::string::npos) e = rest.size();
+        const std::string item = rest.substr(at, e - at);
+        at = e + 1;
         if (i >= 3) return false;
         bool okv = false;
         for (SrcnnVariant v : kLayerVariants)
@@ -926,9 +926,18 @@ std::string cache_file() {
 // rewritten on the next store).
 std::map<std::string, std::string> read_cache_file(const std::string& path) {
     std::map<std::string, std::string> m;
-    std::ifstream f(path);
-    std::string line;
-    while (f && std::getline(f, line)) {
+    // C stdio, not iostreams: no locale facets (docs/python.md: an extension's libstdc++ copy).
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return m;
+    std::string text;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+    std::fclose(f);
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t e = text.find('\n', at);
+        if (e == std::string::npos) e = text.size();
+        const std::string line = text.substr(at, e - at);
+        at = e + 1;
         const auto tab = line.rfind('\t');
         if (tab == std::string::npos || tab == 0) continue;
         Choice c;
@@ -1009,14 +1018,14 @@ void run_choice(const Choice& c, DevModel& dm, const SrcnnModel& model, Span2D<c
 std::string tune_key(const DeviceInfo& dev, const SrcnnModel& model, const SrcnnOptions& opts,
                      int w, int h) {
     // Shape bucket: sizes rounded up to multiples of 256 (timings scale with the area).
-    std::ostringstream k;
-    k << dev.name << '|' << precision_name(opts.precision) << '|' << variant_name(opts.variant);
-    for (SrcnnVariant v : opts.layer_variants) k << ',' << variant_name(v);
-    k << '|';
+    std::string s =
+        dev.name + '|' + precision_name(opts.precision) + '|' + variant_name(opts.variant);
+    for (SrcnnVariant v : opts.layer_variants) s += std::string(",") + variant_name(v);
+    s += '|';
     for (const SrcnnLayer& l : model.layers)
-        k << l.out_channels << 'x' << l.in_channels << 'x' << l.kernel << ';';
-    k << '|' << (w + 255) / 256 * 256 << 'x' << (h + 255) / 256 * 256;
-    std::string s = k.str();
+        s += std::to_string(l.out_channels) + 'x' + std::to_string(l.in_channels) + 'x' +
+             std::to_string(l.kernel) + ';';
+    s += '|' + std::to_string((w + 255) / 256 * 256) + 'x' + std::to_string((h + 255) / 256 * 256);
     for (char& ch : s)
         if (ch == '\t' || ch == '\n') ch = ' ';
     return s;
