@@ -39,7 +39,13 @@ using namespace nb::literals;
 namespace upres::python {
 namespace {
 
-using Array = nb::ndarray<nb::ro>;
+// An image argument: a NumPy / PyTorch CPU array (buffer protocol or DLPack), or, for device
+// memory, the tuple (pointer, height, width, channels, row stride in elements, dtype code 0 u8
+// / 1 u16 / 2 f32) that python/upres/_arrays.py builds from __cuda_array_interface__ or a
+// tensor's data_ptr(): no DLPack exchange, whose stream handshake (an event per array) costs
+// more than a small kernel.
+using Array = nb::handle;
+using NdArray = nb::ndarray<nb::ro>;
 using Options = std::map<std::string, std::string>;
 
 // The Python exception class of each ErrorCode (upres/_errors.py registers them at import).
@@ -54,7 +60,7 @@ std::map<int, PyObject*>& error_classes() {
 
 // An (H, W) or (H, W, C) array, C in 1..4, channels interleaved (unit stride), pixels packed,
 // rows at any positive stride: upres's ImageView layout.
-detail::RawView raw_view(const Array& a, const char* name) {
+detail::RawView raw_view(const NdArray& a, const char* name) {
     detail::RawView v;
     const nb::dlpack::dtype dt = a.dtype();
     if (dt == nb::dtype<std::uint8_t>())
@@ -96,6 +102,35 @@ detail::RawView raw_view(const Array& a, const char* name) {
         v.location = Location::Device;
     else
         invalid(std::string(name) + ": memory on a device upres does not handle (CPU and CUDA)");
+    return v;
+}
+
+detail::RawView raw_view(nb::handle h, const char* name) {
+    if (!nb::isinstance<nb::tuple>(h)) {
+        NdArray a;
+        if (!nb::try_cast(h, a))
+            throw Error(ErrorCode::UnsupportedFormat,
+                        std::string(name) + ": not an array upres can read (NumPy, CuPy, PyTorch)");
+        return raw_view(a, name);
+    }
+    const auto t = nb::borrow<nb::tuple>(h);
+    if (t.size() != 6) invalid(std::string(name) + ": a device array descriptor has 6 entries");
+    detail::RawView v;
+    const auto dim = [&](std::size_t i) { return nb::cast<std::int64_t>(t[i]); };
+    const std::int64_t hh = dim(1), ww = dim(2), cc = dim(3), rs = dim(4), code = dim(5);
+    if (hh < 0 || ww < 0 || hh > kMaxDimension || ww > kMaxDimension)
+        invalid(std::string(name) + ": " + std::to_string(hh) + " x " + std::to_string(ww) +
+                " is outside 0.." + std::to_string(kMaxDimension) + " per side");
+    if (cc < 1 || cc > kMaxChannels)
+        invalid(std::string(name) + ": " + std::to_string(cc) + " channels (1 to 4 allowed)");
+    if (code < 0 || code > 2) invalid(std::string(name) + ": unknown dtype code");
+    v.type = code == 0 ? PixelType::U8 : code == 1 ? PixelType::U16 : PixelType::F32;
+    v.height = static_cast<int>(hh);
+    v.width = static_cast<int>(ww);
+    v.channels = static_cast<int>(cc);
+    v.stride = static_cast<std::ptrdiff_t>(rs);
+    v.data = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(t[0]));
+    v.location = Location::Device;
     return v;
 }
 
@@ -174,7 +209,7 @@ bool truth(const std::string& op, const std::string& name, const std::string& te
 // ---------------------------------------------------------------- operations
 
 void warp_py(const Array& src, const Array& dst, const std::string& kind,
-             const std::vector<double>& matrix, std::optional<Array> field, const Options& kv,
+             const std::vector<double>& matrix, Array field, const Options& kv,
              const std::string& backend, int threads, std::uintptr_t stream) {
     const WarpOptions o = options<WarpOptions>(
         "warp", kv, [](WarpOptions& w, const std::string& name, const std::string& text) {
@@ -196,8 +231,8 @@ void warp_py(const Array& src, const Array& dst, const std::string& kind,
     } else if (kind == "resize") {
         t = Transform::make_resize();
     } else if (kind == "remap" || kind == "flow") {
-        if (!field) invalid("warp: " + kind + " needs a field");
-        const ImageView<const float> f = typed<const float>(raw_view(*field, "field"));
+        if (field.is_none()) invalid("warp: " + kind + " needs a field");
+        const ImageView<const float> f = typed<const float>(raw_view(field, "field"));
         t = kind == "remap" ? Transform::make_remap(f) : Transform::make_flow(f);
     } else {
         invalid("warp: unknown transform '" + kind + "'");
@@ -265,7 +300,7 @@ void upscale_py(const Array& src, const Array& dst, const Options& kv, const std
     });
 }
 
-void fuse_py(const std::vector<Array>& frames, const Array& dst, const Options& kv,
+void fuse_py(const nb::list& frames, const Array& dst, const Options& kv,
              const std::string& backend, int threads, std::uintptr_t stream) {
     const NlmsrOptions o = options<NlmsrOptions>("fuse", kv);
     std::vector<detail::RawView> fr;
@@ -283,9 +318,9 @@ void fuse_py(const std::vector<Array>& frames, const Array& dst, const Options& 
     });
 }
 
-void stereo_py(const Array& left, const Array& right, const Array& disp,
-               std::optional<Array> right_disp, std::optional<Array> valid, const Options& kv,
-               const std::string& backend, int threads, std::uintptr_t stream) {
+void stereo_py(const Array& left, const Array& right, const Array& disp, Array right_disp,
+               Array valid, const Options& kv, const std::string& backend, int threads,
+               std::uintptr_t stream) {
     const StereoOptions o = options<StereoOptions>(
         "stereo", kv, [](StereoOptions& s, const std::string& name, const std::string& text) {
             if (name != "subpixel") return false;
@@ -294,10 +329,12 @@ void stereo_py(const Array& left, const Array& right, const Array& disp,
         });
     const detail::RawView l = raw_view(left, "left"), r = raw_view(right, "right");
     const auto dv = typed<float>(raw_view(disp, "disparity"));
-    const ImageView<float> rv =
-        right_disp ? typed<float>(raw_view(*right_disp, "right disparity")) : ImageView<float>();
-    const ImageView<std::uint8_t> mv =
-        valid ? typed<std::uint8_t>(raw_view(*valid, "valid")) : ImageView<std::uint8_t>();
+    const ImageView<float> rv = !right_disp.is_none()
+                                    ? typed<float>(raw_view(right_disp, "right disparity"))
+                                    : ImageView<float>();
+    const ImageView<std::uint8_t> mv = !valid.is_none()
+                                           ? typed<std::uint8_t>(raw_view(valid, "valid"))
+                                           : ImageView<std::uint8_t>();
     const Context ctx = context(backend, threads, stream);
     nb::gil_scoped_release unlock;
     visit_const(l, [&](auto lv) {

@@ -223,6 +223,30 @@ def native(a: Any, what: str, dtype: Optional[Any] = None) -> Any:
     return a
 
 
+_CODES = {np.dtype(np.uint8): 0, np.dtype(np.uint16): 1, np.dtype(np.float32): 2}
+
+
+def arg(a: Any) -> Any:
+    """What the native module takes for an array in upres's layout with a native dtype: host
+    arrays themselves; device arrays as (pointer, height, width, channels, row stride in
+    elements, dtype code), read from __cuda_array_interface__ (CuPy) or the tensor (PyTorch):
+    no DLPack exchange, whose per-array stream handshake costs more than a small kernel."""
+    if a is None or type(a) is np.ndarray:
+        return a
+    p = place_of(a)
+    if not p.device:
+        return a
+    shape = tuple(a.shape)
+    c = shape[2] if len(shape) == 3 else 1
+    if p.lib == "torch":
+        ptr = int(a.data_ptr())
+        row = int(a.stride(0)) if len(shape) else 0
+    else:
+        ptr = int(a.data.ptr)
+        row = int(a.strides[0]) // a.dtype.itemsize
+    return (ptr, int(shape[0]), int(shape[1]), int(c), row, _CODES[np_dtype(a)])
+
+
 def same_place(arrays: Sequence[Any], names: Sequence[str]) -> Place:
     """The common place of the arrays; mixed host and device (or libraries) is an error."""
     places = [place_of(a) for a in arrays]

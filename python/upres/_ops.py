@@ -32,7 +32,8 @@ def _run_upscale(image: Any, options: dict[str, Any], output: Any, backend: str,
     ret, work = A.output_array(output, p, shape, dt)
     kdt = A.np_dtype(work)
     src = A.native(a, "image", kdt if A.np_dtype(a) != kdt else None)
-    _upres.upscale(src, work, opts, backend, threads, A.stream_handle(p, stream, src))
+    _upres.upscale(A.arg(src), A.arg(work), opts, backend, threads,
+                   A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 
 
@@ -161,7 +162,8 @@ def _metric(which: str, a: Any, b: Any, shave: int, y: bool, data_range: float, 
     kdt = dt if dt in A.NATIVE else np.dtype(np.float32)
     opts = A.options_text({"shave": shave, "y": y, "data_range": data_range})
     xa = A.native(x, "image 1", kdt)
-    return float(_upres.metric(which, xa, A.native(z, "image 2", kdt), opts, backend, threads,
+    return float(_upres.metric(which, A.arg(xa), A.arg(A.native(z, "image 2", kdt)), opts,
+                               backend, threads,
                                A.stream_handle(p, None, xa)))
 
 
@@ -261,7 +263,7 @@ def rgb_to_ycbcr(rgb: Any, *, output: Any = None, backend: str = "auto", threads
     ret, work = A.output_array(output, p, a.shape, np.float32)
     if A.np_dtype(work) != np.float32:
         work = A.empty(p, a.shape, np.float32)
-    _upres.color("rgb_to_ycbcr", src, work, backend, threads,
+    _upres.color("rgb_to_ycbcr", A.arg(src), A.arg(work), backend, threads,
                  A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 
@@ -286,7 +288,7 @@ def ycbcr_to_rgb(ycbcr: Any, dtype: Any = np.uint8, *, output: Any = None,
     A.check_dtype(a, "ycbcr")
     src = A.native(a, "ycbcr", np.float32)
     ret, work = A.output_array(output, p, a.shape, dtype)
-    _upres.color("ycbcr_to_rgb", src, work, backend, threads,
+    _upres.color("ycbcr_to_rgb", A.arg(src), A.arg(work), backend, threads,
                  A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 

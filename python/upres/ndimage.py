@@ -127,7 +127,7 @@ def _warp(op: str, input: Any, out_shape: Sequence[int], kind: str, matrix: Sequ
     if kdt.kind in "ui" and not math.isfinite(cval):
         raise InvalidArgumentError(f"{op}: cval {cval} is not finite; integer outputs need a "
                                    "finite cval")
-    _upres.warp(src, work, kind, matrix, field, opts, backend, threads,
+    _upres.warp(A.arg(src), A.arg(work), kind, matrix, A.arg(field), opts, backend, threads,
                 A.stream_handle(p, stream, src))
     return ret if work is ret else A.finish(ret, work)
 
@@ -426,7 +426,8 @@ def _prefilter(op: str, input: Any, axes: str, output: Any, mode: str, fir: Unio
     opts = {"border": _PREFILTER_MODES[mode], "axes": axes}
     if isinstance(fir, str):
         opts["fir_length"] = "0" if fir == "iir" else str(_fir_length(fir))
-    _upres.prefilter(src, work, opts, backend, threads, A.stream_handle(p, stream, src))
+    _upres.prefilter(A.arg(src), A.arg(work), opts, backend, threads,
+                     A.stream_handle(p, stream, src))
     return A.finish(ret, work)
 
 

@@ -52,8 +52,9 @@ def disparity(left: Any, right: Any, *, disparities: int = 64, min_disparity: in
     rmap = A.empty(p, shape, np.float32) if right_map else None
     mask = A.empty(p, shape, np.uint8) if valid_mask else None
     opts = A.options_text(dict(options, disparities=disparities, min_disparity=min_disparity))
-    _upres.stereo(A.native(l_arr, "left", kdt), A.native(r_arr, "right", kdt), work, rmap, mask,
-                  opts, backend, threads, A.stream_handle(p, stream, l_arr))
+    _upres.stereo(A.arg(A.native(l_arr, "left", kdt)), A.arg(A.native(r_arr, "right", kdt)),
+                  A.arg(work), A.arg(rmap), A.arg(mask), opts, backend, threads,
+                  A.stream_handle(p, stream, l_arr))
     out = A.finish(ret, work)
     extra = tuple(x for x in (rmap, mask) if x is not None)
     return (out,) + extra if extra else out
