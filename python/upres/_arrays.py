@@ -23,9 +23,15 @@ import numpy as np
 
 from ._errors import BackendUnavailableError, InvalidArgumentError, UnsupportedFormatError
 
+_LIBS: dict[str, Any] = {}
+
+
 def _lib(name: str) -> Any:
-    """CuPy or PyTorch, imported only when an array of theirs is seen."""
-    return importlib.import_module(name)
+    """CuPy or PyTorch, imported only when an array of theirs is seen (then kept)."""
+    m = _LIBS.get(name)
+    if m is None:
+        m = _LIBS[name] = importlib.import_module(name)
+    return m
 
 
 NATIVE = frozenset((np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32)))
@@ -58,12 +64,17 @@ def place_of(a: Any) -> Place:
     t = type(a)
     if t is np.ndarray:
         return _NUMPY
-    mod = t.__module__.split(".")[0]
-    if mod == "cupy":
+    lib = _LIB_OF_TYPE.get(t)
+    if lib is None:
+        lib = _LIB_OF_TYPE[t] = t.__module__.split(".")[0]
+    if lib == "cupy":
         return _CUPY
-    if mod == "torch":
+    if lib == "torch":
         return Place("torch", bool(a.is_cuda), a.device)
     return _NUMPY
+
+
+_LIB_OF_TYPE: dict[type, str] = {}
 
 
 def as_array(a: Any, what: str) -> Any:
@@ -183,7 +194,8 @@ def ptr(a: Any) -> int:
 
 def _layout_ok(a: Any) -> bool:
     """True when a is in upres's image layout (see the module's doc)."""
-    if type(a) is np.ndarray and a.flags.c_contiguous and a.ndim in (2, 3):
+    if (type(a) is np.ndarray or place_of(a) is _CUPY) and a.flags.c_contiguous and \
+            a.ndim in (2, 3):
         return True
     shape = tuple(a.shape)
     if place_of(a).lib == "torch":
@@ -309,7 +321,7 @@ def check_device(a: Any, p: Place) -> None:
         return
     if p.lib == "cupy":
         cur = int(_lib("cupy").cuda.runtime.getDevice())
-        dev = int(a.device.id)
+        dev = int(a.data.device_id)
     else:
         cur = int(_lib("torch").cuda.current_device())
         dev = int(a.device.index)
