@@ -1,0 +1,305 @@
+// Differential fuzzing of the host backends: random images (sizes 1..40, 1-4 channels, u8 / u16 /
+// f32, padded rows, sub-image views) and random options through the reference and the cpu
+// backend of warp (every transform kind, interpolation, border, fill, FIR prefilter,
+// prefiltered coefficients, antialias, remap fields with non-finite entries unchecked), the
+// B-spline prefilter (every border, FIR length, axis, in place) and SEABI x2 (every method), each
+// compared within the tolerance docs/numerics.md states. A case both backends refuse with the
+// same upres::Error code is fine; anything else is a failure, printed with its seed.
+//
+//   upres_diff_fuzz [--cases N (10000)] [--seed S (1)] [--ops warp,prefilter,seabi]
+//
+// CTest runs a short campaign; docs/reliability.md records the long ones.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <upres/bspline.hpp>
+#include <upres/image.hpp>
+#include <upres/seabi.hpp>
+#include <upres/warp.hpp>
+
+namespace {
+
+using namespace upres;
+using Rng = std::mt19937_64;
+
+int uniform(Rng& r, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(r); }
+double real(Rng& r, double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(r);
+}
+
+// An image of w x h x c inside a larger buffer (a sub-image view with padded rows), random
+// values: floats in [0, 1], integers over their whole range.
+template <class T>
+struct Buffer {
+    Image<T> whole;
+    ImageView<T> view;
+};
+template <class T>
+Buffer<T> random_view(Rng& r, int w, int h, int c) {
+    Buffer<T> b;
+    const int px = uniform(r, 0, 3), py = uniform(r, 0, 2), extra = uniform(r, 0, 4);
+    b.whole = Image<T>(w + px + extra, h + py + uniform(r, 0, 2), c);
+    for (int y = 0; y < b.whole.height(); ++y)
+        for (int i = 0; i < b.whole.width() * c; ++i) {
+            T* row = b.whole.data() + std::ptrdiff_t{y} * b.whole.width() * c;
+            if constexpr (std::is_same_v<T, float>)
+                row[i] = static_cast<float>(real(r, 0.0, 1.0));
+            else
+                row[i] = static_cast<T>(uniform(r, 0, static_cast<int>(PixelTraits<T>::max_value)));
+        }
+    b.view = b.whole.view().sub(px, py, w, h);
+    return b;
+}
+
+template <class T>
+double max_diff(ImageView<const T> a, ImageView<const T> b) {
+    double m = 0;
+    for (int y = 0; y < a.height(); ++y)
+        for (int i = 0; i < a.width() * a.channels(); ++i) {
+            const double x = a.row(y)[i], z = b.row(y)[i];
+            if (std::isnan(x) && std::isnan(z)) continue;
+            if (std::isnan(x) != std::isnan(z)) return std::numeric_limits<double>::infinity();
+            m = std::max(m, std::abs(x - z));
+        }
+    return m;
+}
+
+struct Tally {
+    const char* op;
+    long cases = 0, refused = 0, failures = 0;
+    double worst = 0;  // max |diff| / tolerance
+    void fail(std::uint64_t seed, const std::string& what) {
+        if (++failures <= 10)
+            std::printf("FAIL %s seed %llu: %s\n", op, (unsigned long long)seed, what.c_str());
+    }
+};
+
+// Runs f(Backend) for both backends; returns false (and tallies) when they disagree about
+// refusing the case.
+template <class F>
+bool both(Tally& t, std::uint64_t seed, F&& f) {
+    int code[2] = {0, 0};
+    const Backend bs[2] = {Backend::Reference, Backend::Cpu};
+    for (int k = 0; k < 2; ++k) {
+        try {
+            f(bs[k]);
+        } catch (const Error& e) {
+            code[k] = static_cast<int>(e.code());
+        }
+    }
+    if (code[0] != code[1]) {
+        t.fail(seed, "reference and cpu disagree about refusing (codes " + std::to_string(code[0]) +
+                         ", " + std::to_string(code[1]) + ")");
+        return false;
+    }
+    if (code[0] != 0) {
+        ++t.refused;
+        return false;
+    }
+    return true;
+}
+
+Context ctx_of(Backend b, Rng& r) {
+    Context c;
+    c.backend = b;
+    c.threads = uniform(r, 0, 3);
+    return c;
+}
+
+template <class T>
+void warp_case(Tally& t, std::uint64_t seed) {
+    Rng r(seed);
+    const int w = uniform(r, 1, 40), h = uniform(r, 1, 40), c = uniform(r, 1, 4);
+    const int ow = uniform(r, 1, 40), oh = uniform(r, 1, 40);
+    Buffer<T> src = random_view<T>(r, w, h, c);
+    WarpOptions o;
+    o.interp = static_cast<Interp>(uniform(r, 0, 3));
+    o.border = static_cast<Border>(uniform(r, 0, 4));
+    o.fill = std::is_same_v<T, float> ? static_cast<float>(real(r, -0.5, 1.5))
+                                      : static_cast<float>(uniform(r, 0, 300));
+    if (o.interp == Interp::BSpline && uniform(r, 0, 3) == 0)
+        o.prefilter = 2 * uniform(r, 1, 15) + 1;
+    Image<float> field(ow, oh, 2);
+    Transform tr;
+    const int kind = uniform(r, 0, 5);
+    if (kind == 0) {
+        tr = Transform::make_rotation(real(r, -180, 180), w, h);
+    } else if (kind == 1) {
+        Affine a;
+        for (double& m : a.m) m = real(r, -1.5, 1.5);
+        a.m[2] = real(r, -10, w + 10);
+        a.m[5] = real(r, -10, h + 10);
+        tr = Transform::make_affine(a);
+    } else if (kind == 2) {
+        Homography hm;
+        for (double& m : hm.h) m = real(r, -1, 1);
+        hm.h[8] = 1;
+        hm.h[6] = real(r, -0.01, 0.01);
+        hm.h[7] = real(r, -0.01, 0.01);
+        tr = Transform::make_perspective(hm);
+    } else if (kind == 3) {
+        tr = Transform::make_resize();
+        o.antialias = (o.interp == Interp::Linear || o.interp == Interp::Cubic) && uniform(r, 0, 1);
+    } else {
+        const bool flow = kind == 5;
+        for (int y = 0; y < oh; ++y)
+            for (int x = 0; x < ow; ++x) {
+                field(x, y, 0) = static_cast<float>(flow ? real(r, -3, 3) : real(r, -4, w + 4));
+                field(x, y, 1) = static_cast<float>(flow ? real(r, -3, 3) : real(r, -4, h + 4));
+                if (uniform(r, 0, 199) == 0) field(x, y, uniform(r, 0, 1)) = std::nanf("");
+            }
+        o.check_field = uniform(r, 0, 1) == 0;
+        tr = flow ? Transform::make_flow(field.view()) : Transform::make_remap(field.view());
+    }
+    // prefiltered: the coefficients of the image (float sources only).
+    Image<float> coeffs;
+    ImageView<const T> in = src.view;
+    if constexpr (std::is_same_v<T, float>) {
+        if (o.interp == Interp::BSpline && uniform(r, 0, 4) == 0) {
+            coeffs = Image<float>(w, h, c);
+            PrefilterOptions po;
+            po.border = o.border == Border::Constant ? Border::Mirror : o.border;
+            bspline_prefilter(src.view, coeffs.view(), po);
+            o.prefiltered = true;
+            in = coeffs.view();
+        }
+    }
+    Image<T> out[2] = {Image<T>(ow, oh, c), Image<T>(ow, oh, c)};
+    int k = 0;
+    if (!both(t, seed, [&](Backend b) {
+            Rng rc(seed + 7);
+            warp(in, out[k++ % 2].view(), tr, o, ctx_of(b, rc));
+        }))
+        return;
+    const double tol = std::is_same_v<T, float> ? 2e-5 * (1.0 + std::abs(o.fill)) : 1.0;
+    const double d = max_diff<T>(out[0].view(), out[1].view());
+    t.worst = std::max(t.worst, d / tol);
+    if (!(d <= tol))
+        t.fail(seed, "warp kind " + std::to_string(kind) + " " + to_string(o.interp) + " " +
+                         to_string(o.border) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                         "x" + std::to_string(c) + " -> " + std::to_string(ow) + "x" +
+                         std::to_string(oh) + ": |diff| " + std::to_string(d));
+}
+
+void prefilter_case(Tally& t, std::uint64_t seed) {
+    Rng r(seed);
+    const int w = uniform(r, 1, 40), h = uniform(r, 1, 40), c = uniform(r, 1, 4);
+    Buffer<float> src = random_view<float>(r, w, h, c);
+    PrefilterOptions o;
+    o.border = static_cast<Border>(uniform(r, 0, 4));
+    if (uniform(r, 0, 2) == 0) o.fir_length = 2 * uniform(r, 1, 15) + 1;
+    o.axes = static_cast<PrefilterAxes>(uniform(r, 0, 2));
+    const bool in_place = uniform(r, 0, 3) == 0;
+    Image<float> out[2] = {Image<float>(w, h, c), Image<float>(w, h, c)};
+    int k = 0;
+    if (!both(t, seed, [&](Backend b) {
+            Rng rc(seed + 7);
+            Image<float>& dst = out[k++ % 2];
+            if (in_place) {
+                copy(ImageView<const float>(src.view), dst.view());
+                bspline_prefilter(dst.view(), dst.view(), o, ctx_of(b, rc));
+            } else {
+                bspline_prefilter(src.view, dst.view(), o, ctx_of(b, rc));
+            }
+        }))
+        return;
+    const double tol = 2.5e-6;  // of the value range (1)
+    const double d = max_diff<float>(out[0].view(), out[1].view());
+    t.worst = std::max(t.worst, d / tol);
+    if (!(d <= tol))
+        t.fail(seed, std::string("prefilter ") + to_string(o.border) + " fir " +
+                         std::to_string(o.fir_length) + " axes " + to_string(o.axes) + " " +
+                         std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(c) +
+                         ": |diff| " + std::to_string(d));
+}
+
+void seabi_case(Tally& t, std::uint64_t seed) {
+    Rng r(seed);
+    const int w = uniform(r, 1, 40), h = uniform(r, 1, 40);
+    Buffer<std::uint8_t> src = random_view<std::uint8_t>(r, w, h, 1);
+    SeabiOptions o;
+    o.method = static_cast<SeabiMethod>(uniform(r, 0, 2));
+    o.max_iterations = uniform(r, 1, 6);
+    Image<std::uint8_t> out[2] = {Image<std::uint8_t>(2 * w, 2 * h, 1),
+                                  Image<std::uint8_t>(2 * w, 2 * h, 1)};
+    int k = 0;
+    if (!both(t, seed, [&](Backend b) {
+            Rng rc(seed + 7);
+            seabi_upscale2(src.view, out[k++ % 2].view(), o, ctx_of(b, rc));
+        }))
+        return;
+    const double d = max_diff<std::uint8_t>(out[0].view(), out[1].view());  // bit-identical
+    t.worst = std::max(t.worst, d);
+    if (d != 0)
+        t.fail(seed, std::string("seabi ") + to_string(o.method) + " " + std::to_string(w) + "x" +
+                         std::to_string(h) + ": |diff| " + std::to_string(d));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    long cases = 10000;
+    std::uint64_t seed = 1;
+    std::string ops = "warp,prefilter,seabi";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        if (a == "--cases")
+            cases = std::atol(argv[i + 1]);
+        else if (a == "--seed")
+            seed = std::strtoull(argv[i + 1], nullptr, 10);
+        else if (a == "--ops")
+            ops = argv[i + 1];
+        else {
+            std::fprintf(
+                stderr,
+                "usage: upres_diff_fuzz [--cases N] [--seed S] [--ops warp,prefilter,seabi]\n");
+            return 2;
+        }
+    }
+    struct Op {
+        const char* name;
+        std::function<void(Tally&, std::uint64_t)> run;
+    };
+    const Op all[] = {
+        {"warp",
+         [](Tally& t, std::uint64_t s) {
+             switch (s % 3) {
+                 case 0:
+                     return warp_case<float>(t, s);
+                 case 1:
+                     return warp_case<std::uint8_t>(t, s);
+                 default:
+                     return warp_case<std::uint16_t>(t, s);
+             }
+         }},
+        {"prefilter", prefilter_case},
+        {"seabi", seabi_case},
+    };
+    long failures = 0;
+    for (const Op& op : all) {
+        if (ops.find(op.name) == std::string::npos) continue;
+        Tally t{op.name};
+        const auto t0 = std::chrono::steady_clock::now();
+        for (long i = 0; i < cases; ++i) {
+            op.run(t, seed * 1000003ULL + static_cast<std::uint64_t>(i));
+            ++t.cases;
+        }
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf(
+            "%-9s %ld cases (%ld refused by both), worst |diff| / tolerance %.3g, %ld "
+            "failures, %.1f s\n",
+            op.name, t.cases, t.refused, t.worst, t.failures, s);
+        failures += t.failures;
+    }
+    return failures == 0 ? 0 : 1;
+}
