@@ -2,11 +2,13 @@
 // f32, padded rows, sub-image views) and random options through the reference and the cpu
 // backend of warp (every transform kind, interpolation, border, fill, FIR prefilter,
 // prefiltered coefficients, antialias, remap fields with non-finite entries unchecked), the
-// B-spline prefilter (every border, FIR length, axis, in place) and SEABI x2 (every method), each
-// compared within the tolerance docs/numerics.md states. A case both backends refuse with the
+// B-spline prefilter (every border, FIR length, axis, in place), SEABI x2 (every method), stereo
+// (every cost, aggregation and post-filter, u8 / u16 / f32, gray and RGB) and NLM-SR (1-4
+// frames, x2-x4, every patch / search / post-step), each compared within the tolerance
+// docs/numerics.md states. A case both backends refuse with the
 // same upres::Error code is fine; anything else is a failure, printed with its seed.
 //
-//   upres_diff_fuzz [--cases N (10000)] [--seed S (1)] [--ops warp,prefilter,seabi]
+//   upres_diff_fuzz [--cases N (10000)] [--seed S (1)] [--ops warp,prefilter,seabi,stereo,nlmsr]
 //
 // CTest runs a short campaign; docs/reliability.md records the long ones.
 #include <algorithm>
@@ -23,7 +25,9 @@
 
 #include <upres/bspline.hpp>
 #include <upres/image.hpp>
+#include <upres/nlmsr.hpp>
 #include <upres/seabi.hpp>
+#include <upres/stereo.hpp>
 #include <upres/warp.hpp>
 
 namespace {
@@ -244,12 +248,88 @@ void seabi_case(Tally& t, std::uint64_t seed) {
                          std::to_string(h) + ": |diff| " + std::to_string(d));
 }
 
+template <class T>
+void stereo_case(Tally& t, std::uint64_t seed) {
+    Rng r(seed);
+    const int w = uniform(r, 2, 40), h = uniform(r, 1, 30), c = uniform(r, 0, 1) ? 3 : 1;
+    Buffer<T> left = random_view<T>(r, w, h, c), right = random_view<T>(r, w, h, c);
+    StereoOptions o;
+    o.num_disparities = uniform(r, 1, std::min(w, 24));
+    o.min_disparity = uniform(r, -4, 4);
+    o.cost = static_cast<StereoCost>(uniform(r, 0, 1));
+    o.aggregation = static_cast<StereoAggregation>(uniform(r, 0, 4));
+    o.box_size = 2 * uniform(r, 0, 5) + 1;
+    o.max_cost = uniform(r, 0, 1) ? 255.0 : real(r, 1, 255);
+    o.lr_check = uniform(r, -1, 2);
+    o.subpixel = uniform(r, 0, 1) == 0;
+    o.uniqueness = uniform(r, 0, 1) ? 0 : uniform(r, 1, 30);
+    o.median = uniform(r, 0, 1) == 0;
+    o.speckle_size = uniform(r, 0, 1) ? 0 : uniform(r, 1, 20);
+    o.p1 = real(r, 1, 20);
+    o.p2 = o.p1 + real(r, 1, 100);
+    o.sgm_window = 2 * uniform(r, 0, 2) + 1;
+    Image<float> d[2] = {Image<float>(w, h, 1), Image<float>(w, h, 1)};
+    Image<float> rd[2] = {Image<float>(w, h, 1), Image<float>(w, h, 1)};
+    Image<std::uint8_t> v[2] = {Image<std::uint8_t>(w, h, 1), Image<std::uint8_t>(w, h, 1)};
+    int k = 0;
+    if (!both(t, seed, [&](Backend b) {
+            Rng rc(seed + 7);
+            const int i = k++ % 2;
+            stereo_disparity(ImageView<const T>(left.view), ImageView<const T>(right.view),
+                             d[i].view(), o, ctx_of(b, rc), rd[i].view(), v[i].view());
+        }))
+        return;
+    // Bit-identical (docs/numerics.md): maps (NaN where invalid), right map and mask.
+    const double dd = std::max({max_diff<float>(d[0].view(), d[1].view()),
+                                max_diff<float>(rd[0].view(), rd[1].view()),
+                                max_diff<std::uint8_t>(v[0].view(), v[1].view())});
+    t.worst = std::max(t.worst, dd);
+    if (dd != 0)
+        t.fail(seed, std::string("stereo ") + to_string(o.cost) + " " + to_string(o.aggregation) +
+                         " " + std::to_string(w) + "x" + std::to_string(h) + "x" +
+                         std::to_string(c) + ": |diff| " + std::to_string(dd));
+}
+
+void nlmsr_case(Tally& t, std::uint64_t seed) {
+    Rng r(seed);
+    const int w = uniform(r, 4, 24), h = uniform(r, 4, 24), n = uniform(r, 1, 4);
+    std::vector<Buffer<float>> frames;
+    std::vector<ImageView<const float>> views;
+    for (int i = 0; i < n; ++i) frames.push_back(random_view<float>(r, w, h, 1));
+    for (auto& f : frames) views.push_back(f.view);
+    NlmsrOptions o;
+    o.scale = uniform(r, 2, 4);
+    o.patch = 2 * uniform(r, 0, 7) + 1;
+    o.search = 2 * uniform(r, 0, 3) + 1;
+    o.sigma = uniform(r, 0, 1) ? 0.0 : real(r, 2, 30);
+    o.iterations = uniform(r, 1, 2);
+    o.post = static_cast<NlmsrPost>(uniform(r, 0, 1));
+    o.back_projections = uniform(r, 1, 3);
+    Image<float> out[2] = {Image<float>(o.scale * w, o.scale * h, 1),
+                           Image<float>(o.scale * w, o.scale * h, 1)};
+    int k = 0;
+    if (!both(t, seed, [&](Backend b) {
+            Rng rc(seed + 7);
+            nlm_fuse(std::span<const ImageView<const float>>(views), out[k++ % 2].view(), o,
+                     ctx_of(b, rc));
+        }))
+        return;
+    const double tol = 0.02 / 255.0;  // 0.02 8-bit levels on [0, 1] (upres/nlmsr.hpp)
+    const double d = max_diff<float>(out[0].view(), out[1].view());
+    t.worst = std::max(t.worst, d / tol);
+    if (!(d <= tol))
+        t.fail(seed, "nlmsr " + std::to_string(n) + " frames " + std::to_string(w) + "x" +
+                         std::to_string(h) + " x" + std::to_string(o.scale) + " patch " +
+                         std::to_string(o.patch) + " search " + std::to_string(o.search) +
+                         " post " + to_string(o.post) + ": |diff| " + std::to_string(d));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     long cases = 10000;
     std::uint64_t seed = 1;
-    std::string ops = "warp,prefilter,seabi";
+    std::string ops = "warp,prefilter,seabi,stereo,nlmsr";
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--cases")
@@ -259,9 +339,9 @@ int main(int argc, char** argv) {
         else if (a == "--ops")
             ops = argv[i + 1];
         else {
-            std::fprintf(
-                stderr,
-                "usage: upres_diff_fuzz [--cases N] [--seed S] [--ops warp,prefilter,seabi]\n");
+            std::fprintf(stderr,
+                         "usage: upres_diff_fuzz [--cases N] [--seed S] [--ops "
+                         "warp,prefilter,seabi,stereo,nlmsr]\n");
             return 2;
         }
     }
@@ -283,6 +363,18 @@ int main(int argc, char** argv) {
          }},
         {"prefilter", prefilter_case},
         {"seabi", seabi_case},
+        {"stereo",
+         [](Tally& t, std::uint64_t s) {
+             switch (s % 3) {
+                 case 0:
+                     return stereo_case<std::uint8_t>(t, s);
+                 case 1:
+                     return stereo_case<std::uint16_t>(t, s);
+                 default:
+                     return stereo_case<float>(t, s);
+             }
+         }},
+        {"nlmsr", nlmsr_case},
     };
     long failures = 0;
     for (const Op& op : all) {
