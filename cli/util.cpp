@@ -16,6 +16,22 @@
 
 namespace upres::cli {
 
+// A JSON string literal (quotes, backslashes and control characters escaped).
+std::string json_string(const std::string& s) {
+    std::string o = "\"";
+    for (const char ch : s) {
+        if (ch == '"' || ch == '\\') {
+            o += '\\';
+            o += ch;
+        } else if (static_cast<unsigned char>(ch) < 0x20) {
+            o += fmt::format("\\u{:04x}", static_cast<unsigned char>(ch));
+        } else {
+            o += ch;
+        }
+    }
+    return o + "\"";
+}
+
 AnyImage read_input(const std::string& path, const std::string& format) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
@@ -147,9 +163,12 @@ ProgressBar::~ProgressBar() { finish(); }
 
 void ProgressBar::update(std::int64_t done) {
     if (finished_) return;
-    done_ = done < 0 ? 0 : (done > total_ ? total_ : done);
+    done_ = done < 0 ? 0 : done;
+    if (done_ > total_) total_ = done_;  // an estimated total (video frame counts) ran short
     if (live_) draw();
 }
+
+void ProgressBar::set_total(std::int64_t total) { total_ = total < done_ ? done_ : total; }
 
 void ProgressBar::draw() {
     const int permille = total_ > 0 ? static_cast<int>(done_ * 1000 / total_) : 1000;
@@ -159,8 +178,20 @@ void ProgressBar::draw() {
     const int filled = permille * kWidth / 1000;
     std::string bar(static_cast<std::size_t>(filled), '#');
     bar.append(static_cast<std::size_t>(kWidth - filled), '.');
-    std::fprintf(stderr, "\r%s [%s] %lld/%lld", label_.c_str(), bar.c_str(),
-                 static_cast<long long>(done_), static_cast<long long>(total_));
+    // Rate and time left once there is something to measure.
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string rate;
+    if (done_ > 0 && s > 0.2) {
+        const double per_s = static_cast<double>(done_) / s;
+        const double left = static_cast<double>(total_ - done_) / per_s;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "  %.1f/s  ETA %d:%02d", per_s, static_cast<int>(left) / 60,
+                      static_cast<int>(left) % 60);
+        rate = buf;
+    }
+    std::fprintf(stderr, "\r%s [%s] %lld/%lld%s\033[K", label_.c_str(), bar.c_str(),
+                 static_cast<long long>(done_), static_cast<long long>(total_), rate.c_str());
     std::fflush(stderr);
 }
 

@@ -46,6 +46,8 @@ void write_output(const std::string& path, const AnyImage& img, FileFormat forma
 // "12.3456" with `digits` decimals for finite values; JSON has no infinity or NaN, so
 // non-finite values become the strings "inf", "-inf" and "nan" (docs/cli.md).
 std::string json_number(double v, int digits = 6);
+// A JSON string literal (quotes, backslashes and control characters escaped).
+std::string json_string(const std::string& s);
 
 // "493 x 356, 3 channels, u8".
 std::string describe(const AnyImage& img);
@@ -61,8 +63,8 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& ins, bool
 // OUT must be a folder, ...") or cannot be created.
 void make_output_folder(const std::string& out, const std::string& why);
 
-// Text progress bar for long commands (batch, video). Draws "label [#####.....] 12/40" on
-// stderr, redrawn in place, only when stderr is a terminal and the command is not --quiet;
+// Text progress bar for long commands (batch, video). Draws "label [#####.....] 12/40  3.1/s
+// ETA 0:09" on stderr, redrawn in place, only when stderr is a terminal and not --quiet;
 // otherwise prints just the final line "label: 40/40 done in 1.2 s" (nothing with --quiet).
 class ProgressBar {
   public:
@@ -73,7 +75,8 @@ class ProgressBar {
 
     void update(std::int64_t done);  // done in [0, total]
     void step() { update(done_ + 1); }
-    void finish();  // prints the final line once
+    void set_total(std::int64_t total);  // a better estimate of the total (not below done)
+    void finish();                       // prints the final line once
 
     // Whether the live bar is drawn (stderr is a terminal and not quiet).
     bool live() const noexcept { return live_; }

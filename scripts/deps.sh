@@ -9,10 +9,11 @@
 set -euo pipefail
 
 build_pkgs=(build-essential cmake ninja-build pkg-config libpng-dev libjpeg-dev libtiff-dev
+            libavformat-dev libavcodec-dev libavutil-dev
             libcli11-dev libfmt-dev)
 all_pkgs=("${build_pkgs[@]}" libgtest-dev libgmock-dev libbenchmark-dev clang-format
           python3-numpy python3-scipy python3-skimage python3-opencv opencv-doc python3-dev
-          python3-venv)
+          python3-venv ffmpeg)
 
 case "${1:-}" in
     --build) pkgs=("${build_pkgs[@]}") ;;

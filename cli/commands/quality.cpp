@@ -25,22 +25,6 @@ struct QualityArgs {
     bool json = false;
 };
 
-// A JSON string literal (quotes, backslashes and control characters escaped).
-std::string json_string(const std::string& s) {
-    std::string o = "\"";
-    for (const char ch : s) {
-        if (ch == '"' || ch == '\\') {
-            o += '\\';
-            o += ch;
-        } else if (static_cast<unsigned char>(ch) < 0x20) {
-            o += fmt::format("\\u{:04x}", static_cast<unsigned char>(ch));
-        } else {
-            o += ch;
-        }
-    }
-    return o + "\"";
-}
-
 void run_quality(const QualityArgs& args, const Common& common) {
     const Context ctx = common.context();
     bool batch = false;

@@ -4,6 +4,10 @@
 // UpscaleOptions; the choice of method and lattice (--method auto: SRCNN for x2, x3, x4, else
 // bicubic) and their composition are the library's.
 //
+// A video file in (upres/video.hpp, when built with FFmpeg's libraries): a video file out, every
+// frame through the method, a progress bar with fps and ETA, --json statistics; Ctrl-C stops it
+// and leaves no output file.
+//
 // Several inputs, or a folder: OUT is a folder (created), each output keeps its input's file
 // name; a progress bar on stderr; a file that fails is reported on stderr and counted, the
 // others still run, and the command exits with the first failure's code.
@@ -26,6 +30,12 @@
 
 #include <upres/srcnn.hpp>
 #include <upres/upscale.hpp>
+#if UPRES_HAVE_VIDEO
+#include <atomic>
+#include <csignal>
+
+#include <upres/video.hpp>
+#endif
 #include <upres/warp.hpp>
 #include "command.hpp"
 #include "options.hpp"
@@ -42,6 +52,10 @@ struct UpscaleArgs {
     UpscaleOptions opts;
     std::string format = "auto";
     bool verbose = false;
+    bool json = false;
+#if UPRES_HAVE_VIDEO
+    VideoOptions video;
+#endif
 };
 
 // Which method-specific flags were given (they apply to one method only).
@@ -97,6 +111,61 @@ void print_ran(const SrcnnPlan& sp) {
                    to_string(sp.layers[1]), to_string(sp.layers[2]), to_string(sp.precision));
 }
 
+#if UPRES_HAVE_VIDEO
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptions& opts,
+               const Context& ctx) {
+    const std::string& in = args.paths[0];
+    const std::string& out = args.paths[1];
+    if (!is_video_path(out))
+        throw Error(ErrorCode::InvalidArgument,
+                    "upscale: " + out +
+                        ": a video input needs a video output (.mkv, .mp4, .mov, "
+                        ".webm, ...)");
+    g_interrupted = false;
+    // Ctrl-C stops the run between frames; upscale_video then removes its partial output.
+    struct Handler {
+        void (*old)(int);
+        Handler() : old(std::signal(SIGINT, on_interrupt)) {}
+        ~Handler() { std::signal(SIGINT, old); }
+    } handler;
+    ProgressBar bar("upscale", 0, common.quiet);
+    const VideoStats st =
+        upscale_video(in, out, opts, args.video, ctx, [&](std::int64_t done, std::int64_t total) {
+            bar.set_total(total);
+            bar.update(done);
+            return !g_interrupted.load();
+        });
+    bar.finish();
+    const auto fps = [&](double s) { return s > 0 ? static_cast<double>(st.frames) / s : 0.0; };
+    if (args.json) {
+        fmt::print(
+            "{{\"input\": {}, \"output\": {}, \"method\": \"{}\", \"scale\": {}, "
+            "\"backend\": \"{}\", \"codec\": \"{}\", \"pixel_format\": \"{}\", "
+            "\"input_size\": [{}, {}], \"output_size\": [{}, {}], \"frames\": {}, "
+            "\"copied_streams\": {}, \"seconds\": {:.4f}, \"fps\": {:.3f}, "
+            "\"stages\": {{\"decode\": {{\"seconds\": {:.4f}, \"fps\": {:.3f}}}, "
+            "\"upscale\": {{\"seconds\": {:.4f}, \"fps\": {:.3f}}}, "
+            "\"encode\": {{\"seconds\": {:.4f}, \"fps\": {:.3f}}}}}}}\n",
+            json_string(in), json_string(out), to_string(resolved_method(opts)), opts.scale,
+            to_string(ctx.backend), st.codec, st.pixel_format, st.in_width, st.in_height,
+            st.out_width, st.out_height, st.frames, st.copied_streams, st.seconds, fps(st.seconds),
+            st.decode_seconds, fps(st.decode_seconds), st.upscale_seconds, fps(st.upscale_seconds),
+            st.encode_seconds, fps(st.encode_seconds));
+    } else if (!common.quiet) {
+        fmt::print(
+            "{}: {} x {} -> {} x {} {} ({}, x{}, {}), {} frames in {:.1f} s ({:.1f} fps; stages: "
+            "decode {:.1f}, upscale {:.1f}, encode {:.1f} fps), {} streams copied\n",
+            out, st.in_width, st.in_height, st.out_width, st.out_height, st.pixel_format,
+            to_string(resolved_method(opts)), opts.scale, st.codec, st.frames, st.seconds,
+            fps(st.seconds), fps(st.decode_seconds), fps(st.upscale_seconds),
+            fps(st.encode_seconds), st.copied_streams);
+    }
+}
+#endif
+
 void run_upscale(const UpscaleArgs& args, const Common& common, const Given& given) {
     if (args.paths.size() < 2)
         throw Error(ErrorCode::InvalidArgument,
@@ -109,6 +178,11 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
     bool batch = false;
     const std::vector<std::string> files = expand_inputs(ins, batch);
     if (args.verbose) print_plan(opts, ctx);
+#if UPRES_HAVE_VIDEO
+    if (!batch && is_video_path(files[0])) return run_video(args, common, opts, ctx);
+#endif
+    if (args.json)
+        throw Error(ErrorCode::InvalidArgument, "upscale: --json applies to video input only");
 
     if (!batch) {
         const FileFormat fmt_out = output_format(out, args.format);
@@ -184,6 +258,10 @@ void add_upscale(CLI::App& app, const Common& common) {
     auto* va = flags.at("variant");
     cmd->add_flag("--verbose", args->verbose, "Print the plan (model, backend, kernels run)");
     add_format_option(cmd, args->format);
+    cmd->add_flag("--json", args->json, "Video: print per-stage statistics as JSON at the end");
+#if UPRES_HAVE_VIDEO
+    add_declared_fields(cmd, video_operation(), &args->video);
+#endif
     cmd->callback([args, &common, sc, it, me, mo, pr, va] {
         const Given g{sc->count() > 0, it->count() > 0, me->count() > 0,
                       mo->count() > 0, pr->count() > 0, va->count() > 0};

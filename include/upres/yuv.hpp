@@ -1,0 +1,59 @@
+// upres::upscale_yuv: upscale one planar Y'CbCr frame as video decoders give it (4:2:0, 4:2:2,
+// 4:4:4 or luma only; 8 bits, or 9 to 16 bits in 16-bit words), in its own depth and layout,
+// without a round trip through RGB. The video command (upres/video.hpp) runs every frame
+// through it; video engineers with their own decoder call it directly.
+//
+//   Luma: the upscale method (upres/upscale.hpp) on the Y plane as a gray image, so a frame's Y
+//   equals upscale() of that plane. Deeper than 8 bits: the samples are put on the 16-bit scale
+//   (v * 65535 / (2^bits - 1), exact for bits that divide into it by bit replication), upscaled
+//   as u16 and put back, rounded; the SEABI family and tap4 / tap6 are 8-bit methods (the
+//   paper's integer arithmetic) and refuse deeper frames.
+//   Chroma: Keys bicubic (a = -0.5, the chroma rule of every upscale method) through upres::warp,
+//   on the exact positions of the chroma samples: each output chroma sample sits where the
+//   frame's chroma siting puts it on the output luma grid, mapped through the method's lattice
+//   to the input luma grid and from there to the input chroma grid. Border as the lattice's
+//   (centred: reflect; co-sited: nearest). Results clamped to [0, 2^bits - 1].
+//   Output planes: luma upscale()'s size for the method (scale W x scale H for integer
+//   factors); chroma ceil(luma / 2^shift) on each subsampled axis.
+#pragma once
+
+#include <cstdint>
+
+#include <upres/context.hpp>
+#include <upres/image.hpp>
+#include <upres/upscale.hpp>
+
+namespace upres {
+
+// Where chroma samples sit relative to the luma grid (FFmpeg's AVChromaLocation, H.273's
+// chroma_sample_loc_type): Left = MPEG-2 / H.264's default for 4:2:0 (horizontally co-sited
+// with even luma columns, vertically between rows), Center = JPEG / MPEG-1, TopLeft = 4:2:2
+// and BT.2020's 4:2:0, Top, BottomLeft, Bottom.
+enum class ChromaSiting { Left, Center, TopLeft, Top, BottomLeft, Bottom };
+
+struct YuvLayout {
+    int shift_x = 1;  // chroma width = ceil(W / 2^shift_x): 1 for 4:2:0 and 4:2:2, 0 for 4:4:4
+    int shift_y = 1;  // chroma height = ceil(H / 2^shift_y): 1 for 4:2:0, 0 for 4:2:2 and 4:4:4
+    int bits = 8;     // 8 for u8 planes; 9..16 for u16 planes (values in the low bits)
+    ChromaSiting siting = ChromaSiting::Left;
+};
+
+// One frame's planes. cb and cr empty: luma only (gray video). Every plane is a 1-channel
+// view; all in host memory, or (8 bits) all in device memory.
+template <class T>
+struct YuvPlanes {
+    ImageView<T> y, cb, cr;
+};
+
+// The output luma size of a W x H frame for these options (upscale()'s size for the method).
+std::pair<int, int> upscale_yuv_size(int width, int height, const UpscaleOptions& opts);
+
+// in -> out, which must have the output sizes (upscale_yuv_size, chroma by the layout). Throws
+// Error(InvalidArgument) naming the plane and the size it must have; Error(UnsupportedFormat)
+// for an 8-bit-only method on deeper frames.
+void upscale_yuv(const YuvPlanes<const std::uint8_t>& in, const YuvPlanes<std::uint8_t>& out,
+                 const YuvLayout& layout, const UpscaleOptions& opts = {}, const Context& ctx = {});
+void upscale_yuv(const YuvPlanes<const std::uint16_t>& in, const YuvPlanes<std::uint16_t>& out,
+                 const YuvLayout& layout, const UpscaleOptions& opts = {}, const Context& ctx = {});
+
+}  // namespace upres

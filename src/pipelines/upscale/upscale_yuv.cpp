@@ -1,0 +1,206 @@
+// upres::upscale_yuv (upres/yuv.hpp): a planar Y'CbCr frame upscaled plane by plane, luma
+// through upscale(), chroma through Keys bicubic on the exact chroma sample positions.
+#include <upres/yuv.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <upres/error.hpp>
+#include <upres/warp.hpp>
+
+#include "core/format_number.hpp"
+
+namespace upres {
+
+namespace {
+
+constexpr const char* kOp = "upscale_yuv";
+
+[[noreturn]] void fail(const std::string& msg) {
+    throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
+}
+
+bool cosited_method(const UpscaleOptions& o) { return resolved_lattice(o) == Lattice::CoSited; }
+
+int ceil_shift(int n, int shift) { return (n + (1 << shift) - 1) >> shift; }
+
+// The chroma sample's offset from its first luma sample, in luma samples, along one axis with
+// subsampling 2^shift: 0 (co-sited with it), half-way, or (vertically) on the next row.
+double siting_offset(ChromaSiting s, int shift, bool vertical) {
+    if (shift == 0) return 0.0;
+    const double sub = 1 << shift;
+    if (!vertical) {
+        const bool left =
+            s == ChromaSiting::Left || s == ChromaSiting::TopLeft || s == ChromaSiting::BottomLeft;
+        return left ? 0.0 : 0.5 * (sub - 1);
+    }
+    if (s == ChromaSiting::Top || s == ChromaSiting::TopLeft) return 0.0;
+    if (s == ChromaSiting::Bottom || s == ChromaSiting::BottomLeft) return sub - 1;
+    return 0.5 * (sub - 1);
+}
+
+// The input chroma coordinate of output chroma sample j along one axis, i = a j + b: output
+// chroma j sits at output luma sub j + off, which the lattice maps to input luma L(.), which is
+// input chroma (L(.) - off) / sub.
+std::pair<double, double> chroma_map(bool cosited, double scale, int in_len, int out_len, int shift,
+                                     double off) {
+    const double sub = 1 << shift;
+    if (cosited) {  // L(x) = r x, r = in / out (the co-sited pipeline's step)
+        const double r = static_cast<double>(in_len) / out_len;
+        return {r, off * (r - 1.0) / sub};
+    }
+    // L(x) = (x + 0.5) / s - 0.5
+    return {1.0 / scale, ((off + 0.5) / scale - 0.5 - off) / sub};
+}
+
+template <class T>
+void check_plane(const ImageView<T>& v, int w, int h, const char* name, const char* which) {
+    if (v.data() == nullptr || v.empty())
+        fail(std::string("the ") + which + " " + name + " plane is empty");
+    if (v.channels() != 1)
+        fail(std::string("the ") + which + " " + name + " plane has " +
+             std::to_string(v.channels()) + " channels (allowed: 1)");
+    if (v.width() != w || v.height() != h)
+        fail(std::string("the ") + which + " " + name + " plane is " + std::to_string(v.width()) +
+             " x " + std::to_string(v.height()) + " but must be " + std::to_string(w) + " x " +
+             std::to_string(h));
+}
+
+template <class T>
+void check_layout(const YuvPlanes<const T>& in, const YuvPlanes<T>& out, const YuvLayout& l,
+                  const UpscaleOptions& opts) {
+    constexpr bool wide = sizeof(T) == 2;
+    if (wide ? (l.bits < 9 || l.bits > 16) : l.bits != 8)
+        fail("bits is " + std::to_string(l.bits) +
+             " (allowed: " + (wide ? "9 to 16 for 16-bit planes" : "8 for 8-bit planes") + ")");
+    if (l.shift_x < 0 || l.shift_x > 1 || l.shift_y < 0 || l.shift_y > 1)
+        fail("chroma shifts " + std::to_string(l.shift_x) + ", " + std::to_string(l.shift_y) +
+             " (allowed: 0 or 1 each: 4:4:4, 4:2:2, 4:2:0)");
+    const bool gray = in.cb.data() == nullptr && in.cr.data() == nullptr;
+    if (gray != (out.cb.data() == nullptr && out.cr.data() == nullptr))
+        fail("the input and the output must both have chroma planes or both have none");
+    const int w = in.y.width(), h = in.y.height();
+    check_plane(in.y, in.y.width(), in.y.height(), "luma", "input");
+    const auto [ow, oh] = upscale_yuv_size(w, h, opts);
+    check_plane(out.y, ow, oh, "luma", "output");
+    const Location loc = in.y.location();
+    bool same_memory = out.y.location() == loc;
+    if (!gray) {
+        check_plane(in.cb, ceil_shift(w, l.shift_x), ceil_shift(h, l.shift_y), "cb", "input");
+        check_plane(in.cr, ceil_shift(w, l.shift_x), ceil_shift(h, l.shift_y), "cr", "input");
+        check_plane(out.cb, ceil_shift(ow, l.shift_x), ceil_shift(oh, l.shift_y), "cb", "output");
+        check_plane(out.cr, ceil_shift(ow, l.shift_x), ceil_shift(oh, l.shift_y), "cr", "output");
+        same_memory = same_memory && in.cb.location() == loc && in.cr.location() == loc &&
+                      out.cb.location() == loc && out.cr.location() == loc;
+    }
+    if (!same_memory)
+        fail("the planes are in different memory (all host or all device, not mixed)");
+    if (wide && loc == Location::Device)
+        fail(
+            "16-bit planes in device memory (allowed: host memory; 8-bit planes may be on the "
+            "device)");
+}
+
+template <class T>
+void upscale_chroma(ImageView<const T> in, ImageView<T> out, const YuvLayout& l, bool cosited,
+                    const UpscaleOptions& opts, int luma_w, int luma_h, int out_w, int out_h,
+                    const Context& ctx) {
+    const double ox = siting_offset(l.siting, l.shift_x, false);
+    const double oy = siting_offset(l.siting, l.shift_y, true);
+    const auto [ax, bx] = chroma_map(cosited, opts.scale, luma_w, out_w, l.shift_x, ox);
+    const auto [ay, by] = chroma_map(cosited, opts.scale, luma_h, out_h, l.shift_y, oy);
+    Affine a;
+    a.m[0] = ax;
+    a.m[1] = 0;
+    a.m[2] = bx;
+    a.m[3] = 0;
+    a.m[4] = ay;
+    a.m[5] = by;
+    WarpOptions wo;
+    wo.interp = Interp::Cubic;
+    wo.border = cosited ? Border::Nearest : Border::Reflect;
+    warp(in, out, Transform::make_affine(a), wo, ctx);
+}
+
+// Samples of `bits` bits <-> the 16-bit scale, rounded to nearest (exact round trip).
+std::uint16_t to16(std::uint32_t v, std::uint32_t maxv) {
+    return static_cast<std::uint16_t>((v * 65535u + maxv / 2) / maxv);
+}
+std::uint16_t from16(std::uint32_t v, std::uint32_t maxv) {
+    return static_cast<std::uint16_t>((v * maxv + 32767u) / 65535u);
+}
+
+void clamp_plane(ImageView<std::uint16_t> p, std::uint16_t maxv) {
+    for (int y = 0; y < p.height(); ++y) {
+        std::uint16_t* r = p.row(y);
+        for (int x = 0; x < p.width(); ++x) r[x] = std::min(r[x], maxv);
+    }
+}
+
+void check_method(const UpscaleOptions& opts, int bits) {
+    if (bits == 8 || !cosited_method(opts)) return;
+    throw Error(ErrorCode::UnsupportedFormat,
+                std::string(kOp) + ": " + to_string(resolved_method(opts)) + " works on 8-bit " +
+                    "frames (the SEABI paper's integer arithmetic), this one has " +
+                    std::to_string(bits) + " bits (allowed for it: srcnn, bicubic, bilinear)");
+}
+
+}  // namespace
+
+std::pair<int, int> upscale_yuv_size(int width, int height, const UpscaleOptions& opts) {
+    const UpscaleMethod m = resolved_method(opts);
+    double s = opts.scale;
+    if (m == UpscaleMethod::Srcnn && s == 0.0) fail("give the scale of the model (not 0)");
+    if (!std::isfinite(s) || s < 1.0 || s > 16.0)
+        fail("scale " + format_number(s) + " is outside [1, 16]");
+    if (cosited_method(opts))
+        return {static_cast<int>(std::lround(s * width)),
+                static_cast<int>(std::lround(s * height))};
+    return {static_cast<int>(std::ceil(s * width - 1e-9)),
+            static_cast<int>(std::ceil(s * height - 1e-9))};
+}
+
+void upscale_yuv(const YuvPlanes<const std::uint8_t>& in, const YuvPlanes<std::uint8_t>& out,
+                 const YuvLayout& layout, const UpscaleOptions& opts, const Context& ctx) {
+    check_layout(in, out, layout, opts);
+    upscale(in.y, out.y, opts, ctx);
+    if (in.cb.data() == nullptr) return;
+    const bool cosited = cosited_method(opts);
+    for (int k = 0; k < 2; ++k)
+        upscale_chroma(k ? in.cr : in.cb, k ? out.cr : out.cb, layout, cosited, opts, in.y.width(),
+                       in.y.height(), out.y.width(), out.y.height(), ctx);
+}
+
+void upscale_yuv(const YuvPlanes<const std::uint16_t>& in, const YuvPlanes<std::uint16_t>& out,
+                 const YuvLayout& layout, const UpscaleOptions& opts, const Context& ctx) {
+    check_layout(in, out, layout, opts);
+    check_method(opts, layout.bits);
+    const std::uint32_t maxv = (1u << layout.bits) - 1u;
+    const int w = in.y.width(), h = in.y.height();
+    Image<std::uint16_t> wide(w, h, 1);
+    for (int y = 0; y < h; ++y) {
+        const std::uint16_t* s = in.y.row(y);
+        std::uint16_t* d = wide.view().row(y);
+        for (int x = 0; x < w; ++x) d[x] = to16(std::min<std::uint32_t>(s[x], maxv), maxv);
+    }
+    const AnyImage up = upscale(AnyImage(std::move(wide)), opts, ctx);
+    const ImageView<const std::uint16_t> u = up.as<std::uint16_t>().view();
+    for (int y = 0; y < out.y.height(); ++y) {
+        const std::uint16_t* s = u.row(y);
+        std::uint16_t* d = out.y.row(y);
+        for (int x = 0; x < out.y.width(); ++x) d[x] = from16(s[x], maxv);
+    }
+    if (in.cb.data() == nullptr) return;
+    const bool cosited = cosited_method(opts);
+    for (int k = 0; k < 2; ++k) {
+        const ImageView<std::uint16_t> o = k ? out.cr : out.cb;
+        upscale_chroma(k ? in.cr : in.cb, o, layout, cosited, opts, w, h, out.y.width(),
+                       out.y.height(), ctx);
+        clamp_plane(o, static_cast<std::uint16_t>(maxv));
+    }
+}
+
+}  // namespace upres

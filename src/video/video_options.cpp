@@ -1,0 +1,49 @@
+// The video options' table (upres/video.hpp) and is_video_path.
+#include <upres/options.hpp>
+#include <upres/video.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+namespace upres {
+
+namespace {
+constexpr OptionDesc kVideoOptions[] = {
+    {"codec", OptionKind::Text, nullptr, "libx264", 0, 0,
+     "Video encoder: libx264, libx265, libsvtav1, ffv1 (lossless), libvpx-vp9, ...",
+     UPRES_OPTION_FIELD(VideoOptions, codec)},
+    {"crf", OptionKind::Int, nullptr, "-1", -1, 63,
+     "Constant rate factor (-1: the codec's default: libx264 18, libx265 20, libsvtav1 30, "
+     "libvpx-vp9 31)",
+     UPRES_OPTION_FIELD(VideoOptions, crf)},
+    {"preset", OptionKind::Text, nullptr, "", 0, 0,
+     "Encoder preset (libx264 / libx265: ultrafast ... veryslow; libsvtav1: 0 ... 13); empty: "
+     "the encoder's default",
+     UPRES_OPTION_FIELD(VideoOptions, preset)},
+    {"queue", OptionKind::Int, nullptr, "8", 1, 64, "Frames in flight between pipeline stages",
+     UPRES_OPTION_FIELD(VideoOptions, queue)},
+};
+constexpr OperationDesc kVideoDesc{"video", "Video input and output (FFmpeg's libraries)",
+                                   kVideoOptions};
+
+constexpr const char* kVideoExtensions[] = {"mp4", "mkv",  "mov", "avi",  "webm", "m4v",
+                                            "mpg", "mpeg", "ts",  "m2ts", "mts",  "flv",
+                                            "wmv", "nut",  "y4m", "ogv",  "3gp"};
+}  // namespace
+
+const OperationDesc& video_operation() noexcept { return kVideoDesc; }
+
+bool is_video_path(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    if (ext.size() < 2) return false;
+    ext = ext.substr(1);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return std::find(std::begin(kVideoExtensions), std::end(kVideoExtensions), ext) !=
+           std::end(kVideoExtensions);
+}
+
+}  // namespace upres
