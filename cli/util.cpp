@@ -195,6 +195,12 @@ void ProgressBar::draw() {
     std::fflush(stderr);
 }
 
+void ProgressBar::abandon() {
+    if (finished_) return;
+    finished_ = true;
+    if (live_) std::fprintf(stderr, "\r\033[K");  // clear the bar's line
+}
+
 void ProgressBar::finish() {
     if (finished_) return;
     finished_ = true;

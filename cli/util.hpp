@@ -77,6 +77,7 @@ class ProgressBar {
     void step() { update(done_ + 1); }
     void set_total(std::int64_t total);  // a better estimate of the total (not below done)
     void finish();                       // prints the final line once
+    void abandon();                      // an error: clears the bar, prints nothing more
 
     // Whether the live bar is drawn (stderr is a terminal and not quiet).
     bool live() const noexcept { return live_; }

@@ -132,12 +132,18 @@ void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptio
         ~Handler() { std::signal(SIGINT, old); }
     } handler;
     ProgressBar bar("upscale", 0, common.quiet);
-    const VideoStats st =
-        upscale_video(in, out, opts, args.video, ctx, [&](std::int64_t done, std::int64_t total) {
-            bar.set_total(total);
-            bar.update(done);
-            return !g_interrupted.load();
-        });
+    VideoStats st;
+    try {
+        st = upscale_video(in, out, opts, args.video, ctx,
+                           [&](std::int64_t done, std::int64_t total) {
+                               bar.set_total(total);
+                               bar.update(done);
+                               return !g_interrupted.load();
+                           });
+    } catch (...) {
+        bar.abandon();
+        throw;
+    }
     bar.finish();
     const auto fps = [&](double s) { return s > 0 ? static_cast<double>(st.frames) / s : 0.0; };
     if (args.json) {

@@ -21,6 +21,7 @@ extern "C" {
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -292,6 +293,9 @@ void open_input(Input& in, const std::string& path) {
     if ((r = avcodec_open2(in.dec, dec, nullptr)) < 0)
         fail(ErrorCode::UnsupportedFormat,
              path + ": cannot open the " + dec->name + " decoder (" + av_error(r) + ")");
+    if (in.dec->pix_fmt == AV_PIX_FMT_NONE)
+        fail(ErrorCode::CorruptData,
+             path + ": its video frames cannot be decoded (the file is truncated or corrupt)");
     format_of(in.dec->pix_fmt);  // refuse unsupported formats before any output exists
 }
 
@@ -493,6 +497,39 @@ std::int64_t expected_frames(const AVFormatContext* fmt, const AVStream* st) {
     return 0;
 }
 
+// A file that ends early (demuxers report a cut-off file as its end): fewer frames than the
+// container's frame count, or the last frame well before the duration it states. The slack
+// (2 % of the stream's own count or duration; 5 % and 2 s of the file's, which may be set by a
+// longer audio stream) keeps complete files with dropped frames or short video passing.
+void check_complete(const Input& in, std::int64_t frames, std::int64_t last_pts,
+                    AVRational frame_step, const std::string& path) {
+    const AVStream* st = in.fmt->streams[in.video];
+    const auto truncated = [&](const std::string& what) {
+        fail(ErrorCode::CorruptData, path + ": the file ends after " + std::to_string(frames) +
+                                         " frames, " + what + " (it is truncated or corrupt)");
+    };
+    if (st->nb_frames > 0 &&
+        static_cast<double>(frames) < 0.98 * static_cast<double>(st->nb_frames) - 1)
+        truncated("of the " + std::to_string(st->nb_frames) + " it lists");
+    if (last_pts == AV_NOPTS_VALUE) return;
+    const double start =
+        st->start_time != AV_NOPTS_VALUE ? st->start_time * av_q2d(st->time_base) : 0.0;
+    const double end = last_pts * av_q2d(st->time_base) - start + av_q2d(frame_step);
+    double limit = 0, stated = 0;
+    if (st->duration > 0) {
+        stated = st->duration * av_q2d(st->time_base);
+        limit = 0.98 * stated;
+    } else if (in.fmt->duration > 0) {
+        stated = static_cast<double>(in.fmt->duration) / AV_TIME_BASE;
+        limit = stated - std::max(2.0, 0.05 * stated);
+    }
+    if (limit > 0 && end < limit) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "at %.1f s of the %.1f s it states", end, stated);
+        truncated(buf);
+    }
+}
+
 // The first error of any thread, and the abort that stops the others.
 struct Shared {
     std::mutex m;
@@ -533,7 +570,9 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
             fs::equivalent(in_path, out_path, ec))
             fail(ErrorCode::InvalidArgument, out_path + ": the output is the input");
     }
-    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_ERROR);  // FFmpeg's default
+    // FFmpeg's own messages only when the caller asked for them (its default level is INFO):
+    // upres's errors name what went wrong.
+    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_FATAL);
     const AVCodec* enc = find_encoder(vo.codec);
     if (vo.crf >= 0 && default_crf(enc->name) < 0 && std::string(enc->name) == "ffv1")
         fail(ErrorCode::InvalidArgument, "the codec ffv1 is lossless: it has no crf");
@@ -659,6 +698,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
             }
             avcodec_send_packet(in.dec, nullptr);
             if (!receive()) return;
+            check_complete(in, index, last_pts, frame_step, in_path);
             decoded.close();
         } catch (...) {
             sh.fail_with(std::current_exception());
