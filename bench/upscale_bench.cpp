@@ -11,6 +11,12 @@
 //       plane, Keys cubic of the chroma planes, the merge, ycbcr_to_rgb): the kernels' own time;
 //       x_steps = api_us / steps_us, the cost of composing them behind one call (pool
 //       allocations, launches, synchronisation).
+//   Cuda_UpscaleYuv1080p/<method>/<host>   one 1920x1080 yuv420p frame -> x2 -> 3840x2160
+//       yuv420p through upscale_yuv (upres/yuv.hpp), the video command's per-frame call: the
+//       upscale stage of 1080p -> 4K video. Methods: 0 srcnn (precision fastest), 1 silseabi,
+//       2 bicubic. host 0: planes in device memory (decoded and encoded on the device); host 1:
+//       planes in pageable host memory, uploaded and downloaded by the call (the video
+//       command's path). Counter fps = 1 / the call's median time.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -23,6 +29,7 @@
 #include <upres/seabi.hpp>
 #include <upres/upscale.hpp>
 #include <upres/warp.hpp>
+#include <upres/yuv.hpp>
 
 #include "bench_util.hpp"
 
@@ -107,6 +114,50 @@ void Cuda_UpscaleResident1080p(benchmark::State& state) {
 }
 BENCHMARK(Cuda_UpscaleResident1080p)
     ->DenseRange(0, 4)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+void Cuda_UpscaleYuv1080p(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+#if UPRES_HAVE_CUDA
+    const int w = 1920, h = 1080;
+    constexpr UpscaleMethod kMethods[] = {UpscaleMethod::Srcnn, UpscaleMethod::SilSeabi,
+                                          UpscaleMethod::Bicubic};
+    UpscaleOptions o;
+    o.method = kMethods[state.range(0)];
+    o.scale = 2;
+    o.srcnn.precision = SrcnnPrecision::Fastest;
+    const bool host = state.range(1) != 0;
+    const Location loc = host ? Location::Host : Location::Device;
+    Stream st;
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.cuda_stream = st.get();
+    Image<std::uint8_t> y(w, h, 1, Location::Device), cb(w / 2, h / 2, 1, Location::Device),
+        cr(w / 2, h / 2, 1, Location::Device);
+    fill_random_device(y.data(), static_cast<std::size_t>(w) * h, 21, st);
+    fill_random_device(cb.data(), static_cast<std::size_t>(w) * h / 4, 22, st);
+    fill_random_device(cr.data(), static_cast<std::size_t>(w) * h / 4, 23, st);
+    cudaStreamSynchronize(st.get());
+    const Image<std::uint8_t> iy = clone(y.view(), loc), icb = clone(cb.view(), loc),
+                              icr = clone(cr.view(), loc);
+    Image<std::uint8_t> oy(2 * w, 2 * h, 1, loc), ocb(w, h, 1, loc), ocr(w, h, 1, loc);
+    const YuvLayout layout;
+    const auto call = [&] {
+        upscale_yuv({iy.view(), icb.view(), icr.view()}, {oy.view(), ocb.view(), ocr.view()},
+                    layout, o, ctx);
+    };
+    time_device(state, st, [&](std::int64_t) { call(); });
+    if (state.error_occurred()) return;
+    const double us = median_event_us(st, call);
+    state.counters["fps"] = 1e6 / us;
+    state.SetLabel(std::string(to_string(o.method)) + (host ? ", host planes" : ", device planes"));
+    set_rates(state, 4.0 * w * h, 1.5 * w * h * 5);
+#endif
+}
+BENCHMARK(Cuda_UpscaleYuv1080p)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

@@ -3,7 +3,7 @@
 # ignored data/ folder, following tools/data/manifest.tsv. Installs opencv-doc and
 # python3-skimage if they are missing (needs root or sudo). Safe to re-run.
 #   scripts/fetch_data.sh            images of the manifest
-#   scripts/fetch_data.sh --videos   also vtest.avi and tree.avi
+#   scripts/fetch_data.sh --videos   also the clips vtest.avi, tree.avi and Megamind.avi
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 manifest="$root/tools/data/manifest.tsv"
@@ -43,6 +43,6 @@ while IFS=$'\t' read -r name set source notes; do
 done < "$manifest"
 cp -f "$manifest" "$out/manifest.tsv"
 if [ "${1:-}" = "--videos" ]; then
-    for v in vtest.avi tree.avi; do cp -f "$opencv_dir/$v" "$out/$v"; n=$((n + 1)); done
+    for v in vtest.avi tree.avi Megamind.avi; do cp -f "$opencv_dir/$v" "$out/$v"; n=$((n + 1)); done
 fi
 echo "fetch_data: $n files in $out"

@@ -8,7 +8,7 @@
 //   chroma siting), HDR10 side data (mastering display, content light level, from the stream
 //   or the first frame), sample aspect ratio, container and stream metadata, chapters.
 //   Pixel formats: yuv420p, yuv422p, yuv444p (and their full-range yuvj forms), their 10-bit
-//   forms, p010 (processed as yuv420p10), gray, gray10; anything else is refused by name.
+//   forms, gray, gray10; anything else is refused by name.
 //   Pipeline: demux + decode, upscale, encode + mux run as three threads joined by bounded
 //   queues of `queue` frames; the output is written under a temporary name and renamed when
 //   complete, so an error or an interruption leaves no partial file.

@@ -93,7 +93,6 @@ constexpr Format kFormats[] = {
     {AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV422P10LE, 1, 0, 10, false},
     {AV_PIX_FMT_YUV444P10LE, AV_PIX_FMT_YUV444P10LE, 0, 0, 10, false},
     {AV_PIX_FMT_GRAY10LE, AV_PIX_FMT_GRAY10LE, 0, 0, 10, true},
-    {AV_PIX_FMT_P010LE, AV_PIX_FMT_YUV420P10LE, 1, 1, 10, false},
 };
 
 std::string pix_name(int f) {
@@ -132,32 +131,6 @@ ChromaSiting siting_of(AVChromaLocation loc, AVPixelFormat pix) {
             return pix == AV_PIX_FMT_YUVJ420P || pix == AV_PIX_FMT_YUVJ422P ? ChromaSiting::Center
                                                                             : ChromaSiting::Left;
     }
-}
-
-// p010 (Y and interleaved CbCr, 10 bits in the high bits) -> yuv420p10 planes.
-FramePtr unpack_p010(const AVFrame* f) {
-    FramePtr o = new_frame();
-    o->format = AV_PIX_FMT_YUV420P10LE;
-    o->width = f->width;
-    o->height = f->height;
-    if (av_frame_get_buffer(o.get(), 0) < 0) fail(ErrorCode::OutOfMemory, "out of memory (p010)");
-    av_frame_copy_props(o.get(), f);
-    for (int y = 0; y < f->height; ++y) {
-        const auto* s = reinterpret_cast<const std::uint16_t*>(f->data[0] + y * f->linesize[0]);
-        auto* d = reinterpret_cast<std::uint16_t*>(o->data[0] + y * o->linesize[0]);
-        for (int x = 0; x < f->width; ++x) d[x] = static_cast<std::uint16_t>(s[x] >> 6);
-    }
-    const int cw = (f->width + 1) / 2, ch = (f->height + 1) / 2;
-    for (int y = 0; y < ch; ++y) {
-        const auto* s = reinterpret_cast<const std::uint16_t*>(f->data[1] + y * f->linesize[1]);
-        auto* u = reinterpret_cast<std::uint16_t*>(o->data[1] + y * o->linesize[1]);
-        auto* v = reinterpret_cast<std::uint16_t*>(o->data[2] + y * o->linesize[2]);
-        for (int x = 0; x < cw; ++x) {
-            u[x] = static_cast<std::uint16_t>(s[2 * x] >> 6);
-            v[x] = static_cast<std::uint16_t>(s[2 * x + 1] >> 6);
-        }
-    }
-    return o;
 }
 
 template <class T>
@@ -333,8 +306,8 @@ const AVCodec* find_encoder(const std::string& name) {
                                          ", or another video encoder of this FFmpeg)");
 }
 
-// The output container, every copied stream, and the temporary file; the video stream and the
-// header come with the first frame (open_encoder).
+// The output container, every stream in the input's order (the video stream's parameters and the
+// header come with the first frame: open_encoder), and the temporary file.
 void open_output(Output& out, const Input& in, const std::string& path, const AVCodec* enc,
                  std::vector<int>& stream_map, int& copied) {
     const AVOutputFormat* of = av_guess_format(nullptr, path.c_str(), nullptr);
@@ -362,7 +335,11 @@ void open_output(Output& out, const Input& in, const std::string& path, const AV
     stream_map.assign(in.fmt->nb_streams, -1);
     for (unsigned i = 0; i < in.fmt->nb_streams; ++i) {
         const AVStream* is = in.fmt->streams[i];
-        if (static_cast<int>(i) == in.video) continue;
+        if (static_cast<int>(i) == in.video) {  // filled by open_encoder; the input's order
+            out.video = avformat_new_stream(out.fmt, nullptr);
+            if (!out.video) fail(ErrorCode::OutOfMemory, "out of memory (stream)");
+            continue;
+        }
         if (avformat_query_codec(of, is->codecpar->codec_id, FF_COMPLIANCE_NORMAL) == 0)
             fail(ErrorCode::UnsupportedFormat,
                  path + ": a " + of->name + " file cannot hold the input's " + describe_stream(is) +
@@ -459,8 +436,7 @@ void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoO
                  std::to_string(c->width) + " x " + std::to_string(c->height) + " " +
                  pix_name(c->pix_fmt) + (vo.preset.empty() ? "" : ", preset " + vo.preset) + " (" +
                  av_error(r) + ")");
-    AVStream* os = out.video = avformat_new_stream(out.fmt, nullptr);
-    if (!os) fail(ErrorCode::OutOfMemory, "out of memory (stream)");
+    AVStream* os = out.video;
     avcodec_parameters_from_context(os->codecpar, c);
     os->time_base = c->time_base;
     os->avg_frame_rate = is->avg_frame_rate;
@@ -712,8 +688,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
             while (decoded.pop(it)) {
                 if (it.frame) {
                     const auto t = Clock::now();
-                    FramePtr src = fm.in == AV_PIX_FMT_P010LE ? unpack_p010(it.frame.get())
-                                                              : std::move(it.frame);
+                    FramePtr src = std::move(it.frame);
                     FramePtr dst = new_frame();
                     dst->format = fm.proc;
                     dst->width = ow;

@@ -1,0 +1,210 @@
+// upres::upscale_yuv (upres/yuv.hpp): luma equals upscale() of the plane; chroma lands where the
+// siting and the lattice put it (a picture that is linear in luma coordinates stays the same
+// linear picture at the output's chroma positions); 10-bit depth; bad layouts; device planes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <upres/error.hpp>
+#include <upres/upscale.hpp>
+#include <upres/yuv.hpp>
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::images_near;
+using test::random_image;
+
+UpscaleOptions opts_of(UpscaleMethod m, double s = 2.0) {
+    UpscaleOptions o;
+    o.method = m;
+    o.scale = s;
+    return o;
+}
+
+template <class T>
+struct Frame {
+    Image<T> y, cb, cr;
+    Frame(int w, int h, const YuvLayout& l)
+        : y(w, h, 1),
+          cb((w + (1 << l.shift_x) - 1) >> l.shift_x, (h + (1 << l.shift_y) - 1) >> l.shift_y, 1),
+          cr(cb.width(), cb.height(), 1) {}
+    YuvPlanes<const T> cview() const { return {y.view(), cb.view(), cr.view()}; }
+    YuvPlanes<T> view() { return {y.view(), cb.view(), cr.view()}; }
+};
+
+// Where chroma sample i of a plane subsampled by 2^shift sits on the luma axis.
+double chroma_pos(double i, int shift, ChromaSiting s, bool vertical) {
+    const double sub = 1 << shift;
+    double off = 0.5 * (sub - 1);
+    if (shift == 0) off = 0;
+    if (!vertical &&
+        (s == ChromaSiting::Left || s == ChromaSiting::TopLeft || s == ChromaSiting::BottomLeft))
+        off = 0;
+    if (vertical && (s == ChromaSiting::Top || s == ChromaSiting::TopLeft)) off = 0;
+    if (vertical && shift && (s == ChromaSiting::Bottom || s == ChromaSiting::BottomLeft))
+        off = sub - 1;
+    return sub * i + off;
+}
+
+TEST(UpscaleYuv, LumaIsUpscaleOfThePlane) {
+    YuvLayout l;
+    for (const UpscaleMethod m :
+         {UpscaleMethod::Bicubic, UpscaleMethod::Bilinear, UpscaleMethod::SilSeabi}) {
+        Frame<std::uint8_t> in(37, 23, l);
+        in.y = random_image<std::uint8_t>(37, 23, 1, 3);
+        in.cb = random_image<std::uint8_t>(19, 12, 1, 4);
+        in.cr = random_image<std::uint8_t>(19, 12, 1, 5);
+        const auto [ow, oh] = upscale_yuv_size(37, 23, opts_of(m));
+        Frame<std::uint8_t> out(ow, oh, l);
+        upscale_yuv(in.cview(), out.view(), l, opts_of(m));
+        const Image<std::uint8_t> ref = upscale(in.y.view(), opts_of(m));
+        EXPECT_TRUE(images_near(out.y.view(), ref.view(), 0.0)) << to_string(m);
+    }
+}
+
+// A picture linear in luma coordinates, p(x, y) = 10 + 4 x + 4 y (integers at the half-sample
+// chroma positions: no input rounding), sampled at each chroma position; the upscaled picture is
+// p at L(x'), L(y') (the lattice's map from output to input luma coordinates); Keys bicubic
+// reproduces linear functions exactly away from the borders, so only the output's rounding
+// (0.5) remains. A chroma sample misplaced by 1/8 of a chroma sample is off by a whole level.
+TEST(UpscaleYuv, ChromaLandsWhereTheSitingPutsIt) {
+    const int w = 24, h = 16;
+    for (const bool centered : {true, false})
+        for (const ChromaSiting s : {ChromaSiting::Left, ChromaSiting::Center,
+                                     ChromaSiting::TopLeft, ChromaSiting::Bottom})
+            for (const int shift_y : {0, 1}) {
+                YuvLayout l;
+                l.siting = s;
+                l.shift_y = shift_y;
+                const UpscaleOptions o =
+                    opts_of(centered ? UpscaleMethod::Bicubic : UpscaleMethod::SilSeabi);
+                Frame<std::uint8_t> in(w, h, l);
+                in.y = random_image<std::uint8_t>(w, h, 1, 9);
+                const auto p = [](double x, double y) { return 10 + 4 * x + 4 * y; };
+                for (int i = 0; i < in.cb.height(); ++i)
+                    for (int j = 0; j < in.cb.width(); ++j) {
+                        const double v =
+                            p(chroma_pos(j, 1, s, false), chroma_pos(i, shift_y, s, true));
+                        in.cb.view()(j, i) = static_cast<std::uint8_t>(std::lround(v));
+                        in.cr.view()(j, i) = static_cast<std::uint8_t>(std::lround(v));
+                    }
+                const auto [ow, oh] = upscale_yuv_size(w, h, o);
+                Frame<std::uint8_t> out(ow, oh, l);
+                upscale_yuv(in.cview(), out.view(), l, o);
+                const auto L = [&](double x) { return centered ? (x + 0.5) / 2 - 0.5 : x / 2; };
+                double worst = 0;
+                for (int i = 4; i < out.cb.height() - 4; ++i)
+                    for (int j = 4; j < out.cb.width() - 4; ++j) {
+                        const double want =
+                            p(L(chroma_pos(j, 1, s, false)), L(chroma_pos(i, shift_y, s, true)));
+                        worst = std::max(worst, std::abs(out.cb.view()(j, i) - want));
+                    }
+                EXPECT_LE(worst, 0.5 + 1e-9) << "centered " << centered << " siting "
+                                      << static_cast<int>(s) << " shift_y " << shift_y;
+            }
+}
+
+TEST(UpscaleYuv, TenBitsKeepTheirDepth) {
+    YuvLayout l;
+    l.bits = 10;
+    const int w = 33, h = 20;
+    Frame<std::uint16_t> in(w, h, l);
+    const Image<std::uint16_t> r = random_image<std::uint16_t>(w, h, 1, 11);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) in.y.view()(x, y) = r.view()(x, y) & 1023;
+    for (int y = 0; y < in.cb.height(); ++y)
+        for (int x = 0; x < in.cb.width(); ++x) {
+            in.cb.view()(x, y) = static_cast<std::uint16_t>(1023 * ((x + y) % 2));  // overshoots
+            in.cr.view()(x, y) = static_cast<std::uint16_t>(512 + x);
+        }
+    // Scale 1: the identity, in every plane.
+    {
+        Frame<std::uint16_t> out(w, h, l);
+        upscale_yuv(in.cview(), out.view(), l, opts_of(UpscaleMethod::Bicubic, 1.0));
+        EXPECT_TRUE(images_near(out.y.view(), in.y.view(), 0.0));
+        EXPECT_TRUE(images_near(out.cb.view(), in.cb.view(), 0.0));
+        EXPECT_TRUE(images_near(out.cr.view(), in.cr.view(), 0.0));
+    }
+    Frame<std::uint16_t> out(2 * w, 2 * h, l);
+    upscale_yuv(in.cview(), out.view(), l, opts_of(UpscaleMethod::Bicubic));
+    int maxv = 0;
+    for (const Image<std::uint16_t>* p : {&out.y, &out.cb, &out.cr})
+        for (int y = 0; y < p->height(); ++y)
+            for (int x = 0; x < p->width(); ++x) maxv = std::max<int>(maxv, p->view()(x, y));
+    EXPECT_LE(maxv, 1023);
+    EXPECT_GT(maxv, 900);
+    // Luma: the 16-bit result on the 10-bit scale.
+    Image<std::uint16_t> wide(w, h, 1);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            wide.view()(x, y) =
+                static_cast<std::uint16_t>((in.y.view()(x, y) * 65535u + 511u) / 1023u);
+    const AnyImage up = upscale(AnyImage(std::move(wide)), opts_of(UpscaleMethod::Bicubic));
+    const auto uv = up.as<std::uint16_t>().view();
+    for (int y = 0; y < 2 * h; ++y)
+        for (int x = 0; x < 2 * w; ++x)
+            ASSERT_EQ(out.y.view()(x, y), (uv(x, y) * 1023u + 32767u) / 65535u) << x << "," << y;
+}
+
+TEST(UpscaleYuv, BadLayoutsAreRefused) {
+    YuvLayout l;
+    Frame<std::uint8_t> in(20, 10, l);
+    Frame<std::uint8_t> out(40, 20, l);
+    Frame<std::uint8_t> small(38, 20, l);
+    const auto o = opts_of(UpscaleMethod::Bicubic);
+    test::expect_error([&] { upscale_yuv(in.cview(), small.view(), l, o); },
+                       ErrorCode::InvalidArgument, "must be 40 x 20");
+    YuvLayout bad = l;
+    bad.bits = 10;
+    test::expect_error([&] { upscale_yuv(in.cview(), out.view(), bad, o); },
+                       ErrorCode::InvalidArgument, "allowed: 8 for 8-bit planes");
+    bad = l;
+    bad.shift_x = 2;
+    test::expect_error([&] { upscale_yuv(in.cview(), out.view(), bad, o); },
+                       ErrorCode::InvalidArgument, "4:2:0");
+    YuvPlanes<std::uint8_t> gray_out{out.y.view(), {}, {}};
+    test::expect_error([&] { upscale_yuv(in.cview(), gray_out, l, o); }, ErrorCode::InvalidArgument,
+                       "both have chroma planes");
+    YuvLayout ten = l;
+    ten.bits = 10;
+    Frame<std::uint16_t> in16(20, 10, ten), out16(40, 20, ten);
+    in16.y = random_image<std::uint16_t>(20, 10, 1, 2);
+    test::expect_error(
+        [&] { upscale_yuv(in16.cview(), out16.view(), ten, opts_of(UpscaleMethod::SilSeabi)); },
+        ErrorCode::UnsupportedFormat, "8-bit");
+}
+
+TEST(UpscaleYuvCuda, DevicePlanesMatchHostPlanes) {
+    UPRES_REQUIRE_GPU();
+    YuvLayout l;
+    Frame<std::uint8_t> in(64, 36, l);
+    in.y = random_image<std::uint8_t>(64, 36, 1, 21);
+    in.cb = random_image<std::uint8_t>(32, 18, 1, 22);
+    in.cr = random_image<std::uint8_t>(32, 18, 1, 23);
+    for (const UpscaleMethod m : {UpscaleMethod::Bicubic, UpscaleMethod::SilSeabi}) {
+        Frame<std::uint8_t> host(128, 72, l);
+        Context cpu;
+        cpu.backend = Backend::Cpu;
+        upscale_yuv(in.cview(), host.view(), l, opts_of(m), cpu);
+        const auto dev = [](const Image<std::uint8_t>& im) {
+            return clone(im.view(), Location::Device);
+        };
+        Image<std::uint8_t> dy = dev(in.y), dcb = dev(in.cb), dcr = dev(in.cr);
+        Image<std::uint8_t> oy(128, 72, 1, Location::Device), ocb(64, 36, 1, Location::Device),
+            ocr(64, 36, 1, Location::Device);
+        upscale_yuv({dy.view(), dcb.view(), dcr.view()}, {oy.view(), ocb.view(), ocr.view()}, l,
+                    opts_of(m));
+        const Image<std::uint8_t> gy = clone(oy.view(), Location::Host);
+        const Image<std::uint8_t> gcb = clone(ocb.view(), Location::Host);
+        EXPECT_TRUE(images_near(gy.view(), host.y.view(), 1.0)) << to_string(m);
+        EXPECT_TRUE(images_near(gcb.view(), host.cb.view(), 1.0)) << to_string(m);
+    }
+}
+
+}  // namespace
+}  // namespace upres
