@@ -110,6 +110,17 @@ TABLES = {
         ("upscale() tap4 1080p -> 4K RGB u8, device-resident", "Cuda_UpscaleResident1080p/3/",
          []),
     ]),
+    "video-gpu": (GPU, ["docs/ops/video.md", "docs/benchmarks.md"], [
+        ("upscale_yuv 1080p -> 4K yuv420p, SRCNN fastest, device planes",
+         "Cuda_UpscaleYuv1080p/0/0/", []),
+        ("upscale_yuv 1080p -> 4K yuv420p, SIL-SEABI, device planes",
+         "Cuda_UpscaleYuv1080p/1/0/", []),
+        ("upscale_yuv 1080p -> 4K yuv420p, bicubic, device planes",
+         "Cuda_UpscaleYuv1080p/2/0/", []),
+        ("the same, SRCNN fastest, pageable host planes (the video command's path today)",
+         "Cuda_UpscaleYuv1080p/0/1/", []),
+        ("the same, SIL-SEABI, pageable host planes", "Cuda_UpscaleYuv1080p/1/1/", []),
+    ]),
     "warp-cpu": (("cpu",), ["docs/ops/warp.md", "docs/benchmarks.md"], [
         (f"{ROT}, exact B-spline, 2 threads", "Warp_CpuRotate/size:2048/threads:0/interp:3/fir:0/",
          [("scipy_rotate_order3_mirror_cpu_1thread", "scipy rotate order=3, 1 thread")]),
