@@ -15,13 +15,15 @@
 //       yuv420p through upscale_yuv (upres/yuv.hpp), the video command's per-frame call: the
 //       upscale stage of 1080p -> 4K video. Methods: 0 srcnn (precision fastest), 1 silseabi,
 //       2 bicubic. host 0: planes in device memory (decoded and encoded on the device); host 1:
-//       planes in pageable host memory, uploaded and downloaded by the call (the video
-//       command's path). Counter fps = 1 / the call's median time.
+//       planes in pageable host memory, uploaded and downloaded by the call; host 2: planes in
+//       host frame memory (alloc_host_frame_memory, page-locked: the video command's path with
+//       --backend cuda). Counter fps = 1 / the call's median time.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -128,7 +130,7 @@ void Cuda_UpscaleYuv1080p(benchmark::State& state) {
     o.method = kMethods[state.range(0)];
     o.scale = 2;
     o.srcnn.precision = SrcnnPrecision::Fastest;
-    const bool host = state.range(1) != 0;
+    const int host = static_cast<int>(state.range(1));
     const Location loc = host ? Location::Host : Location::Device;
     Stream st;
     Context ctx;
@@ -143,21 +145,42 @@ void Cuda_UpscaleYuv1080p(benchmark::State& state) {
     const Image<std::uint8_t> iy = clone(y.view(), loc), icb = clone(cb.view(), loc),
                               icr = clone(cr.view(), loc);
     Image<std::uint8_t> oy(2 * w, 2 * h, 1, loc), ocb(w, h, 1, loc), ocr(w, h, 1, loc);
-    const YuvLayout layout;
-    const auto call = [&] {
-        upscale_yuv({iy.view(), icb.view(), icr.view()}, {oy.view(), ocb.view(), ocr.view()},
-                    layout, o, ctx);
+    YuvPlanes<const std::uint8_t> in{iy.view(), icb.view(), icr.view()};
+    YuvPlanes<std::uint8_t> out{oy.view(), ocb.view(), ocr.view()};
+    // host 2: the same planes in one block of host frame memory each way.
+    struct FrameMemory {
+        void* p;
+        explicit FrameMemory(std::size_t n) : p(alloc_host_frame_memory(n)) {}
+        ~FrameMemory() { free_host_frame_memory(p); }
+        std::uint8_t* at(std::size_t off) const { return static_cast<std::uint8_t*>(p) + off; }
     };
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    FrameMemory pin_in(n * 3 / 2), pin_out(n * 6);
+    if (host == 2) {
+        std::memcpy(pin_in.at(0), iy.data(), n);
+        std::memcpy(pin_in.at(n), icb.data(), n / 4);
+        std::memcpy(pin_in.at(n + n / 4), icr.data(), n / 4);
+        in = {ImageView<const std::uint8_t>(pin_in.at(0), w, h, 1),
+              ImageView<const std::uint8_t>(pin_in.at(n), w / 2, h / 2, 1),
+              ImageView<const std::uint8_t>(pin_in.at(n + n / 4), w / 2, h / 2, 1)};
+        out = {ImageView<std::uint8_t>(pin_out.at(0), 2 * w, 2 * h, 1),
+               ImageView<std::uint8_t>(pin_out.at(4 * n), w, h, 1),
+               ImageView<std::uint8_t>(pin_out.at(5 * n), w, h, 1)};
+    }
+    const YuvLayout layout;
+    const auto call = [&] { upscale_yuv(in, out, layout, o, ctx); };
     time_device(state, st, [&](std::int64_t) { call(); });
     if (state.error_occurred()) return;
     const double us = median_event_us(st, call);
     state.counters["fps"] = 1e6 / us;
-    state.SetLabel(std::string(to_string(o.method)) + (host ? ", host planes" : ", device planes"));
+    state.SetLabel(std::string(to_string(o.method)) + (host == 2   ? ", pinned host planes"
+                                                       : host == 1 ? ", host planes"
+                                                                   : ", device planes"));
     set_rates(state, 4.0 * w * h, 1.5 * w * h * 5);
 #endif
 }
 BENCHMARK(Cuda_UpscaleYuv1080p)
-    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

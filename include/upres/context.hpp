@@ -1,6 +1,7 @@
 // Execution context: which backend runs an operation, how many CPU threads, which CUDA stream.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <upres/options.hpp>
@@ -38,6 +39,13 @@ int cuda_device_count() noexcept;
 std::string cuda_device_info();
 // Blocks until all work queued on ctx.cuda_stream is done (no-op without CUDA).
 void synchronize(const Context& ctx);
+
+// Host memory for frames that travel to and from the device: page-locked (cudaHostAlloc) when a
+// CUDA device is present, so copies run at the bus's speed without a staging copy (pageable
+// 1080p -> 4K frames through upscale_yuv: 2.7x slower for SRCNN on an H200, docs/ops/video.md);
+// ordinary memory otherwise. 64-byte aligned. Error(OutOfMemory) when it cannot be had.
+void* alloc_host_frame_memory(std::size_t bytes);
+void free_host_frame_memory(void* p) noexcept;  // nullptr: nothing
 // Operations on the Cuda backend take their temporary device memory (B-spline coefficients,
 // staging copies) stream-ordered from one pool per device that upres owns, and keep it there
 // for the next call once it is freed, so that a call does not allocate again (memory allocated

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include <upres/error.hpp>
@@ -113,6 +115,50 @@ Backend resolve_backend(const Context& ctx, Location loc, const char* op) {
             return Backend::Cuda;
     }
     throw Error(ErrorCode::Internal, std::string(op) + ": unknown backend value");
+}
+
+// Page-locked where a device can use it; the first bytes before the block record which kind it
+// is, so that free_host_frame_memory needs no other state.
+namespace {
+struct HostFrameHeader {
+    void* base;
+    bool pinned;
+};
+constexpr std::size_t kFrameAlign = 64;
+}  // namespace
+
+void* alloc_host_frame_memory(std::size_t bytes) {
+    const std::size_t total = bytes + kFrameAlign + sizeof(HostFrameHeader);
+    void* base = nullptr;
+    bool pinned = false;
+#if UPRES_HAVE_CUDA
+    if (cuda_available() && cudaHostAlloc(&base, total, cudaHostAllocDefault) == cudaSuccess)
+        pinned = true;
+    else
+        cudaGetLastError();  // clear a failed attempt; fall back to ordinary memory
+#endif
+    if (!base) base = std::malloc(total);
+    if (!base)
+        throw Error(ErrorCode::OutOfMemory,
+                    "cannot allocate " + std::to_string(bytes) + " bytes of host frame memory");
+    auto addr = reinterpret_cast<std::uintptr_t>(base) + sizeof(HostFrameHeader);
+    addr = (addr + kFrameAlign - 1) & ~(std::uintptr_t{kFrameAlign} - 1);
+    auto* h = reinterpret_cast<HostFrameHeader*>(addr) - 1;
+    h->base = base;
+    h->pinned = pinned;
+    return reinterpret_cast<void*>(addr);
+}
+
+void free_host_frame_memory(void* p) noexcept {
+    if (!p) return;
+    const HostFrameHeader* h = static_cast<HostFrameHeader*>(p) - 1;
+#if UPRES_HAVE_CUDA
+    if (h->pinned) {
+        cudaFreeHost(h->base);
+        return;
+    }
+#endif
+    std::free(h->base);
 }
 
 }  // namespace upres

@@ -5,6 +5,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -150,6 +151,52 @@ YuvPlanes<T> planes_of(const AVFrame* f, const Format& fm) {
     }
     return p;
 }
+
+// Frames in host frame memory (alloc_host_frame_memory: page-locked when a CUDA device is
+// present) for the cuda backend, whose uploads and downloads then run at the bus's speed: one
+// buffer per frame holding every plane, from a pool, so each frame's memory is allocated once.
+class FramePool {
+  public:
+    FramePool(AVPixelFormat fmt, int w, int h) : fmt_(fmt), w_(w), h_(h) {
+        const int size = av_image_get_buffer_size(fmt, w, h, kAlign);
+        if (size < 0) fail(ErrorCode::Internal, "frame size (" + av_error(size) + ")");
+        pool_ = av_buffer_pool_init(static_cast<std::size_t>(size), &FramePool::alloc);
+        if (!pool_) fail(ErrorCode::OutOfMemory, "out of memory (a frame pool)");
+    }
+    FramePool(const FramePool&) = delete;
+    FramePool& operator=(const FramePool&) = delete;
+    ~FramePool() { av_buffer_pool_uninit(&pool_); }  // freed when the last frame returns
+
+    FramePtr get() {
+        FramePtr f = new_frame();
+        f->buf[0] = av_buffer_pool_get(pool_);
+        if (!f->buf[0]) fail(ErrorCode::OutOfMemory, "out of memory (a frame)");
+        f->format = fmt_;
+        f->width = w_;
+        f->height = h_;
+        av_image_fill_arrays(f->data, f->linesize, f->buf[0]->data, fmt_, w_, h_, kAlign);
+        return f;
+    }
+
+  private:
+    static constexpr int kAlign = 64;
+    static AVBufferRef* alloc(std::size_t size) {
+        void* p = nullptr;
+        try {
+            p = alloc_host_frame_memory(size);
+        } catch (const Error&) {
+            return nullptr;
+        }
+        AVBufferRef* b = av_buffer_create(
+            static_cast<std::uint8_t*>(p), size,
+            [](void*, std::uint8_t* data) { free_host_frame_memory(data); }, nullptr, 0);
+        if (!b) free_host_frame_memory(p);
+        return b;
+    }
+    AVPixelFormat fmt_;
+    int w_, h_;
+    AVBufferPool* pool_ = nullptr;
+};
 
 // ------------------------------------------------------------------ the pipeline's queues
 
@@ -682,19 +729,40 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
     });
 
     // Stage 2: upscale.
+    // The cuda backend gets its frames in host frame memory (FramePool); the input frame is
+    // copied there from the decoder's buffer.
+    const bool staged = ctx.backend == Backend::Cuda;
     std::thread worker([&] {
         try {
+            std::unique_ptr<FramePool> in_pool, out_pool;
+            if (staged) {
+                in_pool = std::make_unique<FramePool>(fm.proc, stats.in_width, stats.in_height);
+                out_pool = std::make_unique<FramePool>(fm.proc, ow, oh);
+            }
             Item it;
             while (decoded.pop(it)) {
                 if (it.frame) {
                     const auto t = Clock::now();
                     FramePtr src = std::move(it.frame);
-                    FramePtr dst = new_frame();
-                    dst->format = fm.proc;
-                    dst->width = ow;
-                    dst->height = oh;
-                    if (av_frame_get_buffer(dst.get(), 0) < 0)
-                        fail(ErrorCode::OutOfMemory, "out of memory (an output frame)");
+                    if (staged) {
+                        FramePtr pinned = in_pool->get();
+                        av_image_copy(pinned->data, pinned->linesize,
+                                      const_cast<const std::uint8_t**>(src->data), src->linesize,
+                                      fm.proc, src->width, src->height);
+                        av_frame_copy_props(pinned.get(), src.get());
+                        src = std::move(pinned);
+                    }
+                    FramePtr dst;
+                    if (staged) {
+                        dst = out_pool->get();
+                    } else {
+                        dst = new_frame();
+                        dst->format = fm.proc;
+                        dst->width = ow;
+                        dst->height = oh;
+                        if (av_frame_get_buffer(dst.get(), 0) < 0)
+                            fail(ErrorCode::OutOfMemory, "out of memory (an output frame)");
+                    }
                     av_frame_copy_props(dst.get(), src.get());
                     YuvLayout layout;
                     layout.shift_x = fm.shift_x;
