@@ -8,6 +8,7 @@
 #include <upres/warp.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -236,3 +237,25 @@ TEST(CudaPool, HugeTemporaryIsOutOfMemory) {
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 #endif
+
+// Host frame memory: 64-byte aligned, usable as host memory, and (with a device) page-locked,
+// so a device copy into it and back is exact.
+TEST(CoreCuda, HostFrameMemoryRoundTrip) {
+    UPRES_REQUIRE_GPU();
+    const auto host = test::random_image<std::uint8_t>(61, 17, 1, 5);
+    void* p = alloc_host_frame_memory(61 * 17);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+#if UPRES_HAVE_CUDA
+    cudaPointerAttributes attr{};
+    ASSERT_EQ(cudaPointerGetAttributes(&attr, p), cudaSuccess);
+    EXPECT_EQ(attr.type, cudaMemoryTypeHost);  // page-locked
+#endif
+    const ImageView<std::uint8_t> pinned(static_cast<std::uint8_t*>(p), 61, 17, 1);
+    Image<std::uint8_t> dev(61, 17, 1, Location::Device);
+    copy(host.view(), dev.view());
+    copy(ImageView<const std::uint8_t>(dev.view()), pinned);
+    EXPECT_TRUE(test::images_near(pinned, host.view(), 0.0));
+    free_host_frame_memory(p);
+    free_host_frame_memory(nullptr);
+}

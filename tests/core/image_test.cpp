@@ -2,6 +2,7 @@
 #include <upres/error.hpp>
 #include <upres/image.hpp>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -215,4 +216,17 @@ TEST(Backend, CudaUnavailableIsAnErrorNotAFallback) {
         EXPECT_EQ(e.code(), ErrorCode::BackendUnavailable);
     }
     EXPECT_THROW(Image<float>(4, 4, 1, Location::Device), Error);
+}
+
+// Host frame memory without a device (or with one): aligned, writable, freed.
+TEST(Image, HostFrameMemory) {
+    for (const std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{1} << 22}) {
+        auto* p = static_cast<std::uint8_t*>(alloc_host_frame_memory(n));
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+        p[0] = 1;
+        p[n - 1] = 2;
+        EXPECT_EQ(p[0] + p[n - 1], 3);
+        free_host_frame_memory(p);
+    }
 }
