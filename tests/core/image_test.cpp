@@ -220,7 +220,7 @@ TEST(Backend, CudaUnavailableIsAnErrorNotAFallback) {
 
 // Host frame memory without a device (or with one): aligned, writable, freed.
 TEST(Image, HostFrameMemory) {
-    for (const std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{1} << 22}) {
+    for (const std::size_t n : {std::size_t{2}, std::size_t{4097}, std::size_t{1} << 22}) {
         auto* p = static_cast<std::uint8_t*>(alloc_host_frame_memory(n));
         ASSERT_NE(p, nullptr);
         EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
