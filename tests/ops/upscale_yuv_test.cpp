@@ -203,6 +203,13 @@ TEST(UpscaleYuvCuda, DevicePlanesMatchHostPlanes) {
         const Image<std::uint8_t> gcb = clone(ocb.view(), Location::Host);
         EXPECT_TRUE(images_near(gy.view(), host.y.view(), 1.0)) << to_string(m);
         EXPECT_TRUE(images_near(gcb.view(), host.cb.view(), 1.0)) << to_string(m);
+        // Host planes on the cuda backend (uploaded once, downloaded once): the device result.
+        Frame<std::uint8_t> staged(128, 72, l);
+        Context cuda;
+        cuda.backend = Backend::Cuda;
+        upscale_yuv(in.cview(), staged.view(), l, opts_of(m), cuda);
+        EXPECT_TRUE(images_near(staged.y.view(), gy.view(), 0.0)) << to_string(m);
+        EXPECT_TRUE(images_near(staged.cb.view(), gcb.view(), 0.0)) << to_string(m);
     }
 }
 
