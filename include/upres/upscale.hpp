@@ -4,7 +4,10 @@
 //
 //   Method Auto: the best-quality method available for the factor: SRCNN for the integer factors
 //   that have a model (the bundled x2, x3, x4), otherwise bicubic.
-//   Lattice Auto: centre-aligned for srcnn, bilinear and bicubic (output pixel centres where
+//   Method Nlm: non-local-means super-resolution (upres/nlmsr.hpp, default options) of one image,
+//   centre-aligned, integer factors 2 to 4; on a video (upres/video.hpp) it fuses a window of
+//   frames.
+//   Lattice Auto: centre-aligned for srcnn, nlm, bilinear and bicubic (output pixel centres where
 //   upres warp --zoom and MATLAB's imresize put them: output x samples (x + 0.5) / s - 0.5,
 //   Border::Reflect); co-sited for the SEABI family and tap4 / tap6, the paper's lattice
 //   (output x samples x / s, Border::Nearest), on which they are defined. Bilinear and bicubic
@@ -36,9 +39,20 @@
 
 namespace upres {
 
-enum class UpscaleMethod { Auto, Srcnn, LSeai, SilSeabi, LSeabi, Tap4, Tap6, Bilinear, Bicubic };
+enum class UpscaleMethod {
+    Auto,
+    Srcnn,
+    LSeai,
+    SilSeabi,
+    LSeabi,
+    Tap4,
+    Tap6,
+    Bilinear,
+    Bicubic,
+    Nlm
+};
 const char* to_string(UpscaleMethod m) noexcept;
-// "auto", "srcnn", "lseai", "silseabi", "lseabi", "tap4", "tap6", "bilinear", "bicubic".
+// "auto", "srcnn", "lseai", "silseabi", "lseabi", "tap4", "tap6", "bilinear", "bicubic", "nlm".
 UpscaleMethod parse_upscale_method(const std::string& name);
 template <>
 const EnumDesc& enum_desc<UpscaleMethod>() noexcept;

@@ -34,6 +34,9 @@ struct VideoOptions {
     // libsvtav1: 0 ... 13).
     std::string preset;
     int queue = 8;  // frames in flight between two stages (memory: about 3 queue output frames)
+    // Method nlm: frames fused per output frame, centred on it (shifted inside the video at its
+    // ends); 0 = 5. Refused with other methods.
+    int window = 0;
 };
 
 // What one run did. Stage times are the time each thread spent working (not waiting), so

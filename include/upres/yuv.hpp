@@ -18,9 +18,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <utility>
 
 #include <upres/context.hpp>
 #include <upres/image.hpp>
+#include <upres/nlmsr.hpp>
 #include <upres/upscale.hpp>
 
 namespace upres {
@@ -55,5 +58,17 @@ void upscale_yuv(const YuvPlanes<const std::uint8_t>& in, const YuvPlanes<std::u
                  const YuvLayout& layout, const UpscaleOptions& opts = {}, const Context& ctx = {});
 void upscale_yuv(const YuvPlanes<const std::uint16_t>& in, const YuvPlanes<std::uint16_t>& out,
                  const YuvLayout& layout, const UpscaleOptions& opts = {}, const Context& ctx = {});
+
+// Several frames of a video (a window around frames[reference]): the luma of every frame fused
+// into the reference's by NLM-SR (upres/nlmsr.hpp, nlm.scale 2 to 4 and its other options;
+// nlm.reference is replaced by `reference`), on the 16-bit scale for deeper frames as above;
+// the reference frame's chroma upscaled as upscale_yuv does on the centre-aligned lattice.
+// Frames of one size and layout, in host memory; out as upscale_yuv's with method nlm.
+void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint8_t>> frames, int reference,
+                  const YuvPlanes<std::uint8_t>& out, const YuvLayout& layout,
+                  const NlmsrOptions& nlm = {}, const Context& ctx = {});
+void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint16_t>> frames, int reference,
+                  const YuvPlanes<std::uint16_t>& out, const YuvLayout& layout,
+                  const NlmsrOptions& nlm = {}, const Context& ctx = {});
 
 }  // namespace upres

@@ -29,6 +29,7 @@ extern "C" {
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -40,6 +41,7 @@ namespace upres {
 namespace {
 
 constexpr const char* kOp = "upscale";
+constexpr int kDefaultNlmWindow = 5;  // frames fused per output with --method nlm
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -581,6 +583,12 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                          const UpscaleOptions& opts, const VideoOptions& vo, const Context& ctx,
                          const VideoProgress& progress) {
     const auto t_start = Clock::now();
+    if (vo.window < 0 || vo.window > 64)
+        fail(ErrorCode::InvalidArgument,
+             "window is " + std::to_string(vo.window) + " (allowed: 1 to 64, or 0 for 5)");
+    if (vo.window > 0 && resolved_method(opts) != UpscaleMethod::Nlm)
+        fail(ErrorCode::InvalidArgument, std::string("window applies to --method nlm (not ") +
+                                             to_string(resolved_method(opts)) + ")");
     if (vo.queue < 1 || vo.queue > 64)
         fail(ErrorCode::InvalidArgument,
              "queue is " + std::to_string(vo.queue) + " (allowed: 1 to 64)");
@@ -728,10 +736,13 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
         }
     });
 
-    // Stage 2: upscale.
-    // The cuda backend gets its frames in host frame memory (FramePool); the input frame is
-    // copied there from the decoder's buffer.
-    const bool staged = ctx.backend == Backend::Cuda;
+    // Stage 2: upscale. The cuda backend gets its frames in host frame memory (FramePool; the
+    // input frame is copied there from the decoder's buffer); NLM-SR stages its own.
+    const bool nlm = resolved_method(opts) == UpscaleMethod::Nlm;
+    const int window = nlm ? (vo.window > 0 ? vo.window : kDefaultNlmWindow) : 1;
+    NlmsrOptions nlm_opts;
+    nlm_opts.scale = static_cast<int>(opts.scale);
+    const bool staged = ctx.backend == Backend::Cuda && !nlm;
     std::thread worker([&] {
         try {
             std::unique_ptr<FramePool> in_pool, out_pool;
@@ -739,8 +750,79 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                 in_pool = std::make_unique<FramePool>(fm.proc, stats.in_width, stats.in_height);
                 out_pool = std::make_unique<FramePool>(fm.proc, ow, oh);
             }
+            // An output frame with the props of src.
+            const auto output_for = [&](const AVFrame* src) {
+                FramePtr dst;
+                if (staged) {
+                    dst = out_pool->get();
+                } else {
+                    dst = new_frame();
+                    dst->format = fm.proc;
+                    dst->width = ow;
+                    dst->height = oh;
+                    if (av_frame_get_buffer(dst.get(), 0) < 0)
+                        fail(ErrorCode::OutOfMemory, "out of memory (an output frame)");
+                }
+                av_frame_copy_props(dst.get(), src);
+                dst->pict_type = AV_PICTURE_TYPE_NONE;
+                return dst;
+            };
+            const auto layout_of = [&](const AVFrame* src) {
+                YuvLayout layout;
+                layout.shift_x = fm.shift_x;
+                layout.shift_y = fm.shift_y;
+                layout.bits = fm.bits;
+                layout.siting = siting_of(src->chroma_location, fm.in);
+                return layout;
+            };
+            // NLM: the frames of the current window, frames [first, first + size) of the video;
+            // output frame i fuses the `window` frames centred on it (shifted inside the video
+            // at its ends, as upres fuse --sequence), so it waits for window / 2 later frames.
+            std::deque<FramePtr> win;
+            std::int64_t first = 0, next = 0, received = 0;
+            const auto fuse = [&](std::int64_t i, std::int64_t start, int size) {
+                const auto t = Clock::now();
+                const AVFrame* ref = win[static_cast<std::size_t>(i - first)].get();
+                FramePtr dst = output_for(ref);
+                const auto run = [&](auto tag) {
+                    using T = decltype(tag);
+                    std::vector<YuvPlanes<const T>> planes;
+                    for (int k = 0; k < size; ++k)
+                        planes.push_back(planes_of<const T>(
+                            win[static_cast<std::size_t>(start - first + k)].get(), fm));
+                    nlm_fuse_yuv(std::span<const YuvPlanes<const T>>(planes),
+                                 static_cast<int>(i - start), planes_of<T>(dst.get(), fm),
+                                 layout_of(ref), nlm_opts, ctx);
+                };
+                if (fm.bits == 8)
+                    run(std::uint8_t{});
+                else
+                    run(std::uint16_t{});
+                upscale_s += since(t);
+                return upscaled.push(Item{std::move(dst), nullptr});
+            };
+            const auto drop_unneeded = [&] {
+                const std::int64_t keep =
+                    std::min(std::max<std::int64_t>(0, next - window / 2), received - window);
+                while (first < keep) {
+                    win.pop_front();
+                    ++first;
+                }
+            };
             Item it;
             while (decoded.pop(it)) {
+                if (it.frame && nlm) {
+                    win.push_back(std::move(it.frame));
+                    ++received;
+                    for (;;) {
+                        const std::int64_t start = std::max<std::int64_t>(0, next - window / 2);
+                        if (start + window > received) break;
+                        if (!fuse(next, start, window)) return;
+                        ++next;
+                        drop_unneeded();
+                    }
+                    continue;
+                }
                 if (it.frame) {
                     const auto t = Clock::now();
                     FramePtr src = std::move(it.frame);
@@ -752,34 +834,27 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                         av_frame_copy_props(pinned.get(), src.get());
                         src = std::move(pinned);
                     }
-                    FramePtr dst;
-                    if (staged) {
-                        dst = out_pool->get();
-                    } else {
-                        dst = new_frame();
-                        dst->format = fm.proc;
-                        dst->width = ow;
-                        dst->height = oh;
-                        if (av_frame_get_buffer(dst.get(), 0) < 0)
-                            fail(ErrorCode::OutOfMemory, "out of memory (an output frame)");
-                    }
-                    av_frame_copy_props(dst.get(), src.get());
-                    YuvLayout layout;
-                    layout.shift_x = fm.shift_x;
-                    layout.shift_y = fm.shift_y;
-                    layout.bits = fm.bits;
-                    layout.siting = siting_of(src->chroma_location, fm.in);
+                    FramePtr dst = output_for(src.get());
                     if (fm.bits == 8)
                         upscale_yuv(planes_of<const std::uint8_t>(src.get(), fm),
-                                    planes_of<std::uint8_t>(dst.get(), fm), layout, opts, ctx);
+                                    planes_of<std::uint8_t>(dst.get(), fm), layout_of(src.get()),
+                                    opts, ctx);
                     else
                         upscale_yuv(planes_of<const std::uint16_t>(src.get(), fm),
-                                    planes_of<std::uint16_t>(dst.get(), fm), layout, opts, ctx);
-                    dst->pict_type = AV_PICTURE_TYPE_NONE;
+                                    planes_of<std::uint16_t>(dst.get(), fm), layout_of(src.get()),
+                                    opts, ctx);
                     upscale_s += since(t);
                     it.frame = std::move(dst);
                 }
                 if (!upscaled.push(std::move(it))) return;
+            }
+            if (sh.failed()) return;
+            // The end of the video: the remaining frames, their windows shifted inside it.
+            const int size = static_cast<int>(std::min<std::int64_t>(window, received));
+            for (; next < received; ++next) {
+                const std::int64_t start =
+                    std::clamp<std::int64_t>(next - size / 2, 0, received - size);
+                if (!fuse(next, start, size)) return;
             }
             upscaled.close();
         } catch (...) {

@@ -23,6 +23,9 @@ constexpr OptionDesc kVideoOptions[] = {
      "Encoder preset (libx264 / libx265: ultrafast ... veryslow; libsvtav1: 0 ... 13); empty: "
      "the encoder's default",
      UPRES_OPTION_FIELD(VideoOptions, preset)},
+    {"window", OptionKind::Int, nullptr, "0", 0, 64,
+     "Method nlm: frames fused per output frame, centred on it (0: 5)",
+     UPRES_OPTION_FIELD(VideoOptions, window)},
     {"queue", OptionKind::Int, nullptr, "8", 1, 64, "Frames in flight between pipeline stages",
      UPRES_OPTION_FIELD(VideoOptions, queue)},
 };

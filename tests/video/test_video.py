@@ -277,6 +277,29 @@ class VideoTest(unittest.TestCase):
                     got = b[4 * w * h:8 * w * h]
                     self.assertLessEqual(max(abs(x - y) for x, y in zip(want, got)), 1)
 
+    def test_nlm_window(self):
+        """--method nlm --window 3: output frame i's luma is `upres fuse` of the decoded luma of
+        the 3 frames around it (shifted inside the clip at its ends), reference i."""
+        w, h, n, win = 96, 64, 6, 3
+        src, dst = self.path("clip.mkv"), self.path("out.mkv")
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=size=%dx%d:rate=10" % (w, h), "-frames:v", n,
+               "-pix_fmt", "yuv420p", "-c:v", "ffv1", src)
+        self.upscale(src, dst, "--method", "nlm", "--window", win, "--codec", "ffv1")
+        a, b = raw_frames(src, "yuv420p"), raw_frames(dst, "yuv420p")
+        fa, fb = w * h * 3 // 2, 4 * w * h * 3 // 2
+        self.assertEqual((len(a) // fa, len(b) // fb), (n, n))
+        lumas = []
+        for k in range(n):
+            lumas.append(self.path("y%d.pgm" % k))
+            write_pgm(lumas[-1], w, h, a[k * fa:k * fa + w * h])
+        for i in (0, 2, n - 1):
+            start = min(max(i - win // 2, 0), n - win)
+            fused = self.path("fused.pgm")
+            run([UPRES, "fuse", *lumas[start:start + win], fused, "--reference", str(i - start),
+                 "--quiet"])
+            want = read_pgm(fused, 2 * w, 2 * h)
+            self.assertTrue(want == b[i * fb:i * fb + 4 * w * h], "frame %d differs" % i)
+
     # ------------------------------------------------------------------ bad input
 
     def test_bad_input(self):
@@ -312,6 +335,8 @@ class VideoTest(unittest.TestCase):
             ([hdr10, out, "--method", "lseabi"], "8-bit video only"),
             ([ok, self.path("out.png")], "needs a video output"),
             ([self.path("missing.mp4"), out], "no such file"),
+            ([ok, out, "--method", "bicubic", "--window", "3"], "window applies to --method nlm"),
+            ([ok, out, "--method", "nlm", "--scale", "2.5"], "nlm needs the scale 2, 3 or 4"),
         ]
         for args, words in cases:
             with self.subTest(args=args[1:]):

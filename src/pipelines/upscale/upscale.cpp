@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include <upres/color.hpp>
 #include <upres/error.hpp>
+#include <upres/nlmsr.hpp>
 #include <upres/seabi.hpp>
 #include <upres/srcnn.hpp>
 #include <upres/warp.hpp>
@@ -287,6 +289,15 @@ void validate(const UpscaleOptions& opts) {
         fail("max_error must be finite and >= 0, got " + std::to_string(opts.max_error));
 }
 
+// NLM-SR's options for upscale: its defaults at the (integer, 2 to 4) scale.
+NlmsrOptions nlm_options_for(const UpscaleOptions& opts) {
+    if (opts.scale != std::floor(opts.scale) || opts.scale < 2 || opts.scale > 4)
+        fail("nlm needs the scale 2, 3 or 4, not " + format_number(opts.scale));
+    NlmsrOptions n;
+    n.scale = static_cast<int>(opts.scale);
+    return n;
+}
+
 SrcnnModel srcnn_model_for(const UpscaleOptions& opts) {
     if (opts.scale != 0.0 && opts.scale != std::floor(opts.scale))
         fail("srcnn needs an integer scale, not " + format_number(opts.scale));
@@ -325,6 +336,10 @@ Lattice resolved_lattice(const UpscaleOptions& opts) {
         fail(
             "lattice cosited: srcnn runs on the centre-aligned lattice of its training "
             "(allowed: auto, centered)");
+    if (opts.lattice == Lattice::CoSited && m == UpscaleMethod::Nlm)
+        fail(
+            "lattice cosited: nlm fuses on the centre-aligned lattice of its bicubic estimate "
+            "(allowed: auto, centered)");
     return opts.lattice;
 }
 
@@ -347,6 +362,12 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
     if (img.empty()) fail("the input image is empty");
     if (o.method == UpscaleMethod::Srcnn)
         return srcnn_upscale(img, srcnn_model_for(o), o.srcnn, ctx, plan);
+    if (o.method == UpscaleMethod::Nlm) {
+        const NlmsrOptions n = nlm_options_for(o);
+        if (std::visit([](const auto& im) { return im.on_device(); }, img.variant()))
+            fail("nlm takes host images (NLM-SR stages device work itself)");
+        return nlm_fuse(std::span<const AnyImage>(&img, 1), n, ctx);
+    }
     if (o.lattice == Lattice::Centered) {
         if (o.method == UpscaleMethod::Bicubic) return bicubic_resize(img, o.scale, ctx);
         return centered_bilinear(img, o.scale, ctx);
@@ -388,6 +409,13 @@ void upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
     const UpscaleOptions o = resolved(opts);
     if (o.method == UpscaleMethod::Srcnn) {  // srcnn_upscale checks out's geometry
         srcnn_upscale(img, out, srcnn_model_for(o), o.srcnn, ctx);
+        return;
+    }
+    if (o.method == UpscaleMethod::Nlm) {  // nlm_fuse checks out's geometry
+        if (img.on_device() || out.on_device())
+            fail("nlm takes host images (NLM-SR stages device work itself)");
+        nlm_fuse(std::span<const ImageView<const std::uint8_t>>(&img, 1), out,
+                 nlm_options_for(o), ctx);
         return;
     }
     const bool centered = o.lattice == Lattice::Centered;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <upres/error.hpp>
 #include <upres/warp.hpp>
@@ -152,6 +154,60 @@ void check_method(const UpscaleOptions& opts, int bits) {
                     std::to_string(bits) + " bits (allowed for it: srcnn, bicubic, bilinear)");
 }
 
+// Luma planes of `bits` bits -> the 16-bit scale, into owned images.
+std::vector<Image<std::uint16_t>> widen(std::span<const ImageView<const std::uint16_t>> planes,
+                                        std::uint32_t maxv) {
+    std::vector<Image<std::uint16_t>> out;
+    for (const ImageView<const std::uint16_t>& p : planes) {
+        Image<std::uint16_t> wide(p.width(), p.height(), 1);
+        for (int y = 0; y < p.height(); ++y) {
+            const std::uint16_t* s = p.row(y);
+            std::uint16_t* d = wide.view().row(y);
+            for (int x = 0; x < p.width(); ++x)
+                d[x] = to16(std::min<std::uint32_t>(s[x], maxv), maxv);
+        }
+        out.push_back(std::move(wide));
+    }
+    return out;
+}
+
+void narrow(ImageView<const std::uint16_t> wide, ImageView<std::uint16_t> out, std::uint32_t maxv) {
+    for (int y = 0; y < out.height(); ++y) {
+        const std::uint16_t* s = wide.row(y);
+        std::uint16_t* d = out.row(y);
+        for (int x = 0; x < out.width(); ++x) d[x] = from16(s[x], maxv);
+    }
+}
+
+// The checks of nlm_fuse_yuv: the reference's layout against out, every frame like it.
+template <class T>
+UpscaleOptions check_frames(std::span<const YuvPlanes<const T>> frames, int reference,
+                            const YuvPlanes<T>& out, const YuvLayout& l, const NlmsrOptions& nlm) {
+    if (frames.empty()) fail("no frames");
+    if (reference < 0 || reference >= static_cast<int>(frames.size()))
+        fail("reference " + std::to_string(reference) + " is outside [0, " +
+             std::to_string(frames.size() - 1) + "]");
+    UpscaleOptions o;
+    o.method = UpscaleMethod::Nlm;
+    o.scale = nlm.scale;
+    check_layout(frames[static_cast<std::size_t>(reference)], out, l, o);
+    const YuvPlanes<const T>& r = frames[static_cast<std::size_t>(reference)];
+    if (r.y.on_device()) fail("nlm_fuse_yuv takes frames in host memory");
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+        const YuvPlanes<const T>& f = frames[k];
+        const auto same = [](const auto& a, const auto& b) {
+            return a.width() == b.width() && a.height() == b.height() &&
+                   a.channels() == b.channels() && a.location() == b.location() &&
+                   (a.data() == nullptr) == (b.data() == nullptr);
+        };
+        if (!same(f.y, r.y) || !same(f.cb, r.cb) || !same(f.cr, r.cr))
+            fail("frame " + std::to_string(k) +
+                 "'s planes differ from the reference's in size, "
+                 "layout or memory");
+    }
+    return o;
+}
+
 }  // namespace
 
 std::pair<int, int> upscale_yuv_size(int width, int height, const UpscaleOptions& opts) {
@@ -160,6 +216,9 @@ std::pair<int, int> upscale_yuv_size(int width, int height, const UpscaleOptions
     if (m == UpscaleMethod::Srcnn && s == 0.0) fail("give the scale of the model (not 0)");
     if (!std::isfinite(s) || s < 1.0 || s > 16.0)
         fail("scale " + format_number(s) + " is outside [1, 16]");
+    if (m == UpscaleMethod::Nlm && (s != std::floor(s) || s < 2 || s > 4))
+        throw Error(ErrorCode::InvalidArgument,
+                    "upscale: nlm needs the scale 2, 3 or 4, not " + format_number(s));
     if (cosited_method(opts))
         return {static_cast<int>(std::lround(s * width)),
                 static_cast<int>(std::lround(s * height))};
@@ -174,7 +233,8 @@ void upscale_yuv(const YuvPlanes<const std::uint8_t>& in, const YuvPlanes<std::u
     // Host planes on the cuda backend: every plane uploaded once, the frame upscaled on the
     // device, every plane downloaded once (rather than each step uploading and downloading its
     // own: 6.6x faster for bicubic, 1080p -> 4K from page-locked memory, H200).
-    if (ctx.backend == Backend::Cuda && !in.y.on_device()) {
+    if (ctx.backend == Backend::Cuda && !in.y.on_device() &&
+        resolved_method(opts) != UpscaleMethod::Nlm) {  // NLM-SR stages its own device work
         const bool gray = in.cb.data() == nullptr;
         const auto up = [&](ImageView<const std::uint8_t> v) {
             return cuda::upload(v, ctx.cuda_stream, "upscale_yuv input");
@@ -214,19 +274,9 @@ void upscale_yuv(const YuvPlanes<const std::uint16_t>& in, const YuvPlanes<std::
     check_method(opts, layout.bits);
     const std::uint32_t maxv = (1u << layout.bits) - 1u;
     const int w = in.y.width(), h = in.y.height();
-    Image<std::uint16_t> wide(w, h, 1);
-    for (int y = 0; y < h; ++y) {
-        const std::uint16_t* s = in.y.row(y);
-        std::uint16_t* d = wide.view().row(y);
-        for (int x = 0; x < w; ++x) d[x] = to16(std::min<std::uint32_t>(s[x], maxv), maxv);
-    }
-    const AnyImage up = upscale(AnyImage(std::move(wide)), opts, ctx);
-    const ImageView<const std::uint16_t> u = up.as<std::uint16_t>().view();
-    for (int y = 0; y < out.y.height(); ++y) {
-        const std::uint16_t* s = u.row(y);
-        std::uint16_t* d = out.y.row(y);
-        for (int x = 0; x < out.y.width(); ++x) d[x] = from16(s[x], maxv);
-    }
+    std::vector<Image<std::uint16_t>> wide = widen({&in.y, 1}, maxv);
+    const AnyImage up = upscale(AnyImage(std::move(wide[0])), opts, ctx);
+    narrow(up.as<std::uint16_t>().view(), out.y, maxv);
     if (in.cb.data() == nullptr) return;
     const bool cosited = cosited_method(opts);
     for (int k = 0; k < 2; ++k) {
@@ -234,6 +284,47 @@ void upscale_yuv(const YuvPlanes<const std::uint16_t>& in, const YuvPlanes<std::
         upscale_chroma(k ? in.cr : in.cb, o, layout, cosited, opts, w, h, out.y.width(),
                        out.y.height(), ctx);
         clamp_plane(o, static_cast<std::uint16_t>(maxv));
+    }
+}
+
+void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint8_t>> frames, int reference,
+                  const YuvPlanes<std::uint8_t>& out, const YuvLayout& layout,
+                  const NlmsrOptions& nlm, const Context& ctx) {
+    const UpscaleOptions o = check_frames(frames, reference, out, layout, nlm);
+    std::vector<ImageView<const std::uint8_t>> luma;
+    for (const YuvPlanes<const std::uint8_t>& f : frames) luma.push_back(f.y);
+    NlmsrOptions n = nlm;
+    n.reference = reference;
+    nlm_fuse(luma, out.y, n, ctx);
+    const YuvPlanes<const std::uint8_t>& r = frames[static_cast<std::size_t>(reference)];
+    if (r.cb.data() == nullptr) return;
+    for (int k = 0; k < 2; ++k)
+        upscale_chroma(k ? r.cr : r.cb, k ? out.cr : out.cb, layout, false, o, r.y.width(),
+                       r.y.height(), out.y.width(), out.y.height(), ctx);
+}
+
+void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint16_t>> frames, int reference,
+                  const YuvPlanes<std::uint16_t>& out, const YuvLayout& layout,
+                  const NlmsrOptions& nlm, const Context& ctx) {
+    const UpscaleOptions o = check_frames(frames, reference, out, layout, nlm);
+    const std::uint32_t maxv = (1u << layout.bits) - 1u;
+    std::vector<ImageView<const std::uint16_t>> luma;
+    for (const YuvPlanes<const std::uint16_t>& f : frames) luma.push_back(f.y);
+    const std::vector<Image<std::uint16_t>> wide = widen(luma, maxv);
+    std::vector<ImageView<const std::uint16_t>> views;
+    for (const Image<std::uint16_t>& w : wide) views.push_back(w.view());
+    NlmsrOptions n = nlm;
+    n.reference = reference;
+    Image<std::uint16_t> fused(out.y.width(), out.y.height(), 1);
+    nlm_fuse(views, fused.view(), n, ctx);
+    narrow(fused.view(), out.y, maxv);
+    const YuvPlanes<const std::uint16_t>& r = frames[static_cast<std::size_t>(reference)];
+    if (r.cb.data() == nullptr) return;
+    for (int k = 0; k < 2; ++k) {
+        const ImageView<std::uint16_t> c = k ? out.cr : out.cb;
+        upscale_chroma(k ? r.cr : r.cb, c, layout, false, o, r.y.width(), r.y.height(),
+                       out.y.width(), out.y.height(), ctx);
+        clamp_plane(c, static_cast<std::uint16_t>(maxv));
     }
 }
 
