@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <upres/io.hpp>
+#include <upres/nlmsr.hpp>
 #include <upres/seabi.hpp>
 #include <upres/srcnn.hpp>
 #include <upres/upscale.hpp>
@@ -352,6 +353,33 @@ TEST(UpscaleCuda, DeviceDataStaysOnTheDevice) {
         ErrorCode::InvalidArgument, "memory");
 }
 #endif
+
+}  // namespace
+}  // namespace upres
+
+namespace upres {
+namespace {
+
+// Method nlm: single-image NLM-SR (nlm_fuse of one frame), centre-aligned, integer scales only.
+TEST(Upscale, NlmIsSingleFrameFusion) {
+    const Image<U8> in = random_image<U8>(23, 17, 1, 31);
+    const AnyImage up = upscale(AnyImage(clone(in.view())), opts_of(UpscaleMethod::Nlm, 3));
+    NlmsrOptions n;
+    n.scale = 3;
+    const AnyImage one[] = {AnyImage(clone(in.view()))};
+    const AnyImage ref = nlm_fuse(one, n);
+    EXPECT_TRUE(identical(up, ref));
+    Image<U8> out(46, 34, 1);
+    upscale(in.view(), out.view(), opts_of(UpscaleMethod::Nlm));
+    n.scale = 2;
+    const AnyImage ref2 = nlm_fuse(one, n);
+    EXPECT_TRUE(images_near(out.view(), ref2.as<U8>().view(), 0.0));
+    test::expect_error([&] { upscale(in.view(), opts_of(UpscaleMethod::Nlm, 2.5)); },
+                       ErrorCode::InvalidArgument, "nlm needs the scale 2, 3 or 4");
+    test::expect_error(
+        [&] { upscale(in.view(), opts_of(UpscaleMethod::Nlm, 2, Lattice::CoSited)); },
+        ErrorCode::InvalidArgument, "lattice cosited: nlm");
+}
 
 }  // namespace
 }  // namespace upres
