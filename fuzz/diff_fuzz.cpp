@@ -1,14 +1,16 @@
-// Differential fuzzing of the host backends: random images (sizes 1..40, 1-4 channels, u8 / u16 /
+// Differential fuzzing of the backends: random images (sizes 1..40, 1-4 channels, u8 / u16 /
 // f32, padded rows, sub-image views) and random options through the reference and the cpu
-// backend of warp (every transform kind, interpolation, border, fill, FIR prefilter,
+// backend (or, with --backend cuda, the cuda backend on host images, which it stages through
+// the device) of warp (every transform kind, interpolation, border, fill, FIR prefilter,
 // prefiltered coefficients, antialias, remap fields with non-finite entries unchecked), the
 // B-spline prefilter (every border, FIR length, axis, in place), SEABI x2 (every method), stereo
 // (every cost, aggregation and post-filter, u8 / u16 / f32, gray and RGB) and NLM-SR (1-4
 // frames, x2-x4, every patch / search / post-step), each compared within the tolerance
-// docs/numerics.md states. A case both backends refuse with the
-// same upres::Error code is fine; anything else is a failure, printed with its seed.
+// docs/numerics.md states for that backend. A case both backends refuse with the same
+// upres::Error code is fine; anything else is a failure, printed with its seed.
 //
 //   upres_diff_fuzz [--cases N (10000)] [--seed S (1)] [--ops warp,prefilter,seabi,stereo,nlmsr]
+//                   [--backend cpu|cuda (cpu)]
 //
 // CTest runs a short campaign; docs/reliability.md records the long ones.
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include <upres/bspline.hpp>
+#include <upres/context.hpp>
 #include <upres/image.hpp>
 #include <upres/nlmsr.hpp>
 #include <upres/seabi.hpp>
@@ -34,6 +37,10 @@ namespace {
 
 using namespace upres;
 using Rng = std::mt19937_64;
+
+// The backend compared with the reference (--backend).
+Backend g_backend = Backend::Cpu;
+bool cuda() { return g_backend == Backend::Cuda; }
 
 int uniform(Rng& r, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(r); }
 double real(Rng& r, double lo, double hi) {
@@ -92,7 +99,7 @@ struct Tally {
 template <class F>
 bool both(Tally& t, std::uint64_t seed, F&& f) {
     int code[2] = {0, 0};
-    const Backend bs[2] = {Backend::Reference, Backend::Cpu};
+    const Backend bs[2] = {Backend::Reference, g_backend};
     for (int k = 0; k < 2; ++k) {
         try {
             f(bs[k]);
@@ -101,8 +108,9 @@ bool both(Tally& t, std::uint64_t seed, F&& f) {
         }
     }
     if (code[0] != code[1]) {
-        t.fail(seed, "reference and cpu disagree about refusing (codes " + std::to_string(code[0]) +
-                         ", " + std::to_string(code[1]) + ")");
+        t.fail(seed, std::string("reference and ") + to_string(g_backend) +
+                         " disagree about refusing (codes " + std::to_string(code[0]) + ", " +
+                         std::to_string(code[1]) + ")");
         return false;
     }
     if (code[0] != 0) {
@@ -184,7 +192,16 @@ void warp_case(Tally& t, std::uint64_t seed) {
             warp(in, out[k++ % 2].view(), tr, o, ctx_of(b, rc));
         }))
         return;
-    const double tol = std::is_same_v<T, float> ? 2e-5 * (1.0 + std::abs(o.fill)) : 1.0;
+    // docs/numerics.md: cpu f32 2e-5, integers 1 level; cuda (exact path) f32 5e-4 (B-spline
+    // 1e-3), u8 1 level, u16 16 levels (B-spline 24).
+    double tol = std::is_same_v<T, float> ? 2e-5 * (1.0 + std::abs(o.fill)) : 1.0;
+    if (cuda()) {
+        const bool bs = o.interp == Interp::BSpline;
+        if constexpr (std::is_same_v<T, float>)
+            tol = (bs ? 1e-3 : 5e-4) * (1.0 + std::abs(o.fill));
+        else if constexpr (std::is_same_v<T, std::uint16_t>)
+            tol = bs ? 24.0 : 16.0;
+    }
     const double d = max_diff<T>(out[0].view(), out[1].view());
     t.worst = std::max(t.worst, d / tol);
     if (!(d <= tol))
@@ -265,6 +282,7 @@ void stereo_case(Tally& t, std::uint64_t seed) {
     o.uniqueness = uniform(r, 0, 1) ? 0 : uniform(r, 1, 30);
     o.median = uniform(r, 0, 1) == 0;
     o.speckle_size = uniform(r, 0, 1) ? 0 : uniform(r, 1, 20);
+    if (cuda()) o.speckle_size = 0;  // a host-only post-filter: cuda refuses it by name
     o.p1 = real(r, 1, 20);
     o.p2 = o.p1 + real(r, 1, 100);
     o.sgm_window = 2 * uniform(r, 0, 2) + 1;
@@ -305,6 +323,7 @@ void nlmsr_case(Tally& t, std::uint64_t seed) {
     o.iterations = uniform(r, 1, 2);
     o.post = static_cast<NlmsrPost>(uniform(r, 0, 1));
     o.back_projections = uniform(r, 1, 3);
+    if (cuda()) o.variant = static_cast<NlmsrVariant>(uniform(r, 0, 2));  // simple, shared, fast
     Image<float> out[2] = {Image<float>(o.scale * w, o.scale * h, 1),
                            Image<float>(o.scale * w, o.scale * h, 1)};
     int k = 0;
@@ -338,10 +357,12 @@ int main(int argc, char** argv) {
             seed = std::strtoull(argv[i + 1], nullptr, 10);
         else if (a == "--ops")
             ops = argv[i + 1];
+        else if (a == "--backend")
+            g_backend = parse_backend(argv[i + 1]);
         else {
             std::fprintf(stderr,
                          "usage: upres_diff_fuzz [--cases N] [--seed S] [--ops "
-                         "warp,prefilter,seabi,stereo,nlmsr]\n");
+                         "warp,prefilter,seabi,stereo,nlmsr] [--backend cpu|cuda]\n");
             return 2;
         }
     }
@@ -376,6 +397,14 @@ int main(int argc, char** argv) {
          }},
         {"nlmsr", nlmsr_case},
     };
+    if (g_backend != Backend::Cpu && g_backend != Backend::Cuda) {
+        std::fprintf(stderr, "upres_diff_fuzz: --backend cpu or cuda\n");
+        return 2;
+    }
+    if (cuda() && !cuda_available()) {
+        std::printf("SKIPPED: --backend cuda without a CUDA device\n");
+        return 77;
+    }
     long failures = 0;
     for (const Op& op : all) {
         if (ops.find(op.name) == std::string::npos) continue;
@@ -388,9 +417,9 @@ int main(int argc, char** argv) {
         const double s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf(
-            "%-9s %ld cases (%ld refused by both), worst |diff| / tolerance %.3g, %ld "
+            "%-9s %s: %ld cases (%ld refused by both), worst |diff| / tolerance %.3g, %ld "
             "failures, %.1f s\n",
-            op.name, t.cases, t.refused, t.worst, t.failures, s);
+            op.name, to_string(g_backend), t.cases, t.refused, t.worst, t.failures, s);
         failures += t.failures;
     }
     return failures == 0 ? 0 : 1;
