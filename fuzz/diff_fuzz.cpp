@@ -323,13 +323,17 @@ void nlmsr_case(Tally& t, std::uint64_t seed) {
     o.iterations = uniform(r, 1, 2);
     o.post = static_cast<NlmsrPost>(uniform(r, 0, 1));
     o.back_projections = uniform(r, 1, 3);
-    if (cuda()) o.variant = static_cast<NlmsrVariant>(uniform(r, 0, 2));  // simple, shared, fast
+    // cuda: any of its variants (simple, shared, fast); the reference has only its own.
+    const NlmsrVariant variant =
+        cuda() ? static_cast<NlmsrVariant>(uniform(r, 0, 2)) : NlmsrVariant::Fast;
     Image<float> out[2] = {Image<float>(o.scale * w, o.scale * h, 1),
                            Image<float>(o.scale * w, o.scale * h, 1)};
     int k = 0;
     if (!both(t, seed, [&](Backend b) {
             Rng rc(seed + 7);
-            nlm_fuse(std::span<const ImageView<const float>>(views), out[k++ % 2].view(), o,
+            NlmsrOptions ob = o;
+            if (b == Backend::Cuda) ob.variant = variant;
+            nlm_fuse(std::span<const ImageView<const float>>(views), out[k++ % 2].view(), ob,
                      ctx_of(b, rc));
         }))
         return;
@@ -340,7 +344,8 @@ void nlmsr_case(Tally& t, std::uint64_t seed) {
         t.fail(seed, "nlmsr " + std::to_string(n) + " frames " + std::to_string(w) + "x" +
                          std::to_string(h) + " x" + std::to_string(o.scale) + " patch " +
                          std::to_string(o.patch) + " search " + std::to_string(o.search) +
-                         " post " + to_string(o.post) + ": |diff| " + std::to_string(d));
+                         " post " + to_string(o.post) + " variant " + to_string(variant) +
+                         ": |diff| " + std::to_string(d));
 }
 
 }  // namespace
