@@ -23,9 +23,8 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     temp_ =
         path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
     const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0)
-        fail(path_, std::string("cannot create the temporary file '") + temp_ +
-                        "' for writing: " + std::strerror(errno));
+    if (fd < 0)  // the target's folder decides (missing, read-only, full): name the target
+        fail(path_, std::string("cannot write: ") + std::strerror(errno));
     file_ = ::fdopen(fd, "wb");
     if (!file_) {
         const int err = errno;

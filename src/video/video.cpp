@@ -471,6 +471,19 @@ void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoO
         av_opt_set_int(c->priv_data, "crf", crf, 0);
     }
     if (!vo.preset.empty()) {
+        // x264 and x265 print their own line for a preset they do not know: check it here.
+        const std::string codec = enc->name;
+        if (codec == "libx264" || codec == "libx265") {
+            static constexpr const char* kPresets[] = {
+                "ultrafast", "superfast", "veryfast", "faster",   "fast",
+                "medium",    "slow",      "slower",   "veryslow", "placebo"};
+            if (std::find(std::begin(kPresets), std::end(kPresets), vo.preset) ==
+                std::end(kPresets))
+                fail(ErrorCode::InvalidArgument,
+                     "preset '" + vo.preset + "' is not one of " + codec +
+                         "'s (allowed: ultrafast, superfast, veryfast, faster, fast, medium, "
+                         "slow, slower, veryslow, placebo)");
+        }
         if (!av_opt_find(c->priv_data, "preset", nullptr, 0, 0))
             fail(ErrorCode::InvalidArgument,
                  std::string("the codec ") + enc->name + " has no preset (leave --preset out)");
