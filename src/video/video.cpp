@@ -491,6 +491,9 @@ void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoO
             fail(ErrorCode::InvalidArgument,
                  "preset '" + vo.preset + "' is not one of " + enc->name + "'s");
     }
+    // x265 prints its banner and settings itself unless told otherwise.
+    if (std::string(enc->name) == "libx265")
+        av_opt_set(c->priv_data, "x265-params", "log-level=error", 0);
     int r = avcodec_open2(c, enc, nullptr);
     if (r < 0)
         fail(ErrorCode::InvalidArgument,

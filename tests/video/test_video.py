@@ -331,7 +331,7 @@ class VideoTest(unittest.TestCase):
             ([ok, out, "--codec", "ffv1", "--crf", "10"], "ffv1 is lossless"),
             ([ok, self.path("out.mp4"), "--codec", "ffv1"], "cannot hold ffv1"),
             ([ok, os.path.join(self.tmp, "no", "such", "out.mkv")], "does not exist"),
-            ([ok, out, "--preset", "fastest"], "preset fastest"),
+            ([ok, out, "--preset", "fastest"], "preset 'fastest' is not one of libx264's"),
             ([hdr10, out, "--method", "lseabi"], "8-bit video only"),
             ([ok, self.path("out.png")], "needs a video output"),
             ([self.path("missing.mp4"), out], "no such file"),
