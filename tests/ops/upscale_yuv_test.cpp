@@ -105,7 +105,7 @@ TEST(UpscaleYuv, ChromaLandsWhereTheSitingPutsIt) {
                         worst = std::max(worst, std::abs(out.cb.view()(j, i) - want));
                     }
                 EXPECT_LE(worst, 0.5 + 1e-9) << "centered " << centered << " siting "
-                                      << static_cast<int>(s) << " shift_y " << shift_y;
+                                             << static_cast<int>(s) << " shift_y " << shift_y;
             }
 }
 

@@ -414,8 +414,8 @@ void upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
     if (o.method == UpscaleMethod::Nlm) {  // nlm_fuse checks out's geometry
         if (img.on_device() || out.on_device())
             fail("nlm takes host images (NLM-SR stages device work itself)");
-        nlm_fuse(std::span<const ImageView<const std::uint8_t>>(&img, 1), out,
-                 nlm_options_for(o), ctx);
+        nlm_fuse(std::span<const ImageView<const std::uint8_t>>(&img, 1), out, nlm_options_for(o),
+                 ctx);
         return;
     }
     const bool centered = o.lattice == Lattice::Centered;
