@@ -7,9 +7,12 @@
 //   Method Nlm: non-local-means super-resolution (upres/nlmsr.hpp, default options) of one image,
 //   centre-aligned, integer factors 2 to 4; on a video (upres/video.hpp) it fuses a window of
 //   frames.
-//   Lattice Auto: centre-aligned for srcnn, nlm, bilinear and bicubic (output pixel centres where
-//   upres warp --zoom and MATLAB's imresize put them: output x samples (x + 0.5) / s - 0.5,
-//   Border::Reflect); co-sited for the SEABI family and tap4 / tap6, the paper's lattice
+//   Method BSpline: exact cubic B-spline interpolation (upres/warp.hpp's resize with the default
+//   WarpOptions: prefiltered, Border::Mirror), centre-aligned, any factor and depth: upres warp
+//   --zoom.
+//   Lattice Auto: centre-aligned for srcnn, nlm, bspline, bilinear and bicubic (output pixel
+//   centres where upres warp --zoom and MATLAB's imresize put them: output x samples (x + 0.5) / s
+//   - 0.5, Border::Reflect); co-sited for the SEABI family and tap4 / tap6, the paper's lattice
 //   (output x samples x / s, Border::Nearest), on which they are defined. Bilinear and bicubic
 //   also run co-sited (Lattice::CoSited: the paper's baselines, Keys a = -0.5); SRCNN and the
 //   SEABI family refuse the lattice they are not defined on.
@@ -49,10 +52,12 @@ enum class UpscaleMethod {
     Tap6,
     Bilinear,
     Bicubic,
-    Nlm
+    Nlm,
+    BSpline
 };
 const char* to_string(UpscaleMethod m) noexcept;
-// "auto", "srcnn", "lseai", "silseabi", "lseabi", "tap4", "tap6", "bilinear", "bicubic", "nlm".
+// "auto", "srcnn", "lseai", "silseabi", "lseabi", "tap4", "tap6", "bilinear", "bicubic", "nlm",
+// "bspline".
 UpscaleMethod parse_upscale_method(const std::string& name);
 template <>
 const EnumDesc& enum_desc<UpscaleMethod>() noexcept;

@@ -8,7 +8,8 @@
 //   (v * 65535 / (2^bits - 1), exact for bits that divide into it by bit replication), upscaled
 //   as u16 and put back, rounded; the SEABI family and tap4 / tap6 are 8-bit methods (the
 //   paper's integer arithmetic) and refuse deeper frames.
-//   Chroma: Keys bicubic (a = -0.5, the chroma rule of every upscale method) through upres::warp,
+//   Chroma: Keys bicubic (a = -0.5, the chroma rule of the upscale methods; method bspline: the
+//   cubic B-spline, border mirror when centre-aligned) through upres::warp,
 //   on the exact positions of the chroma samples: each output chroma sample sits where the
 //   frame's chroma siting puts it on the output luma grid, mapped through the method's lattice
 //   to the input luma grid and from there to the input chroma grid. Border as the lattice's

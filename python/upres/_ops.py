@@ -50,7 +50,8 @@ def upscale(image: Any, scale: float = 2.0, method: str = "auto", *, output: Any
     Parameters: image (H, W) or (H, W, C) (C 1, 3 or 4; SEABI methods and tap4 / tap6 take
     uint8); scale; method: 'auto' (SRCNN where a bundled model exists, else bicubic),
     'srcnn', 'lseai', 'silseabi', 'lseabi', 'tap4', 'tap6', 'bilinear', 'bicubic', 'nlm'
-    (single-image non-local-means SR, scale 2, 3, 4; host arrays); options:
+    (single-image non-local-means SR, scale 2, 3, 4; host arrays), 'bspline' (exact cubic
+    B-spline, as warp --zoom); options:
     lattice, iterations, max_error, model, precision, variant (upres.option_table('upscale')).
     The output has the input's dtype and library; shape round(scale n) (co-sited) or
     ceil(scale n) (centre-aligned).

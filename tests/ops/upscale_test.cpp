@@ -16,6 +16,7 @@
 #include <upres/seabi.hpp>
 #include <upres/srcnn.hpp>
 #include <upres/upscale.hpp>
+#include <upres/warp.hpp>
 #include "test_util.hpp"
 
 #include "core/transfer_count.hpp"
@@ -379,6 +380,32 @@ TEST(Upscale, NlmIsSingleFrameFusion) {
     test::expect_error(
         [&] { upscale(in.view(), opts_of(UpscaleMethod::Nlm, 2, Lattice::CoSited)); },
         ErrorCode::InvalidArgument, "lattice cosited: nlm");
+}
+
+}  // namespace
+}  // namespace upres
+
+namespace upres {
+namespace {
+
+// Method bspline: upres warp --zoom (resize with the default WarpOptions), any depth; co-sited:
+// B-spline resampling of the co-sited grid.
+TEST(Upscale, BSplineIsTheExactResize) {
+    const Image<std::uint16_t> in = random_image<std::uint16_t>(19, 13, 3, 41);
+    const AnyImage up = upscale(AnyImage(clone(in.view())), opts_of(UpscaleMethod::BSpline, 3));
+    Image<std::uint16_t> ref(57, 39, 3);
+    warp(in.view(), ref.view(), Transform::make_resize(), WarpOptions{});
+    EXPECT_TRUE(images_near(up.as<std::uint16_t>().view(), ref.view(), 0.0));
+    const Image<U8> g = random_image<U8>(19, 13, 1, 42);
+    const Image<U8> co = upscale(g.view(), opts_of(UpscaleMethod::BSpline, 2, Lattice::CoSited));
+    Image<U8> ref2(38, 26, 1);
+    Affine a;
+    a.m[0] = a.m[4] = 0.5;
+    a.m[1] = a.m[2] = a.m[3] = a.m[5] = 0.0;
+    WarpOptions wo;
+    wo.border = Border::Nearest;
+    warp(g.view(), ref2.view(), Transform::make_affine(a), wo);
+    EXPECT_TRUE(images_near(co.view(), ref2.view(), 0.0));
 }
 
 }  // namespace

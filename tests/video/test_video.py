@@ -300,6 +300,17 @@ class VideoTest(unittest.TestCase):
             want = read_pgm(fused, 2 * w, 2 * h)
             self.assertTrue(want == b[i * fb:i * fb + 4 * w * h], "frame %d differs" % i)
 
+    def test_bspline_method(self):
+        """--method bspline: luma equals the single-image bspline upscale (as warp --zoom), in
+        8 and 10 bits."""
+        for pix_fmt, bits in (("yuv420p", 8), ("yuv420p10le", 10)):
+            with self.subTest(pix_fmt=pix_fmt):
+                src, dst = self.path("b%d.mkv" % bits), self.path("b%d_out.mkv" % bits)
+                ffmpeg("-f", "lavfi", "-i", "testsrc2=size=80x48:rate=10", "-frames:v", 2,
+                       "-pix_fmt", pix_fmt, "-c:v", "ffv1", src)
+                self.upscale(src, dst, "--method", "bspline", "--scale", 3, "--codec", "ffv1")
+                self.assert_luma_equal(src, dst, 80, 48, "bspline", 3, [0, 1], pix_fmt, bits)
+
     # ------------------------------------------------------------------ bad input
 
     def test_bad_input(self):

@@ -96,9 +96,12 @@ struct DeviceSpace {
 template <class Space>
 void upscale_plane(ImageView<const std::uint8_t> plane, ImageView<std::uint8_t> out, int n2,
                    const UpscaleOptions& opts, const Context& ctx) {
-    if (opts.method == UpscaleMethod::Bilinear || opts.method == UpscaleMethod::Bicubic)
+    if (opts.method == UpscaleMethod::Bilinear || opts.method == UpscaleMethod::Bicubic ||
+        opts.method == UpscaleMethod::BSpline)
         return resample(plane, out, 1.0 / n2, 1.0 / n2,
-                        opts.method == UpscaleMethod::Bilinear ? Interp::Linear : Interp::Cubic,
+                        opts.method == UpscaleMethod::Bilinear  ? Interp::Linear
+                        : opts.method == UpscaleMethod::Bicubic ? Interp::Cubic
+                                                                : Interp::BSpline,
                         ctx);
     using Owned = decltype(Space::template make<std::uint8_t>(1, 1, 1, ctx));
     std::optional<Owned> cur;
@@ -250,7 +253,8 @@ void cosited_into(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out
 // Centre-aligned output length: ceil(s n), as bicubic_resize.
 int centered_length(double s, int n) { return static_cast<int>(std::ceil(s * n - 1e-9)); }
 
-// Centre-aligned bilinear: upres resize (u = (x + 0.5) W / W' - 0.5), Border::Reflect.
+// Centre-aligned bilinear: upres resize (u = (x + 0.5) W / W' - 0.5), Border::Reflect; with
+// other warp options (the default WarpOptions: method bspline), the same resize.
 WarpOptions centered_bilinear_options() {
     WarpOptions wo;
     wo.interp = Interp::Linear;
@@ -258,13 +262,14 @@ WarpOptions centered_bilinear_options() {
     return wo;
 }
 
-AnyImage centered_bilinear(const AnyImage& img, double s, const Context& ctx) {
+AnyImage centered_bilinear(const AnyImage& img, double s, const Context& ctx,
+                           const WarpOptions& wo = centered_bilinear_options()) {
     const int w = centered_length(s, img.width()), h = centered_length(s, img.height());
     return std::visit(
         [&](const auto& im) -> AnyImage {
             using T = std::remove_cvref_t<decltype(*im.data())>;
             Image<T> out(w, h, im.channels(), im.location());
-            warp(im.view(), out.view(), Transform::make_resize(), centered_bilinear_options(), ctx);
+            warp(im.view(), out.view(), Transform::make_resize(), wo, ctx);
             return AnyImage(std::move(out));
         },
         img.variant());
@@ -370,6 +375,8 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
     }
     if (o.lattice == Lattice::Centered) {
         if (o.method == UpscaleMethod::Bicubic) return bicubic_resize(img, o.scale, ctx);
+        if (o.method == UpscaleMethod::BSpline)
+            return centered_bilinear(img, o.scale, ctx, WarpOptions{});
         return centered_bilinear(img, o.scale, ctx);
     }
     if (!img.holds<std::uint8_t>())
@@ -432,8 +439,9 @@ void upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
     if (!centered) return cosited_into(img, out, o, ctx);
     if (img.on_device() != out.on_device())
         fail("the input and the output are in different memory (host and device)");
-    if (o.method == UpscaleMethod::Bilinear) {
-        warp(img, out, Transform::make_resize(), centered_bilinear_options(), ctx);
+    if (o.method == UpscaleMethod::Bilinear || o.method == UpscaleMethod::BSpline) {
+        warp(img, out, Transform::make_resize(),
+             o.method == UpscaleMethod::BSpline ? WarpOptions{} : centered_bilinear_options(), ctx);
         return;
     }
     // MATLAB bicubic (bicubic_resize) through its own result.

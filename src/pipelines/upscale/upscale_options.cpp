@@ -27,10 +27,12 @@ constexpr EnumEntry kMethods[] = {
      "bicubic: MATLAB imresize centre-aligned, Keys a = -0.5 co-sited"},
     {static_cast<int>(UpscaleMethod::Nlm), "nlm",
      "non-local-means SR (x2, x3, x4; a video fuses --window frames)"},
+    {static_cast<int>(UpscaleMethod::BSpline), "bspline",
+     "exact cubic B-spline interpolation (centre-aligned, as upres warp --zoom)"},
 };
 constexpr EnumEntry kLattices[] = {
     {static_cast<int>(Lattice::Auto), "auto",
-     "centered for srcnn, nlm, bilinear, bicubic; cosited for SEABI and tap4 / tap6"},
+     "centered for srcnn, nlm, bspline, bilinear, bicubic; cosited for SEABI and tap4 / tap6"},
     {static_cast<int>(Lattice::CoSited), "cosited",
      "output x samples input x / s (the SEABI paper's lattice)"},
     {static_cast<int>(Lattice::Centered), "centered",

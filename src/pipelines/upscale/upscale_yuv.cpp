@@ -125,9 +125,11 @@ void upscale_chroma(ImageView<const T> in, ImageView<T> out, const YuvLayout& l,
     a.m[3] = 0;
     a.m[4] = ay;
     a.m[5] = by;
+    // Keys bicubic; the bspline method's chroma is B-spline too, with its luma's border.
+    const bool bspline = resolved_method(opts) == UpscaleMethod::BSpline;
     WarpOptions wo;
-    wo.interp = Interp::Cubic;
-    wo.border = cosited ? Border::Nearest : Border::Reflect;
+    wo.interp = bspline ? Interp::BSpline : Interp::Cubic;
+    wo.border = cosited ? Border::Nearest : (bspline ? Border::Mirror : Border::Reflect);
     warp(in, out, Transform::make_affine(a), wo, ctx);
 }
 
