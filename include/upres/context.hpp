@@ -41,8 +41,9 @@ std::string cuda_device_info();
 void synchronize(const Context& ctx);
 
 // Host memory for frames that travel to and from the device: page-locked (cudaHostAlloc) when a
-// CUDA device is present, so copies run at the bus's speed without a staging copy (pageable
-// 1080p -> 4K frames through upscale_yuv: 2.7x slower for SRCNN on an H200, docs/ops/video.md);
+// CUDA device is present, so copies run at the bus's speed without a staging copy (1080p -> 4K
+// frames through upscale_yuv from pageable memory: 1.7x slower for SRCNN, 2.8x for SIL-SEABI
+// on an H200, docs/ops/video.md);
 // ordinary memory otherwise. 64-byte aligned. Error(OutOfMemory) when it cannot be had.
 void* alloc_host_frame_memory(std::size_t bytes);
 void free_host_frame_memory(void* p) noexcept;  // nullptr: nothing

@@ -63,7 +63,8 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
 // webm, m4v, mpg, mpeg, ts, m2ts, mts, flv, wmv, nut, y4m, ogv, 3gp).
 bool is_video_path(const std::string& path);
 
-// The video options' table (codec, crf, preset, queue): the command line's flags and help.
+// The video options' table (codec, crf, preset, window, queue): the command line's flags and
+// help.
 const OperationDesc& video_operation() noexcept;
 
 }  // namespace upres

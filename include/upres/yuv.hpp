@@ -5,8 +5,8 @@
 //
 //   Luma: the upscale method (upres/upscale.hpp) on the Y plane as a gray image, so a frame's Y
 //   equals upscale() of that plane. Deeper than 8 bits: the samples are put on the 16-bit scale
-//   (v * 65535 / (2^bits - 1), exact for bits that divide into it by bit replication), upscaled
-//   as u16 and put back, rounded; the SEABI family and tap4 / tap6 are 8-bit methods (the
+//   (v * 65535 / (2^bits - 1), rounded: an exact round trip), upscaled as u16 and put back,
+//   rounded; the SEABI family and tap4 / tap6 are 8-bit methods (the
 //   paper's integer arithmetic) and refuse deeper frames.
 //   Chroma: Keys bicubic (a = -0.5, the chroma rule of the upscale methods; method bspline: the
 //   cubic B-spline, border mirror when centre-aligned) through upres::warp,
