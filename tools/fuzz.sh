@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# Builds upres's libFuzzer targets (fuzz/: every image decoder and the .srcnn reader) with clang,
+# Builds upres's libFuzzer targets (fuzz/: every image decoder, the .srcnn reader and, in a build
+# with FFmpeg's libraries, the video input) with clang,
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs each for a bounded time from a seed
 # corpus: the small real files of tests/data/io and models/ (by extension), plus
 # fuzz/corpus/<format>/ (inputs that once failed, kept as regression seeds). Prints one line per
 # target (executions, result) and exits non-zero on any finding; a finding's input is saved
 # under $UPRES_FUZZ_BUILD/findings/.
-#   tools/fuzz.sh [SECONDS_PER_TARGET (30)] [TARGET...]     targets: png jpeg tiff pfm pnm npy srcnn
+#   tools/fuzz.sh [SECONDS_PER_TARGET (30)] [TARGET...]
+#       targets: png jpeg tiff pfm pnm npy srcnn video (default: all; video when FFmpeg's
+#       development files are installed)
 # Environment: UPRES_FUZZ_BUILD (default build/fuzz), UPRES_JOBS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(png jpeg tiff pfm pnm npy srcnn)
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(png jpeg tiff pfm pnm npy srcnn)
+    pkg-config --exists libavformat libavcodec libavutil 2>/dev/null && targets+=(video)
+fi
 build=${UPRES_FUZZ_BUILD:-$root/build/fuzz}
 jobs=${UPRES_JOBS:-$(nproc)}
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (apt-get install clang)"; exit 1; }
@@ -24,7 +30,7 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 cmake --build "$build" -j "$jobs" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 declare -A ext=([png]="png" [jpeg]="jpg jpeg" [tiff]="tif tiff" [pfm]="pfm" [pnm]="pgm ppm pnm"
-                [npy]="npy" [srcnn]="srcnn")
+                [npy]="npy" [srcnn]="srcnn" [video]="")
 mkdir -p "$build/findings"
 status=0
 for t in "${targets[@]}"; do

@@ -534,7 +534,7 @@ std::int64_t expected_frames(const AVFormatContext* fmt, const AVStream* st) {
     if (st->nb_frames > 0) return st->nb_frames;
     const AVRational rate = st->avg_frame_rate.num ? st->avg_frame_rate : st->r_frame_rate;
     if (fmt->duration > 0 && rate.num > 0)
-        return av_rescale_q(fmt->duration, AV_TIME_BASE_Q, av_inv_q(rate));
+        return av_rescale_q(fmt->duration, AVRational{1, AV_TIME_BASE}, av_inv_q(rate));
     return 0;
 }
 
@@ -630,7 +630,8 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
     VideoStats stats;
     stats.in_width = in.dec->width;
     stats.in_height = in.dec->height;
-    const auto [ow, oh] = upscale_yuv_size(in.dec->width, in.dec->height, opts);
+    const std::pair<int, int> out_size = upscale_yuv_size(in.dec->width, in.dec->height, opts);
+    const int ow = out_size.first, oh = out_size.second;  // (lambdas capture them below)
     stats.out_width = ow;
     stats.out_height = oh;
     stats.pixel_format = pix_name(fm.proc);
