@@ -9,9 +9,11 @@
 #include <string>
 
 #include <upres/error.hpp>
+#include <upres/image.hpp>
 #include <upres/options.hpp>
 #include "commands.hpp"
 #include "options.hpp"
+#include "util.hpp"
 
 int main(int argc, char** argv) {
     using namespace upres;
@@ -25,6 +27,11 @@ int main(int argc, char** argv) {
     cli::add_declared_fields(&app, operation("context"), &common.ctx);
     app.add_flag("-q,--quiet", common.quiet,
                  "No progress or informational output (results are still printed)");
+    app.add_option_function<std::int64_t>(
+           "--max-pixels", [](std::int64_t n) { cli::set_max_pixels(n); },
+           "Refuse input images larger than this many pixels, before reading their pixels "
+           "[default: 1073741824 (2^30), the most upres takes]")
+        ->check(CLI::Range(std::int64_t{1}, kMaxPixels));
     for (int i = 0; i < cli::kCommandCount; ++i) cli::kCommands[i].add(app, common);
     try {
         app.parse(argc, argv);

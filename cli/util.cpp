@@ -32,6 +32,12 @@ std::string json_string(const std::string& s) {
     return o + "\"";
 }
 
+namespace {
+std::int64_t g_max_pixels = kMaxPixels;  // --max-pixels (set while the flags are parsed)
+}  // namespace
+
+void set_max_pixels(std::int64_t n) { g_max_pixels = n; }
+
 AnyImage read_input(const std::string& path, const std::string& format) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
@@ -41,6 +47,7 @@ AnyImage read_input(const std::string& path, const std::string& format) {
         throw Error(ErrorCode::IoError, fmt::format("cannot read '{}': is a directory", path));
     ReadOptions opts;
     opts.format = parse_file_format(format);
+    opts.max_pixels = g_max_pixels;
     return read_image(path, opts);
 }
 

@@ -22,6 +22,8 @@ CLI::Option* add_format_option(CLI::App* cmd, std::string& target);
 // Reads an image (format from the extension, or `format` when not "auto"). A missing or
 // unreadable file is Error(IoError) naming the path; format errors come from upres::read_image.
 AnyImage read_input(const std::string& path, const std::string& format = "auto");
+// The largest image read_input accepts (ReadOptions::max_pixels): the global --max-pixels.
+void set_max_pixels(std::int64_t n);
 
 // The format an output path will be written in: `format` when not "auto", else the extension.
 // Throws Error(UnsupportedFormat) for unknown names and formats this build cannot write.

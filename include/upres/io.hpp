@@ -50,6 +50,10 @@ bool format_supported(FileFormat f) noexcept;
 
 struct ReadOptions {
     FileFormat format = FileFormat::Auto;
+    // A file whose header declares more pixels is refused (Error(UnsupportedFormat)) before any
+    // pixel memory is allocated: decompression bombs, hostile headers. In [1, kMaxPixels]; the
+    // default is kMaxPixels (2^30 pixels: 4 GiB of RGBA u8, 16 GiB of RGBA f32).
+    std::int64_t max_pixels = kMaxPixels;
 };
 
 struct WriteOptions {

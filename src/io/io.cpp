@@ -20,7 +20,8 @@ void fail(ErrorCode code, const std::string& path, const std::string& what) {
     throw Error(code, path + ": " + what);
 }
 
-void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height) {
+void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height,
+                      std::int64_t max_pixels) {
     const std::string size = std::to_string(width) + " x " + std::to_string(height);
     if (width <= 0 || height <= 0)
         fail(ErrorCode::CorruptData, path, "image size " + size + " is empty or negative");
@@ -32,6 +33,11 @@ void check_dimensions(const std::string& path, std::int64_t width, std::int64_t 
         fail(ErrorCode::CorruptData, path,
              "image size " + size + " exceeds the limit of " + std::to_string(kMaxPixels) +
                  " pixels");
+    if (width * height > max_pixels)
+        fail(ErrorCode::UnsupportedFormat, path,
+             "image size " + size + " (" + std::to_string(width * height) +
+                 " pixels) exceeds the limit of " + std::to_string(max_pixels) +
+                 " pixels set for reading (ReadOptions::max_pixels, --max-pixels)");
 }
 
 std::int64_t bytes_left(std::FILE* f) {
@@ -183,6 +189,11 @@ using io_detail::fail;
 
 AnyImage read_image(const std::string& path, const ReadOptions& opts) {
     const FileFormat fmt = io_detail::resolve(path, opts.format);
+    if (opts.max_pixels < 1 || opts.max_pixels > kMaxPixels)
+        throw Error(ErrorCode::InvalidArgument,
+                    "read_image: max_pixels " + std::to_string(opts.max_pixels) +
+                        " is outside [1, " + std::to_string(kMaxPixels) + "]");
+    const std::int64_t limit = opts.max_pixels;
     struct stat st;
     if (::stat(path.c_str(), &st) != 0)
         fail(ErrorCode::IoError, path, std::string("cannot open: ") + std::strerror(errno));
@@ -191,17 +202,17 @@ AnyImage read_image(const std::string& path, const ReadOptions& opts) {
     if (!f) fail(ErrorCode::IoError, path, std::string("cannot open: ") + std::strerror(errno));
     switch (fmt) {
         case FileFormat::Png:
-            return io_detail::read_png(path, f.get());
+            return io_detail::read_png(path, f.get(), limit);
         case FileFormat::Jpeg:
-            return io_detail::read_jpeg(path, f.get());
+            return io_detail::read_jpeg(path, f.get(), limit);
         case FileFormat::Tiff:
-            return io_detail::read_tiff(path, f.get());
+            return io_detail::read_tiff(path, f.get(), limit);
         case FileFormat::Pfm:
-            return io_detail::read_pfm(path, f.get());
+            return io_detail::read_pfm(path, f.get(), limit);
         case FileFormat::Pnm:
-            return io_detail::read_pnm(path, f.get());
+            return io_detail::read_pnm(path, f.get(), limit);
         case FileFormat::Npy:
-            return io_detail::read_npy(path, f.get());
+            return io_detail::read_npy(path, f.get(), limit);
         case FileFormat::Auto:
             break;
     }

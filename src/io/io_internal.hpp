@@ -14,7 +14,10 @@ namespace upres::io_detail {
 
 // Refuses zero-sized images and sizes over kMaxDimension / kMaxPixels (CorruptData naming the
 // file, the size and the limit). Called by every reader before it allocates pixels.
-void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height);
+// Error(CorruptData) for an empty size or one beyond kMaxDimension per side; Error(
+// UnsupportedFormat) beyond max_pixels (ReadOptions::max_pixels), before anything is allocated.
+void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height,
+                      std::int64_t max_pixels);
 
 // Bytes left in f from its current position to the end (-1 if the file is not seekable).
 std::int64_t bytes_left(std::FILE* f);
@@ -29,12 +32,12 @@ void read_exact(const std::string& path, std::FILE* f, void* dst, std::size_t n,
 void write_exact(const std::string& path, std::FILE* f, const void* src, std::size_t n);
 
 // Per-format readers: f is open for reading at offset 0.
-AnyImage read_png(const std::string& path, std::FILE* f);
-AnyImage read_jpeg(const std::string& path, std::FILE* f);
-AnyImage read_tiff(const std::string& path, std::FILE* f);
-AnyImage read_pfm(const std::string& path, std::FILE* f);
-AnyImage read_pnm(const std::string& path, std::FILE* f);
-AnyImage read_npy(const std::string& path, std::FILE* f);
+AnyImage read_png(const std::string& path, std::FILE* f, std::int64_t max_pixels);
+AnyImage read_jpeg(const std::string& path, std::FILE* f, std::int64_t max_pixels);
+AnyImage read_tiff(const std::string& path, std::FILE* f, std::int64_t max_pixels);
+AnyImage read_pfm(const std::string& path, std::FILE* f, std::int64_t max_pixels);
+AnyImage read_pnm(const std::string& path, std::FILE* f, std::int64_t max_pixels);
+AnyImage read_npy(const std::string& path, std::FILE* f, std::int64_t max_pixels);
 
 // Per-format checks run before any file is created: throw UnsupportedFormat (pixel type or
 // channel count the format cannot store) or InvalidArgument (bad option).

@@ -122,7 +122,7 @@ std::string color_space_name(J_COLOR_SPACE cs) {
 
 }  // namespace
 
-AnyImage read_jpeg(const std::string& path, std::FILE* f) {
+AnyImage read_jpeg(const std::string& path, std::FILE* f, std::int64_t max_pixels) {
     JpegError err;
     init_error(&err);
     jpeg_decompress_struct cinfo;
@@ -132,7 +132,7 @@ AnyImage read_jpeg(const std::string& path, std::FILE* f) {
     DecompressGuard guard(&cinfo);
     if (!jpeg_header(&cinfo, &err, f))
         fail(ErrorCode::CorruptData, path, std::string("corrupt JPEG: ") + err.message);
-    check_dimensions(path, cinfo.image_width, cinfo.image_height);
+    check_dimensions(path, cinfo.image_width, cinfo.image_height, max_pixels);
     int channels = 0;
     switch (cinfo.jpeg_color_space) {
         case JCS_GRAYSCALE:

@@ -118,7 +118,7 @@ AnyImage read_data(const std::string& path, std::FILE* f, int w, int h, int c) {
 
 }  // namespace
 
-AnyImage read_npy(const std::string& path, std::FILE* f) {
+AnyImage read_npy(const std::string& path, std::FILE* f, std::int64_t max_pixels) {
     unsigned char pre[8];
     if (std::fread(pre, 1, 8, f) != 8 || std::memcmp(pre, kMagic, 6) != 0)
         fail(ErrorCode::CorruptData, path, "not an NPY file (bad or missing magic string)");
@@ -171,7 +171,7 @@ AnyImage read_npy(const std::string& path, std::FILE* f) {
         fail(ErrorCode::UnsupportedFormat, path,
              "NPY shape " + shape_text(shape) + " has " + std::to_string(c) +
                  " channels (allowed: (H, W) or (H, W, C) with C in 1..4)");
-    check_dimensions(path, shape[1], shape[0]);
+    check_dimensions(path, shape[1], shape[0], max_pixels);
     const int w = static_cast<int>(shape[1]), h = static_cast<int>(shape[0]);
     check_bytes_left(
         path, f,

@@ -11,7 +11,7 @@
 
 namespace upres::io_detail {
 
-AnyImage read_pfm(const std::string& path, std::FILE* f) {
+AnyImage read_pfm(const std::string& path, std::FILE* f, std::int64_t max_pixels) {
     HeaderReader hr(path, f, "PFM", false);
     const std::string magic = hr.token("magic number");
     int channels = 0;
@@ -30,7 +30,7 @@ AnyImage read_pfm(const std::string& path, std::FILE* f) {
     if (end == scale_tok.c_str() || *end != '\0' || !std::isfinite(scale) || scale == 0.0)
         hr.bad("scale (must be a non-zero number; its sign gives the byte order)", scale_tok);
     hr.expect_data_start("scale");
-    check_dimensions(path, w, h);
+    check_dimensions(path, w, h, max_pixels);
     const bool little = scale < 0;
     const std::size_t row_values = static_cast<std::size_t>(w) * channels;
     check_bytes_left(path, f, static_cast<std::int64_t>(row_values) * 4 * h);

@@ -126,14 +126,14 @@ AnyImage read_png_pixels(const std::string& path, std::FILE* f, png_structp png,
 
 }  // namespace
 
-AnyImage read_png(const std::string& path, std::FILE* f) {
+AnyImage read_png(const std::string& path, std::FILE* f, std::int64_t max_pixels) {
     unsigned char sig[8];
     if (std::fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8) != 0)
         fail(ErrorCode::CorruptData, path, "not a PNG file (bad or missing signature)");
     // Check the size in IHDR (always the first chunk) before libpng allocates anything.
     unsigned char ihdr[16];
     if (std::fread(ihdr, 1, 16, f) == 16 && std::memcmp(ihdr + 4, "IHDR", 4) == 0)
-        check_dimensions(path, load_u32(ihdr + 8, false), load_u32(ihdr + 12, false));
+        check_dimensions(path, load_u32(ihdr + 8, false), load_u32(ihdr + 12, false), max_pixels);
     if (std::fseek(f, 8, SEEK_SET) != 0)
         fail(ErrorCode::IoError, path, std::string("cannot seek: ") + std::strerror(errno));
     PngError err{};
@@ -144,7 +144,7 @@ AnyImage read_png(const std::string& path, std::FILE* f) {
     if (!info) fail(ErrorCode::OutOfMemory, path, "cannot create a libpng info struct");
     PngHeader h;
     if (!png_read_header(png, info, f, &h)) fail(ErrorCode::CorruptData, path, png_problem(f, err));
-    check_dimensions(path, h.width, h.height);
+    check_dimensions(path, h.width, h.height, max_pixels);
     if (h.channels < 1 || h.channels > 4 || (h.bit_depth != 8 && h.bit_depth != 16))
         fail(ErrorCode::UnsupportedFormat, path,
              "PNG with " + std::to_string(h.channels) + " channels of " +

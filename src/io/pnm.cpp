@@ -21,7 +21,7 @@ std::string lower_ext(const std::string& path) {
 
 }  // namespace
 
-AnyImage read_pnm(const std::string& path, std::FILE* f) {
+AnyImage read_pnm(const std::string& path, std::FILE* f, std::int64_t max_pixels) {
     HeaderReader hr(path, f, "PNM", true);
     const std::string magic = hr.token("magic number");
     int channels = 0;
@@ -46,7 +46,7 @@ AnyImage read_pnm(const std::string& path, std::FILE* f) {
         fail(ErrorCode::UnsupportedFormat, path,
              "PNM maxval " + std::to_string(maxval) +
                  " is not supported (allowed: 255 for 8-bit, 65535 for 16-bit)");
-    check_dimensions(path, w, h);
+    check_dimensions(path, w, h, max_pixels);
     const int bytes = maxval == 255 ? 1 : 2;
     const std::size_t row_values = static_cast<std::size_t>(w) * channels;
     check_bytes_left(path, f, static_cast<std::int64_t>(row_values) * bytes * h);

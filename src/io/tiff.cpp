@@ -129,7 +129,7 @@ AnyImage read_pixels(const std::string& path, TIFF* t, const TiffMessages& msgs,
 
 }  // namespace
 
-AnyImage read_tiff(const std::string& path, std::FILE* f) {
+AnyImage read_tiff(const std::string& path, std::FILE* f, std::int64_t max_pixels) {
     TiffMessages msgs{path, {}};
     TiffPtr t = open_tiff(path, f, "rm", &msgs, ErrorCode::CorruptData);
     std::uint32_t w = 0, h = 0;
@@ -138,7 +138,7 @@ AnyImage read_tiff(const std::string& path, std::FILE* f) {
     if (!TIFFGetField(t.get(), TIFFTAG_IMAGEWIDTH, &w) ||
         !TIFFGetField(t.get(), TIFFTAG_IMAGELENGTH, &h))
         fail(ErrorCode::CorruptData, path, "TIFF without image size" + libtiff_says(msgs));
-    check_dimensions(path, w, h);
+    check_dimensions(path, w, h, max_pixels);
     TIFFGetFieldDefaulted(t.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
     TIFFGetFieldDefaulted(t.get(), TIFFTAG_BITSPERSAMPLE, &bps);
     TIFFGetFieldDefaulted(t.get(), TIFFTAG_SAMPLEFORMAT, &fmt);
@@ -231,7 +231,7 @@ namespace {
          "TIFF is not available: this build of upres lacks libtiff");
 }
 }  // namespace
-AnyImage read_tiff(const std::string& path, std::FILE*) { no_tiff(path); }
+AnyImage read_tiff(const std::string& path, std::FILE*, std::int64_t) { no_tiff(path); }
 void check_write_tiff(const std::string& path, const detail::RawView&) { no_tiff(path); }
 void write_tiff(const std::string& path, std::FILE*, const detail::RawView&) { no_tiff(path); }
 }  // namespace upres::io_detail

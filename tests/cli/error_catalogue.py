@@ -44,6 +44,8 @@ ENTRIES = [
     ("pfm-truncated", "files", "a PFM with fewer samples than its header says", ["warp", "$T/truncated.pfm", "$T/o.pfm", "--zoom", "2"], None),
     ("pfm-nan", "files", "a PFM frame holding a NaN, into NLM-SR (which needs finite values)", ["fuse", "$T/nan.pfm", "$T/small16.pfm", "$T/o.pfm"], None),
     ("pfm-inf-flow", "files", "a flow field holding an infinity", ["warp", "$T/small16.pfm", "$T/o.pfm", "--flow", "$T/flow_inf.npy"], None),
+    ("png-bomb-limit", "files", "a PNG declaring 20000 x 20000 pixels, read with --max-pixels 1000000", ["--max-pixels", "1000000", "upscale", "$T/bomb.png", "$T/o.png"], None),
+    ("npy-over-limit", "files", "a 16 x 24 .npy read with --max-pixels 100", ["--max-pixels", "100", "warp", "$T/flow1.npy", "$T/o.npy", "--zoom", "2"], None),
     ("pgm-huge", "files", "a PGM declaring 70000 x 70000 pixels", ["upscale", "$T/huge.pgm", "$T/o.png"], None),
     ("pgm-maxval-0", "files", "a PGM with maxval 0", ["upscale", "$T/maxval0.pgm", "$T/o.png"], None),
     ("ppm-truncated", "files", "a PPM with half its samples", ["upscale", "$T/truncated.ppm", "$T/o.png"], None),
@@ -66,6 +68,7 @@ ENTRIES = [
     ("unknown-flag", "command line", "an unknown flag", ["upscale", "$T/small.png", "$T/o.png", "--sharpen"], None),
     ("missing-output", "command line", "an input without an output", ["upscale", "$T/small.png"], None),
     ("bad-backend", "command line", "an unknown backend", ["--backend", "tpu", "upscale", "$T/small.png", "$T/o.png"], None),
+    ("bad-max-pixels", "command line", "--max-pixels 0", ["--max-pixels", "0", "upscale", "$T/small.png", "$T/o.png"], None),
     ("bad-threads", "command line", "a negative thread count", ["--threads", "-3", "upscale", "$T/small.png", "$T/o.png"], None),
     # ---- option values and combinations
     ("scale-zero", "options", "upscale --scale 0", ["upscale", "$T/small.png", "$T/o.png", "--scale", "0"], None),
@@ -158,6 +161,9 @@ def make_fixtures(t, upres):
     w("huge.png", b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 100000,
                                                                           100000, 8, 0, 0, 0, 0))
       + png_chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + png_chunk(b"IEND", b""))
+    w("bomb.png", b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 20000, 20000,
+                                                                          8, 0, 0, 0, 0))
+      + png_chunk(b"IDAT", zlib.compress(b"\0" * 20001 * 4)) + png_chunk(b"IEND", b""))
     jpeg_header = bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffdb004300") + bytes(64)
     w("truncated.jpg", jpeg_header)
     w("garbage.jpg", bytes((i * 17 + 3) % 256 for i in range(500)))

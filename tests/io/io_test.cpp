@@ -987,5 +987,32 @@ TEST_F(IoTest, OverwriteReplacesExistingTarget) {
     EXPECT_TRUE(same_pixels(read_image(path("o.pgm")).as<std::uint8_t>().view(), img.view()));
 }
 
+// ReadOptions::max_pixels: every reader refuses a file beyond the limit from its header (before
+// reading pixels), and accepts it at exactly its size; the limit itself must be in
+// [1, kMaxPixels].
+TEST(IoLimits, MaxPixelsIsCheckedByEveryReader) {
+    for (const char* f : {"cv2_gray16.png", "pil_rgb.jpg", "cv2_rgb16.tif", "cv2_grayf.pfm",
+                          "cv2_rgb8.ppm", "astronaut_png_cv2.npy"}) {
+        const std::string path = data_path(std::string("io/") + f);
+#if !UPRES_HAVE_TIFF
+        if (std::string(f).ends_with(".tif")) continue;
+#endif
+        const AnyImage img = read_image(path);
+        ReadOptions o;
+        o.max_pixels = img.width() * std::int64_t{img.height()};
+        EXPECT_EQ(read_image(path, o).width(), img.width()) << f;
+        o.max_pixels -= 1;
+        test::expect_error([&] { (void)read_image(path, o); }, ErrorCode::UnsupportedFormat,
+                           "pixels set for reading");
+    }
+    ReadOptions bad;
+    bad.max_pixels = 0;
+    test::expect_error([&] { (void)read_image(data_path("io/cv2_gray16.png"), bad); },
+                       ErrorCode::InvalidArgument, "max_pixels 0 is outside");
+    bad.max_pixels = kMaxPixels + 1;
+    test::expect_error([&] { (void)read_image(data_path("io/cv2_gray16.png"), bad); },
+                       ErrorCode::InvalidArgument, "is outside [1, 1073741824]");
+}
+
 }  // namespace
 }  // namespace upres
