@@ -8,7 +8,7 @@ message and exit code, leaving no output file. The same table is docs/errors.md.
     python3 tests/cli/error_catalogue.py --check-doc           # docs/errors.md is up to date
 
 Fixtures (corrupt, truncated and hostile files) are made here in a temporary folder, written
-$T in commands and messages; video fixtures need the `ffmpeg` command and the video build
+$T in commands and messages ($ROOT: the source tree); video fixtures need the `ffmpeg` command and the video build
 (their entries are reported as skipped without them). tests/cli/errors.tsv holds the recorded
 exit code and message of each entry (--record after an intended change, then review the diff).
 Standard library only.
@@ -227,7 +227,7 @@ def run_entry(upres, t, args):
     before = set(os.listdir(t))
     r = subprocess.run(argv, capture_output=True, text=True, cwd=t)
     after = set(os.listdir(t))
-    msg = r.stderr.strip().replace(t, "$T")
+    msg = r.stderr.strip().replace(t, "$T").replace(ROOT, "$ROOT")
     return r.returncode, msg, sorted(after - before), r.stdout.strip()
 
 
@@ -246,7 +246,7 @@ def render_doc(rows):
     out = ["# Bad input: what upres refuses, and how", "",
            "Every row is a test: `tests/cli/error_catalogue.py` (CTest `error_catalogue`) runs "
            "the command on the fixture it names (made by the script: corrupt, truncated and "
-           "hostile files; `$T` is its temporary folder) and checks the exit code, that the "
+           "hostile files; `$T` is its temporary folder, `$ROOT` the source tree) and checks the exit code, that the "
            "message is exactly this one line on stderr, that nothing is written to stdout and "
            "that no output file is left behind. Exit codes: 1 command-line usage, 2 invalid "
            "argument, 3 unsupported format, 4 I/O error, 5 corrupt data, 6 out of memory, "
