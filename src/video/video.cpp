@@ -360,7 +360,7 @@ const AVCodec* find_encoder(const std::string& name) {
 void open_output(Output& out, const Input& in, const std::string& path, const AVCodec* enc,
                  std::vector<int>& stream_map, int& copied) {
     const AVOutputFormat* of = av_guess_format(nullptr, path.c_str(), nullptr);
-    if (!of)
+    if (!of || std::string(of->name) == "image2")  // image2: numbered image files, not a video
         fail(ErrorCode::UnsupportedFormat,
              path + ": unknown video container (allowed: mkv, mp4, mov, webm, avi, nut, ...)");
     if (avformat_query_codec(of, enc->id, FF_COMPLIANCE_NORMAL) == 0)
