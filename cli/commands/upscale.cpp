@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,7 @@ struct UpscaleArgs {
 // Which method-specific flags were given (they apply to one method only).
 struct Given {
     bool scale, iterations, max_error, model, precision, variant;
+    std::string video_flag;  // the first video flag given (--codec, ...), "" if none
 };
 
 [[noreturn]] void invalid(const std::string& msg) {
@@ -189,6 +191,9 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
 #endif
     if (args.json)
         throw Error(ErrorCode::InvalidArgument, "upscale: --json applies to video input only");
+    if (!given.video_flag.empty())
+        throw Error(ErrorCode::InvalidArgument,
+                    "upscale: " + given.video_flag + " applies to video input only");
 
     if (!batch) {
         const FileFormat fmt_out = output_format(out, args.format);
@@ -265,12 +270,20 @@ void add_upscale(CLI::App& app, const Common& common) {
     cmd->add_flag("--verbose", args->verbose, "Print the plan (model, backend, kernels run)");
     add_format_option(cmd, args->format);
     cmd->add_flag("--json", args->json, "Video: print per-stage statistics as JSON at the end");
+    std::map<std::string, CLI::Option*> video_flags;
 #if UPRES_HAVE_VIDEO
-    add_declared_fields(cmd, video_operation(), &args->video);
+    video_flags = add_declared_fields(cmd, video_operation(), &args->video);
 #endif
-    cmd->callback([args, &common, sc, it, me, mo, pr, va] {
-        const Given g{sc->count() > 0, it->count() > 0, me->count() > 0,
-                      mo->count() > 0, pr->count() > 0, va->count() > 0};
+    cmd->callback([args, &common, sc, it, me, mo, pr, va, video_flags] {
+        Given g{sc->count() > 0,
+                it->count() > 0,
+                me->count() > 0,
+                mo->count() > 0,
+                pr->count() > 0,
+                va->count() > 0,
+                ""};
+        for (const auto& [name, opt] : video_flags)
+            if (opt->count() > 0 && g.video_flag.empty()) g.video_flag = "--" + name;
         run_upscale(*args, common, g);
     });
 }

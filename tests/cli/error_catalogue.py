@@ -102,6 +102,7 @@ ENTRIES = [
     ("compare-sizes", "options", "compare images of two sizes", ["compare", "$T/small.png", "$T/small_wide.png"], None),
     ("convert-depth", "options", "convert to an unknown depth", ["convert", "$T/small.png", "$T/o.png", "--depth", "u12"], None),
     ("quality-tiny", "options", "BRISQUE of a 4 x 4 image", ["quality", "$T/tiny.png"], None),
+    ("json-on-image", "options", "--json with an image input", ["upscale", "$T/small.png", "$T/o.png", "--json"], None),
     # ---- video
     ("video-not-video", "video", "random bytes named .mp4", ["upscale", "$T/garbage.mp4", "$T/o.mkv"], "video"),
     ("video-truncated", "video", "an MKV cut in half", ["upscale", "$T/truncated.mkv", "$T/o.mkv"], "video"),
@@ -114,6 +115,7 @@ ENTRIES = [
     ("video-10bit-seabi", "video", "a 10-bit video through an 8-bit method", ["upscale", "$T/ten.mkv", "$T/o.mkv", "--method", "lseabi"], "video"),
     ("video-image-output", "video", "a video into an image file", ["upscale", "$T/ok.mkv", "$T/o.png"], "video"),
     ("video-window", "video", "--window with another method than nlm", ["upscale", "$T/ok.mkv", "$T/o.mkv", "--method", "bicubic", "--window", "3"], "video"),
+    ("video-flag-on-image", "video", "a video flag with an image input", ["upscale", "$T/small.png", "$T/o.png", "--codec", "libx265"], "video"),
     ("video-output-folder", "video", "a video output in a folder that does not exist", ["upscale", "$T/ok.mkv", "$T/no/o.mkv"], "video"),
 ]
 
