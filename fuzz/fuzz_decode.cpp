@@ -16,32 +16,9 @@
 #include <upres/io.hpp>
 #include <upres/srcnn.hpp>
 
-namespace {
+#include "memfile.hpp"
 
-// The file's path, /proc/self/fd/N of a memfd holding exactly `data`.
-class MemFile {
-  public:
-    MemFile(const std::uint8_t* data, std::size_t size) : fd_(memfd_create("upres-fuzz", 0)) {
-        if (fd_ < 0) std::abort();
-        std::size_t off = 0;
-        while (off < size) {
-            const ssize_t n = write(fd_, data + off, size - off);
-            if (n <= 0) std::abort();
-            off += static_cast<std::size_t>(n);
-        }
-        path_ = "/proc/self/fd/" + std::to_string(fd_);
-    }
-    ~MemFile() { close(fd_); }
-    MemFile(const MemFile&) = delete;
-    MemFile& operator=(const MemFile&) = delete;
-    const std::string& path() const { return path_; }
-
-  private:
-    int fd_;
-    std::string path_;
-};
-
-}  // namespace
+using upres_fuzz::MemFile;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const MemFile f(data, size);

@@ -19,31 +19,12 @@
 #include <upres/upscale.hpp>
 #include <upres/video.hpp>
 
+#include "memfile.hpp"
+
 namespace {
 
-// The input's path: /proc/self/fd/N of a memfd holding exactly the bytes (FFmpeg opens it as a
-// file; its name has no extension, so the demuxer is chosen from the content).
-class MemFile {
-  public:
-    MemFile(const std::uint8_t* data, std::size_t size) : fd_(memfd_create("upres-fuzz", 0)) {
-        if (fd_ < 0) std::abort();
-        std::size_t off = 0;
-        while (off < size) {
-            const ssize_t n = write(fd_, data + off, size - off);
-            if (n <= 0) std::abort();
-            off += static_cast<std::size_t>(n);
-        }
-        path_ = "/proc/self/fd/" + std::to_string(fd_);
-    }
-    ~MemFile() { close(fd_); }
-    MemFile(const MemFile&) = delete;
-    MemFile& operator=(const MemFile&) = delete;
-    const std::string& path() const { return path_; }
-
-  private:
-    int fd_;
-    std::string path_;
-};
+using upres_fuzz::MemFile;  // the input's path (no extension: the demuxer is chosen from the
+                            // content)
 
 std::string out_dir() {
     static const std::string d = [] {

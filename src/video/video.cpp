@@ -459,10 +459,7 @@ void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoO
         pick(first->chroma_location, in.dec->chroma_sample_location, AVCHROMA_LOC_UNSPECIFIED);
     c->thread_count = 0;
     if (out.fmt->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    if (!encoder_takes(enc, c->pix_fmt))
-        fail(ErrorCode::UnsupportedFormat, std::string("the codec ") + enc->name +
-                                               " cannot encode " + pix_name(c->pix_fmt) +
-                                               " (it takes: " + encoder_formats(enc) + ")");
+    // (the pixel format was checked against the encoder before the output was created)
     const int crf = vo.crf >= 0 ? vo.crf : default_crf(enc->name);
     if (crf >= 0) {
         if (!av_opt_find(c->priv_data, "crf", nullptr, 0, 0))
