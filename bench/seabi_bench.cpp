@@ -85,8 +85,9 @@ struct Set {
     DeviceBuffer in, out, ws;
 };
 
-// method: 0 lseai, 1 silseabi, 2 lseabi (4 iterations, max_error 0); pinned: with transfers.
-void Cuda_Seabi(benchmark::State& state, int method, bool pinned) {
+// method: 0 lseai, 1 silseabi, 2 lseabi (4 iterations, max_error 0); pinned: with transfers;
+// cosited: the paper's lattice (otherwise the default, centre-aligned).
+void Cuda_Seabi(benchmark::State& state, int method, bool pinned, bool cosited) {
     if (!require_cuda(state)) return;
     const SeabiMethod m = method == 0   ? SeabiMethod::LSeai
                           : method == 1 ? SeabiMethod::SilSeabi
@@ -95,6 +96,7 @@ void Cuda_Seabi(benchmark::State& state, int method, bool pinned) {
     o.method = m;
     o.max_iterations = 4;
     o.max_error = 0.0;
+    o.lattice = cosited ? Lattice::CoSited : Lattice::Centered;
     const std::size_t in_b = std::size_t{kW} * kH, out_b = 4 * in_b;
     const std::size_t ws_b = seabi::cuda_workspace_bytes(kW, kH, m);
     const int sets = rotation_count(in_b + out_b + ws_b, device_l2_bytes(), 8);
@@ -125,10 +127,16 @@ void Cuda_Seabi(benchmark::State& state, int method, bool pinned) {
     add_floor(state);
     state.counters["sets"] = sets;
 }
-BENCHMARK_CAPTURE(Cuda_Seabi, lseai_kernels, 0, false)->UseManualTime()->MinTime(0.3);
-BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_kernels, 1, false)->UseManualTime()->MinTime(0.3);
-BENCHMARK_CAPTURE(Cuda_Seabi, lseabi4_kernels, 2, false)->UseManualTime()->MinTime(0.3);
-BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_pinned, 1, true)->UseManualTime()->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Seabi, lseai_kernels, 0, false, false)->UseManualTime()->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_kernels, 1, false, false)->UseManualTime()->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Seabi, lseabi4_kernels, 2, false, false)->UseManualTime()->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_pinned, 1, true, false)->UseManualTime()->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Seabi, lseai_cosited_kernels, 0, false, true)
+    ->UseManualTime()
+    ->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_cosited_kernels, 1, false, true)
+    ->UseManualTime()
+    ->MinTime(0.3);
 
 void Cuda_Tap(benchmark::State& state) {
     if (!require_cuda(state)) return;
@@ -145,7 +153,8 @@ void Cuda_Tap(benchmark::State& state) {
     time_device(state, st, [&](std::int64_t it) {
         Set& x = s[it % sets];
         cuda::tap_upscale2({x.in.as<const std::uint8_t>(), kW, kH, 1, kW},
-                           {x.out.as<std::uint8_t>(), 2 * kW, 2 * kH, 1, 2 * kW}, f, st.get());
+                           {x.out.as<std::uint8_t>(), 2 * kW, 2 * kH, 1, 2 * kW}, f, true,
+                           st.get());
     });
     set_rates(state, kOutPixels, kBytes);
     set_fps(state);
@@ -186,7 +195,7 @@ void Cpu_Tap(benchmark::State& state) {
     ctx.backend = Backend::Cpu;
     for (auto _ : state) {
         tap_upscale2(in.view(), out.view(), state.range(0) == 4 ? TapFilter::Tap4 : TapFilter::Tap6,
-                     ctx);
+                     Lattice::Centered, ctx);
         benchmark::DoNotOptimize(out.data());
     }
     set_rates(state, kOutPixels, kBytes);

@@ -81,6 +81,7 @@ void Cuda_UpscaleResident1080p(benchmark::State& state) {
     so.method = o.method == UpscaleMethod::LSeabi  ? SeabiMethod::LSeabi
                 : o.method == UpscaleMethod::LSeai ? SeabiMethod::LSeai
                                                    : SeabiMethod::SilSeabi;
+    so.lattice = Lattice::CoSited;
     double steps = 0;
     steps += median_event_us(st, [&] { rgb_to_ycbcr(in, ycc.view(), ctx); });
     steps += median_event_us(st, [&] {
@@ -90,7 +91,7 @@ void Cuda_UpscaleResident1080p(benchmark::State& state) {
     const ImageView<const std::uint8_t> lv(luma.view());
     steps += median_event_us(st, [&] {
         if (o.method == UpscaleMethod::Tap4)
-            tap_upscale2(lv, luma_up.view(), TapFilter::Tap4, ctx);
+            tap_upscale2(lv, luma_up.view(), TapFilter::Tap4, Lattice::CoSited, ctx);
         else if (o.method == UpscaleMethod::Bicubic)
             warp(lv, luma_up.view(), t, cubic, ctx);
         else

@@ -250,6 +250,8 @@ void seabi_case(Tally& t, std::uint64_t seed) {
     SeabiOptions o;
     o.method = static_cast<SeabiMethod>(uniform(r, 0, 2));
     o.max_iterations = uniform(r, 1, 6);
+    o.lattice = uniform(r, 0, 1) ? Lattice::CoSited : Lattice::Centered;
+    o.stripes = uniform(r, 0, 5);
     Image<std::uint8_t> out[2] = {Image<std::uint8_t>(2 * w, 2 * h, 1),
                                   Image<std::uint8_t>(2 * w, 2 * h, 1)};
     int k = 0;
@@ -261,7 +263,8 @@ void seabi_case(Tally& t, std::uint64_t seed) {
     const double d = max_diff<std::uint8_t>(out[0].view(), out[1].view());  // bit-identical
     t.worst = std::max(t.worst, d);
     if (d != 0)
-        t.fail(seed, std::string("seabi ") + to_string(o.method) + " " + std::to_string(w) + "x" +
+        t.fail(seed, std::string("seabi ") + to_string(o.method) + " " + to_string(o.lattice) + " " +
+                         std::to_string(w) + "x" +
                          std::to_string(h) + ": |diff| " + std::to_string(d));
 }
 

@@ -1,17 +1,21 @@
 #!/usr/bin/python3
 """Quality of SEABI x2 and its baselines on the eval images of tools/data/manifest.tsv.
 
-For each eval image (cropped to even sizes): the low-resolution input is made by antialiased
+For each eval image (cropped to even sizes) the low-resolution input is made by antialiased
 bicubic down-scaling by 2 (MATLAB imresize kernel: Keys a = -0.5 stretched by 2, 8 taps,
-symmetric borders), sampled CO-SITED (LR pixel x at HR pixel 2x, the lattice of the paper and
-of `upres upscale`, docs/ops/seabi.md), written as PNG, up-scaled by `upres upscale --method M`,
-and compared with the original by `upres compare --json --shave 2` (PSNR and MSSIM on BT.601 Y).
+symmetric borders), written as PNG, up-scaled by `upres upscale --method M --lattice L`, and
+compared with the original by `upres compare --json --shave 2` (PSNR and MSSIM on BT.601 Y);
+BRISQUE of each output by `upres quality --json` (lower is better).
 
-A second, smaller table shows what happens with the centre-aligned down-scaling of upres resize
-(LR pixel x at HR position 2x + 0.5): co-sited methods are then half an output pixel off.
+Two tables, as the lattice of the down-scaling decides which up-scaling lattice is right:
+  * centre-aligned LR (LR pixel x at HR position 2x + 0.5: MATLAB imresize, every real
+    image), methods on the centre-aligned lattice (upres's default), SRCNN included;
+  * co-sited LR (LR pixel x at HR pixel 2x: the SEABI paper's lattice), methods co-sited
+    (`--lattice cosited`), for reproducing the paper.
+Only eval images are used here; nothing in the methods was tuned on them.
 
-Usage: /usr/bin/python3 tools/eval_seabi.py --upres build-seabi/upres [--out docs/ops]
-Prints a Markdown table; writes docs/ops/seabi_crop.jpg (crop comparison).
+Usage: /usr/bin/python3 tools/eval_seabi.py --upres build/cpu-rel/upres [--out docs/ops]
+Prints Markdown tables; writes docs/ops/seabi_crop.jpg (crop comparison, centre-aligned).
 """
 import argparse
 import json
@@ -24,7 +28,8 @@ import cv2
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-METHODS = ['lseai', 'silseabi', 'lseabi', 'tap4', 'tap6', 'bilinear', 'bicubic']
+METHODS = ['lseai', 'silseabi', 'lseabi', 'tap4', 'tap6', 'bilinear', 'bicubic', 'srcnn']
+COSITED = ['lseai', 'silseabi', 'lseabi', 'tap4', 'tap6', 'bilinear', 'bicubic']
 
 
 def keys(x, a=-0.5):
@@ -69,33 +74,48 @@ def luma(rgb):  # BT.601 studio Y of an RGB (not BGR) u8 image
     return 16 + 65.481 * f[..., 0] + 128.553 * f[..., 1] + 24.966 * f[..., 2]
 
 
-def centre_bicubic_up(img):
-    """Centre-aligned x2 Keys bicubic (upres resize convention), for the second table."""
-    def ax(a):
-        n = a.shape[0]
-        out = np.zeros((2 * n,) + a.shape[1:])
-        for x in range(2 * n):
-            u = (x + 0.5) / 2 - 0.5
-            f = int(np.floor(u))
-            ks = np.arange(f - 1, f + 3)
-            w = keys(ks - u)
-            out[x] = np.tensordot(w, a[np.clip(ks, 0, n - 1)], axes=(0, 0))
-        return out
-    f = img.astype(np.float64)
-    out = np.stack([ax(ax(f[..., c]).T).T for c in range(f.shape[2])], axis=2)
-    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+def evaluate(args, tmp, hr, lr_img, methods, lattice):
+    """{method: (psnr, mssim, brisque)} and the outputs, for one LR image."""
+    lr = os.path.join(tmp, 'lr.png')
+    cv2.imwrite(lr, lr_img)
+    res, outs = {}, {}
+    for m in methods:
+        out = os.path.join(tmp, f'{m}.png')
+        run([args.upres, 'upscale', lr, out, '--method', m, '--lattice', lattice, '--quiet'])
+        s = json.loads(run([args.upres, 'compare', hr, out, '--json', '--shave', '2']))
+        q = json.loads(run([args.upres, 'quality', out, '--json']))
+        res[m] = (s['psnr'], s['ssim'], q['brisque'])
+        outs[m] = cv2.imread(out)
+    return res, outs
+
+
+def print_table(title, names, table, methods, baseline='bicubic'):
+    short = [n.split('.')[0] for n in names]
+    print(f'{title}\n')
+    print('| method | ' + ' | '.join(short) + ' | mean PSNR / MSSIM / BRISQUE | beats ' +
+          baseline + ' (PSNR, MSSIM) |')
+    print('|---' * (len(names) + 3) + '|')
+    base = table[baseline]
+    for m in methods:
+        cells = [f'{p:.2f} / {s:.4f} / {b:.1f}' for p, s, b in table[m]]
+        mp, ms, mb = (np.mean([v[k] for v in table[m]]) for k in range(3))
+        wins = (f'{sum(a[0] > c[0] for a, c in zip(table[m], base))}, '
+                f'{sum(a[1] > c[1] for a, c in zip(table[m], base))} of {len(names)}')
+        print(f'| {m} | ' + ' | '.join(cells) + f' | **{mp:.2f} / {ms:.4f} / {mb:.1f}** | ' +
+              ('—' if m == baseline else wins) + ' |')
+    print()
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--upres', default=os.path.join(ROOT, 'build-seabi', 'upres'))
+    ap.add_argument('--upres', default=os.path.join(ROOT, 'build', 'cpu-rel', 'upres'))
     ap.add_argument('--out', default=os.path.join(ROOT, 'docs', 'ops'))
     args = ap.parse_args()
     names = [l.split('\t')[0] for l in open(os.path.join(ROOT, 'tools/data/manifest.tsv'))
              if not l.startswith('#') and l.split('\t')[1] == 'eval']
     tmp = tempfile.mkdtemp(prefix='eval_seabi_')
-    table = {m: [] for m in METHODS}
-    centre = {'bicubic (centre)': [], 'silseabi (co-sited)': []}
+    centred = {m: [] for m in METHODS}
+    cosited = {m: [] for m in COSITED}
     crops = {}
     for name in names:
         bgr = cv2.imread(os.path.join(ROOT, 'data', name), cv2.IMREAD_COLOR)
@@ -103,61 +123,34 @@ def main():
         bgr = bgr[:h // 2 * 2, :w // 2 * 2]
         hr = os.path.join(tmp, 'hr.png')
         cv2.imwrite(hr, bgr)
-        lr = os.path.join(tmp, 'lr.png')
-        cv2.imwrite(lr, down2(bgr, True))
+        res, outs = evaluate(args, tmp, hr, down2(bgr, False), METHODS, 'centered')
         for m in METHODS:
-            out = os.path.join(tmp, f'{m}.png')
-            # --lattice cosited: the command's bilinear/bicubic default to centre-aligned.
-            run([args.upres, 'upscale', lr, out, '--method', m, '--lattice', 'cosited',
-                 '--quiet'])
-            s = json.loads(run([args.upres, 'compare', hr, out, '--json', '--shave', '2']))
-            table[m].append((s['psnr'], s['ssim']))
-            if name == 'butterfly.jpg':
-                crops[m] = cv2.imread(out)
+            centred[m].append(res[m])
         if name == 'butterfly.jpg':
-            crops['original'] = bgr
-        # Centre-aligned LR: bicubic centre vs SIL-SEABI (co-sited) — the phase mismatch.
-        lrc = down2(bgr, False)
-        cv2.imwrite(lr, lrc)
-        out = os.path.join(tmp, 'c_sil.png')
-        run([args.upres, 'upscale', lr, out, '--method', 'silseabi', '--quiet'])
-        s = json.loads(run([args.upres, 'compare', hr, out, '--json', '--shave', '2']))
-        centre['silseabi (co-sited)'].append((s['psnr'], s['ssim']))
-        outc = os.path.join(tmp, 'c_bic.png')
-        cv2.imwrite(outc, centre_bicubic_up(lrc))
-        s = json.loads(run([args.upres, 'compare', hr, outc, '--json', '--shave', '2']))
-        centre['bicubic (centre)'].append((s['psnr'], s['ssim']))
-        print(name, ' '.join(f'{m} {table[m][-1][0]:.2f}/{table[m][-1][1]:.4f}' for m in METHODS),
-              file=sys.stderr)
+            crops = dict(outs, original=bgr)
+        res, _ = evaluate(args, tmp, hr, down2(bgr, True), COSITED, 'cosited')
+        for m in COSITED:
+            cosited[m].append(res[m])
+        print(name, ' '.join(f'{m} {centred[m][-1][0]:.2f}' for m in METHODS), file=sys.stderr)
 
-    short = [n.split('.')[0] for n in names]
-    print('PSNR (dB) / MSSIM on Y, x2, shave 2, co-sited antialiased bicubic LR\n')
-    print('| method | ' + ' | '.join(short) + ' | mean |')
-    print('|---' * (len(names) + 2) + '|')
-    for m in METHODS:
-        cells = [f'{p:.2f} / {s:.4f}' for p, s in table[m]]
-        mp = np.mean([p for p, _ in table[m]])
-        ms = np.mean([s for _, s in table[m]])
-        print(f'| {m} | ' + ' | '.join(cells) + f' | **{mp:.2f} / {ms:.4f}** |')
-    print('\nCentre-aligned LR (upres resize convention), same metrics\n')
-    print('| method | ' + ' | '.join(short) + ' | mean |')
-    print('|---' * (len(names) + 2) + '|')
-    for m, v in centre.items():
-        cells = [f'{p:.2f} / {s:.4f}' for p, s in v]
-        print(f'| {m} | ' + ' | '.join(cells) +
-              f' | **{np.mean([p for p, _ in v]):.2f} / {np.mean([s for _, s in v]):.4f}** |')
+    print_table('PSNR (dB) / MSSIM on Y / BRISQUE, x2, shave 2: centre-aligned antialiased '
+                'bicubic LR, methods on the centre-aligned lattice (the default)', names, centred,
+                METHODS)
+    print_table('The same on the co-sited lattice (co-sited antialiased bicubic LR, '
+                '`--lattice cosited`: the SEABI paper\'s setting)', names, cosited, COSITED)
 
     # Crop comparison: butterfly, 96 x 96 HR crop, each panel magnified 3x (nearest).
     if crops:
         y0, x0, n = 120, 180, 96
         panels = []
-        for key in ['original', 'bicubic', 'tap6', 'lseai', 'silseabi', 'lseabi']:
+        for key in ['original', 'bicubic', 'tap6', 'srcnn', 'lseai', 'silseabi', 'lseabi',
+                    'bilinear']:
             c = crops[key][y0:y0 + n, x0:x0 + n]
             c = cv2.resize(c, (3 * n, 3 * n), interpolation=cv2.INTER_NEAREST)
             c = cv2.copyMakeBorder(c, 28, 4, 4, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255))
             cv2.putText(c, key, (8, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1, cv2.LINE_AA)
             panels.append(c)
-        grid = np.vstack([np.hstack(panels[:3]), np.hstack(panels[3:])])
+        grid = np.vstack([np.hstack(panels[:4]), np.hstack(panels[4:])])
         cv2.imwrite(os.path.join(args.out, 'seabi_crop.jpg'), grid, [cv2.IMWRITE_JPEG_QUALITY, 90])
 
 

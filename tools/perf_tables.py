@@ -101,8 +101,14 @@ TABLES = {
          "Cuda_SrcnnPipeline1080p/1", []),
     ]),
     "seabi-gpu": (GPU, ["docs/ops/seabi.md", "docs/benchmarks.md"], [
-        ("SIL-SEABI 1080p -> 4K u8 luma, all kernels", "Cuda_Seabi/silseabi_kernels", []),
-        ("L-SEAI 1080p -> 4K u8 luma", "Cuda_Seabi/lseai_kernels", []),
+        ("SIL-SEABI 1080p -> 4K u8 luma, all kernels (centre-aligned lattice)",
+         "Cuda_Seabi/silseabi_kernels", [
+             ("torch_bicubic_x2_1080p_luma_u8", "PyTorch bicubic x2 of the luma plane"),
+             ("torch_bicubic_x2_1080p_f32", "PyTorch bicubic x2, RGB f32")]),
+        ("SIL-SEABI 1080p -> 4K u8 luma, all kernels (co-sited lattice)",
+         "Cuda_Seabi/silseabi_cosited_kernels", []),
+        ("L-SEAI 1080p -> 4K u8 luma (centre-aligned)", "Cuda_Seabi/lseai_kernels", []),
+        ("L-SEAI 1080p -> 4K u8 luma (co-sited)", "Cuda_Seabi/lseai_cosited_kernels", []),
         ("upscale() SIL-SEABI 1080p -> 4K RGB u8, device-resident", "Cuda_UpscaleResident1080p/0/",
          []),
         ("upscale() L-SEABI 1080p -> 4K RGB u8, device-resident", "Cuda_UpscaleResident1080p/1/",

@@ -3,10 +3,16 @@
 // iteration, always applied) and L-SEABI (iterated until the l1 error is small), plus the
 // paper's integer x2 baselines (separable 4-tap and 6-tap interpolation).
 //
-// Lattice: co-sited, as in the paper: output pixel (2x, 2y) IS input pixel (x, y) and the new
-// pixels lie half-way between input pixels (output x samples input x / 2). This differs by half
-// an output pixel from upres's centre convention of resize (output x samples (x + 0.5) / 2 -
-// 0.5). Borders: clamp-to-edge addressing (scipy "nearest"). Integer arithmetic only, so every
+// Lattice (SeabiOptions::lattice):
+//   Centered (the default): output pixel centres where upres warp --zoom 2, MATLAB imresize,
+//     OpenCV and PyTorch put them: output x samples input (x + 0.5) / 2 - 0.5, so each input
+//     pixel's area holds four output pixels at its quarter points. This is the lattice of every
+//     image down-scaled by area or by an antialiased filter (cameras binning pixels, imresize,
+//     INTER_AREA): use it for real images. The edge rules, the blur and decimation and the error
+//     up-sampling are redesigned for it (docs/ops/seabi.md, rules C2-C7).
+//   CoSited: the paper's lattice: output (2x, 2y) IS input (x, y), output x samples input x / 2.
+//     For reproducing the paper's numbers.
+// Borders: clamp-to-edge addressing (scipy "nearest"). Integer arithmetic only, so every
 // backend (Reference, Cpu with P horizontal stripes, Cuda) gives bit-identical output and
 // results are deterministic. The rules, the threshold and the back-projection filter are
 // stated in docs/ops/seabi.md.
@@ -22,8 +28,16 @@
 
 #include <upres/context.hpp>
 #include <upres/image.hpp>
+#include <upres/options.hpp>
 
 namespace upres {
+
+// Where output pixels sit relative to input pixels (above; upres/upscale.hpp for every method).
+// Auto: the method's default (Centered for SEABI and the tap filters).
+enum class Lattice { Auto, CoSited, Centered };
+const char* to_string(Lattice l) noexcept;  // "auto", "cosited", "centered"
+template <>
+const EnumDesc& enum_desc<Lattice>() noexcept;
 
 enum class SeabiMethod {
     LSeai,     // construction phase only
@@ -38,6 +52,7 @@ const EnumDesc& enum_desc<SeabiMethod>() noexcept;
 
 struct SeabiOptions {
     SeabiMethod method = SeabiMethod::SilSeabi;
+    Lattice lattice = Lattice::Centered;  // Auto = Centered
     // L-SEABI only: at most this many refinement iterations, in [1, 1000].
     int max_iterations = 4;
     // L-SEABI only: stop (without refining again) when the mean absolute error of the
@@ -62,13 +77,15 @@ SeabiStats seabi_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_
 Image<std::uint8_t> seabi_upscale2(ImageView<const std::uint8_t> y, const SeabiOptions& opts = {},
                                    const Context& ctx = {});
 
-// The paper's integer x2 baselines, co-sited, separable (horizontal pass, then vertical, each
-// rounded half up and clamped to [0, 255]):
+// The paper's integer x2 baselines, separable (horizontal pass, then vertical, each rounded
+// half up and clamped to [0, 255]). Co-sited: the even outputs copy the input and
 //   Tap4: new = (-p0 + 9 p1 + 9 p2 - p3 + 8) >> 4
 //   Tap6: new = (p0 - 5 p1 + 20 p2 + 20 p3 - 5 p4 + p5 + 16) >> 5
+// Centered (quarter phases): Tap4 = (-9 p0 + 111 p1 + 29 p2 - 3 p3 + 64) >> 7 (Keys cubic);
+// Tap6 = H.264's quarter sample, (nearer input + the 6-tap half sample + 1) >> 1.
 // 1 to 4 interleaved channels, each on its own. out must be 2W x 2H with y's channel count.
 enum class TapFilter { Tap4, Tap6 };
 void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, TapFilter filter,
-                  const Context& ctx = {});
+                  Lattice lattice = Lattice::Centered, const Context& ctx = {});
 
 }  // namespace upres

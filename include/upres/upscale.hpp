@@ -10,22 +10,22 @@
 //   Method BSpline: exact cubic B-spline interpolation (upres/warp.hpp's resize with the default
 //   WarpOptions: prefiltered, Border::Mirror), centre-aligned, any factor and depth: upres warp
 //   --zoom.
-//   Lattice Auto: centre-aligned for srcnn, nlm, bspline, bilinear and bicubic (output pixel
-//   centres where upres warp --zoom and MATLAB's imresize put them: output x samples (x + 0.5) / s
-//   - 0.5, Border::Reflect); co-sited for the SEABI family and tap4 / tap6, the paper's lattice
-//   (output x samples x / s, Border::Nearest), on which they are defined. Bilinear and bicubic
-//   also run co-sited (Lattice::CoSited: the paper's baselines, Keys a = -0.5); SRCNN and the
-//   SEABI family refuse the lattice they are not defined on.
+//   Lattice Auto: centre-aligned for every method (output pixel centres where upres warp --zoom
+//   and MATLAB's imresize put them: output x samples (x + 0.5) / s - 0.5; the lattice of images
+//   down-scaled by area or an antialiased filter). Lattice::CoSited (output x samples x / s,
+//   Border::Nearest) is the SEABI paper's lattice, for reproducing it: the SEABI family, tap4 /
+//   tap6, bilinear, bicubic (Keys a = -0.5) and bspline run on it; SRCNN and nlm refuse it.
 //   Centre-aligned bicubic is MATLAB imresize (bicubic_resize in upres/srcnn.hpp).
 //
-//   Co-sited methods: colour (3 or 4 channels, RGB[A]) goes through BT.601 YCbCr
-//   (upres/color.hpp); Y rounded to u8 goes through the method, Cb, Cr (and alpha) through
-//   bicubic; gray: the method. Factors 2^k cascade x2 (SEABI, tap4, tap6; bilinear and bicubic
-//   interpolate the 2^k grid directly); any other factor s goes to the next power of two, then
-//   cubic B-spline resampling to round(s W) x round(s H). 8-bit images only (the paper's
-//   integer arithmetic): u16 / f32 are Error(UnsupportedFormat).
-//   Centre-aligned methods: u8, u16 and f32 images; SRCNN as srcnn_upscale (integer factors of
-//   its model); bilinear and bicubic to ceil(s W) x ceil(s H).
+//   The SEABI family, tap4 / tap6 (either lattice) and the co-sited baselines: colour (3 or 4
+//   channels, RGB[A]) goes through BT.601 YCbCr (upres/color.hpp); Y rounded to u8 goes through
+//   the method, Cb, Cr (and alpha) through bicubic on the same lattice; gray: the method.
+//   Factors 2^k cascade x2 (SEABI, tap4, tap6; co-sited bilinear and bicubic interpolate the 2^k
+//   grid directly); any other factor s goes to the next power of two, then cubic B-spline
+//   resampling to the output size. 8-bit images only (the paper's integer arithmetic): u16 /
+//   f32 are Error(UnsupportedFormat).
+//   The other centre-aligned methods: u8, u16 and f32 images; SRCNN as srcnn_upscale (integer
+//   factors of its model); bilinear and bicubic to ceil(s W) x ceil(s H).
 //   Memory: host or device images. Device images (ctx.backend Auto or Cuda) keep every
 //   intermediate on the device, in upres's memory pool; host images with ctx.backend Cuda are
 //   uploaded once, run on the device and downloaded once; with Reference / Cpu every step runs
@@ -38,6 +38,7 @@
 #include <upres/context.hpp>
 #include <upres/image.hpp>
 #include <upres/options.hpp>
+#include <upres/seabi.hpp>
 #include <upres/srcnn.hpp>
 
 namespace upres {
@@ -62,11 +63,6 @@ UpscaleMethod parse_upscale_method(const std::string& name);
 template <>
 const EnumDesc& enum_desc<UpscaleMethod>() noexcept;
 
-enum class Lattice { Auto, CoSited, Centered };
-const char* to_string(Lattice l) noexcept;  // "auto", "cosited", "centered"
-template <>
-const EnumDesc& enum_desc<Lattice>() noexcept;
-
 struct UpscaleOptions {
     UpscaleMethod method = UpscaleMethod::Auto;
     Lattice lattice = Lattice::Auto;
@@ -86,6 +82,9 @@ struct UpscaleOptions {
 // that do not go together (a lattice the method is not defined on).
 UpscaleMethod resolved_method(const UpscaleOptions& opts);
 Lattice resolved_lattice(const UpscaleOptions& opts);
+// Whether these options run the 8-bit integer pipeline (the SEABI family and the tap filters on
+// either lattice, bilinear / bicubic / bspline co-sited), which refuses u16 and f32 images.
+bool upscale_needs_8bit(const UpscaleOptions& opts);
 
 // Output size: round(scale * W) x round(scale * H) co-sited, ceil(scale * W) x ceil(scale * H)
 // centre-aligned (the same for integer factors); same channel count (1, 3 or 4; 2 for the

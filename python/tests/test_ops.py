@@ -46,6 +46,9 @@ def test_srcnn_and_seabi_helpers(baboon: np.ndarray) -> None:
     assert np.array_equal(upres.srcnn(img, 2), upres.upscale(img, 2, "srcnn"))
     assert np.array_equal(upres.seabi(img, "lseabi", 4, iterations=2),
                           upres.upscale(img, 4, "lseabi", iterations=2))
+    cosited = upres.seabi(img, lattice="cosited")
+    assert np.array_equal(cosited, upres.upscale(img, 2, "silseabi", lattice="cosited"))
+    assert not np.array_equal(cosited, upres.seabi(img))  # the default is centre-aligned
     f = img.astype(np.float32) / 255  # centre-aligned methods take float (through a copy)
     up = upres.upscale(f, 3, "bicubic")
     assert up.dtype == np.float32 and up.shape == (192, 216, 3)

@@ -89,13 +89,15 @@ def srcnn(image: Any, scale: int = 2, *, model: Optional[str] = None, precision:
 
 
 def seabi(image: Any, method: str = "silseabi", scale: int = 2, *, iterations: int = 4,
-          max_error: float = 0.25, output: Any = None, backend: str = "auto", threads: int = 0,
-          stream: Any = None) -> Any:
+          max_error: float = 0.25, lattice: str = "centered", output: Any = None,
+          backend: str = "auto", threads: int = 0, stream: Any = None) -> Any:
     """Edge-adaptive super-resolution of paper 002 (L-SEAI, SIL-SEABI, L-SEABI) on uint8 images.
 
     Parameters: method: 'lseai', 'silseabi' (default), 'lseabi'; scale: 2, 4, 8 (cascaded
     x2; other factors add a B-spline resize); iterations, max_error: L-SEABI's
-    back-projection. Colour images go through YCbCr (Y by the method, Cb / Cr bicubic).
+    back-projection; lattice: 'centered' (default: output pixel centres as scipy / OpenCV /
+    MATLAB resizers put them, right for real images) or 'cosited' (the paper's lattice). Colour
+    images go through YCbCr (Y by the method, Cb / Cr bicubic).
 
     Example::
 
@@ -108,8 +110,8 @@ def seabi(image: Any, method: str = "silseabi", scale: int = 2, *, iterations: i
         raise InvalidArgumentError(f"seabi: unknown method '{method}' (allowed: lseai, silseabi, "
                                    "lseabi)")
     return _run_upscale(image, {"scale": scale, "method": method, "iterations": iterations,
-                                "max_error": max_error}, output, backend, threads, stream,
-                        "seabi")
+                                "max_error": max_error, "lattice": lattice}, output, backend,
+                        threads, stream, "seabi")
 
 
 def fuse(frames: Sequence[Any], scale: int = 2, *, output: Any = None, backend: str = "auto",

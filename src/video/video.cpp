@@ -633,7 +633,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
     stats.out_height = oh;
     stats.pixel_format = pix_name(fm.proc);
     stats.codec = enc->name;
-    if (fm.bits > 8 && resolved_lattice(opts) == Lattice::CoSited)
+    if (fm.bits > 8 && upscale_needs_8bit(opts))
         fail(ErrorCode::UnsupportedFormat,
              std::string("the video is ") + pix_name(fm.in) + " (" + std::to_string(fm.bits) +
                  " bits); " + to_string(resolved_method(opts)) +

@@ -448,8 +448,13 @@ run "$upres" upscale "$sample" "$tmp/sr.png" --method srcnn --model "$srcdata/pi
 expect_one_line_error "upscale srcnn: unknown variant" $EX_USAGE 'winograd'
 run "$upres" upscale "$sample" "$tmp/sr.png" --method bicubic --model "$srcdata/pipe.srcnn"
 expect_one_line_error "upscale: --model without srcnn" $EX_INVALID 'srcnn only'
-run "$upres" upscale "$sample" "$tmp/sr.png" --method silseabi --lattice centered
-expect_one_line_error "upscale: SEABI is co-sited only" $EX_INVALID 'co-sited'
+run "$upres" -q upscale "$sample" "$tmp/sil_c.png" --method silseabi --lattice centered
+run "$upres" -q upscale "$sample" "$tmp/sil_d.png" --method silseabi
+if cmp -s "$tmp/sil_c.png" "$tmp/sil_d.png"; then pass "upscale: SEABI defaults to the centre-aligned lattice"; else fail "upscale: SEABI's default is not --lattice centered"; fi
+run "$upres" -q upscale "$sample" "$tmp/sil_p.png" --method silseabi --lattice cosited
+if [ "$rc" -eq 0 ] && ! cmp -s "$tmp/sil_c.png" "$tmp/sil_p.png"; then pass "upscale: SEABI on the paper's co-sited lattice"; else fail "upscale --method silseabi --lattice cosited: exit $rc or same as centred"; fi
+run "$upres" upscale "$sample" "$tmp/sr.png" --method nlm --lattice cosited
+expect_one_line_error "upscale: nlm is centre-aligned only" $EX_INVALID 'centre-aligned'
 run "$upres" upscale "$sample" "$tmp/bic_cosited.png" --method bicubic --lattice cosited
 expect_rc "upscale --method bicubic --lattice cosited (the SEABI paper's baseline)" 0
 run "$upres" convert "$sample" "$tmp/s16b.png" --depth u16

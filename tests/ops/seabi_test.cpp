@@ -2,6 +2,7 @@
 // CPU (P stripes) == reference bit-exactly, every bad-input path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include <upres/io.hpp>
 #include <upres/seabi.hpp>
+#include <upres/warp.hpp>
 #include "ops/seabi/seabi_math.hpp"
 #include "test_util.hpp"
 
@@ -23,10 +25,14 @@ using U8 = std::uint8_t;
 
 using test::ctx_of;
 
+const Lattice kLattices[] = {Lattice::Centered, Lattice::CoSited};
+const char* tag(Lattice l) { return l == Lattice::CoSited ? "" : "c_"; }
+
 Image<U8> run(const Image<U8>& in, SeabiMethod m, Backend b, int max_it = 4, double max_err = 0.5,
-              int stripes = 0, SeabiStats* stats = nullptr) {
+              int stripes = 0, SeabiStats* stats = nullptr, Lattice lattice = Lattice::Centered) {
     SeabiOptions o;
     o.method = m;
+    o.lattice = lattice;
     o.max_iterations = max_it;
     o.max_error = max_err;
     o.stripes = stripes;
@@ -41,36 +47,49 @@ const char* kGolden[] = {"rand", "smooth", "photo"};
 // ---------------------------------------------------------------- golden
 
 TEST(SeabiGolden, TapBaselinesMatchNumpy) {
-    for (const char* name : kGolden) {
-        const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
-        for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
-            const Image<U8> want = test::load_golden<U8>(
-                std::string("seabi/") + name + (f == TapFilter::Tap4 ? "_tap4.npy" : "_tap6.npy"));
-            for (Backend b : {Backend::Reference, Backend::Cpu}) {
-                Image<U8> out(2 * in.width(), 2 * in.height(), 1);
-                tap_upscale2(in.view(), out.view(), f, ctx_of(b));
-                EXPECT_TRUE(images_near(out.view(), want.view(), 0.0))
-                    << name << " tap" << (f == TapFilter::Tap4 ? 4 : 6) << " " << to_string(b);
+    for (Lattice lat : kLattices)
+        for (const char* name : kGolden) {
+            const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
+            for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
+                const Image<U8> want = test::load_golden<U8>(
+                    std::string("seabi/") + name + "_" + tag(lat) +
+                    (f == TapFilter::Tap4 ? "tap4.npy" : "tap6.npy"));
+                for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                    Image<U8> out(2 * in.width(), 2 * in.height(), 1);
+                    tap_upscale2(in.view(), out.view(), f, lat, ctx_of(b));
+                    EXPECT_TRUE(images_near(out.view(), want.view(), 0.0))
+                        << name << " tap" << (f == TapFilter::Tap4 ? 4 : 6) << " "
+                        << to_string(b) << " " << to_string(lat);
+                }
             }
         }
-    }
 }
 
 TEST(SeabiGolden, SeabiMethodsMatchNumpyModel) {
-    for (const char* name : kGolden) {
-        const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
-        const Image<U8> lseai = test::load_golden<U8>(std::string("seabi/") + name + "_lseai.npy");
-        const Image<U8> sil = test::load_golden<U8>(std::string("seabi/") + name + "_silseabi.npy");
-        const Image<U8> l3 = test::load_golden<U8>(std::string("seabi/") + name + "_lseabi3.npy");
-        for (Backend b : {Backend::Reference, Backend::Cpu}) {
-            EXPECT_TRUE(images_near(run(in, SeabiMethod::LSeai, b).view(), lseai.view(), 0.0))
-                << name << " lseai " << to_string(b);
-            EXPECT_TRUE(images_near(run(in, SeabiMethod::SilSeabi, b).view(), sil.view(), 0.0))
-                << name << " silseabi " << to_string(b);
-            EXPECT_TRUE(images_near(run(in, SeabiMethod::LSeabi, b, 3, 0.0).view(), l3.view(), 0.0))
-                << name << " lseabi x3 " << to_string(b);
+    for (Lattice lat : kLattices)
+        for (const char* name : kGolden) {
+            const std::string stem = std::string("seabi/") + name + "_" + tag(lat);
+            const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
+            const Image<U8> lseai = test::load_golden<U8>(stem + "lseai.npy");
+            const Image<U8> sil = test::load_golden<U8>(stem + "silseabi.npy");
+            const Image<U8> l3 = test::load_golden<U8>(stem + "lseabi3.npy");
+            for (Backend b : {Backend::Reference, Backend::Cpu}) {
+                const std::string what = std::string(name) + " " + to_string(b) + " " +
+                                         to_string(lat);
+                EXPECT_TRUE(images_near(
+                    run(in, SeabiMethod::LSeai, b, 4, 0.5, 0, nullptr, lat).view(), lseai.view(),
+                    0.0))
+                    << what << " lseai";
+                EXPECT_TRUE(images_near(
+                    run(in, SeabiMethod::SilSeabi, b, 4, 0.5, 0, nullptr, lat).view(), sil.view(),
+                    0.0))
+                    << what << " silseabi";
+                EXPECT_TRUE(images_near(
+                    run(in, SeabiMethod::LSeabi, b, 3, 0.0, 0, nullptr, lat).view(), l3.view(),
+                    0.0))
+                    << what << " lseabi x3";
+            }
         }
-    }
 }
 
 // ---------------------------------------------------------------- properties
@@ -94,19 +113,69 @@ TEST(SeabiProperties, GaussianTapsSumTo2Pow23AndBackProjectionHasUnitGain) {
     EXPECT_EQ(seabi::c4(16, 16, 16, 16), 16);
 }
 
-TEST(SeabiProperties, OriginalPixelsAreCopiedToEvenPositions) {
+TEST(SeabiProperties, CoSitedCopiesOriginalPixelsToEvenPositions) {
     const Image<U8> in = random_image<U8>(41, 29, 1, 11);
     for (SeabiMethod m : {SeabiMethod::LSeai}) {
-        const Image<U8> out = run(in, m, Backend::Reference);
+        const Image<U8> out = run(in, m, Backend::Reference, 4, 0.5, 0, nullptr, Lattice::CoSited);
         for (int y = 0; y < in.height(); ++y)
             for (int x = 0; x < in.width(); ++x) ASSERT_EQ(out(2 * x, 2 * y), in(x, y));
     }
     for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
         Image<U8> out(82, 58, 1);
-        tap_upscale2(in.view(), out.view(), f, ctx_of(Backend::Cpu));
+        tap_upscale2(in.view(), out.view(), f, Lattice::CoSited, ctx_of(Backend::Cpu));
         for (int y = 0; y < in.height(); ++y)
             for (int x = 0; x < in.width(); ++x) ASSERT_EQ(out(2 * x, 2 * y), in(x, y));
     }
+}
+
+// The centre-aligned lattice's defining property: output X samples input X / 2 - 1/4. A linear
+// ramp (away from the clamped borders) comes out as the ramp at those positions, exactly, from
+// every method (the cubic and bilinear rules reproduce linear functions, the blur of C5 is
+// symmetric about the decimated sample, so the back-projected error is zero).
+TEST(SeabiProperties, CenteredLatticeSamplesQuarterPositions) {
+    Image<U8> in(30, 24, 1);
+    for (int y = 0; y < 24; ++y)
+        for (int x = 0; x < 30; ++x) in(x, y) = static_cast<U8>(20 + 4 * x + 4 * y);
+    auto expect_ramp = [&](const Image<U8>& out, const std::string& what) {
+        for (int y = 16; y < 32; ++y)
+            for (int x = 16; x < 44; ++x) {
+                // 20 + 4 (x / 2 - 1/4) + 4 (y / 2 - 1/4) = 18 + 2 x + 2 y
+                ASSERT_EQ(out(x, y), 18 + 2 * x + 2 * y) << what << " at " << x << "," << y;
+            }
+    };
+    for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi})
+        for (Backend b : {Backend::Reference, Backend::Cpu})
+            expect_ramp(run(in, m, b, 3, 0.0), std::string(to_string(m)) + " " + to_string(b));
+    for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
+        Image<U8> out(60, 48, 1);
+        tap_upscale2(in.view(), out.view(), f, Lattice::Centered, ctx_of(Backend::Cpu));
+        expect_ramp(out, f == TapFilter::Tap4 ? "tap4" : "tap6");
+    }
+}
+
+// Centred tap4 is the Keys cubic (a = -0.5) of upres warp's resize at the same positions, in
+// integers rounded twice: within one grey level of the float resize with the same border.
+TEST(SeabiProperties, CenteredTap4IsKeysResize) {
+    const Image<U8> in = random_image<U8>(37, 29, 1, 21, 60, 190);  // no clamped overshoot
+    Image<U8> out(74, 58, 1);
+    tap_upscale2(in.view(), out.view(), TapFilter::Tap4, Lattice::Centered, ctx_of(Backend::Cpu));
+    Image<float> f(37, 29, 1);
+    convert(in.view(), f.view(), false);
+    Image<float> want(74, 58, 1);
+    WarpOptions wo;
+    wo.interp = Interp::Cubic;
+    wo.border = Border::Nearest;
+    warp(ImageView<const float>(f.view()), want.view(), Transform::make_resize(), wo,
+         ctx_of(Backend::Reference));
+    // Interior: warp's Border::Nearest extends the image differently from clamped taps at the
+    // first and last output pixel of each axis.
+    int worst = 0;
+    for (int y = 1; y < 57; ++y)
+        for (int x = 1; x < 73; ++x) {
+            const int w = static_cast<int>(std::lround(std::clamp(want(x, y), 0.f, 255.f)));
+            worst = std::max(worst, std::abs(out(x, y) - w));
+        }
+    EXPECT_LE(worst, 1);
 }
 
 TEST(SeabiProperties, ThresholdIsRootMeanSquaredGradient) {
@@ -131,7 +200,10 @@ TEST(SeabiProperties, HomogeneousAreasAreBilinear) {
     Image<U8> in = random_image<U8>(40, 20, 1, 3);
     for (int y = 0; y < 20; ++y)
         for (int x = 20; x < 40; ++x) in(x, y) = static_cast<U8>(100 + x / 3 + y / 4);
-    const Image<U8> out = run(in, SeabiMethod::LSeai, Backend::Reference);
+    const Image<U8> out = run(in, SeabiMethod::LSeai, Backend::Reference, 4, 0.5, 0, nullptr,
+                              Lattice::CoSited);
+    // Centred: the four quarter points of the square (x, y) .. (x + 1, y + 1) are bilinear.
+    const Image<U8> cen = run(in, SeabiMethod::LSeai, Backend::Reference);
     int checked = 0;
     for (int y = 1; y < 18; ++y)
         for (int x = 22; x < 38; ++x) {
@@ -139,6 +211,10 @@ TEST(SeabiProperties, HomogeneousAreasAreBilinear) {
             ASSERT_EQ(out(2 * x + 1, 2 * y), (a + b + 1) / 2) << x << "," << y;
             ASSERT_EQ(out(2 * x, 2 * y + 1), (a + c + 1) / 2) << x << "," << y;
             ASSERT_EQ(out(2 * x + 1, 2 * y + 1), (a + b + c + d + 2) / 4) << x << "," << y;
+            ASSERT_EQ(cen(2 * x + 1, 2 * y + 1), (9 * a + 3 * b + 3 * c + d + 8) / 16);
+            ASSERT_EQ(cen(2 * x + 2, 2 * y + 1), (3 * a + 9 * b + c + 3 * d + 8) / 16);
+            ASSERT_EQ(cen(2 * x + 1, 2 * y + 2), (3 * a + b + 9 * c + 3 * d + 8) / 16);
+            ASSERT_EQ(cen(2 * x + 2, 2 * y + 2), (a + 3 * b + 3 * c + 9 * d + 8) / 16);
             ++checked;
         }
     EXPECT_GT(checked, 200);
@@ -148,15 +224,17 @@ TEST(SeabiProperties, ConstantImagesStayConstant) {
     for (int v : {0, 77, 255}) {
         Image<U8> in(13, 9, 1);
         std::memset(in.data(), v, 13 * 9);
-        for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
-            SeabiStats s;
-            const Image<U8> out = run(in, m, Backend::Cpu, 4, 0.0, 0, &s);
-            for (int y = 0; y < 18; ++y)
-                for (int x = 0; x < 26; ++x) ASSERT_EQ(out(x, y), v);
-            if (m != SeabiMethod::LSeai) {
-                EXPECT_EQ(s.last_l1, 0);
+        for (Lattice lat : kLattices)
+            for (SeabiMethod m :
+                 {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
+                SeabiStats s;
+                const Image<U8> out = run(in, m, Backend::Cpu, 4, 0.0, 0, &s, lat);
+                for (int y = 0; y < 18; ++y)
+                    for (int x = 0; x < 26; ++x) ASSERT_EQ(out(x, y), v);
+                if (m != SeabiMethod::LSeai) {
+                    EXPECT_EQ(s.last_l1, 0);
+                }
             }
-        }
     }
 }
 
@@ -204,14 +282,15 @@ const Size kSizes[] = {{1, 1}, {2, 1},  {1, 5},   {3, 2},   {4, 4},
 
 TEST(SeabiCpu, MatchesReferenceOnRandomDataAllSizesAndMethods) {
     std::uint32_t seed = 100;
+    for (Lattice lat : kLattices)
     for (const Size& s : kSizes) {
         const Image<U8> in = random_image<U8>(s.w, s.h, 1, seed++);
         for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
             SeabiStats sr, sc;
-            const Image<U8> ref = run(in, m, Backend::Reference, 3, 0.0, 0, &sr);
-            const Image<U8> cpu = run(in, m, Backend::Cpu, 3, 0.0, 0, &sc);
+            const Image<U8> ref = run(in, m, Backend::Reference, 3, 0.0, 0, &sr, lat);
+            const Image<U8> cpu = run(in, m, Backend::Cpu, 3, 0.0, 0, &sc, lat);
             EXPECT_TRUE(images_near(cpu.view(), ref.view(), 0.0))
-                << s.w << "x" << s.h << " " << to_string(m);
+                << s.w << "x" << s.h << " " << to_string(m) << " " << to_string(lat);
             EXPECT_EQ(sr.iterations, sc.iterations);
             EXPECT_EQ(sr.last_l1, sc.last_l1);
             EXPECT_EQ(sr.threshold, sc.threshold);
@@ -222,25 +301,28 @@ TEST(SeabiCpu, MatchesReferenceOnRandomDataAllSizesAndMethods) {
 TEST(SeabiCpu, BitIdenticalForStripeCounts1To7) {
     const Image<U8> in = test::load_golden<U8>("seabi/photo_in.npy");
     const Image<U8> rnd = random_image<U8>(50, 44, 1, 77);
+    for (Lattice lat : kLattices)
     for (const Image<U8>* im : {&in, &rnd})
         for (SeabiMethod m : {SeabiMethod::SilSeabi, SeabiMethod::LSeabi, SeabiMethod::LSeai}) {
-            const Image<U8> ref = run(*im, m, Backend::Reference, 2, 0.0);
+            const Image<U8> ref = run(*im, m, Backend::Reference, 2, 0.0, 0, nullptr, lat);
             for (int p = 1; p <= 7; ++p)
-                EXPECT_TRUE(
-                    images_near(run(*im, m, Backend::Cpu, 2, 0.0, p).view(), ref.view(), 0.0))
-                    << "P = " << p << " " << to_string(m);
+                EXPECT_TRUE(images_near(
+                    run(*im, m, Backend::Cpu, 2, 0.0, p, nullptr, lat).view(), ref.view(), 0.0))
+                    << "P = " << p << " " << to_string(m) << " " << to_string(lat);
             // More stripes than rows: empty stripes are skipped.
-            EXPECT_TRUE(
-                images_near(run(*im, m, Backend::Cpu, 2, 0.0, 500).view(), ref.view(), 0.0));
+            EXPECT_TRUE(images_near(
+                run(*im, m, Backend::Cpu, 2, 0.0, 500, nullptr, lat).view(), ref.view(), 0.0));
         }
 }
 
 TEST(SeabiCpu, MatchesReferenceOnRealPhotoCropsAndLSeabiStops) {
+    for (Lattice lat : kLattices)
     for (const char* name : kGolden) {
         const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
         SeabiStats sr, sc;
-        const Image<U8> ref = run(in, SeabiMethod::LSeabi, Backend::Reference, 6, 0.3, 0, &sr);
-        const Image<U8> cpu = run(in, SeabiMethod::LSeabi, Backend::Cpu, 6, 0.3, 3, &sc);
+        const Image<U8> ref =
+            run(in, SeabiMethod::LSeabi, Backend::Reference, 6, 0.3, 0, &sr, lat);
+        const Image<U8> cpu = run(in, SeabiMethod::LSeabi, Backend::Cpu, 6, 0.3, 3, &sc, lat);
         EXPECT_TRUE(images_near(cpu.view(), ref.view(), 0.0)) << name;
         EXPECT_EQ(sr.iterations, sc.iterations) << name;
         EXPECT_EQ(sr.last_l1, sc.last_l1) << name;
@@ -254,43 +336,51 @@ TEST(SeabiCpu, SubImageViewsInAndOut) {
     Image<U8> canvas(100, 70, 1);
     std::memset(canvas.data(), 3, 100 * 70);
     const ImageView<U8> out = canvas.view().sub(11, 9, 62, 54);
-    for (SeabiMethod m : {SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
-        SeabiOptions o;
-        o.method = m;
-        seabi_upscale2(in, out, o, ctx_of(Backend::Cpu));
-        const Image<U8> ref = run(tight, m, Backend::Reference);
-        EXPECT_TRUE(images_near(ImageView<const U8>(out), ref.view(), 0.0)) << to_string(m);
+    for (Lattice lat : kLattices) {
+        for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
+            SeabiOptions o;
+            o.method = m;
+            o.lattice = lat;
+            seabi_upscale2(in, out, o, ctx_of(Backend::Cpu));
+            const Image<U8> ref = run(tight, m, Backend::Reference, 4, 0.5, 0, nullptr, lat);
+            EXPECT_TRUE(images_near(ImageView<const U8>(out), ref.view(), 0.0))
+                << to_string(m) << " " << to_string(lat);
+        }
+        EXPECT_EQ(canvas(10, 9), 3);  // outside the output view untouched
+        EXPECT_EQ(canvas(73, 62), 3);
+        EXPECT_EQ(canvas(11, 8), 3);
+        EXPECT_EQ(canvas(72, 63), 3);
+        Image<U8> tout(62, 54, 1);
+        tap_upscale2(in, tout.view(), TapFilter::Tap6, lat, ctx_of(Backend::Cpu));
+        Image<U8> tref(62, 54, 1);
+        tap_upscale2(tight.view(), tref.view(), TapFilter::Tap6, lat, ctx_of(Backend::Reference));
+        EXPECT_TRUE(images_near(tout.view(), tref.view(), 0.0));
     }
-    EXPECT_EQ(canvas(10, 9), 3);  // outside the output view untouched
-    EXPECT_EQ(canvas(73, 62), 3);
-    Image<U8> tout(62, 54, 1);
-    tap_upscale2(in, tout.view(), TapFilter::Tap6, ctx_of(Backend::Cpu));
-    Image<U8> tref(62, 54, 1);
-    tap_upscale2(tight.view(), tref.view(), TapFilter::Tap6, ctx_of(Backend::Reference));
-    EXPECT_TRUE(images_near(tout.view(), tref.view(), 0.0));
 }
 
 TEST(SeabiCpu, TapBaselinesMultiChannelMatchReference) {
-    for (int ch = 1; ch <= 4; ++ch) {
-        const Image<U8> in = random_image<U8>(19, 11, ch, 40 + ch);
-        for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
-            Image<U8> a(38, 22, ch), b(38, 22, ch);
-            tap_upscale2(in.view(), a.view(), f, ctx_of(Backend::Reference));
-            tap_upscale2(in.view(), b.view(), f, ctx_of(Backend::Cpu, 2));
-            EXPECT_TRUE(images_near(b.view(), a.view(), 0.0)) << ch;
+    for (Lattice lat : kLattices)
+        for (int ch = 1; ch <= 4; ++ch) {
+            const Image<U8> in = random_image<U8>(19, 71, ch, 40 + ch);
+            for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
+                Image<U8> a(38, 142, ch), b(38, 142, ch);
+                tap_upscale2(in.view(), a.view(), f, lat, ctx_of(Backend::Reference));
+                tap_upscale2(in.view(), b.view(), f, lat, ctx_of(Backend::Cpu, 2));
+                EXPECT_TRUE(images_near(b.view(), a.view(), 0.0)) << ch << " " << to_string(lat);
+            }
         }
-    }
 }
 
 TEST(SeabiCpu, TinyImagesAreWellDefined) {
     // Smaller than the 4 x 4 neighbourhood: clamp-to-edge addressing.
     Image<U8> one(1, 1, 1);
     one(0, 0) = 200;
-    for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
-        const Image<U8> out = run(one, m, Backend::Cpu);
-        for (int y = 0; y < 2; ++y)
-            for (int x = 0; x < 2; ++x) EXPECT_EQ(out(x, y), 200);
-    }
+    for (Lattice lat : kLattices)
+        for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
+            const Image<U8> out = run(one, m, Backend::Cpu, 4, 0.5, 0, nullptr, lat);
+            for (int y = 0; y < 2; ++y)
+                for (int x = 0; x < 2; ++x) EXPECT_EQ(out(x, y), 200);
+        }
     const Image<U8> conv = seabi_upscale2(random_image<U8>(3, 1, 1, 2).view());
     EXPECT_EQ(conv.width(), 6);
     EXPECT_EQ(conv.height(), 2);
@@ -332,6 +422,15 @@ TEST(SeabiErrors, BadViewsAndOptionsAreRejected) {
     bm.method = static_cast<SeabiMethod>(42);
     test::expect_error([&] { seabi_upscale2(in.view(), out.view(), bm); },
                        ErrorCode::InvalidArgument, "method");
+    SeabiOptions bl;
+    bl.lattice = static_cast<Lattice>(7);
+    test::expect_error([&] { seabi_upscale2(in.view(), out.view(), bl); },
+                       ErrorCode::InvalidArgument, "lattice 7 (allowed: auto, cosited, centered)");
+    test::expect_error(
+        [&] {
+            tap_upscale2(in.view(), out.view(), TapFilter::Tap4, static_cast<Lattice>(7));
+        },
+        ErrorCode::InvalidArgument, "lattice 7");
     // Overlapping input and output.
     Image<U8> buf(16, 12, 1);
     test::expect_error(

@@ -61,6 +61,28 @@ TEST(Upscale, GrayX2AndX4CascadeSeabi) {
     EXPECT_EQ(x8.height(), 112);
 }
 
+// The SEABI family runs on both lattices; upscale's gray x2 is seabi_upscale2 on that lattice,
+// and a colour image's chroma is interpolated on the same lattice: a constant-chroma ramp keeps
+// its colour, and the luma of a gray-coloured RGB image equals the gray result.
+TEST(Upscale, SeabiOnBothLattices) {
+    const Image<U8> in = random_image<U8>(21, 14, 1, 8);
+    for (Lattice lat : {Lattice::Centered, Lattice::CoSited}) {
+        SeabiOptions so;
+        so.lattice = lat;
+        const Image<U8> ref = seabi_upscale2(in.view(), so);
+        EXPECT_TRUE(images_near(
+            upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, lat)).view(), ref.view(), 0.0))
+            << to_string(lat);
+    }
+    const Image<U8> a = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, Lattice::Centered));
+    const Image<U8> b = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, Lattice::CoSited));
+    EXPECT_FALSE(images_near(a.view(), b.view(), 0.0));
+    // x3 on the centred lattice: x4, then centred B-spline resampling to ceil(3 W).
+    const Image<U8> x3 = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 3.0));
+    EXPECT_EQ(x3.width(), 63);
+    EXPECT_EQ(x3.height(), 42);
+}
+
 TEST(Upscale, BilinearMatchesNumpyGoldenAndTapsMatchTapUpscale) {
     for (const char* name : {"rand", "smooth", "photo"}) {
         const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
@@ -71,8 +93,13 @@ TEST(Upscale, BilinearMatchesNumpyGoldenAndTapsMatchTapUpscale) {
             want.view(), 0.0))
             << name;
         const Image<U8> t6 = test::load_golden<U8>(std::string("seabi/") + name + "_tap6.npy");
+        EXPECT_TRUE(images_near(
+            upscale(in.view(), opts_of(UpscaleMethod::Tap6, 2.0, Lattice::CoSited)).view(),
+            t6.view(), 0.0));
+        // The default lattice is centre-aligned.
+        const Image<U8> c6 = test::load_golden<U8>(std::string("seabi/") + name + "_c_tap6.npy");
         EXPECT_TRUE(
-            images_near(upscale(in.view(), opts_of(UpscaleMethod::Tap6)).view(), t6.view(), 0.0));
+            images_near(upscale(in.view(), opts_of(UpscaleMethod::Tap6)).view(), c6.view(), 0.0));
     }
 }
 
@@ -119,7 +146,7 @@ TEST(Upscale, AutoPicksSrcnnWhereAModelExistsElseBicubic) {
     for (int s : {2, 3, 4}) EXPECT_NE(std::find(have.begin(), have.end(), s), have.end()) << s;
     UpscaleOptions seabi;
     seabi.method = UpscaleMethod::LSeai;
-    EXPECT_EQ(resolved_lattice(seabi), Lattice::CoSited);
+    EXPECT_EQ(resolved_lattice(seabi), Lattice::Centered);
     // The default call is SRCNN x2 on the centre-aligned lattice, identical to srcnn_upscale.
     const AnyImage in(random_image<U8>(20, 16, 3, 9));
     const AnyImage got = upscale(in);
@@ -130,8 +157,8 @@ TEST(Upscale, AutoPicksSrcnnWhereAModelExistsElseBicubic) {
 TEST(Upscale, LatticesAMethodIsNotDefinedOnAreRefused) {
     const Image<U8> in = random_image<U8>(8, 6, 1, 1);
     test::expect_error(
-        [&] { upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, Lattice::Centered)); },
-        ErrorCode::InvalidArgument, "co-sited lattice only");
+        [&] { upscale(in.view(), opts_of(UpscaleMethod::Nlm, 2.0, Lattice::CoSited)); },
+        ErrorCode::InvalidArgument, "centre-aligned lattice of its bicubic estimate");
     test::expect_error(
         [&] { upscale(in.view(), opts_of(UpscaleMethod::Srcnn, 2.0, Lattice::CoSited)); },
         ErrorCode::InvalidArgument, "centre-aligned lattice of its training");

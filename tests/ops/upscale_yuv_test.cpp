@@ -74,15 +74,18 @@ TEST(UpscaleYuv, LumaIsUpscaleOfThePlane) {
 // (0.5) remains. A chroma sample misplaced by 1/8 of a chroma sample is off by a whole level.
 TEST(UpscaleYuv, ChromaLandsWhereTheSitingPutsIt) {
     const int w = 24, h = 16;
-    for (const bool centered : {true, false})
+    // Centre-aligned bicubic and SIL-SEABI, and SIL-SEABI on the co-sited lattice.
+    for (const int lattice_case : {0, 1, 2})
         for (const ChromaSiting s : {ChromaSiting::Left, ChromaSiting::Center,
                                      ChromaSiting::TopLeft, ChromaSiting::Bottom})
             for (const int shift_y : {0, 1}) {
+                const bool centered = lattice_case < 2;
                 YuvLayout l;
                 l.siting = s;
                 l.shift_y = shift_y;
-                const UpscaleOptions o =
-                    opts_of(centered ? UpscaleMethod::Bicubic : UpscaleMethod::SilSeabi);
+                UpscaleOptions o =
+                    opts_of(lattice_case == 0 ? UpscaleMethod::Bicubic : UpscaleMethod::SilSeabi);
+                o.lattice = centered ? Lattice::Centered : Lattice::CoSited;
                 Frame<std::uint8_t> in(w, h, l);
                 in.y = random_image<std::uint8_t>(w, h, 1, 9);
                 const auto p = [](double x, double y) { return 10 + 4 * x + 4 * y; };
@@ -104,7 +107,7 @@ TEST(UpscaleYuv, ChromaLandsWhereTheSitingPutsIt) {
                             p(L(chroma_pos(j, 1, s, false)), L(chroma_pos(i, shift_y, s, true)));
                         worst = std::max(worst, std::abs(out.cb.view()(j, i) - want));
                     }
-                EXPECT_LE(worst, 0.5 + 1e-9) << "centered " << centered << " siting "
+                EXPECT_LE(worst, 0.5 + 1e-9) << "case " << lattice_case << " siting "
                                              << static_cast<int>(s) << " shift_y " << shift_y;
             }
 }

@@ -150,6 +150,22 @@ def torch_bilinear_u8(ctx):
     return _torch_x2_u8(ctx, "bilinear")
 
 
+@peer("torch_bicubic_x2_1080p_luma_u8", kind="torch", ours="Cuda_Seabi/silseabi_kernels",
+      note="F.interpolate(x_u8.float(), scale_factor=2, mode='bicubic', align_corners=False) of "
+           "one 1920x1080 u8 plane (the SEABI frame), conversion included; float out")
+def torch_bicubic_luma_u8(ctx):
+    torch = ctx.need("torch")
+    F = ctx.need("torch.nn.functional")
+    nbytes = W1080 * H1080 * (1 + 4 * 4)
+    xs = [ctx.torch_random((1, 1, H1080, W1080), "uint8") for _ in range(ctx.sets(nbytes))]
+
+    def run(i):
+        F.interpolate(xs[i % len(xs)].float(), scale_factor=2, mode="bicubic", align_corners=False)
+
+    return Work(run, pixels=4 * W1080 * H1080, bytes=nbytes, sets=len(xs),
+                info={"torch": torch.__version__, "size": "1920x1080x1 u8 -> 3840x2160x1 f32"})
+
+
 @peer("torch_bicubic_x2_1080p_f32", kind="torch",
       note="F.interpolate(x, scale_factor=2, mode='bicubic', align_corners=False) on a float "
            "RGB NCHW frame")

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <upres/error.hpp>
+#include <upres/options.hpp>
 #include "core/dispatch.hpp"
 #include "core/format_number.hpp"
 #include "core/span2d.hpp"
@@ -67,6 +68,11 @@ void check_options(const SeabiOptions& opts) {
                     "seabi_upscale2: max_error must be finite and >= 0 (mean absolute error in "
                     "grey levels), got " +
                         std::to_string(opts.max_error));
+    if (!enum_desc<Lattice>().contains(static_cast<int>(opts.lattice)))
+        throw Error(ErrorCode::InvalidArgument,
+                    "seabi_upscale2: unknown lattice " +
+                        std::to_string(static_cast<int>(opts.lattice)) +
+                        " (allowed: " + enum_desc<Lattice>().allowed() + ")");
     if (opts.stripes < 0 || opts.stripes > 65536)
         throw Error(ErrorCode::InvalidArgument,
                     "seabi_upscale2: stripes is " + std::to_string(opts.stripes) +
@@ -76,9 +82,11 @@ void check_options(const SeabiOptions& opts) {
 }  // namespace
 
 SeabiStats seabi_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out,
-                          const SeabiOptions& opts, const Context& ctx) {
+                          const SeabiOptions& options, const Context& ctx) {
     check_views("seabi_upscale2", y, out, true);
-    check_options(opts);
+    check_options(options);
+    SeabiOptions opts = options;  // the backends see CoSited or Centered
+    if (opts.lattice == Lattice::Auto) opts.lattice = Lattice::Centered;
     const Backend b = resolve_backend(ctx, y.location(), "seabi_upscale2");
     switch (b) {
         case Backend::Reference:
@@ -120,16 +128,21 @@ Image<std::uint8_t> seabi_upscale2(ImageView<const std::uint8_t> y, const SeabiO
 }
 
 void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, TapFilter filter,
-                  const Context& ctx) {
+                  Lattice lattice, const Context& ctx) {
     check_views("tap_upscale2", y, out, false);
     if (filter != TapFilter::Tap4 && filter != TapFilter::Tap6)
         throw Error(ErrorCode::InvalidArgument, "tap_upscale2: unknown TapFilter");
+    if (!enum_desc<Lattice>().contains(static_cast<int>(lattice)))
+        throw Error(ErrorCode::InvalidArgument,
+                    "tap_upscale2: unknown lattice " + std::to_string(static_cast<int>(lattice)) +
+                        " (allowed: " + enum_desc<Lattice>().allowed() + ")");
+    const bool centered = lattice != Lattice::CoSited;
     const Backend b = resolve_backend(ctx, y.location(), "tap_upscale2");
     switch (b) {
         case Backend::Reference:
-            return ref::tap_upscale2(span_of(y), span_of(out), filter);
+            return ref::tap_upscale2(span_of(y), span_of(out), filter, centered);
         case Backend::Cpu:
-            return cpu::tap_upscale2(span_of(y), span_of(out), filter, ctx.threads);
+            return cpu::tap_upscale2(span_of(y), span_of(out), filter, centered, ctx.threads);
         case Backend::Cuda:
 #if UPRES_HAVE_CUDA
             if (!y.on_device()) {
@@ -137,12 +150,12 @@ void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, 
                 const cuda::PooledImage<std::uint8_t> dout(out.width(), out.height(),
                                                            out.channels(), ctx.cuda_stream,
                                                            "tap_upscale2 (staging)");
-                cuda::tap_upscale2(span_of(din.cview()), span_of(dout.view()), filter,
+                cuda::tap_upscale2(span_of(din.cview()), span_of(dout.view()), filter, centered,
                                    ctx.cuda_stream);
                 copy(dout.cview(), out, ctx.cuda_stream);
                 return;
             }
-            return cuda::tap_upscale2(span_of(y), span_of(out), filter, ctx.cuda_stream);
+            return cuda::tap_upscale2(span_of(y), span_of(out), filter, centered, ctx.cuda_stream);
 #else
             break;
 #endif

@@ -1,4 +1,5 @@
-// SEABI backends (internal). Arguments are validated by seabi.cpp; spans are host memory for
+// SEABI backends (internal). Arguments are validated by seabi.cpp (opts.lattice is CoSited or
+// Centered, never Auto); spans are host memory for
 // the reference and CPU backends and device memory for the CUDA backend.
 #pragma once
 
@@ -12,14 +13,15 @@ namespace upres {
 namespace ref {
 SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
                           const SeabiOptions& opts);
-void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f);
+void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
+                  bool centered);
 }  // namespace ref
 
 namespace cpu {
 SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
                           const SeabiOptions& opts, int threads);
 void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
-                  int threads);
+                  bool centered, int threads);
 }  // namespace cpu
 
 namespace cuda {
@@ -28,7 +30,7 @@ namespace cuda {
 SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
                           const SeabiOptions& opts, void* stream);
 void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
-                  void* stream);
+                  bool centered, void* stream);
 }  // namespace cuda
 
 }  // namespace upres

@@ -33,11 +33,21 @@ namespace upres::seabi {
 
 namespace {
 
-constexpr int TX = 32, TY = 8;           // low-resolution tile (cells) per block
-constexpr int CW = TX + 2, CH = TY + 2;  // cells incl. halo
-constexpr int RW = TX + 5, RH = TY + 5;  // input (LR / error) region incl. halo
-constexpr int YW = 2 * CW, YH = 2 * CH;  // high-resolution region
+constexpr int TX = 32, TY = 8;  // low-resolution tile (cells) per block
+constexpr int YW = 2 * TX + 4, YH = 2 * TY + 4;  // high-resolution region: tile + 2 each side
 constexpr int kThreads = TX * TY;
+
+// The tile's geometry on each lattice. Co-sited: cells i0 - 1 .. i0 + TX write local columns
+// 2 cc, 2 cc + 1 and read input columns from i0 - 2. Centred: blocks i0 - 1 .. i0 + TX + 1 write
+// local columns 2 cc - 1, 2 cc (the first and last fall outside the region) and read input
+// columns from i0 - 3. Rows alike. The high-resolution region starts at 2 i0 - 2 on both.
+template <bool kCentered>
+struct Geo {
+    static constexpr int C = kCentered ? 1 : 0;
+    static constexpr int R0 = 2 + C;                  // input halo before the tile
+    static constexpr int RW = TX + 5 + C, RH = TY + 5 + C;  // input region incl. halo
+    static constexpr int CW = TX + 2 + C, CH = TY + 2 + C;  // cells / blocks incl. halo
+};
 
 template <class T>
 Span2D<const T> cspan(Span2D<T> s) {
@@ -76,6 +86,35 @@ __global__ void threshold_kernel(const unsigned long long* tv, long long pixels,
     th[1] = t;
 }
 
+// Centred L-SEAI straight to global memory: one block (kx, ky) in [0, W] x [0, H] per thread,
+// output pixels (2 kx - 1 + i, 2 ky - 1 + j) inside the image.
+__global__ void lseai_centered_kernel(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                                      const int* th) {
+    const int kx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ky = blockIdx.y * blockDim.y + threadIdx.y;
+    const int w = in.width, h = in.height;
+    if (kx > w || ky > h) return;
+    int p[4][4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        const std::uint8_t* row = in.row(clampd(ky + r - 2, 0, h - 1));
+#pragma unroll
+        for (int c = 0; c < 4; ++c) p[r][c] = __ldg(row + clampd(kx + c - 2, 0, w - 1));
+    }
+    const Quad q = lseai_quad(p, th[0], th[1]);
+    const int v[2][2] = {{q.q00, q.q10}, {q.q01, q.q11}};
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+        const int y = 2 * ky - 1 + j;
+        if (y < 0 || y >= 2 * h) continue;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const int x = 2 * kx - 1 + i;
+            if (x >= 0 && x < 2 * w) out(x, y) = static_cast<std::uint8_t>(v[j][i]);
+        }
+    }
+}
+
 // L-SEAI straight to global memory (L-SEAI output, and L-SEABI's first image).
 __global__ void lseai_kernel(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
                              const int* th) {
@@ -99,47 +138,61 @@ __global__ void lseai_kernel(Span2D<const std::uint8_t> in, Span2D<std::uint8_t>
     bot[1] = static_cast<std::uint8_t>(cl.d);
 }
 
-// R5 + R6 for a 32 x 8 tile: the error image (and l1). kConstruct: the HR region is built
+// R5 + R6 (C5) for a 32 x 8 tile: the error image (and l1). kConstruct: the HR region is built
 // here by L-SEAI (and the tile's own cells are written to `y`); otherwise it is read from `y`.
-template <bool kConstruct>
+template <bool kConstruct, bool kCentered>
 __global__ void __launch_bounds__(kThreads)
     error_kernel(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> y, Span2D<std::int16_t> err,
                  const int* th, unsigned long long* l1) {
+    using G = Geo<kCentered>;
     __shared__ std::uint8_t ys[YH][YW];
-    __shared__ std::uint8_t lrs[RH][RW];
+    __shared__ std::uint8_t lrs[G::RH][G::RW];
     __shared__ int cb[TY][YW];
     const int w = in.width, h = in.height, w2 = 2 * w, h2 = 2 * h;
     const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
     const int ox = 2 * i0 - 2, oy = 2 * j0 - 2;  // HR origin of the shared region
     const int tid = threadIdx.y * TX + threadIdx.x;
     if (kConstruct) {
-        for (int k = tid; k < RH * RW; k += kThreads) {
-            const int r = k / RW, c = k % RW;
-            lrs[r][c] = in(clampd(i0 - 2 + c, 0, w - 1), clampd(j0 - 2 + r, 0, h - 1));
+        for (int k = tid; k < G::RH * G::RW; k += kThreads) {
+            const int r = k / G::RW, c = k % G::RW;
+            lrs[r][c] = in(clampd(i0 - G::R0 + c, 0, w - 1), clampd(j0 - G::R0 + r, 0, h - 1));
         }
         __syncthreads();
         const int tq = th[0], t = th[1];
-        for (int k = tid; k < CH * CW; k += kThreads) {
-            const int cr = k / CW, cc = k % CW;
+        for (int k = tid; k < G::CH * G::CW; k += kThreads) {
+            const int cr = k / G::CW, cc = k % G::CW;
             const int cx = i0 - 1 + cc, cy = j0 - 1 + cr;
-            if (cx < 0 || cx >= w || cy < 0 || cy >= h) continue;
+            if (cx < 0 || cx >= w + G::C || cy < 0 || cy >= h + G::C) continue;
             int p[4][4];
 #pragma unroll
             for (int r = 0; r < 4; ++r)
 #pragma unroll
                 for (int c = 0; c < 4; ++c) p[r][c] = lrs[cr + r][cc + c];
-            const Cell cl = lseai_cell(p, tq, t);
-            const std::uint8_t a = static_cast<std::uint8_t>(p[1][1]);
-            const std::uint8_t hv = static_cast<std::uint8_t>(cl.h);
-            const std::uint8_t vv = static_cast<std::uint8_t>(cl.v);
-            const std::uint8_t dv = static_cast<std::uint8_t>(cl.d);
-            ys[2 * cr][2 * cc] = a;
-            ys[2 * cr][2 * cc + 1] = hv;
-            ys[2 * cr + 1][2 * cc] = vv;
-            ys[2 * cr + 1][2 * cc + 1] = dv;
-            if (cr >= 1 && cr <= TY && cc >= 1 && cc <= TX) {  // own cell: keep for the add
-                *reinterpret_cast<uchar2*>(y.row(2 * cy) + 2 * cx) = make_uchar2(a, hv);
-                *reinterpret_cast<uchar2*>(y.row(2 * cy + 1) + 2 * cx) = make_uchar2(vv, dv);
+            if constexpr (kCentered) {
+                const Quad q = lseai_quad(p, tq, t);
+                const int v[2][2] = {{q.q00, q.q10}, {q.q01, q.q11}};
+#pragma unroll
+                for (int j = 0; j < 2; ++j)
+#pragma unroll
+                    for (int i = 0; i < 2; ++i) {
+                        const int lx = 2 * cc - 1 + i, ly = 2 * cr - 1 + j;
+                        if (lx >= 0 && lx < YW && ly >= 0 && ly < YH)
+                            ys[ly][lx] = static_cast<std::uint8_t>(v[j][i]);
+                    }
+            } else {
+                const Cell cl = lseai_cell(p, tq, t);
+                const std::uint8_t a = static_cast<std::uint8_t>(p[1][1]);
+                const std::uint8_t hv = static_cast<std::uint8_t>(cl.h);
+                const std::uint8_t vv = static_cast<std::uint8_t>(cl.v);
+                const std::uint8_t dv = static_cast<std::uint8_t>(cl.d);
+                ys[2 * cr][2 * cc] = a;
+                ys[2 * cr][2 * cc + 1] = hv;
+                ys[2 * cr + 1][2 * cc] = vv;
+                ys[2 * cr + 1][2 * cc + 1] = dv;
+                if (cr >= 1 && cr <= TY && cc >= 1 && cc <= TX) {  // own cell: keep for the add
+                    *reinterpret_cast<uchar2*>(y.row(2 * cy) + 2 * cx) = make_uchar2(a, hv);
+                    *reinterpret_cast<uchar2*>(y.row(2 * cy + 1) + 2 * cx) = make_uchar2(vv, dv);
+                }
             }
         }
     } else {
@@ -150,15 +203,24 @@ __global__ void __launch_bounds__(kThreads)
         }
     }
     __syncthreads();
-    // Vertical blur at the even HR rows of the tile, all HR columns of the region.
+    if constexpr (kConstruct && kCentered) {  // the tile's own 2 x 2 output cells, for the add
+        const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
+        if (i < w && j < h) {
+            const int lx = 2 * threadIdx.x + 2, ly = 2 * threadIdx.y + 2;
+            *reinterpret_cast<uchar2*>(y.row(2 * j) + 2 * i) =
+                make_uchar2(ys[ly][lx], ys[ly][lx + 1]);
+            *reinterpret_cast<uchar2*>(y.row(2 * j + 1) + 2 * i) =
+                make_uchar2(ys[ly + 1][lx], ys[ly + 1][lx + 1]);
+        }
+    }
+    // Vertical blur at the decimated rows of the tile, all HR columns of the region.
     for (int k = tid; k < TY * YW; k += kThreads) {
         const int r = k / YW, c = k % YW;
         const int gx = ox + c, gy = 2 * (j0 + r);
         if (gx < 0 || gx >= w2 || gy >= h2) continue;
-        cb[r][c] =
-            blur5(ys[clampd(gy - 2, 0, h2 - 1) - oy][c], ys[clampd(gy - 1, 0, h2 - 1) - oy][c],
-                  ys[gy - oy][c], ys[clampd(gy + 1, 0, h2 - 1) - oy][c],
-                  ys[clampd(gy + 2, 0, h2 - 1) - oy][c]);
+        auto at = [&](int d) { return static_cast<int>(ys[clampd(gy + d, 0, h2 - 1) - oy][c]); };
+        cb[r][c] = kCentered ? cblur6(at(-2), at(-1), at(0), at(1), at(2), at(3))
+                             : blur5(at(-2), at(-1), at(0), at(1), at(2));
     }
     __syncthreads();
     const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
@@ -166,11 +228,12 @@ __global__ void __launch_bounds__(kThreads)
     if (i < w && j < h) {
         const int gx = 2 * i;
         const int* row = cb[threadIdx.y];
-        const int d = blur5(
-            row[clampd(gx - 2, 0, w2 - 1) - ox], row[clampd(gx - 1, 0, w2 - 1) - ox], row[gx - ox],
-            row[clampd(gx + 1, 0, w2 - 1) - ox], row[clampd(gx + 2, 0, w2 - 1) - ox]);
-        const int lv = kConstruct ? static_cast<int>(lrs[threadIdx.y + 2][threadIdx.x + 2])
-                                  : static_cast<int>(in(i, j));
+        auto at = [&](int d) { return row[clampd(gx + d, 0, w2 - 1) - ox]; };
+        const int d = kCentered ? cblur6(at(-2), at(-1), at(0), at(1), at(2), at(3))
+                                : blur5(at(-2), at(-1), at(0), at(1), at(2));
+        const int lv = kConstruct
+                           ? static_cast<int>(lrs[threadIdx.y + G::R0][threadIdx.x + G::R0])
+                           : static_cast<int>(in(i, j));
         const int ev = lv - d;
         err(i, j) = static_cast<std::int16_t>(ev);
         ae = iabs(ev);
@@ -178,36 +241,51 @@ __global__ void __launch_bounds__(kThreads)
     if (l1) block_add_u64(static_cast<unsigned long long>(ae), l1);
 }
 
-// R7 + R8 + R9 for a 32 x 8 cell tile (64 x 16 output pixels, one 2 x 2 cell per thread).
+// R7 (C7) + R8 + R9 for a 32 x 8 cell tile (64 x 16 output pixels, one 2 x 2 cell per thread).
+template <bool kCentered>
 __global__ void __launch_bounds__(kThreads)
     refine_kernel(Span2D<const std::int16_t> err, Span2D<const std::uint8_t> y,
                   Span2D<std::uint8_t> out) {
-    __shared__ std::int16_t es[RH][RW];
+    using G = Geo<kCentered>;
+    __shared__ std::int16_t es[G::RH][G::RW];
     __shared__ std::int16_t eh[YH][YW];
     __shared__ int vs[2 * TY][YW];
     const int w = err.width, h = err.height, w2 = 2 * w, h2 = 2 * h;
     const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
     const int ox = 2 * i0 - 2, oy = 2 * j0 - 2;
     const int tid = threadIdx.y * TX + threadIdx.x;
-    for (int k = tid; k < RH * RW; k += kThreads) {
-        const int r = k / RW, c = k % RW;
-        es[r][c] = err(clampd(i0 - 2 + c, 0, w - 1), clampd(j0 - 2 + r, 0, h - 1));
+    for (int k = tid; k < G::RH * G::RW; k += kThreads) {
+        const int r = k / G::RW, c = k % G::RW;
+        es[r][c] = err(clampd(i0 - G::R0 + c, 0, w - 1), clampd(j0 - G::R0 + r, 0, h - 1));
     }
     __syncthreads();
-    for (int k = tid; k < CH * CW; k += kThreads) {
-        const int cr = k / CW, cc = k % CW;
+    for (int k = tid; k < G::CH * G::CW; k += kThreads) {
+        const int cr = k / G::CW, cc = k % G::CW;
         const int cx = i0 - 1 + cc, cy = j0 - 1 + cr;
-        if (cx < 0 || cx >= w || cy < 0 || cy >= h) continue;
+        if (cx < 0 || cx >= w + G::C || cy < 0 || cy >= h + G::C) continue;
         int p[4][4];
 #pragma unroll
         for (int r = 0; r < 4; ++r)
 #pragma unroll
             for (int c = 0; c < 4; ++c) p[r][c] = es[cr + r][cc + c];
-        const Cell cl = cxhd_cell(p);
-        eh[2 * cr][2 * cc] = static_cast<std::int16_t>(p[1][1]);
-        eh[2 * cr][2 * cc + 1] = static_cast<std::int16_t>(cl.h);
-        eh[2 * cr + 1][2 * cc] = static_cast<std::int16_t>(cl.v);
-        eh[2 * cr + 1][2 * cc + 1] = static_cast<std::int16_t>(cl.d);
+        if constexpr (kCentered) {
+            const Quad q = cubic_quad(p);
+            const int v[2][2] = {{q.q00, q.q10}, {q.q01, q.q11}};
+#pragma unroll
+            for (int j = 0; j < 2; ++j)
+#pragma unroll
+                for (int i = 0; i < 2; ++i) {
+                    const int lx = 2 * cc - 1 + i, ly = 2 * cr - 1 + j;
+                    if (lx >= 0 && lx < YW && ly >= 0 && ly < YH)
+                        eh[ly][lx] = static_cast<std::int16_t>(v[j][i]);
+                }
+        } else {
+            const Cell cl = cxhd_cell(p);
+            eh[2 * cr][2 * cc] = static_cast<std::int16_t>(p[1][1]);
+            eh[2 * cr][2 * cc + 1] = static_cast<std::int16_t>(cl.h);
+            eh[2 * cr + 1][2 * cc] = static_cast<std::int16_t>(cl.v);
+            eh[2 * cr + 1][2 * cc + 1] = static_cast<std::int16_t>(cl.d);
+        }
     }
     __syncthreads();
     for (int k = tid; k < 2 * TY * YW; k += kThreads) {
@@ -273,6 +351,27 @@ __global__ void tap_kernel(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> o
     }
 }
 
+// Centre-aligned baselines: one output pixel (all channels) per thread; the vertical quarter
+// tap of six horizontal quarter taps (tap_quarter), as the host backends' two rounded passes.
+__global__ void tap_centered_kernel(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
+                                    bool tap6) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int w = in.width, h = in.height, ch = in.channels;
+    if (x >= out.width || y >= out.height) return;
+    const int kx = (x + 1) / 2, ky = (y + 1) / 2;
+    for (int c = 0; c < ch; ++c) {
+        int col[6];
+        for (int r = 0; r < 6; ++r) {
+            const int yy = clampd(ky - 3 + r, 0, h - 1);
+            int p[6];
+            for (int k = 0; k < 6; ++k) p[k] = in(clampd(kx - 3 + k, 0, w - 1), yy, c);
+            col[r] = tap_quarter(p, tap6, x % 2 == 0);
+        }
+        out(x, y, c) = static_cast<std::uint8_t>(tap_quarter(col, tap6, y % 2 == 0));
+    }
+}
+
 struct Layout {
     std::size_t tv, th, l1, y0, e, y1, total;
 };
@@ -332,18 +431,37 @@ SeabiStats run_cuda_ws(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
         return static_cast<std::int64_t>(v);
     };
 
-    if (opts.method == SeabiMethod::LSeai) {
-        lseai_kernel<<<tile_grid, tile_block, 0, stream>>>(in, out, d_th);
+    const bool centered = opts.lattice != Lattice::CoSited;
+    auto construct = [&](Span2D<std::uint8_t> dst) {
+        if (centered) {
+            const dim3 grid((w + 1 + TX - 1) / TX, (h + 1 + TY - 1) / TY);
+            lseai_centered_kernel<<<grid, tile_block, 0, stream>>>(in, dst, d_th);
+        } else {
+            lseai_kernel<<<tile_grid, tile_block, 0, stream>>>(in, dst, d_th);
+        }
         UPRES_CUDA_CHECK_LAUNCH();
+    };
+    auto refine = [&](Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst) {
+        if (centered)
+            refine_kernel<true><<<tile_grid, tile_block, 0, stream>>>(cspan(e), src, dst);
+        else
+            refine_kernel<false><<<tile_grid, tile_block, 0, stream>>>(cspan(e), src, dst);
+        UPRES_CUDA_CHECK_LAUNCH();
+    };
+
+    if (opts.method == SeabiMethod::LSeai) {
+        construct(out);
         if (want_stats) read_threshold();
         return stats;
     }
     if (opts.method == SeabiMethod::SilSeabi) {
-        error_kernel<true>
-            <<<tile_grid, tile_block, 0, stream>>>(in, y0, e, d_th, want_stats ? d_l1 : nullptr);
+        unsigned long long* l1 = want_stats ? d_l1 : nullptr;
+        if (centered)
+            error_kernel<true, true><<<tile_grid, tile_block, 0, stream>>>(in, y0, e, d_th, l1);
+        else
+            error_kernel<true, false><<<tile_grid, tile_block, 0, stream>>>(in, y0, e, d_th, l1);
         UPRES_CUDA_CHECK_LAUNCH();
-        refine_kernel<<<tile_grid, tile_block, 0, stream>>>(cspan(e), cspan(y0), out);
-        UPRES_CUDA_CHECK_LAUNCH();
+        refine(cspan(y0), out);
         stats.iterations = 1;
         if (want_stats) {
             read_threshold();
@@ -352,21 +470,23 @@ SeabiStats run_cuda_ws(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
         return stats;
     }
     // L-SEABI: construction into out, then ping-pong out <-> y1 with an l1 read per iteration.
-    lseai_kernel<<<tile_grid, tile_block, 0, stream>>>(in, out, d_th);
-    UPRES_CUDA_CHECK_LAUNCH();
+    construct(out);
     read_threshold();
     Span2D<std::uint8_t> bufs[2] = {out, y1};
     int cur = 0;
     for (int it = 0; it < opts.max_iterations; ++it) {
         UPRES_CUDA_CHECK(cudaMemsetAsync(d_l1, 0, sizeof(unsigned long long), stream));
-        error_kernel<false><<<tile_grid, tile_block, 0, stream>>>(in, bufs[cur], e, d_th, d_l1);
+        if (centered)
+            error_kernel<false, true>
+                <<<tile_grid, tile_block, 0, stream>>>(in, bufs[cur], e, d_th, d_l1);
+        else
+            error_kernel<false, false>
+                <<<tile_grid, tile_block, 0, stream>>>(in, bufs[cur], e, d_th, d_l1);
         UPRES_CUDA_CHECK_LAUNCH();
         const std::int64_t l1 = read_l1();
         stats.last_l1 = l1;
         if (converged(l1, opts.max_error, pixels)) break;
-        refine_kernel<<<tile_grid, tile_block, 0, stream>>>(cspan(e), cspan(bufs[cur]),
-                                                            bufs[1 - cur]);
-        UPRES_CUDA_CHECK_LAUNCH();
+        refine(cspan(bufs[cur]), bufs[1 - cur]);
         cur = 1 - cur;
         ++stats.iterations;
     }
@@ -393,9 +513,15 @@ SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> ou
 }
 
 void tap_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, TapFilter f,
-                  void* stream_ptr) {
+                  bool centered, void* stream_ptr) {
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     const dim3 block(32, 8);
+    if (centered) {
+        const dim3 ogrid((out.width + 31) / 32, (out.height + 7) / 8);
+        tap_centered_kernel<<<ogrid, block, 0, stream>>>(in, out, f == TapFilter::Tap6);
+        UPRES_CUDA_CHECK_LAUNCH();
+        return;
+    }
     const dim3 grid((in.width + 31) / 32, (in.height + 7) / 8);
     if (f == TapFilter::Tap4)
         tap_kernel<4><<<grid, block, 0, stream>>>(in, out);

@@ -153,6 +153,96 @@ UPRES_HD int bp_coefficient(int k, int l) {
 // R9: refined value.
 UPRES_HD int add_clamp(int y, int r) { return clamp255(y + r); }
 
+// --- The centre-aligned lattice (docs/ops/seabi.md, "Centre-aligned lattice", rules C2-C7).
+// Output pixel X samples input X / 2 - 1/4, so no output pixel is an input pixel: the four
+// output pixels inside the square of input pixels a = (x, y), b = (x+1, y), c = (x, y+1),
+// d = (x+1, y+1) sit at the quarter points (1/4 or 3/4 along each axis). Blocks are indexed by
+// k = x + 1 in 0 .. W (block k's a is input k - 1); block (kx, ky) writes output pixels
+// (2 kx - 1 + i, 2 ky - 1 + j), i, j in {0, 1}: the co-sited cell's write pattern shifted by one
+// output pixel, so neighbourhoods are p[r][c] = input(kx + c - 2, ky + r - 2).
+
+// The four new samples of one block: q[j][i] at (x + 1/4 + i/2, y + 1/4 + j/2).
+struct Quad {
+    int q00, q10, q01, q11;  // (1/4, 1/4), (3/4, 1/4), (1/4, 3/4), (3/4, 3/4)
+};
+
+// The Keys cubic (a = -0.5) a quarter of the way from p1 to p2: (-9, 111, 29, -3) / 128.
+UPRES_HD int k4q(int p0, int p1, int p2, int p3) {
+    return (-9 * p0 + 111 * p1 + 29 * p2 - 3 * p3 + 64) >> 7;
+}
+
+// Bilinear at the quarter points: (9, 3, 3, 1) / 16 and its mirror images.
+UPRES_HD Quad bilinear_quad(int a, int b, int c, int d) {
+    return {(9 * a + 3 * b + 3 * c + d + 8) >> 4, (3 * a + 9 * b + c + 3 * d + 8) >> 4,
+            (3 * a + b + 9 * c + 3 * d + 8) >> 4, (a + 3 * b + 3 * c + 9 * d + 8) >> 4};
+}
+
+// Separable Keys cubic at the quarter points: columns with (-9, 111, 29, -3) (phase 1/4) and
+// its mirror (phase 3/4), unrounded, then the rows, (... + 2^13) >> 14. Not clamped.
+UPRES_HD Quad cubic_quad(const int (&p)[4][4]) {
+    int top[4], bot[4];
+    for (int k = 0; k < 4; ++k) {
+        top[k] = -9 * p[0][k] + 111 * p[1][k] + 29 * p[2][k] - 3 * p[3][k];
+        bot[k] = -3 * p[0][k] + 29 * p[1][k] + 111 * p[2][k] - 9 * p[3][k];
+    }
+    auto left = [](const int (&v)[4]) { return -9 * v[0] + 111 * v[1] + 29 * v[2] - 3 * v[3]; };
+    auto right = [](const int (&v)[4]) { return -3 * v[0] + 29 * v[1] + 111 * v[2] - 9 * v[3]; };
+    return {(left(top) + 8192) >> 14, (right(top) + 8192) >> 14, (left(bot) + 8192) >> 14,
+            (right(bot) + 8192) >> 14};
+}
+
+// C2-C4: L-SEAI construction of one block on the centre-aligned lattice (clamped to [0, 255]).
+//   C2 homogeneity (R2's test): bilinear at the quarter points.
+//   C4 diagonal (R4's tests D1, D2 against 4T): along NW-SE, q00 and q11 lie on the diagonal
+//      a-d (Keys at 1/4 and 3/4 of it) and q10 / q01 half-way between its midpoint and b / c
+//      (the lines of constant value through them); along NE-SW the same with b-c, a and d.
+//   Otherwise the separable cubic (as R4's fallback).
+UPRES_HD Quad lseai_quad(const int (&p)[4][4], int tq, int t) {
+    const int a = p[1][1], b = p[1][2], c = p[2][1], d = p[2][2];
+    const int e = (b - a) * (b - a) + (c - a) * (c - a) + (d - c) * (d - c) + (d - b) * (d - b);
+    Quad q;
+    if (2 * e <= tq) {
+        q = bilinear_quad(a, b, c, d);
+    } else {
+        const int td = kDirScale * t;
+        const int d1 = 2 * iabs(a - d) + iabs(p[0][0] - a) + iabs(d - p[3][3]);
+        const int d2 = 2 * iabs(b - c) + iabs(p[0][3] - b) + iabs(c - p[3][0]);
+        if (d2 - d1 > td) {
+            const int m = c4(p[0][0], a, d, p[3][3]);
+            q = {k4q(p[0][0], a, d, p[3][3]), (m + b + 1) >> 1, (m + c + 1) >> 1,
+                 k4q(p[3][3], d, a, p[0][0])};
+        } else if (d1 - d2 > td) {
+            const int m = c4(p[0][3], b, c, p[3][0]);
+            q = {(a + m + 1) >> 1, k4q(p[0][3], b, c, p[3][0]), k4q(p[3][0], c, b, p[0][3]),
+                 (d + m + 1) >> 1};
+        } else {
+            q = cubic_quad(p);
+        }
+    }
+    return {clamp255(q.q00), clamp255(q.q10), clamp255(q.q01), clamp255(q.q11)};
+}
+
+// C5: the blur of R5 (the same Gaussian, sigma^2 = 0.3607 output pixels^2) sampled half-way
+// between output pixels, where a centre-aligned decimation puts its taps: low-resolution pixel
+// i takes output pixels 2i - 2 .. 2i + 3 with (g0, g1, g2, g2, g1, g0) / 2^16,
+// g = exp(-1.3863 (k + 1/2)^2) normalised (2.5, 1.5, 0.5 pixels away).
+inline constexpr int kCBlurG0 = 8, kCBlurG1 = 1927, kCBlurG2 = 30833;
+static_assert(2 * (kCBlurG0 + kCBlurG1 + kCBlurG2) == 65536, "centred blur taps sum to 2^16");
+UPRES_HD int cblur6(int p0, int p1, int p2, int p3, int p4, int p5) {
+    return (kCBlurG0 * (p0 + p5) + kCBlurG1 * (p1 + p4) + kCBlurG2 * (p2 + p3) + 32768) >> 16;
+}
+
+// The centre-aligned tap baselines, one axis: Tap4 is the Keys cubic at the quarter phases;
+// Tap6 is H.264's quarter-sample rule, the mean of the nearer input sample and the 6-tap
+// half-sample value (rounded up). Value a quarter of the way from p[2] to p[3] (Tap4 reads
+// p[1..4]); `mirror` gives the value a quarter of the way from p[3] to p[2].
+UPRES_HD int tap_quarter(const int (&p)[6], bool tap6, bool mirror) {
+    if (!tap6)
+        return clamp255(mirror ? k4q(p[4], p[3], p[2], p[1]) : k4q(p[1], p[2], p[3], p[4]));
+    const int half = clamp255(c6(p[0], p[1], p[2], p[3], p[4], p[5]));
+    return ((mirror ? p[3] : p[2]) + half + 1) >> 1;
+}
+
 // R6: L-SEABI stopping rule (host): stop when l1 / (W H) < max_error.
 inline bool converged(std::int64_t l1, double max_error, std::int64_t pixels) {
     return static_cast<double>(l1) < max_error * static_cast<double>(pixels);

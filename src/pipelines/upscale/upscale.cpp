@@ -40,17 +40,18 @@ constexpr const char* kOp = "upscale";
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
 }
 
-// Co-sited resampling of src into dst: output x samples input x * step_x, border nearest.
+// Resampling of src into dst, border nearest: co-sited, output x samples input x * step_x;
+// centred, input (x + 0.5) * step_x - 0.5.
 template <class T>
 void resample(ImageView<const T> src, ImageView<T> dst, double step_x, double step_y, Interp interp,
-              const Context& ctx) {
+              const Context& ctx, bool centered = false) {
     Affine a;
     a.m[0] = step_x;
     a.m[1] = 0;
-    a.m[2] = 0;
+    a.m[2] = centered ? 0.5 * step_x - 0.5 : 0.0;
     a.m[3] = 0;
     a.m[4] = step_y;
-    a.m[5] = 0;
+    a.m[5] = centered ? 0.5 * step_y - 0.5 : 0.0;
     WarpOptions o;
     o.interp = interp;
     o.border = Border::Nearest;
@@ -92,7 +93,7 @@ struct DeviceSpace {
 #endif
 
 // One luma / gray plane through the method up to the power-of-two factor n2 (> 1), into out
-// (n2 W x n2 H).
+// (n2 W x n2 H), on opts.lattice (x2 steps compose: centred x2 twice is centred x4).
 template <class Space>
 void upscale_plane(ImageView<const std::uint8_t> plane, ImageView<std::uint8_t> out, int n2,
                    const UpscaleOptions& opts, const Context& ctx) {
@@ -119,7 +120,7 @@ void upscale_plane(ImageView<const std::uint8_t> plane, ImageView<std::uint8_t> 
             case UpscaleMethod::Tap6:
                 tap_upscale2(in, dst,
                              opts.method == UpscaleMethod::Tap4 ? TapFilter::Tap4 : TapFilter::Tap6,
-                             ctx);
+                             opts.lattice, ctx);
                 break;
             default: {
                 SeabiOptions so;
@@ -128,6 +129,7 @@ void upscale_plane(ImageView<const std::uint8_t> plane, ImageView<std::uint8_t> 
                                                                      : SeabiMethod::LSeabi;
                 so.max_iterations = opts.max_iterations;
                 so.max_error = opts.max_error;
+                so.lattice = opts.lattice;
                 seabi_upscale2(in, dst, so, ctx);
             }
         }
@@ -140,13 +142,14 @@ void upscale_plane(ImageView<const std::uint8_t> plane, ImageView<std::uint8_t> 
 
 int round_size(double s, int n) { return static_cast<int>(std::lround(s * n)); }
 
-bool cosited_only(UpscaleMethod m) {
+// The SEABI family and the tap filters: 8-bit integer arithmetic, x2 steps, on either lattice.
+bool seabi_family(UpscaleMethod m) {
     return m == UpscaleMethod::LSeai || m == UpscaleMethod::SilSeabi ||
            m == UpscaleMethod::LSeabi || m == UpscaleMethod::Tap4 || m == UpscaleMethod::Tap6;
 }
 
-// The co-sited cascade for a scale: x2 steps up to n2, the next power of two, then (not exact)
-// B-spline resampling to the output size.
+// The cascade for a scale: x2 steps up to n2, the next power of two, then (not exact) B-spline
+// resampling to the output size.
 struct Cascade {
     int n2 = 1;
     bool exact = true;
@@ -158,10 +161,16 @@ Cascade cascade_of(double scale) {
     return c;
 }
 
-// The co-sited output size of a W x H image with ch channels, after the checks of the lattice.
-std::pair<int, int> cosited_size(int w, int h, int ch, double scale) {
+// Centre-aligned output length: ceil(s n), as bicubic_resize.
+int centered_length(double s, int n) { return static_cast<int>(std::ceil(s * n - 1e-9)); }
+
+// The output size of the YCbCr pipeline for a W x H image with ch channels (co-sited
+// round(s W), centred ceil(s W)), after the checks of the pipeline.
+std::pair<int, int> ycc_size(int w, int h, int ch, double scale, Lattice lattice) {
     if (ch == 2) fail("the input has 2 channels (allowed: 1 gray, 3 RGB, 4 RGBA)");
-    const int ow = round_size(scale, w), oh = round_size(scale, h);
+    const bool c = lattice == Lattice::Centered;
+    const int ow = c ? centered_length(scale, w) : round_size(scale, w);
+    const int oh = c ? centered_length(scale, h) : round_size(scale, h);
     if (ow > kMaxDimension || oh > kMaxDimension || static_cast<std::int64_t>(ow) * oh > kMaxPixels)
         fail("the output " + std::to_string(ow) + " x " + std::to_string(oh) +
              " would exceed the image size limits");
@@ -172,15 +181,17 @@ std::pair<int, int> cosited_size(int w, int h, int ch, double scale) {
     return {ow, oh};
 }
 
-// The co-sited pipeline into out (cosited_size, img's channels, img's memory), intermediates in
-// Space. Colour: BT.601 YCbCr, Y rounded to u8 through the method, chroma (and alpha) bicubic
-// from the input straight to the output grid.
+// The YCbCr pipeline (8-bit; the SEABI family on either lattice, co-sited bilinear / bicubic /
+// bspline) into out (ycc_size, img's channels, img's memory), intermediates in Space. Colour:
+// BT.601 YCbCr, Y rounded to u8 through the method, chroma (and alpha) bicubic from the input
+// straight to the output grid, on the method's lattice.
 template <class Space>
-void cosited_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
+void ycc_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
                      const UpscaleOptions& opts, const Context& ctx) {
     const int ch = img.channels(), w = img.width(), h = img.height();
     const int ow = out.width(), oh = out.height();
     const auto [n2, exact] = cascade_of(opts.scale);
+    const bool centered = opts.lattice == Lattice::Centered;
     if (n2 == 1) return copy(img, out, ctx.cuda_stream);
     using U8 = decltype(Space::template make<std::uint8_t>(1, 1, 1, ctx));
     using F32 = decltype(Space::template make<float>(1, 1, 1, ctx));
@@ -211,47 +222,43 @@ void cosited_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> 
             ch == 1
                 ? out
                 : resampled_own.emplace(Space::template make<std::uint8_t>(ow, oh, 1, ctx)).view();
-        const double step = static_cast<double>(n2) / opts.scale;
-        resample(plane, dst, step * w * opts.scale / ow, step * h * opts.scale / oh,
-                 Interp::BSpline, ctx);
+        resample(plane, dst, static_cast<double>(n2) * w / ow, static_cast<double>(n2) * h / oh,
+                 Interp::BSpline, ctx, centered);
         plane = dst;
     }
     if (ch == 1) return;
 
     F32 chroma_up = Space::template make<float>(ow, oh, ch - 1, ctx);
     resample(ImageView<const float>(chroma->view()), chroma_up.view(), static_cast<double>(w) / ow,
-             static_cast<double>(h) / oh, Interp::Cubic, ctx);
+             static_cast<double>(h) / oh, Interp::Cubic, ctx, centered);
     F32 out_ycc = Space::template make<float>(ow, oh, ch, ctx);
     Space::merge(plane, chroma_up.view(), out_ycc.view(), ctx);
     ycbcr_to_rgb(ImageView<const float>(out_ycc.view()), out, ctx);
 }
 
-// The co-sited pipeline on the memory img lives in (device views: every step on the device) or,
-// for host images with ctx.backend Cuda, uploaded once, run on the device and downloaded once.
-void cosited_into(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
+// The YCbCr pipeline on the memory img lives in (device views: every step on the device) or, for
+// host images with ctx.backend Cuda, uploaded once, run on the device and downloaded once.
+void ycc_into(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
                   const UpscaleOptions& opts, const Context& ctx) {
     if (img.on_device() != out.on_device())
         fail(std::string("the input is in ") + (img.on_device() ? "device" : "host") +
              " memory but the output is in " + (out.on_device() ? "device" : "host") + " memory");
     const Backend b =
         resolve_backend(ctx, img.on_device() ? Location::Device : Location::Host, kOp);
-    if (b != Backend::Cuda) return cosited_upscale<HostSpace>(img, out, opts, ctx);
+    if (b != Backend::Cuda) return ycc_upscale<HostSpace>(img, out, opts, ctx);
 #if UPRES_HAVE_CUDA
     Context dctx = ctx;
     dctx.backend = Backend::Cuda;
-    if (img.on_device()) return cosited_upscale<DeviceSpace>(img, out, opts, dctx);
+    if (img.on_device()) return ycc_upscale<DeviceSpace>(img, out, opts, dctx);
     const cuda::PooledImage<std::uint8_t> din = cuda::upload(img, ctx.cuda_stream, "upscale input");
     const cuda::PooledImage<std::uint8_t> dout(out.width(), out.height(), out.channels(),
                                                ctx.cuda_stream, "upscale output");
-    cosited_upscale<DeviceSpace>(din.cview(), dout.view(), opts, dctx);
+    ycc_upscale<DeviceSpace>(din.cview(), dout.view(), opts, dctx);
     copy(dout.cview(), out, ctx.cuda_stream);
 #else
     throw Error(ErrorCode::BackendUnavailable, std::string(kOp) + ": built without CUDA");
 #endif
 }
-
-// Centre-aligned output length: ceil(s n), as bicubic_resize.
-int centered_length(double s, int n) { return static_cast<int>(std::ceil(s * n - 1e-9)); }
 
 // Centre-aligned bilinear: upres resize (u = (x + 0.5) W / W' - 0.5), Border::Reflect; with
 // other warp options (the default WarpOptions: method bspline), the same resize.
@@ -332,11 +339,7 @@ UpscaleMethod resolved_method(const UpscaleOptions& opts) {
 
 Lattice resolved_lattice(const UpscaleOptions& opts) {
     const UpscaleMethod m = resolved_method(opts);
-    if (opts.lattice == Lattice::Auto)
-        return cosited_only(m) ? Lattice::CoSited : Lattice::Centered;
-    if (opts.lattice == Lattice::Centered && cosited_only(m))
-        fail(std::string("lattice centered: ") + to_string(m) +
-             " is defined on the co-sited lattice only (allowed: auto, cosited)");
+    if (opts.lattice == Lattice::Auto) return Lattice::Centered;
     if (opts.lattice == Lattice::CoSited && m == UpscaleMethod::Srcnn)
         fail(
             "lattice cosited: srcnn runs on the centre-aligned lattice of its training "
@@ -348,7 +351,17 @@ Lattice resolved_lattice(const UpscaleOptions& opts) {
     return opts.lattice;
 }
 
+bool upscale_needs_8bit(const UpscaleOptions& opts) {
+    return seabi_family(resolved_method(opts)) || resolved_lattice(opts) == Lattice::CoSited;
+}
+
 namespace {
+
+// Whether the resolved options run the 8-bit YCbCr pipeline (ycc_upscale): the SEABI family on
+// either lattice and the co-sited baselines; the other centre-aligned methods run as floats.
+bool ycc_pipeline(const UpscaleOptions& o) {
+    return seabi_family(o.method) || o.lattice == Lattice::CoSited;
+}
 
 // The options with Auto resolved, checked.
 UpscaleOptions resolved(const UpscaleOptions& opts) {
@@ -373,7 +386,7 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
             fail("nlm takes host images (NLM-SR stages device work itself)");
         return nlm_fuse(std::span<const AnyImage>(&img, 1), n, ctx);
     }
-    if (o.lattice == Lattice::Centered) {
+    if (!ycc_pipeline(o)) {
         if (o.method == UpscaleMethod::Bicubic) return bicubic_resize(img, o.scale, ctx);
         if (o.method == UpscaleMethod::BSpline)
             return centered_bilinear(img, o.scale, ctx, WarpOptions{});
@@ -383,12 +396,14 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
         throw Error(ErrorCode::UnsupportedFormat,
                     std::string(kOp) + ": the image is " + to_string(img.pixel_type()) + "; " +
                         to_string(o.method) +
-                        " on the co-sited lattice works on 8-bit images (the paper's integer "
-                        "arithmetic): convert it first (upres convert --depth u8)");
+                        (seabi_family(o.method) ? " works on 8-bit images (the paper's integer "
+                                                  "arithmetic)"
+                                                : " on the co-sited lattice works on 8-bit images") +
+                        ": convert it first (upres convert --depth u8)");
     const ImageView<const std::uint8_t> v = img.as<std::uint8_t>().view();
-    const auto [ow, oh] = cosited_size(v.width(), v.height(), v.channels(), o.scale);
+    const auto [ow, oh] = ycc_size(v.width(), v.height(), v.channels(), o.scale, o.lattice);
     Image<std::uint8_t> out(ow, oh, v.channels(), v.location());
-    cosited_into(v, out.view(), o, ctx);
+    ycc_into(v, out.view(), o, ctx);
     return AnyImage(std::move(out));
 }
 
@@ -400,10 +415,10 @@ Image<std::uint8_t> upscale(ImageView<const std::uint8_t> img, const UpscaleOpti
                             const Context& ctx) {
     if (img.empty() || img.data() == nullptr) fail("the input image is empty");
     const UpscaleOptions o = resolved(opts);
-    if (o.lattice == Lattice::CoSited) {  // no copy of img
-        const auto [ow, oh] = cosited_size(img.width(), img.height(), img.channels(), o.scale);
+    if (ycc_pipeline(o)) {  // no copy of img
+        const auto [ow, oh] = ycc_size(img.width(), img.height(), img.channels(), o.scale, o.lattice);
         Image<std::uint8_t> out(ow, oh, img.channels(), img.location());
-        cosited_into(img, out.view(), o, ctx);
+        ycc_into(img, out.view(), o, ctx);
         return out;
     }
     AnyImage out = upscale(AnyImage(clone(img, img.location())), o, ctx, nullptr);
@@ -425,18 +440,18 @@ void upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
                  ctx);
         return;
     }
-    const bool centered = o.lattice == Lattice::Centered;
+    const bool ycc = ycc_pipeline(o);
     const std::pair<int, int> size =
-        centered ? std::pair<int, int>{centered_length(o.scale, img.width()),
-                                       centered_length(o.scale, img.height())}
-                 : cosited_size(img.width(), img.height(), img.channels(), o.scale);
+        ycc ? ycc_size(img.width(), img.height(), img.channels(), o.scale, o.lattice)
+            : std::pair<int, int>{centered_length(o.scale, img.width()),
+                                  centered_length(o.scale, img.height())};
     if (out.width() != size.first || out.height() != size.second ||
         out.channels() != img.channels())
         fail("the output is " + std::to_string(out.width()) + " x " + std::to_string(out.height()) +
              " x " + std::to_string(out.channels()) + " but must be " + std::to_string(size.first) +
              " x " + std::to_string(size.second) + " x " + std::to_string(img.channels()) +
              " (this input and scale)");
-    if (!centered) return cosited_into(img, out, o, ctx);
+    if (ycc) return ycc_into(img, out, o, ctx);
     if (img.on_device() != out.on_device())
         fail("the input and the output are in different memory (host and device)");
     if (o.method == UpscaleMethod::Bilinear || o.method == UpscaleMethod::BSpline) {

@@ -32,9 +32,9 @@ constexpr EnumEntry kMethods[] = {
 };
 constexpr EnumEntry kLattices[] = {
     {static_cast<int>(Lattice::Auto), "auto",
-     "centered for srcnn, nlm, bspline, bilinear, bicubic; cosited for SEABI and tap4 / tap6"},
+     "centered (every method)"},
     {static_cast<int>(Lattice::CoSited), "cosited",
-     "output x samples input x / s (the SEABI paper's lattice)"},
+     "output x samples input x / s (the SEABI paper's lattice; SEABI, tap, bilinear, bicubic)"},
     {static_cast<int>(Lattice::Centered), "centered",
      "output x samples (x + 0.5) / s - 0.5 (warp --zoom, MATLAB imresize)"},
 };

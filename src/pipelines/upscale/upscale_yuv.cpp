@@ -149,7 +149,7 @@ void clamp_plane(ImageView<std::uint16_t> p, std::uint16_t maxv) {
 }
 
 void check_method(const UpscaleOptions& opts, int bits) {
-    if (bits == 8 || !cosited_method(opts)) return;
+    if (bits == 8 || !upscale_needs_8bit(opts)) return;
     throw Error(ErrorCode::UnsupportedFormat,
                 std::string(kOp) + ": " + to_string(resolved_method(opts)) + " works on 8-bit " +
                     "frames (the SEABI paper's integer arithmetic), this one has " +
