@@ -131,9 +131,7 @@ BENCHMARK_CAPTURE(Cuda_Seabi, lseai_kernels, 0, false, false)->UseManualTime()->
 BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_kernels, 1, false, false)->UseManualTime()->MinTime(0.3);
 BENCHMARK_CAPTURE(Cuda_Seabi, lseabi4_kernels, 2, false, false)->UseManualTime()->MinTime(0.3);
 BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_pinned, 1, true, false)->UseManualTime()->MinTime(0.3);
-BENCHMARK_CAPTURE(Cuda_Seabi, lseai_cosited_kernels, 0, false, true)
-    ->UseManualTime()
-    ->MinTime(0.3);
+BENCHMARK_CAPTURE(Cuda_Seabi, lseai_cosited_kernels, 0, false, true)->UseManualTime()->MinTime(0.3);
 BENCHMARK_CAPTURE(Cuda_Seabi, silseabi_cosited_kernels, 1, false, true)
     ->UseManualTime()
     ->MinTime(0.3);

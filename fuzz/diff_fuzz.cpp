@@ -263,9 +263,9 @@ void seabi_case(Tally& t, std::uint64_t seed) {
     const double d = max_diff<std::uint8_t>(out[0].view(), out[1].view());  // bit-identical
     t.worst = std::max(t.worst, d);
     if (d != 0)
-        t.fail(seed, std::string("seabi ") + to_string(o.method) + " " + to_string(o.lattice) + " " +
-                         std::to_string(w) + "x" +
-                         std::to_string(h) + ": |diff| " + std::to_string(d));
+        t.fail(seed, std::string("seabi ") + to_string(o.method) + " " + to_string(o.lattice) +
+                         " " + std::to_string(w) + "x" + std::to_string(h) + ": |diff| " +
+                         std::to_string(d));
 }
 
 template <class T>

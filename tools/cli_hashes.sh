@@ -95,7 +95,7 @@ sweep() {
                     --scale "$s" --lattice cosited -q
             done
         done
-        for m in bilinear bicubic srcnn; do
+        for m in lseai silseabi lseabi tap4 tap6 bilinear bicubic srcnn; do
             for s in 2 3 4; do
                 run "upscale $in $m x$s centered" o.png "$bin" upscale "$in" o.png --method "$m" \
                     --scale "$s" --lattice centered -q

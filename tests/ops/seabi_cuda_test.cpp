@@ -46,22 +46,22 @@ TEST(SeabiCuda, MatchesReferenceOnRandomDataAwkwardSizes) {
                             {31, 9}, {33, 17}, {64, 16}, {65, 17}, {257, 131}};
     std::uint32_t seed = 500;
     for (Lattice lat : kLattices)
-    for (const auto& sz : sizes) {
-        const Image<U8> in = random_image<U8>(sz[0], sz[1], 1, seed++);
-        for (SeabiMethod m : kMethods) {
-            const SeabiOptions o = opts_of(m, 3, 0.0, lat);
-            Image<U8> ref(2 * sz[0], 2 * sz[1], 1);
-            const SeabiStats sr =
-                seabi_upscale2(in.view(), ref.view(), o, ctx_of(Backend::Reference));
-            SeabiStats sc;
-            const Image<U8> got = run_device(in, o, &sc);
-            EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0))
-                << sz[0] << "x" << sz[1] << " " << to_string(m) << " " << to_string(lat);
-            EXPECT_EQ(sc.threshold, sr.threshold);
-            EXPECT_EQ(sc.iterations, sr.iterations);
-            EXPECT_EQ(sc.last_l1, sr.last_l1);
+        for (const auto& sz : sizes) {
+            const Image<U8> in = random_image<U8>(sz[0], sz[1], 1, seed++);
+            for (SeabiMethod m : kMethods) {
+                const SeabiOptions o = opts_of(m, 3, 0.0, lat);
+                Image<U8> ref(2 * sz[0], 2 * sz[1], 1);
+                const SeabiStats sr =
+                    seabi_upscale2(in.view(), ref.view(), o, ctx_of(Backend::Reference));
+                SeabiStats sc;
+                const Image<U8> got = run_device(in, o, &sc);
+                EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0))
+                    << sz[0] << "x" << sz[1] << " " << to_string(m) << " " << to_string(lat);
+                EXPECT_EQ(sc.threshold, sr.threshold);
+                EXPECT_EQ(sc.iterations, sr.iterations);
+                EXPECT_EQ(sc.last_l1, sr.last_l1);
+            }
         }
-    }
 }
 
 TEST(SeabiCuda, MatchesCpuOnRealPhotosAndStagesHostData) {
@@ -72,16 +72,19 @@ TEST(SeabiCuda, MatchesCpuOnRealPhotosAndStagesHostData) {
         ASSERT_EQ(a.channels(), 1) << name;
         const Image<U8>& in = a.as<U8>();
         for (Lattice lat : kLattices)
-        for (SeabiMethod m : kMethods) {
-            const SeabiOptions o = opts_of(m, 4, 0.25, lat);
-            Image<U8> cpu(2 * in.width(), 2 * in.height(), 1);
-            const SeabiStats s1 = seabi_upscale2(in.view(), cpu.view(), o, ctx_of(Backend::Cpu));
-            Image<U8> gpu(2 * in.width(), 2 * in.height(), 1);  // host views, forced Cuda
-            const SeabiStats s2 = seabi_upscale2(in.view(), gpu.view(), o, ctx_of(Backend::Cuda));
-            EXPECT_TRUE(images_near(gpu.view(), cpu.view(), 0.0)) << name << " " << to_string(m);
-            EXPECT_EQ(s1.iterations, s2.iterations) << name;
-            EXPECT_EQ(s1.last_l1, s2.last_l1) << name;
-        }
+            for (SeabiMethod m : kMethods) {
+                const SeabiOptions o = opts_of(m, 4, 0.25, lat);
+                Image<U8> cpu(2 * in.width(), 2 * in.height(), 1);
+                const SeabiStats s1 =
+                    seabi_upscale2(in.view(), cpu.view(), o, ctx_of(Backend::Cpu));
+                Image<U8> gpu(2 * in.width(), 2 * in.height(), 1);  // host views, forced Cuda
+                const SeabiStats s2 =
+                    seabi_upscale2(in.view(), gpu.view(), o, ctx_of(Backend::Cuda));
+                EXPECT_TRUE(images_near(gpu.view(), cpu.view(), 0.0))
+                    << name << " " << to_string(m);
+                EXPECT_EQ(s1.iterations, s2.iterations) << name;
+                EXPECT_EQ(s1.last_l1, s2.last_l1) << name;
+            }
     }
 }
 
@@ -106,30 +109,31 @@ TEST(SeabiCuda, UnalignedDeviceSubViews) {
     const ImageView<U8> dout = dcanvas.view().sub(7, 3, 102, 58);  // odd offset: unaligned
     const Image<U8> tight = clone(host.view().sub(3, 5, 51, 29));
     for (Lattice lat : kLattices)
-    for (SeabiMethod m : kMethods) {
-        seabi_upscale2(din, dout, opts_of(m, 3, 0.0, lat));
-        Image<U8> got(102, 58, 1);
-        copy(ImageView<const U8>(dout), got.view());
-        Image<U8> ref(102, 58, 1);
-        seabi_upscale2(tight.view(), ref.view(), opts_of(m, 3, 0.0, lat),
-                       ctx_of(Backend::Reference));
-        EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0))
-            << to_string(m) << " " << to_string(lat);
-    }
+        for (SeabiMethod m : kMethods) {
+            seabi_upscale2(din, dout, opts_of(m, 3, 0.0, lat));
+            Image<U8> got(102, 58, 1);
+            copy(ImageView<const U8>(dout), got.view());
+            Image<U8> ref(102, 58, 1);
+            seabi_upscale2(tight.view(), ref.view(), opts_of(m, 3, 0.0, lat),
+                           ctx_of(Backend::Reference));
+            EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0))
+                << to_string(m) << " " << to_string(lat);
+        }
 }
 
 TEST(SeabiCuda, TapBaselinesMatchReference) {
     UPRES_REQUIRE_GPU();
     for (Lattice lat : kLattices)
-    for (int ch = 1; ch <= 4; ++ch) {
-        const Image<U8> in = random_image<U8>(45, 23, ch, 60 + ch);
-        for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
-            Image<U8> ref(90, 46, ch), got(90, 46, ch);
-            tap_upscale2(in.view(), ref.view(), f, lat, ctx_of(Backend::Reference));
-            tap_upscale2(in.view(), got.view(), f, lat, ctx_of(Backend::Cuda));
-            EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0)) << ch << " " << to_string(lat);
+        for (int ch = 1; ch <= 4; ++ch) {
+            const Image<U8> in = random_image<U8>(45, 23, ch, 60 + ch);
+            for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
+                Image<U8> ref(90, 46, ch), got(90, 46, ch);
+                tap_upscale2(in.view(), ref.view(), f, lat, ctx_of(Backend::Reference));
+                tap_upscale2(in.view(), got.view(), f, lat, ctx_of(Backend::Cuda));
+                EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0))
+                    << ch << " " << to_string(lat);
+            }
         }
-    }
 }
 
 }  // namespace

@@ -51,15 +51,15 @@ TEST(SeabiGolden, TapBaselinesMatchNumpy) {
         for (const char* name : kGolden) {
             const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
             for (TapFilter f : {TapFilter::Tap4, TapFilter::Tap6}) {
-                const Image<U8> want = test::load_golden<U8>(
-                    std::string("seabi/") + name + "_" + tag(lat) +
-                    (f == TapFilter::Tap4 ? "tap4.npy" : "tap6.npy"));
+                const Image<U8> want =
+                    test::load_golden<U8>(std::string("seabi/") + name + "_" + tag(lat) +
+                                          (f == TapFilter::Tap4 ? "tap4.npy" : "tap6.npy"));
                 for (Backend b : {Backend::Reference, Backend::Cpu}) {
                     Image<U8> out(2 * in.width(), 2 * in.height(), 1);
                     tap_upscale2(in.view(), out.view(), f, lat, ctx_of(b));
                     EXPECT_TRUE(images_near(out.view(), want.view(), 0.0))
-                        << name << " tap" << (f == TapFilter::Tap4 ? 4 : 6) << " "
-                        << to_string(b) << " " << to_string(lat);
+                        << name << " tap" << (f == TapFilter::Tap4 ? 4 : 6) << " " << to_string(b)
+                        << " " << to_string(lat);
                 }
             }
         }
@@ -74,19 +74,19 @@ TEST(SeabiGolden, SeabiMethodsMatchNumpyModel) {
             const Image<U8> sil = test::load_golden<U8>(stem + "silseabi.npy");
             const Image<U8> l3 = test::load_golden<U8>(stem + "lseabi3.npy");
             for (Backend b : {Backend::Reference, Backend::Cpu}) {
-                const std::string what = std::string(name) + " " + to_string(b) + " " +
-                                         to_string(lat);
-                EXPECT_TRUE(images_near(
-                    run(in, SeabiMethod::LSeai, b, 4, 0.5, 0, nullptr, lat).view(), lseai.view(),
-                    0.0))
+                const std::string what =
+                    std::string(name) + " " + to_string(b) + " " + to_string(lat);
+                EXPECT_TRUE(
+                    images_near(run(in, SeabiMethod::LSeai, b, 4, 0.5, 0, nullptr, lat).view(),
+                                lseai.view(), 0.0))
                     << what << " lseai";
-                EXPECT_TRUE(images_near(
-                    run(in, SeabiMethod::SilSeabi, b, 4, 0.5, 0, nullptr, lat).view(), sil.view(),
-                    0.0))
+                EXPECT_TRUE(
+                    images_near(run(in, SeabiMethod::SilSeabi, b, 4, 0.5, 0, nullptr, lat).view(),
+                                sil.view(), 0.0))
                     << what << " silseabi";
-                EXPECT_TRUE(images_near(
-                    run(in, SeabiMethod::LSeabi, b, 3, 0.0, 0, nullptr, lat).view(), l3.view(),
-                    0.0))
+                EXPECT_TRUE(
+                    images_near(run(in, SeabiMethod::LSeabi, b, 3, 0.0, 0, nullptr, lat).view(),
+                                l3.view(), 0.0))
                     << what << " lseabi x3";
             }
         }
@@ -200,8 +200,8 @@ TEST(SeabiProperties, HomogeneousAreasAreBilinear) {
     Image<U8> in = random_image<U8>(40, 20, 1, 3);
     for (int y = 0; y < 20; ++y)
         for (int x = 20; x < 40; ++x) in(x, y) = static_cast<U8>(100 + x / 3 + y / 4);
-    const Image<U8> out = run(in, SeabiMethod::LSeai, Backend::Reference, 4, 0.5, 0, nullptr,
-                              Lattice::CoSited);
+    const Image<U8> out =
+        run(in, SeabiMethod::LSeai, Backend::Reference, 4, 0.5, 0, nullptr, Lattice::CoSited);
     // Centred: the four quarter points of the square (x, y) .. (x + 1, y + 1) are bilinear.
     const Image<U8> cen = run(in, SeabiMethod::LSeai, Backend::Reference);
     int checked = 0;
@@ -225,8 +225,7 @@ TEST(SeabiProperties, ConstantImagesStayConstant) {
         Image<U8> in(13, 9, 1);
         std::memset(in.data(), v, 13 * 9);
         for (Lattice lat : kLattices)
-            for (SeabiMethod m :
-                 {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
+            for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
                 SeabiStats s;
                 const Image<U8> out = run(in, m, Backend::Cpu, 4, 0.0, 0, &s, lat);
                 for (int y = 0; y < 18; ++y)
@@ -283,50 +282,50 @@ const Size kSizes[] = {{1, 1}, {2, 1},  {1, 5},   {3, 2},   {4, 4},
 TEST(SeabiCpu, MatchesReferenceOnRandomDataAllSizesAndMethods) {
     std::uint32_t seed = 100;
     for (Lattice lat : kLattices)
-    for (const Size& s : kSizes) {
-        const Image<U8> in = random_image<U8>(s.w, s.h, 1, seed++);
-        for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
-            SeabiStats sr, sc;
-            const Image<U8> ref = run(in, m, Backend::Reference, 3, 0.0, 0, &sr, lat);
-            const Image<U8> cpu = run(in, m, Backend::Cpu, 3, 0.0, 0, &sc, lat);
-            EXPECT_TRUE(images_near(cpu.view(), ref.view(), 0.0))
-                << s.w << "x" << s.h << " " << to_string(m) << " " << to_string(lat);
-            EXPECT_EQ(sr.iterations, sc.iterations);
-            EXPECT_EQ(sr.last_l1, sc.last_l1);
-            EXPECT_EQ(sr.threshold, sc.threshold);
+        for (const Size& s : kSizes) {
+            const Image<U8> in = random_image<U8>(s.w, s.h, 1, seed++);
+            for (SeabiMethod m : {SeabiMethod::LSeai, SeabiMethod::SilSeabi, SeabiMethod::LSeabi}) {
+                SeabiStats sr, sc;
+                const Image<U8> ref = run(in, m, Backend::Reference, 3, 0.0, 0, &sr, lat);
+                const Image<U8> cpu = run(in, m, Backend::Cpu, 3, 0.0, 0, &sc, lat);
+                EXPECT_TRUE(images_near(cpu.view(), ref.view(), 0.0))
+                    << s.w << "x" << s.h << " " << to_string(m) << " " << to_string(lat);
+                EXPECT_EQ(sr.iterations, sc.iterations);
+                EXPECT_EQ(sr.last_l1, sc.last_l1);
+                EXPECT_EQ(sr.threshold, sc.threshold);
+            }
         }
-    }
 }
 
 TEST(SeabiCpu, BitIdenticalForStripeCounts1To7) {
     const Image<U8> in = test::load_golden<U8>("seabi/photo_in.npy");
     const Image<U8> rnd = random_image<U8>(50, 44, 1, 77);
     for (Lattice lat : kLattices)
-    for (const Image<U8>* im : {&in, &rnd})
-        for (SeabiMethod m : {SeabiMethod::SilSeabi, SeabiMethod::LSeabi, SeabiMethod::LSeai}) {
-            const Image<U8> ref = run(*im, m, Backend::Reference, 2, 0.0, 0, nullptr, lat);
-            for (int p = 1; p <= 7; ++p)
-                EXPECT_TRUE(images_near(
-                    run(*im, m, Backend::Cpu, 2, 0.0, p, nullptr, lat).view(), ref.view(), 0.0))
-                    << "P = " << p << " " << to_string(m) << " " << to_string(lat);
-            // More stripes than rows: empty stripes are skipped.
-            EXPECT_TRUE(images_near(
-                run(*im, m, Backend::Cpu, 2, 0.0, 500, nullptr, lat).view(), ref.view(), 0.0));
-        }
+        for (const Image<U8>* im : {&in, &rnd})
+            for (SeabiMethod m : {SeabiMethod::SilSeabi, SeabiMethod::LSeabi, SeabiMethod::LSeai}) {
+                const Image<U8> ref = run(*im, m, Backend::Reference, 2, 0.0, 0, nullptr, lat);
+                for (int p = 1; p <= 7; ++p)
+                    EXPECT_TRUE(images_near(
+                        run(*im, m, Backend::Cpu, 2, 0.0, p, nullptr, lat).view(), ref.view(), 0.0))
+                        << "P = " << p << " " << to_string(m) << " " << to_string(lat);
+                // More stripes than rows: empty stripes are skipped.
+                EXPECT_TRUE(images_near(run(*im, m, Backend::Cpu, 2, 0.0, 500, nullptr, lat).view(),
+                                        ref.view(), 0.0));
+            }
 }
 
 TEST(SeabiCpu, MatchesReferenceOnRealPhotoCropsAndLSeabiStops) {
     for (Lattice lat : kLattices)
-    for (const char* name : kGolden) {
-        const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
-        SeabiStats sr, sc;
-        const Image<U8> ref =
-            run(in, SeabiMethod::LSeabi, Backend::Reference, 6, 0.3, 0, &sr, lat);
-        const Image<U8> cpu = run(in, SeabiMethod::LSeabi, Backend::Cpu, 6, 0.3, 3, &sc, lat);
-        EXPECT_TRUE(images_near(cpu.view(), ref.view(), 0.0)) << name;
-        EXPECT_EQ(sr.iterations, sc.iterations) << name;
-        EXPECT_EQ(sr.last_l1, sc.last_l1) << name;
-    }
+        for (const char* name : kGolden) {
+            const Image<U8> in = test::load_golden<U8>(std::string("seabi/") + name + "_in.npy");
+            SeabiStats sr, sc;
+            const Image<U8> ref =
+                run(in, SeabiMethod::LSeabi, Backend::Reference, 6, 0.3, 0, &sr, lat);
+            const Image<U8> cpu = run(in, SeabiMethod::LSeabi, Backend::Cpu, 6, 0.3, 3, &sc, lat);
+            EXPECT_TRUE(images_near(cpu.view(), ref.view(), 0.0)) << name;
+            EXPECT_EQ(sr.iterations, sc.iterations) << name;
+            EXPECT_EQ(sr.last_l1, sc.last_l1) << name;
+        }
 }
 
 TEST(SeabiCpu, SubImageViewsInAndOut) {
@@ -427,9 +426,7 @@ TEST(SeabiErrors, BadViewsAndOptionsAreRejected) {
     test::expect_error([&] { seabi_upscale2(in.view(), out.view(), bl); },
                        ErrorCode::InvalidArgument, "lattice 7 (allowed: auto, cosited, centered)");
     test::expect_error(
-        [&] {
-            tap_upscale2(in.view(), out.view(), TapFilter::Tap4, static_cast<Lattice>(7));
-        },
+        [&] { tap_upscale2(in.view(), out.view(), TapFilter::Tap4, static_cast<Lattice>(7)); },
         ErrorCode::InvalidArgument, "lattice 7");
     // Overlapping input and output.
     Image<U8> buf(16, 12, 1);

@@ -74,7 +74,8 @@ TEST(Upscale, SeabiOnBothLattices) {
             upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, lat)).view(), ref.view(), 0.0))
             << to_string(lat);
     }
-    const Image<U8> a = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, Lattice::Centered));
+    const Image<U8> a =
+        upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, Lattice::Centered));
     const Image<U8> b = upscale(in.view(), opts_of(UpscaleMethod::SilSeabi, 2.0, Lattice::CoSited));
     EXPECT_FALSE(images_near(a.view(), b.view(), 0.0));
     // x3 on the centred lattice: x4, then centred B-spline resampling to ceil(3 W).

@@ -69,10 +69,10 @@ void check_options(const SeabiOptions& opts) {
                     "grey levels), got " +
                         std::to_string(opts.max_error));
     if (!enum_desc<Lattice>().contains(static_cast<int>(opts.lattice)))
-        throw Error(ErrorCode::InvalidArgument,
-                    "seabi_upscale2: unknown lattice " +
-                        std::to_string(static_cast<int>(opts.lattice)) +
-                        " (allowed: " + enum_desc<Lattice>().allowed() + ")");
+        throw Error(ErrorCode::InvalidArgument, "seabi_upscale2: unknown lattice " +
+                                                    std::to_string(static_cast<int>(opts.lattice)) +
+                                                    " (allowed: " + enum_desc<Lattice>().allowed() +
+                                                    ")");
     if (opts.stripes < 0 || opts.stripes > 65536)
         throw Error(ErrorCode::InvalidArgument,
                     "seabi_upscale2: stripes is " + std::to_string(opts.stripes) +

@@ -87,9 +87,8 @@ void lseai_row(const std::int16_t* __restrict r0, const std::int16_t* __restrict
 // and write columns 2k - 1 and 2k of top / bot (columns -1 .. 2w must be writable).
 UPRES_SEABI_CLONES
 void lseai_row_centered(const std::int16_t* __restrict r0, const std::int16_t* __restrict r1,
-                        const std::int16_t* __restrict r2, const std::int16_t* __restrict r3,
-                        int w, int tq, int t, std::uint8_t* __restrict top,
-                        std::uint8_t* __restrict bot) {
+                        const std::int16_t* __restrict r2, const std::int16_t* __restrict r3, int w,
+                        int tq, int t, std::uint8_t* __restrict top, std::uint8_t* __restrict bot) {
     for (int k = 0; k <= w; ++k) {
         const int x = k - 1;
         const int p[4][4] = {{r0[x - 1], r0[x], r0[x + 1], r0[x + 2]},
@@ -106,8 +105,8 @@ void lseai_row_centered(const std::int16_t* __restrict r0, const std::int16_t* _
 
 UPRES_SEABI_CLONES
 void cubic_row_centered(const std::int16_t* __restrict r0, const std::int16_t* __restrict r1,
-                        const std::int16_t* __restrict r2, const std::int16_t* __restrict r3,
-                        int w, std::int16_t* __restrict top, std::int16_t* __restrict bot) {
+                        const std::int16_t* __restrict r2, const std::int16_t* __restrict r3, int w,
+                        std::int16_t* __restrict top, std::int16_t* __restrict bot) {
     for (int k = 0; k <= w; ++k) {
         const int x = k - 1;
         const int p[4][4] = {{r0[x - 1], r0[x], r0[x + 1], r0[x + 2]},
@@ -232,8 +231,8 @@ void construct_rows(Rows<std::int16_t>& lr, int c0, int c1, int w, const Thresho
                     OutRow&& out_row) {
     for (int cy = c0; cy < c1; ++cy) {
         if constexpr (kCentered)
-            lseai_row_centered(lr.row(cy - 2), lr.row(cy - 1), lr.row(cy), lr.row(cy + 1), w,
-                               th.tq, th.t, out_row(2 * cy - 1), out_row(2 * cy));
+            lseai_row_centered(lr.row(cy - 2), lr.row(cy - 1), lr.row(cy), lr.row(cy + 1), w, th.tq,
+                               th.t, out_row(2 * cy - 1), out_row(2 * cy));
         else
             lseai_row(lr.row(cy - 1), lr.row(cy), lr.row(cy + 1), lr.row(cy + 2), w, th.tq, th.t,
                       out_row(2 * cy), out_row(2 * cy + 1));
@@ -245,7 +244,8 @@ void construct_rows(Rows<std::int16_t>& lr, int c0, int c1, int w, const Thresho
 template <class T>
 T* discard_row(int width) {
     thread_local std::vector<T> v;
-    if (v.size() < static_cast<std::size_t>(width) + 4) v.resize(static_cast<std::size_t>(width) + 4);
+    if (v.size() < static_cast<std::size_t>(width) + 4)
+        v.resize(static_cast<std::size_t>(width) + 4);
     return v.data() + 2;
 }
 
@@ -262,7 +262,8 @@ void construct_rows_into(Rows<std::int16_t>& lr, int c0, int c1, int w, const Th
                            th.t, rows[0], rows[1]);
         for (int j = 0; j < 2; ++j) {
             const int y = 2 * cy - 1 + j;
-            if (y >= keep0 && y < keep1) std::memcpy(out.row(y), rows[j], 2 * static_cast<std::size_t>(w));
+            if (y >= keep0 && y < keep1)
+                std::memcpy(out.row(y), rows[j], 2 * static_cast<std::size_t>(w));
         }
     }
 }
@@ -462,8 +463,7 @@ namespace {
 // Centre-aligned tap filters: the horizontal pass of input rows [y0 - 3, y1 + 3) (clamped),
 // then the vertical pass of output rows [2 y0, 2 y1); output X reads input (X + 1) / 2 - 3 ..
 // + 2 (tap_quarter).
-void tap_centered(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, bool tap6,
-                  int threads) {
+void tap_centered(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, bool tap6, int threads) {
     const int w = in.width, h = in.height, ch = in.channels, w2 = 2 * w;
     const int block = 32;
     const int nb = (h + block - 1) / block;

@@ -33,7 +33,7 @@ namespace upres::seabi {
 
 namespace {
 
-constexpr int TX = 32, TY = 8;  // low-resolution tile (cells) per block
+constexpr int TX = 32, TY = 8;                   // low-resolution tile (cells) per block
 constexpr int YW = 2 * TX + 4, YH = 2 * TY + 4;  // high-resolution region: tile + 2 each side
 constexpr int kThreads = TX * TY;
 
@@ -44,7 +44,7 @@ constexpr int kThreads = TX * TY;
 template <bool kCentered>
 struct Geo {
     static constexpr int C = kCentered ? 1 : 0;
-    static constexpr int R0 = 2 + C;                  // input halo before the tile
+    static constexpr int R0 = 2 + C;                        // input halo before the tile
     static constexpr int RW = TX + 5 + C, RH = TY + 5 + C;  // input region incl. halo
     static constexpr int CW = TX + 2 + C, CH = TY + 2 + C;  // cells / blocks incl. halo
 };
@@ -231,9 +231,8 @@ __global__ void __launch_bounds__(kThreads)
         auto at = [&](int d) { return row[clampd(gx + d, 0, w2 - 1) - ox]; };
         const int d = kCentered ? cblur6(at(-2), at(-1), at(0), at(1), at(2), at(3))
                                 : blur5(at(-2), at(-1), at(0), at(1), at(2));
-        const int lv = kConstruct
-                           ? static_cast<int>(lrs[threadIdx.y + G::R0][threadIdx.x + G::R0])
-                           : static_cast<int>(in(i, j));
+        const int lv = kConstruct ? static_cast<int>(lrs[threadIdx.y + G::R0][threadIdx.x + G::R0])
+                                  : static_cast<int>(in(i, j));
         const int ev = lv - d;
         err(i, j) = static_cast<std::int16_t>(ev);
         ae = iabs(ev);

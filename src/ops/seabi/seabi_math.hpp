@@ -185,8 +185,8 @@ UPRES_HD Quad cubic_quad(const int (&p)[4][4]) {
         top[k] = -9 * p[0][k] + 111 * p[1][k] + 29 * p[2][k] - 3 * p[3][k];
         bot[k] = -3 * p[0][k] + 29 * p[1][k] + 111 * p[2][k] - 9 * p[3][k];
     }
-    auto left = [](const int (&v)[4]) { return -9 * v[0] + 111 * v[1] + 29 * v[2] - 3 * v[3]; };
-    auto right = [](const int (&v)[4]) { return -3 * v[0] + 29 * v[1] + 111 * v[2] - 9 * v[3]; };
+    auto left = [](const int(&v)[4]) { return -9 * v[0] + 111 * v[1] + 29 * v[2] - 3 * v[3]; };
+    auto right = [](const int(&v)[4]) { return -3 * v[0] + 29 * v[1] + 111 * v[2] - 9 * v[3]; };
     return {(left(top) + 8192) >> 14, (right(top) + 8192) >> 14, (left(bot) + 8192) >> 14,
             (right(bot) + 8192) >> 14};
 }
@@ -237,8 +237,7 @@ UPRES_HD int cblur6(int p0, int p1, int p2, int p3, int p4, int p5) {
 // half-sample value (rounded up). Value a quarter of the way from p[2] to p[3] (Tap4 reads
 // p[1..4]); `mirror` gives the value a quarter of the way from p[3] to p[2].
 UPRES_HD int tap_quarter(const int (&p)[6], bool tap6, bool mirror) {
-    if (!tap6)
-        return clamp255(mirror ? k4q(p[4], p[3], p[2], p[1]) : k4q(p[1], p[2], p[3], p[4]));
+    if (!tap6) return clamp255(mirror ? k4q(p[4], p[3], p[2], p[1]) : k4q(p[1], p[2], p[3], p[4]));
     const int half = clamp255(c6(p[0], p[1], p[2], p[3], p[4], p[5]));
     return ((mirror ? p[3] : p[2]) + half + 1) >> 1;
 }

@@ -76,8 +76,9 @@ Plane blur_decimate_centered(const Plane& y, int lw, int lh) {
     Plane d(lw, lh);
     for (int j = 0; j < lh; ++j)
         for (int i = 0; i < lw; ++i)
-            d.at(i, j) = cblur6(col.get(2 * i - 2, j), col.get(2 * i - 1, j), col.get(2 * i, j),
-                                col.get(2 * i + 1, j), col.get(2 * i + 2, j), col.get(2 * i + 3, j));
+            d.at(i, j) =
+                cblur6(col.get(2 * i - 2, j), col.get(2 * i - 1, j), col.get(2 * i, j),
+                       col.get(2 * i + 1, j), col.get(2 * i + 2, j), col.get(2 * i + 3, j));
     return d;
 }
 
@@ -122,11 +123,10 @@ SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> ou
 
     // R2-R4 (C2-C4): construction (L-SEAI).
     const bool centered = opts.lattice != Lattice::CoSited;
-    Plane hr = centered ? upsample_centered(
-                              lr, [&](const int(&p)[4][4]) { return lseai_quad(p, th.tq, th.t); })
-                        : upsample(lr, [&](const int(&p)[4][4]) {
-                              return lseai_cell(p, th.tq, th.t);
-                          });
+    Plane hr =
+        centered
+            ? upsample_centered(lr, [&](const int(&p)[4][4]) { return lseai_quad(p, th.tq, th.t); })
+            : upsample(lr, [&](const int(&p)[4][4]) { return lseai_cell(p, th.tq, th.t); });
 
     const int iterations = opts.method == SeabiMethod::LSeai      ? 0
                            : opts.method == SeabiMethod::SilSeabi ? 1

@@ -187,7 +187,7 @@ std::pair<int, int> ycc_size(int w, int h, int ch, double scale, Lattice lattice
 // straight to the output grid, on the method's lattice.
 template <class Space>
 void ycc_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
-                     const UpscaleOptions& opts, const Context& ctx) {
+                 const UpscaleOptions& opts, const Context& ctx) {
     const int ch = img.channels(), w = img.width(), h = img.height();
     const int ow = out.width(), oh = out.height();
     const auto [n2, exact] = cascade_of(opts.scale);
@@ -239,7 +239,7 @@ void ycc_upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
 // The YCbCr pipeline on the memory img lives in (device views: every step on the device) or, for
 // host images with ctx.backend Cuda, uploaded once, run on the device and downloaded once.
 void ycc_into(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
-                  const UpscaleOptions& opts, const Context& ctx) {
+              const UpscaleOptions& opts, const Context& ctx) {
     if (img.on_device() != out.on_device())
         fail(std::string("the input is in ") + (img.on_device() ? "device" : "host") +
              " memory but the output is in " + (out.on_device() ? "device" : "host") + " memory");
@@ -393,13 +393,14 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
         return centered_bilinear(img, o.scale, ctx);
     }
     if (!img.holds<std::uint8_t>())
-        throw Error(ErrorCode::UnsupportedFormat,
-                    std::string(kOp) + ": the image is " + to_string(img.pixel_type()) + "; " +
-                        to_string(o.method) +
-                        (seabi_family(o.method) ? " works on 8-bit images (the paper's integer "
-                                                  "arithmetic)"
-                                                : " on the co-sited lattice works on 8-bit images") +
-                        ": convert it first (upres convert --depth u8)");
+        throw Error(
+            ErrorCode::UnsupportedFormat,
+            std::string(kOp) + ": the image is " + to_string(img.pixel_type()) + "; " +
+                to_string(o.method) +
+                (seabi_family(o.method) ? " works on 8-bit images (the paper's integer "
+                                          "arithmetic)"
+                                        : " on the co-sited lattice works on 8-bit images") +
+                ": convert it first (upres convert --depth u8)");
     const ImageView<const std::uint8_t> v = img.as<std::uint8_t>().view();
     const auto [ow, oh] = ycc_size(v.width(), v.height(), v.channels(), o.scale, o.lattice);
     Image<std::uint8_t> out(ow, oh, v.channels(), v.location());
@@ -416,7 +417,8 @@ Image<std::uint8_t> upscale(ImageView<const std::uint8_t> img, const UpscaleOpti
     if (img.empty() || img.data() == nullptr) fail("the input image is empty");
     const UpscaleOptions o = resolved(opts);
     if (ycc_pipeline(o)) {  // no copy of img
-        const auto [ow, oh] = ycc_size(img.width(), img.height(), img.channels(), o.scale, o.lattice);
+        const auto [ow, oh] =
+            ycc_size(img.width(), img.height(), img.channels(), o.scale, o.lattice);
         Image<std::uint8_t> out(ow, oh, img.channels(), img.location());
         ycc_into(img, out.view(), o, ctx);
         return out;

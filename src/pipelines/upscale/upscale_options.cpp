@@ -31,8 +31,7 @@ constexpr EnumEntry kMethods[] = {
      "exact cubic B-spline interpolation (centre-aligned, as upres warp --zoom)"},
 };
 constexpr EnumEntry kLattices[] = {
-    {static_cast<int>(Lattice::Auto), "auto",
-     "centered (every method)"},
+    {static_cast<int>(Lattice::Auto), "auto", "centered (every method)"},
     {static_cast<int>(Lattice::CoSited), "cosited",
      "output x samples input x / s (the SEABI paper's lattice; SEABI, tap, bilinear, bicubic)"},
     {static_cast<int>(Lattice::Centered), "centered",
