@@ -29,6 +29,8 @@
 #include <variant>
 #include <vector>
 
+#include <upres/io.hpp>
+#include <upres/seabi.hpp>
 #include <upres/srcnn.hpp>
 #include <upres/upscale.hpp>
 #if UPRES_HAVE_VIDEO
@@ -54,6 +56,10 @@ struct UpscaleArgs {
     std::string format = "auto";
     bool verbose = false;
     bool json = false;
+    bool stream = false;       // --stream: row-streamed PGM -> PGM (SeabiStream)
+    bool single_pass = false;  // --single-pass: predicted threshold, the input read once
+    int stripe_rows = 64;      // --stripe-rows
+    bool stripe_rows_given = false;
 #if UPRES_HAVE_VIDEO
     VideoOptions video;
 #endif
@@ -174,6 +180,81 @@ void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptio
 }
 #endif
 
+// --stream: an 8-bit gray PGM of any size through L-SEAI or SIL-SEABI x2, row by row (upres/
+// seabi.hpp, SeabiStream), into a PGM written row by row: memory independent of the height.
+// Without --single-pass the input is read twice (the exact total variation first, then the
+// stream), and the output equals the whole-image result byte for byte.
+void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOptions& opts,
+                const Context& ctx) {
+    if (args.paths.size() != 2) invalid("--stream takes one input and one output (IN.pgm OUT.pgm)");
+    const std::string& in = args.paths[0];
+    const std::string& out = args.paths[1];
+    const UpscaleMethod m = resolved_method(opts);
+    if (m != UpscaleMethod::SilSeabi && m != UpscaleMethod::LSeai)
+        invalid(fmt::format("--stream runs --method silseabi or lseai (not {})", to_string(m)));
+    if (opts.scale != 2.0)
+        invalid(fmt::format("--stream runs x2 (--scale 2), not {}", opts.scale));
+    if (output_format(out, args.format) != FileFormat::Pnm)
+        invalid(out + ": --stream writes binary PGM (.pgm)");
+    SeabiStreamOptions so;
+    so.method = m == UpscaleMethod::LSeai ? SeabiMethod::LSeai : SeabiMethod::SilSeabi;
+    so.lattice = resolved_lattice(opts);
+    so.stripe_rows = args.stripe_rows;
+    const auto t0 = std::chrono::steady_clock::now();
+    constexpr int kChunk = 64;
+    int w = 0, h = 0;
+    if (!args.single_pass) {  // pass 1: the exact total variation
+        PgmRowReader r(in);
+        w = r.width();
+        h = r.height();
+        Image<std::uint8_t> buf(w, kChunk, 1);
+        SeabiTotalVariation tv(w, h);
+        ProgressBar bar("upscale (pass 1 of 2: total variation)", h, common.quiet);
+        for (int y = 0; y < h; y += kChunk) {
+            const ImageView<std::uint8_t> rows = buf.view().sub(0, 0, w, std::min(kChunk, h - y));
+            r.read(rows);
+            tv.push(rows);
+            bar.update(y + rows.height());
+        }
+        bar.finish();
+        so.total_variation = tv.value();
+    }
+    PgmRowReader r(in);
+    w = r.width();
+    h = r.height();
+    PgmRowWriter wr(out, 2 * w, 2 * h);
+    SeabiStream s(
+        w, h, so, [&](ImageView<const std::uint8_t> rows, int) { wr.write(rows); }, ctx);
+    Image<std::uint8_t> buf(w, kChunk, 1);
+    {
+        ProgressBar bar(args.single_pass ? "upscale (stream)" : "upscale (pass 2 of 2: stream)", h,
+                        common.quiet);
+        try {
+            for (int y = 0; y < h; y += kChunk) {
+                const ImageView<std::uint8_t> rows =
+                    buf.view().sub(0, 0, w, std::min(kChunk, h - y));
+                r.read(rows);
+                s.push(rows);
+                bar.update(y + rows.height());
+            }
+        } catch (...) {
+            bar.abandon();
+            throw;
+        }
+        bar.finish();
+    }
+    wr.commit();
+    const double sec =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!common.quiet)
+        fmt::print(
+            "{}: {} x {} -> {} x {} ({}, x2 streamed, {} lattice, {} threshold) in {:.1f} s "
+            "({:.1f} Mpx/s out), stream buffers {:.1f} MB\n",
+            out, w, h, 2 * w, 2 * h, to_string(m), to_string(so.lattice),
+            args.single_pass ? "predicted" : "exact", sec, 4.0 * w * h / sec / 1e6,
+            static_cast<double>(s.buffer_bytes()) / 1e6);
+}
+
 void run_upscale(const UpscaleArgs& args, const Common& common, const Given& given) {
     if (args.paths.size() < 2)
         throw Error(ErrorCode::InvalidArgument,
@@ -186,6 +267,10 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
     bool batch = false;
     const std::vector<std::string> files = expand_inputs(ins, batch);
     if (args.verbose) print_plan(opts, ctx);
+    if (args.stream) return run_stream(args, common, opts, ctx);
+    if (args.single_pass || args.stripe_rows_given)
+        invalid(std::string(args.single_pass ? "--single-pass" : "--stripe-rows") +
+                " applies to --stream only");
 #if UPRES_HAVE_VIDEO
     if (!batch && is_video_path(files[0])) return run_video(args, common, opts, ctx);
 #endif
@@ -270,11 +355,22 @@ void add_upscale(CLI::App& app, const Common& common) {
     cmd->add_flag("--verbose", args->verbose, "Print the plan (model, backend, kernels run)");
     add_format_option(cmd, args->format);
     cmd->add_flag("--json", args->json, "Video: print per-stage statistics as JSON at the end");
+    cmd->add_flag("--stream", args->stream,
+                  "Stream an 8-bit gray PGM of any size through silseabi / lseai x2 row by row "
+                  "into a PGM (memory independent of the height)");
+    cmd->add_flag("--single-pass", args->single_pass,
+                  "With --stream: read the input once, the threshold predicted from the rows "
+                  "seen so far (otherwise a first pass computes it exactly)");
+    auto* sr = cmd->add_option("--stripe-rows", args->stripe_rows,
+                               "With --stream: input rows per stripe (one stripe per thread at a "
+                               "time)")
+                   ->check(CLI::Range(1, 65536));
     std::map<std::string, CLI::Option*> video_flags;
 #if UPRES_HAVE_VIDEO
     video_flags = add_declared_fields(cmd, video_operation(), &args->video);
 #endif
-    cmd->callback([args, &common, sc, it, me, mo, pr, va, video_flags] {
+    cmd->callback([args, &common, sc, it, me, mo, pr, va, sr, video_flags] {
+        args->stripe_rows_given = sr->count() > 0;
         Given g{sc->count() > 0,
                 it->count() > 0,
                 me->count() > 0,

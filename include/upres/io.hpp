@@ -31,6 +31,8 @@
 
 #include <upres/image.hpp>
 
+#include <cstdio>
+#include <memory>
 #include <string>
 
 namespace upres {
@@ -75,5 +77,47 @@ void write_image(const std::string& path, ImageView<const std::uint16_t> img,
 void write_image(const std::string& path, ImageView<const float> img,
                  const WriteOptions& opts = {});
 void write_image(const std::string& path, const AnyImage& img, const WriteOptions& opts = {});
+
+// Row-by-row binary 8-bit gray PGM (P5, maxval 255), for images that need not fit in memory
+// (the streaming paths: SeabiStream, `upres upscale --stream`). Sides up to kMaxDimension, no
+// limit on the pixel count.
+class PgmRowReader {
+  public:
+    // Opens the file and reads its header; Error(IoError / CorruptData / UnsupportedFormat)
+    // naming the file, also for a file too short for the size its header states.
+    explicit PgmRowReader(const std::string& path);
+    PgmRowReader(const PgmRowReader&) = delete;
+    PgmRowReader& operator=(const PgmRowReader&) = delete;
+    ~PgmRowReader();
+    int width() const noexcept { return width_; }
+    int height() const noexcept { return height_; }
+    int rows_read() const noexcept { return rows_; }
+    // The next rows.height() rows into rows (width() wide, 1 channel, host memory).
+    void read(ImageView<std::uint8_t> rows);
+
+  private:
+    std::string path_;
+    std::FILE* file_ = nullptr;
+    int width_ = 0, height_ = 0, rows_ = 0;
+};
+
+// Writes a PGM under a temporary name in the target's folder; commit() (after all rows)
+// renames it over the target. Destroyed without commit(), the temporary file is removed and an
+// existing target is left untouched.
+class PgmRowWriter {
+  public:
+    PgmRowWriter(const std::string& path, int width, int height);
+    PgmRowWriter(const PgmRowWriter&) = delete;
+    PgmRowWriter& operator=(const PgmRowWriter&) = delete;
+    ~PgmRowWriter();
+    void write(ImageView<const std::uint8_t> rows);
+    int rows_written() const noexcept { return rows_; }
+    void commit();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    int rows_ = 0;
+};
 
 }  // namespace upres

@@ -24,7 +24,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <upres/context.hpp>
 #include <upres/image.hpp>
@@ -87,5 +90,74 @@ Image<std::uint8_t> seabi_upscale2(ImageView<const std::uint8_t> y, const SeabiO
 enum class TapFilter { Tap4, Tap6 };
 void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, TapFilter filter,
                   Lattice lattice = Lattice::Centered, const Context& ctx = {});
+
+}  // namespace upres
+
+namespace upres {
+
+// ---------------------------------------------------------------- streaming (paper 002, sect. 5)
+// L-SEAI and SIL-SEABI x2 of an image that arrives row by row (raster order) and need not fit in
+// memory: the paper's stripe pipeline. Input rows are buffered until a batch of P stripes of S
+// rows (plus the O = 6 + 6 rows of halo the stages need) is complete; the P stripes run in
+// parallel, each through the whole chain (construction, blur + decimation, error, error
+// up-sampling, back-projection, add), and their 2 S output rows each go to the sink in order.
+// Memory: (P S + 12) W input bytes, 4 P S W output bytes and, per thread, the stages' line
+// buffers (about 16 (S + 9) W bytes), independent of the image height (docs/ops/seabi.md,
+// "Streaming").
+//
+// Threshold (R1) sources:
+//   total_variation >= 0: the image's exact total variation (SeabiTotalVariation over a first
+//     pass): the output is bit-identical to seabi_upscale2 with the same method and lattice.
+//   total_variation < 0 (a true single pass, as the paper's FPGA): each batch uses the total
+//     variation of all complete rows received so far (its own rows and halo included), so the
+//     threshold of early batches is a prediction; the quality cost is measured in the doc.
+// Host memory, the cpu backend (ctx.backend Auto or Cpu; other backends are refused).
+struct SeabiStreamOptions {
+    SeabiMethod method = SeabiMethod::SilSeabi;  // LSeai or SilSeabi (L-SEABI iterates globally)
+    Lattice lattice = Lattice::Centered;         // Auto = Centered
+    int stripe_rows = 64;                        // S, in [1, 65536]
+    int pipelines = 0;                           // P stripes per batch, 0 = one per thread
+    std::int64_t total_variation = -1;           // >= 0 exact, < 0 predicted (single pass)
+};
+
+// R1's total variation accumulated over rows pushed in order (the first pass of an exact
+// streaming run).
+class SeabiTotalVariation {
+  public:
+    SeabiTotalVariation(int width, int height);
+    // The next rows (width x n, 1 channel, host memory).
+    void push(ImageView<const std::uint8_t> rows);
+    int rows() const noexcept { return rows_; }
+    // The total after all `height` rows; Error(InvalidArgument) before that.
+    std::int64_t value() const;
+
+  private:
+    int width_, height_, rows_ = 0;
+    std::int64_t sum_ = 0;
+    std::vector<std::uint8_t> last_;
+};
+
+class SeabiStream {
+  public:
+    // sink(rows, first): output rows [first, first + rows.height()) (2 width wide), in order;
+    // called from push(). An exception from the sink stops the stream (push rethrows it).
+    using Sink = std::function<void(ImageView<const std::uint8_t> rows, int first)>;
+    SeabiStream(int width, int height, const SeabiStreamOptions& opts, Sink sink,
+                const Context& ctx = {});
+    SeabiStream(const SeabiStream&) = delete;
+    SeabiStream& operator=(const SeabiStream&) = delete;
+    ~SeabiStream();
+    // The next input rows (width x n, 1 channel, u8, host memory; at most the rows left). The
+    // last push emits the last output rows.
+    void push(ImageView<const std::uint8_t> rows);
+    int rows_in() const noexcept;
+    int rows_out() const noexcept;    // output rows emitted so far
+    std::size_t buffer_bytes() const noexcept;  // the stream's own row buffers
+    int threshold() const noexcept;   // T of the last batch
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace upres

@@ -212,7 +212,9 @@ std::vector<Stripe> make_stripes(int h, int p) {
 }
 
 // Low-resolution rows [lo, hi) of the input, padded by 2 columns.
-void load_lr(Span2D<const std::uint8_t> in, Rows<std::int16_t>& lr, int lo, int hi) {
+// In: any row source with width, height and row(y) (Span2D, or the streaming window).
+template <class In>
+void load_lr(const In& in, Rows<std::int16_t>& lr, int lo, int hi) {
     lr.init(lo, hi, in.width, 2, in.height);
     for (int y = lo; y < hi; ++y) {
         const std::uint8_t* s = in.row(y);
@@ -251,8 +253,9 @@ T* discard_row(int width) {
 
 // Centered construction straight into an unpadded image: each block row goes through two
 // padded scratch rows, and only rows [keep0, keep1) are copied out.
+template <class Out>
 void construct_rows_into(Rows<std::int16_t>& lr, int c0, int c1, int w, const Threshold& th,
-                         Span2D<std::uint8_t> out, int keep0, int keep1) {
+                         const Out& out, int keep0, int keep1) {
     thread_local std::vector<std::uint8_t> scratch;
     const std::size_t rw = static_cast<std::size_t>(2) * w + 4;
     if (scratch.size() < 2 * rw) scratch.resize(2 * rw);
@@ -271,9 +274,8 @@ void construct_rows_into(Rows<std::int16_t>& lr, int c0, int c1, int w, const Th
 // Y row source: a function y -> const uint8_t* (clamped global HR row).
 // Refines one stripe: error rows, CxHD (centred: the cubic up-sampling), back-projection, add;
 // writes HR rows [2 r0, 2 r1) of dst. Returns the l1 norm of the stripe's own error rows.
-template <bool kCentered, class YRow>
-std::int64_t refine_stripe(Span2D<const std::uint8_t> in, YRow&& yrow, Span2D<std::uint8_t> dst,
-                           int r0, int r1) {
+template <bool kCentered, class In, class YRow, class Out>
+std::int64_t refine_stripe(const In& in, YRow&& yrow, const Out& dst, int r0, int r1) {
     const int w = in.width, h = in.height, w2 = 2 * w, h2 = 2 * h;
     // R5 + R6: error rows [elo, ehi).
     const int elo = std::max(0, r0 - (kCentered ? 3 : 2)), ehi = std::min(h, r1 + 3);
@@ -343,9 +345,8 @@ using namespace seabi;  // the CPU schedule's helpers above
 namespace {
 
 // Construction of a stripe's own rows [2 r0, 2 r1) straight into out.
-template <bool kCentered>
-void construct_stripe_into(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                           const Threshold& th, int r0, int r1) {
+template <bool kCentered, class In, class Out>
+void construct_stripe_into(const In& in, const Out& out, const Threshold& th, int r0, int r1) {
     const int h = in.height;
     thread_local Rows<std::int16_t> lr;
     if constexpr (kCentered) {
@@ -355,6 +356,33 @@ void construct_stripe_into(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> o
         load_lr(in, lr, std::max(0, r0 - 1), std::min(h, r1 + 2));
         construct_rows<false>(lr, r0, r1, in.width, th, [&](int y) { return out.row(y); });
     }
+}
+
+// SIL-SEABI of one stripe: construction of its rows plus halo into per-thread buffers, then the
+// refinement of its own output rows [2 r0, 2 r1) into out. Returns the stripe's l1 norm.
+template <bool kCentered, class In, class Out>
+std::int64_t sil_stripe(const In& in, const Out& out, const Threshold& th, int r0, int r1) {
+    const int w = in.width, h = in.height, w2 = 2 * w, h2 = 2 * h;
+    thread_local Rows<std::int16_t> lr;
+    thread_local Rows<std::uint8_t> y0;
+    if constexpr (kCentered) {
+        // Block rows [clo, chi) -> HR rows [2 clo - 1, 2 chi - 1): the error rows r0 - 3 ..
+        // r1 + 2 read HR rows 2 r0 - 8 .. 2 r1 + 7.
+        const int clo = std::max(0, r0 - 4), chi = std::min(h + 1, r1 + 5);
+        const int ylo = std::max(0, 2 * clo - 1), yhi = std::min(h2, 2 * chi - 1);
+        load_lr(in, lr, std::max(0, clo - 2), std::min(h, chi + 1));
+        y0.init(ylo, yhi, w2, 1, h2);
+        construct_rows<true>(lr, clo, chi, w, th, [&](int y) {
+            return y >= ylo && y < yhi ? y0.row(y) : discard_row<std::uint8_t>(w2);
+        });
+    } else {
+        const int clo = std::max(0, r0 - 3), chi = std::min(h, r1 + 4);
+        load_lr(in, lr, std::max(0, clo - 1), std::min(h, chi + 2));
+        y0.init(2 * clo, 2 * chi, w2, 0, h2);
+        construct_rows<false>(lr, clo, chi, w, th, [&](int y) { return y0.row(y); });
+    }
+    return refine_stripe<kCentered>(
+        in, [&](int y) -> const std::uint8_t* { return y0.row(y); }, out, r0, r1);
 }
 
 template <bool kCentered>
@@ -394,27 +422,7 @@ SeabiStats run(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out, const Se
     if (opts.method == SeabiMethod::SilSeabi) {
         // Fully fused: each stripe constructs its rows plus halo locally, then refines.
         parallel_for(0, ns, threads, [&](int s) {
-            const Stripe st = stripes[s];
-            thread_local Rows<std::int16_t> lr;
-            thread_local Rows<std::uint8_t> y0;
-            if constexpr (kCentered) {
-                // Block rows [clo, chi) -> HR rows [2 clo - 1, 2 chi - 1): the error rows
-                // r0 - 3 .. r1 + 2 read HR rows 2 r0 - 8 .. 2 r1 + 7.
-                const int clo = std::max(0, st.r0 - 4), chi = std::min(h + 1, st.r1 + 5);
-                const int ylo = std::max(0, 2 * clo - 1), yhi = std::min(h2, 2 * chi - 1);
-                load_lr(in, lr, std::max(0, clo - 2), std::min(h, chi + 1));
-                y0.init(ylo, yhi, w2, 1, h2);
-                construct_rows<true>(lr, clo, chi, w, th, [&](int y) {
-                    return y >= ylo && y < yhi ? y0.row(y) : discard_row<std::uint8_t>(w2);
-                });
-            } else {
-                const int clo = std::max(0, st.r0 - 3), chi = std::min(h, st.r1 + 4);
-                load_lr(in, lr, std::max(0, clo - 1), std::min(h, chi + 2));
-                y0.init(2 * clo, 2 * chi, w2, 0, h2);
-                construct_rows<false>(lr, clo, chi, w, th, [&](int y) { return y0.row(y); });
-            }
-            part[s] = refine_stripe<kCentered>(
-                in, [&](int y) -> const std::uint8_t* { return y0.row(y); }, out, st.r0, st.r1);
+            part[s] = sil_stripe<kCentered>(in, out, th, stripes[s].r0, stripes[s].r1);
         });
         stats.iterations = 1;
         stats.last_l1 = 0;
@@ -456,6 +464,33 @@ SeabiStats seabi_upscale2(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> ou
                           const SeabiOptions& opts, int threads) {
     return opts.lattice == Lattice::CoSited ? run<false>(in, out, opts, threads)
                                             : run<true>(in, out, opts, threads);
+}
+
+std::int64_t seabi_tv_rows(const std::uint8_t* row, const std::uint8_t* below, int w) {
+    std::int64_t acc = 0;
+    for (int x = 0; x < w; ++x) acc += tv_term(row[x], row[std::min(x + 1, w - 1)], below[x]);
+    return acc;
+}
+
+void seabi_stream_stripes(const SeabiRowsIn& in, const SeabiRowsOut& out, SeabiMethod method,
+                          bool centered, std::int64_t tv, std::int64_t tv_pixels, int r0, int r1,
+                          int stripe_rows, int threads) {
+    const Threshold th = make_threshold(tv, tv_pixels);
+    std::vector<Stripe> stripes;
+    for (int a = r0; a < r1; a += stripe_rows) stripes.push_back({a, std::min(r1, a + stripe_rows)});
+    parallel_for(0, static_cast<int>(stripes.size()), threads, [&](int s) {
+        const Stripe st = stripes[s];
+        if (method == SeabiMethod::LSeai) {
+            if (centered)
+                construct_stripe_into<true>(in, out, th, st.r0, st.r1);
+            else
+                construct_stripe_into<false>(in, out, th, st.r0, st.r1);
+        } else if (centered) {
+            sil_stripe<true>(in, out, th, st.r0, st.r1);
+        } else {
+            sil_stripe<false>(in, out, th, st.r0, st.r1);
+        }
+    });
 }
 
 namespace {

@@ -1,0 +1,216 @@
+// Streaming SEABI (upres/seabi.hpp, SeabiStream): the paper's stripe pipeline (section 5) over
+// rows that arrive in raster order. A window of input rows holds one batch of P stripes of S
+// rows plus the 6 rows of halo above and below that the stages read (the cpu backend's stripe
+// halo on either lattice); when the batch's last halo row has arrived, its P stripes run in
+// parallel through cpu::seabi_stream_stripes (the same stripe code as the whole-image cpu
+// backend, so with the exact total variation the bytes are the same) and the batch's output rows
+// go to the sink. The window then keeps only the rows the next batch's halo needs.
+#include <upres/seabi.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <upres/error.hpp>
+
+#include "core/parallel.hpp"
+#include "ops/seabi/seabi_backends.hpp"
+#include "ops/seabi/seabi_math.hpp"
+
+namespace upres {
+
+namespace {
+
+constexpr int kHalo = 6;  // input rows above and below a stripe that its stages read
+
+[[noreturn]] void fail(ErrorCode code, const std::string& msg) {
+    throw Error(code, "seabi_stream: " + msg);
+}
+
+void check_rows(ImageView<const std::uint8_t> rows, int width, int left) {
+    if (rows.height() == 0) return;
+    if (rows.data() == nullptr) fail(ErrorCode::InvalidArgument, "the rows have no data");
+    if (rows.on_device())
+        fail(ErrorCode::InvalidArgument, "the rows are in device memory (allowed: host memory)");
+    if (rows.channels() != 1 || rows.width() != width)
+        fail(ErrorCode::InvalidArgument, "the rows are " + std::to_string(rows.width()) + " x " +
+                                             std::to_string(rows.height()) + " x " +
+                                             std::to_string(rows.channels()) + " but must be " +
+                                             std::to_string(width) + " wide with 1 channel");
+    if (rows.height() > left)
+        fail(ErrorCode::InvalidArgument,
+             std::to_string(rows.height()) + " rows pushed but only " + std::to_string(left) +
+                 " of the image's rows are left");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- total variation
+
+SeabiTotalVariation::SeabiTotalVariation(int width, int height) : width_(width), height_(height) {
+    if (width < 1 || height < 1)
+        fail(ErrorCode::InvalidArgument, "the image is " + std::to_string(width) + " x " +
+                                             std::to_string(height) + " (allowed: at least 1 x 1)");
+    last_.resize(static_cast<std::size_t>(width));
+}
+
+void SeabiTotalVariation::push(ImageView<const std::uint8_t> rows) {
+    check_rows(rows, width_, height_ - rows_);
+    for (int i = 0; i < rows.height(); ++i) {
+        const std::uint8_t* r = rows.row(i);
+        if (rows_ > 0) sum_ += cpu::seabi_tv_rows(last_.data(), r, width_);
+        std::memcpy(last_.data(), r, static_cast<std::size_t>(width_));
+        ++rows_;
+        if (rows_ == height_) sum_ += cpu::seabi_tv_rows(last_.data(), last_.data(), width_);
+    }
+}
+
+std::int64_t SeabiTotalVariation::value() const {
+    if (rows_ != height_)
+        fail(ErrorCode::InvalidArgument, "the total variation needs all " +
+                                             std::to_string(height_) + " rows, " +
+                                             std::to_string(rows_) + " were pushed");
+    return sum_;
+}
+
+// ---------------------------------------------------------------- the stream
+
+struct SeabiStream::Impl {
+    int w = 0, h = 0;
+    SeabiStreamOptions o;
+    Sink sink;
+    int threads = 0;
+    bool centered = true;
+    int batch = 0;  // input rows per batch: P S
+    // Input window: rows [lo, lo + n) of the image, contiguous.
+    std::vector<std::uint8_t> in;
+    int lo = 0, n = 0, received = 0;
+    int next = 0;  // first input row of the next batch
+    std::vector<std::uint8_t> out;
+    int emitted = 0;
+    // Predicted threshold: total variation of the complete rows received so far.
+    std::int64_t tv = 0;
+    int tv_rows = 0;
+    int threshold = 0;
+    bool failed = false;
+
+    std::uint8_t* row(int y) { return in.data() + static_cast<std::size_t>(y - lo) * w; }
+
+    void add_row(const std::uint8_t* r) {
+        std::memcpy(in.data() + static_cast<std::size_t>(n) * w, r, static_cast<std::size_t>(w));
+        ++n;
+        ++received;
+        if (o.total_variation < 0) {  // the row above is complete now; the last row is its own
+            const int y = received - 1;
+            if (y > 0) {
+                tv += cpu::seabi_tv_rows(row(y - 1), row(y), w);
+                ++tv_rows;
+            }
+            if (y == h - 1) {
+                tv += cpu::seabi_tv_rows(row(y), row(y), w);
+                ++tv_rows;
+            }
+        }
+    }
+
+    bool ready() const { return next < h && received >= std::min(h, next + batch + kHalo); }
+
+    void run_batch() {
+        const int r0 = next, r1 = std::min(h, next + batch);
+        const std::int64_t t = o.total_variation >= 0 ? o.total_variation : tv;
+        const std::int64_t pixels =
+            o.total_variation >= 0 ? std::int64_t{w} * h : std::int64_t{w} * tv_rows;
+        threshold = seabi::make_threshold(t, pixels).t;
+        const cpu::SeabiRowsIn src{in.data(), w, w, h, lo, lo + n};
+        const cpu::SeabiRowsOut dst{out.data(), 2 * w, 2 * w, 2 * h, 2 * r0};
+        cpu::seabi_stream_stripes(src, dst, o.method, centered, t, pixels, r0, r1, o.stripe_rows,
+                                  threads);
+        const ImageView<const std::uint8_t> rows(out.data(), 2 * w, 2 * (r1 - r0), 1);
+        sink(rows, 2 * r0);
+        emitted = 2 * r1;
+        next = r1;
+        // Keep the rows the next batch's halo reads: [next - kHalo, ...).
+        const int keep = std::max(lo, next - kHalo);
+        const int drop = keep - lo;
+        if (drop > 0) {
+            std::memmove(in.data(), in.data() + static_cast<std::size_t>(drop) * w,
+                         static_cast<std::size_t>(n - drop) * w);
+            lo = keep;
+            n -= drop;
+        }
+    }
+};
+
+SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, Sink sink,
+                         const Context& ctx)
+    : impl_(std::make_unique<Impl>()) {
+    if (width < 1 || height < 1)
+        fail(ErrorCode::InvalidArgument, "the image is " + std::to_string(width) + " x " +
+                                             std::to_string(height) + " (allowed: at least 1 x 1)");
+    if (width > kMaxDimension / 2)
+        fail(ErrorCode::InvalidArgument,
+             "the image is " + std::to_string(width) + " wide; the output's " +
+                 std::to_string(2 * std::int64_t{width}) + " exceeds kMaxDimension (" +
+                 std::to_string(kMaxDimension) + ")");
+    if (height > (1 << 29))
+        fail(ErrorCode::InvalidArgument,
+             "the image is " + std::to_string(height) + " rows high (allowed: up to 2^29)");
+    if (opts.method != SeabiMethod::LSeai && opts.method != SeabiMethod::SilSeabi)
+        fail(ErrorCode::InvalidArgument,
+             "method " + std::string(enum_desc<SeabiMethod>().name_of(static_cast<int>(opts.method))) +
+                 " cannot stream (allowed: lseai, silseabi; lseabi iterates over the whole image)");
+    if (!enum_desc<Lattice>().contains(static_cast<int>(opts.lattice)))
+        fail(ErrorCode::InvalidArgument,
+             "unknown lattice " + std::to_string(static_cast<int>(opts.lattice)) +
+                 " (allowed: " + enum_desc<Lattice>().allowed() + ")");
+    if (opts.stripe_rows < 1 || opts.stripe_rows > 65536)
+        fail(ErrorCode::InvalidArgument,
+             "stripe_rows is " + std::to_string(opts.stripe_rows) + " (allowed: 1 to 65536)");
+    if (opts.pipelines < 0 || opts.pipelines > 4096)
+        fail(ErrorCode::InvalidArgument, "pipelines is " + std::to_string(opts.pipelines) +
+                                             " (allowed: 0 = one per thread, or 1 to 4096)");
+    if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
+        fail(ErrorCode::BackendUnavailable, std::string("streaming runs on the cpu backend, not ") +
+                                                to_string(ctx.backend) + " (allowed: auto, cpu)");
+    if (!sink) fail(ErrorCode::InvalidArgument, "no sink for the output rows");
+    Impl& m = *impl_;
+    m.w = width;
+    m.h = height;
+    m.o = opts;
+    m.sink = std::move(sink);
+    m.threads = ctx.threads;
+    m.centered = opts.lattice != Lattice::CoSited;
+    const int p = opts.pipelines > 0 ? opts.pipelines : resolve_threads(ctx.threads);
+    m.batch = static_cast<int>(std::min<std::int64_t>(height, std::int64_t{p} * opts.stripe_rows));
+    m.in.resize(static_cast<std::size_t>(m.batch + 2 * kHalo) * width);
+    m.out.resize(static_cast<std::size_t>(2 * m.batch) * 2 * width);
+}
+
+SeabiStream::~SeabiStream() = default;
+
+void SeabiStream::push(ImageView<const std::uint8_t> rows) {
+    Impl& m = *impl_;
+    if (m.failed) fail(ErrorCode::InvalidArgument, "the stream stopped after an earlier error");
+    check_rows(rows, m.w, m.h - m.received);
+    try {
+        for (int i = 0; i < rows.height(); ++i) {
+            m.add_row(rows.row(i));
+            while (m.ready()) m.run_batch();
+        }
+    } catch (...) {
+        m.failed = true;
+        throw;
+    }
+}
+
+int SeabiStream::rows_in() const noexcept { return impl_->received; }
+int SeabiStream::rows_out() const noexcept { return impl_->emitted; }
+std::size_t SeabiStream::buffer_bytes() const noexcept {
+    return impl_->in.size() + impl_->out.size();
+}
+int SeabiStream::threshold() const noexcept { return impl_->threshold; }
+
+}  // namespace upres
