@@ -192,8 +192,8 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
     const UpscaleMethod m = resolved_method(opts);
     if (m != UpscaleMethod::SilSeabi && m != UpscaleMethod::LSeai)
         invalid(fmt::format("--stream runs --method silseabi or lseai (not {})", to_string(m)));
-    if (opts.scale != 2.0)
-        invalid(fmt::format("--stream runs x2 (--scale 2), not {}", opts.scale));
+    if (opts.scale != 2.0) invalid(fmt::format("--stream runs x2 (--scale 2), not {}", opts.scale));
+    if (format_from_path(in) != FileFormat::Pnm) invalid(in + ": --stream reads binary PGM (.pgm)");
     if (output_format(out, args.format) != FileFormat::Pnm)
         invalid(out + ": --stream writes binary PGM (.pgm)");
     SeabiStreamOptions so;
@@ -244,8 +244,7 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
         bar.finish();
     }
     wr.commit();
-    const double sec =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!common.quiet)
         fmt::print(
             "{}: {} x {} -> {} x {} ({}, x2 streamed, {} lattice, {} threshold) in {:.1f} s "

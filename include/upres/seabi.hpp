@@ -151,9 +151,9 @@ class SeabiStream {
     // last push emits the last output rows.
     void push(ImageView<const std::uint8_t> rows);
     int rows_in() const noexcept;
-    int rows_out() const noexcept;    // output rows emitted so far
+    int rows_out() const noexcept;              // output rows emitted so far
     std::size_t buffer_bytes() const noexcept;  // the stream's own row buffers
-    int threshold() const noexcept;   // T of the last batch
+    int threshold() const noexcept;             // T of the last batch
 
   private:
     struct Impl;

@@ -27,16 +27,15 @@ void check_side(const std::string& path, long long v, const char* what) {
 
 void check_rows(const std::string& path, ImageView<const std::uint8_t> rows, int width, int left) {
     if (rows.height() == 0) return;
-    if (rows.data() == nullptr || rows.on_device() || rows.channels() != 1 ||
-        rows.width() != width)
+    if (rows.data() == nullptr || rows.on_device() || rows.channels() != 1 || rows.width() != width)
         fail(ErrorCode::InvalidArgument, path,
              "rows must be " + std::to_string(width) + " wide, 1 channel, in host memory (got " +
                  std::to_string(rows.width()) + " x " + std::to_string(rows.height()) + " x " +
                  std::to_string(rows.channels()) + ")");
     if (rows.height() > left)
-        fail(ErrorCode::InvalidArgument, path,
-             std::to_string(rows.height()) + " rows but only " + std::to_string(left) +
-                 " are left");
+        fail(
+            ErrorCode::InvalidArgument, path,
+            std::to_string(rows.height()) + " rows but only " + std::to_string(left) + " are left");
 }
 
 }  // namespace
@@ -51,10 +50,14 @@ PgmRowReader::PgmRowReader(const std::string& path) : path_(path) {
     try {
         io_detail::HeaderReader hr(path, file_, "PNM", true);
         const std::string magic = hr.token("magic number");
-        if (magic != "P5")
-            fail(ErrorCode::UnsupportedFormat, path,
-                 "not a binary gray PGM (magic '" + magic.substr(0, 8) +
-                     "'; streaming reads P5 with maxval 255)");
+        if (magic != "P5") {
+            const bool pnm =
+                magic.size() == 2 && magic[0] == 'P' && magic[1] >= '1' && magic[1] <= '7';
+            fail(pnm ? ErrorCode::UnsupportedFormat : ErrorCode::CorruptData, path,
+                 (pnm ? "PNM type " + magic + " is not a binary gray PGM"
+                      : std::string("not a PGM file (bad magic number)")) +
+                     " (streaming reads P5 with maxval 255)");
+        }
         const long long w = hr.integer("width");
         const long long h = hr.integer("height");
         const long long maxval = hr.integer("maxval");

@@ -85,6 +85,11 @@ ENTRIES = [
     ("iterations-range", "options", "lseabi --iterations 0", ["upscale", "$T/small.png", "$T/o.png", "--method", "lseabi", "--iterations", "0"], None),
     ("seabi-16bit", "options", "a 16-bit image through an 8-bit SEABI method", ["upscale", "$T/gray16.png", "$T/o.png", "--method", "silseabi"], None),
     ("seabi-two-channels", "options", "a gray + alpha image through a SEABI method", ["upscale", "$T/graya.png", "$T/o.png", "--method", "silseabi"], None),
+    ("stream-truncated", "files", "a streamed PGM that ends early", ["upscale", "$T/truncated.pgm", "$T/o.pgm", "--method", "silseabi", "--stream"], None),
+    ("stream-not-pgm", "options", "--stream with a PNG input", ["upscale", "$T/small.png", "$T/o.pgm", "--method", "silseabi", "--stream"], None),
+    ("stream-method", "options", "--stream with a method that cannot stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "lseabi", "--stream"], None),
+    ("stream-output", "options", "--stream into a PNG", ["upscale", "$T/gray.pgm", "$T/o.png", "--method", "silseabi", "--stream"], None),
+    ("single-pass-alone", "options", "--single-pass without --stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "silseabi", "--single-pass"], None),
     ("nlm-fraction", "options", "nlm at a fractional factor", ["upscale", "$T/small.png", "$T/o.png", "--method", "nlm", "--scale", "2.5"], None),
     ("warp-no-transform", "options", "warp without a transform", ["warp", "$T/small.png", "$T/o.png"], None),
     ("warp-two-transforms", "options", "warp with two transforms", ["warp", "$T/small.png", "$T/o.png", "--zoom", "2", "--rotate", "10"], None),
@@ -185,6 +190,8 @@ def make_fixtures(t, upres):
     w("huge.pgm", b"P5\n70000 70000\n255\n" + bytes(100))
     w("maxval0.pgm", b"P5\n4 4\n0\n" + bytes(16))
     w("truncated.ppm", b"P6\n8 8\n255\n" + bytes(96))
+    w("truncated.pgm", b"P5\n8 8\n255\n" + bytes(40))
+    w("gray.pgm", b"P5\n8 6\n255\n" + bytes(range(40, 88)))
     w("badmagic.npy", b"NOTNUMPY" + bytes(100))
     w("complex.npy", npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2, 2), }", bytes(32)))
     w("fourd.npy", npy("{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 2, 2), }",

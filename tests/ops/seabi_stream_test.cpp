@@ -79,7 +79,8 @@ TEST(SeabiStream, ExactThresholdIsBitIdenticalToTheWholeImage) {
                             o.stripe_rows = s_rows;
                             o.pipelines = p;
                             o.total_variation = exact_tv(in);
-                            EXPECT_TRUE(images_near(stream(in, o, chunk, 2).view(), want.view(), 0.0))
+                            EXPECT_TRUE(
+                                images_near(stream(in, o, chunk, 2).view(), want.view(), 0.0))
                                 << sz[0] << "x" << sz[1] << " " << to_string(lat) << " "
                                 << to_string(m) << " S " << s_rows << " P " << p << " chunk "
                                 << chunk;
@@ -149,7 +150,8 @@ TEST(SeabiStream, BadInputIsRefused) {
     test::expect_error([&] { st.push(many.view()); }, ErrorCode::InvalidArgument,
                        "only 5 of the image's rows are left");
     // A sink that throws stops the stream; later pushes are refused.
-    SeabiStream bad(8, 5, o, [](ImageView<const U8>, int) { throw std::runtime_error("disk full"); });
+    SeabiStream bad(8, 5, o,
+                    [](ImageView<const U8>, int) { throw std::runtime_error("disk full"); });
     const Image<U8> rows = random_image<U8>(8, 5, 1, 2);
     EXPECT_THROW(bad.push(rows.view()), std::runtime_error);
     test::expect_error([&] { bad.push(rows.view().sub(0, 0, 8, 0)); }, ErrorCode::InvalidArgument,

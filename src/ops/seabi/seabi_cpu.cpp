@@ -477,7 +477,8 @@ void seabi_stream_stripes(const SeabiRowsIn& in, const SeabiRowsOut& out, SeabiM
                           int stripe_rows, int threads) {
     const Threshold th = make_threshold(tv, tv_pixels);
     std::vector<Stripe> stripes;
-    for (int a = r0; a < r1; a += stripe_rows) stripes.push_back({a, std::min(r1, a + stripe_rows)});
+    for (int a = r0; a < r1; a += stripe_rows)
+        stripes.push_back({a, std::min(r1, a + stripe_rows)});
     parallel_for(0, static_cast<int>(stripes.size()), threads, [&](int s) {
         const Stripe st = stripes[s];
         if (method == SeabiMethod::LSeai) {

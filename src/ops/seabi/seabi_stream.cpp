@@ -41,9 +41,9 @@ void check_rows(ImageView<const std::uint8_t> rows, int width, int left) {
                                              std::to_string(rows.channels()) + " but must be " +
                                              std::to_string(width) + " wide with 1 channel");
     if (rows.height() > left)
-        fail(ErrorCode::InvalidArgument,
-             std::to_string(rows.height()) + " rows pushed but only " + std::to_string(left) +
-                 " of the image's rows are left");
+        fail(ErrorCode::InvalidArgument, std::to_string(rows.height()) + " rows pushed but only " +
+                                             std::to_string(left) +
+                                             " of the image's rows are left");
 }
 
 }  // namespace
@@ -160,12 +160,13 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
              "the image is " + std::to_string(height) + " rows high (allowed: up to 2^29)");
     if (opts.method != SeabiMethod::LSeai && opts.method != SeabiMethod::SilSeabi)
         fail(ErrorCode::InvalidArgument,
-             "method " + std::string(enum_desc<SeabiMethod>().name_of(static_cast<int>(opts.method))) +
+             "method " +
+                 std::string(enum_desc<SeabiMethod>().name_of(static_cast<int>(opts.method))) +
                  " cannot stream (allowed: lseai, silseabi; lseabi iterates over the whole image)");
     if (!enum_desc<Lattice>().contains(static_cast<int>(opts.lattice)))
-        fail(ErrorCode::InvalidArgument,
-             "unknown lattice " + std::to_string(static_cast<int>(opts.lattice)) +
-                 " (allowed: " + enum_desc<Lattice>().allowed() + ")");
+        fail(ErrorCode::InvalidArgument, "unknown lattice " +
+                                             std::to_string(static_cast<int>(opts.lattice)) +
+                                             " (allowed: " + enum_desc<Lattice>().allowed() + ")");
     if (opts.stripe_rows < 1 || opts.stripe_rows > 65536)
         fail(ErrorCode::InvalidArgument,
              "stripe_rows is " + std::to_string(opts.stripe_rows) + " (allowed: 1 to 65536)");
