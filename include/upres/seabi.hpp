@@ -111,13 +111,15 @@ namespace upres {
 //   total_variation < 0 (a true single pass, as the paper's FPGA): each batch uses the total
 //     variation of all complete rows received so far (its own rows and halo included), so the
 //     threshold of early batches is a prediction; the quality cost is measured in the doc.
-// Host memory, the cpu backend (ctx.backend Auto or Cpu; other backends are refused).
+// Host rows. Backends: cpu (P stripes in parallel, one per thread) or cuda (each batch, 16
+// stripes by default, uploaded and run through the CUDA kernels as one image); Reference is
+// refused.
 struct SeabiStreamOptions {
     SeabiMethod method = SeabiMethod::SilSeabi;  // LSeai or SilSeabi (L-SEABI iterates globally)
     Lattice lattice = Lattice::Centered;         // Auto = Centered
     int stripe_rows = 64;                        // S, in [1, 65536]
-    int pipelines = 0;                           // P stripes per batch, 0 = one per thread
-    std::int64_t total_variation = -1;           // >= 0 exact, < 0 predicted (single pass)
+    int pipelines = 0;                  // P stripes per batch, 0 = one per thread (cuda: 16)
+    std::int64_t total_variation = -1;  // >= 0 exact, < 0 predicted (single pass)
 };
 
 // R1's total variation accumulated over rows pushed in order (the first pass of an exact

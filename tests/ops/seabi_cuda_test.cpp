@@ -2,6 +2,7 @@
 // without a device).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -119,6 +120,40 @@ TEST(SeabiCuda, UnalignedDeviceSubViews) {
             EXPECT_TRUE(images_near(got.view(), ref.view(), 0.0))
                 << to_string(m) << " " << to_string(lat);
         }
+}
+
+// The streaming engine on the cuda backend (each batch's window through the CUDA kernels with
+// the whole image's threshold) gives the whole-image bytes, on both lattices, any stripe size.
+TEST(SeabiCuda, StreamMatchesTheWholeImage) {
+    UPRES_REQUIRE_GPU();
+    const Image<U8> in = random_image<U8>(333, 517, 1, 71, 20, 230);
+    SeabiTotalVariation tv(in.width(), in.height());
+    tv.push(in.view());
+    for (Lattice lat : kLattices)
+        for (SeabiMethod m : {SeabiMethod::SilSeabi, SeabiMethod::LSeai})
+            for (int s_rows : {3, 40}) {
+                Image<U8> want(2 * in.width(), 2 * in.height(), 1);
+                seabi_upscale2(in.view(), want.view(), opts_of(m, 3, 0.0, lat),
+                               ctx_of(Backend::Reference));
+                SeabiStreamOptions o;
+                o.method = m;
+                o.lattice = lat;
+                o.stripe_rows = s_rows;
+                o.total_variation = tv.value();
+                Image<U8> got(2 * in.width(), 2 * in.height(), 1);
+                SeabiStream st(
+                    in.width(), in.height(), o,
+                    [&](ImageView<const U8> rows, int first) {
+                        for (int y = 0; y < rows.height(); ++y)
+                            std::memcpy(got.view().row(first + y), rows.row(y), rows.width());
+                    },
+                    ctx_of(Backend::Cuda));
+                for (int y = 0; y < in.height(); y += 50)
+                    st.push(in.view().sub(0, y, in.width(), std::min(50, in.height() - y)));
+                EXPECT_EQ(st.rows_out(), 2 * in.height());
+                EXPECT_TRUE(images_near(got.view(), want.view(), 0.0))
+                    << to_string(lat) << " " << to_string(m) << " S " << s_rows;
+            }
 }
 
 TEST(SeabiCuda, TapBaselinesMatchReference) {

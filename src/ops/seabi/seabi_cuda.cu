@@ -394,8 +394,8 @@ Layout layout(int w, int h, SeabiMethod m) {
 std::size_t cuda_workspace_bytes(int w, int h, SeabiMethod m) { return layout(w, h, m).total; }
 
 SeabiStats run_cuda_ws(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
-                       const SeabiOptions& opts, void* workspace, bool want_stats,
-                       void* stream_ptr) {
+                       const SeabiOptions& opts, void* workspace, bool want_stats, void* stream_ptr,
+                       std::int64_t tv, std::int64_t tv_pixels) {
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     const int w = in.width, h = in.height;
     const Layout L = layout(w, h, opts.method);
@@ -409,10 +409,16 @@ SeabiStats run_cuda_ws(Span2D<const std::uint8_t> in, Span2D<std::uint8_t> out,
 
     UPRES_CUDA_CHECK(cudaMemsetAsync(base, 0, 768, stream));
     const long long pixels = static_cast<long long>(w) * h;
-    const int tv_blocks = static_cast<int>(std::min<long long>((pixels + 255) / 256, 1184));
-    tv_kernel<<<tv_blocks, 256, 0, stream>>>(in, d_tv);
-    UPRES_CUDA_CHECK_LAUNCH();
-    threshold_kernel<<<1, 1, 0, stream>>>(d_tv, pixels, d_th);
+    if (tv >= 0) {  // the caller's total variation (pageable source: copied before returning)
+        const unsigned long long v = static_cast<unsigned long long>(tv);
+        UPRES_CUDA_CHECK(cudaMemcpyAsync(d_tv, &v, sizeof v, cudaMemcpyHostToDevice, stream));
+        threshold_kernel<<<1, 1, 0, stream>>>(d_tv, tv_pixels, d_th);
+    } else {
+        const int tv_blocks = static_cast<int>(std::min<long long>((pixels + 255) / 256, 1184));
+        tv_kernel<<<tv_blocks, 256, 0, stream>>>(in, d_tv);
+        UPRES_CUDA_CHECK_LAUNCH();
+        threshold_kernel<<<1, 1, 0, stream>>>(d_tv, pixels, d_th);
+    }
     UPRES_CUDA_CHECK_LAUNCH();
     const dim3 tile_grid((w + TX - 1) / TX, (h + TY - 1) / TY);
     const dim3 tile_block(TX, TY);

@@ -4,7 +4,9 @@
 // halo on either lattice); when the batch's last halo row has arrived, its P stripes run in
 // parallel through cpu::seabi_stream_stripes (the same stripe code as the whole-image cpu
 // backend, so with the exact total variation the bytes are the same) and the batch's output rows
-// go to the sink. The window then keeps only the rows the next batch's halo needs.
+// go to the sink. The window then keeps only the rows the next batch's halo needs. With the
+// cuda backend each batch's window is uploaded and run through the CUDA kernels as one image
+// with the whole image's threshold (run_cuda below).
 #include <upres/seabi.hpp>
 
 #include <algorithm>
@@ -16,9 +18,17 @@
 
 #include <upres/error.hpp>
 
+#include "core/dispatch.hpp"
 #include "core/parallel.hpp"
 #include "ops/seabi/seabi_backends.hpp"
 #include "ops/seabi/seabi_math.hpp"
+
+#if UPRES_HAVE_CUDA
+#include "core/cuda_check.hpp"
+#include "core/device_image.hpp"
+#include "core/device_temp.hpp"
+#include "ops/seabi/seabi_cuda.hpp"
+#endif
 
 namespace upres {
 
@@ -84,6 +94,8 @@ struct SeabiStream::Impl {
     Sink sink;
     int threads = 0;
     bool centered = true;
+    bool cuda = false;  // each batch's window through the CUDA kernels as one image
+    void* stream = nullptr;
     int batch = 0;  // input rows per batch: P S
     // Input window: rows [lo, lo + n) of the image, contiguous.
     std::vector<std::uint8_t> in;
@@ -118,16 +130,45 @@ struct SeabiStream::Impl {
 
     bool ready() const { return next < h && received >= std::min(h, next + batch + kHalo); }
 
+    // The window (rows [lo, lo + n), which holds the batch's halo or reaches the image's edge)
+    // uploaded and run as one image with the whole image's threshold: the rows of [r0, r1) read
+    // no row beyond 6 of theirs, so the window's clamped edges do not reach them and they come
+    // out as the whole-image call's.
+    void run_cuda(std::int64_t t, std::int64_t pixels, int r0, int r1) {
+#if UPRES_HAVE_CUDA
+        const ImageView<const std::uint8_t> win(in.data(), w, n, 1);
+        const cuda::PooledImage<std::uint8_t> din = cuda::upload(win, stream, "seabi_stream");
+        const cuda::PooledImage<std::uint8_t> dout(2 * w, 2 * n, 1, stream, "seabi_stream");
+        SeabiOptions so;
+        so.method = o.method;
+        so.lattice = centered ? Lattice::Centered : Lattice::CoSited;
+        const cuda::DeviceTemp ws(seabi::cuda_workspace_bytes(w, n, so.method),
+                                  static_cast<cudaStream_t>(stream), "seabi_stream (workspace)");
+        seabi::run_cuda_ws(span_of(din.cview()), span_of(dout.view()), so, ws.get(), false, stream,
+                           t, pixels);
+        copy(
+            ImageView<const std::uint8_t>(dout.cview()).sub(0, 2 * (r0 - lo), 2 * w, 2 * (r1 - r0)),
+            ImageView<std::uint8_t>(out.data(), 2 * w, 2 * (r1 - r0), 1), stream);
+        UPRES_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+#else
+        (void)t, (void)pixels, (void)r0, (void)r1;
+#endif
+    }
+
     void run_batch() {
         const int r0 = next, r1 = std::min(h, next + batch);
         const std::int64_t t = o.total_variation >= 0 ? o.total_variation : tv;
         const std::int64_t pixels =
             o.total_variation >= 0 ? std::int64_t{w} * h : std::int64_t{w} * tv_rows;
         threshold = seabi::make_threshold(t, pixels).t;
-        const cpu::SeabiRowsIn src{in.data(), w, w, h, lo, lo + n};
-        const cpu::SeabiRowsOut dst{out.data(), 2 * w, 2 * w, 2 * h, 2 * r0};
-        cpu::seabi_stream_stripes(src, dst, o.method, centered, t, pixels, r0, r1, o.stripe_rows,
-                                  threads);
+        if (cuda) {
+            run_cuda(t, pixels, r0, r1);
+        } else {
+            const cpu::SeabiRowsIn src{in.data(), w, w, h, lo, lo + n};
+            const cpu::SeabiRowsOut dst{out.data(), 2 * w, 2 * w, 2 * h, 2 * r0};
+            cpu::seabi_stream_stripes(src, dst, o.method, centered, t, pixels, r0, r1,
+                                      o.stripe_rows, threads);
+        }
         const ImageView<const std::uint8_t> rows(out.data(), 2 * w, 2 * (r1 - r0), 1);
         sink(rows, 2 * r0);
         emitted = 2 * r1;
@@ -173,9 +214,11 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
     if (opts.pipelines < 0 || opts.pipelines > 4096)
         fail(ErrorCode::InvalidArgument, "pipelines is " + std::to_string(opts.pipelines) +
                                              " (allowed: 0 = one per thread, or 1 to 4096)");
-    if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
-        fail(ErrorCode::BackendUnavailable, std::string("streaming runs on the cpu backend, not ") +
-                                                to_string(ctx.backend) + " (allowed: auto, cpu)");
+    if (ctx.backend == Backend::Reference)
+        fail(ErrorCode::BackendUnavailable,
+             "streaming runs on the cpu or cuda backend, not reference (allowed: auto, cpu, "
+             "cuda)");
+    const Backend backend = resolve_backend(ctx, Location::Host, "seabi_stream");
     if (!sink) fail(ErrorCode::InvalidArgument, "no sink for the output rows");
     Impl& m = *impl_;
     m.w = width;
@@ -184,7 +227,11 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
     m.sink = std::move(sink);
     m.threads = ctx.threads;
     m.centered = opts.lattice != Lattice::CoSited;
-    const int p = opts.pipelines > 0 ? opts.pipelines : resolve_threads(ctx.threads);
+    m.cuda = backend == Backend::Cuda;
+    m.stream = ctx.cuda_stream;
+    // Stripes per batch: one per thread on the cpu; on the GPU, 16 (its blocks are the
+    // pipelines; a batch of 16 S rows keeps the launches busy).
+    const int p = opts.pipelines > 0 ? opts.pipelines : m.cuda ? 16 : resolve_threads(ctx.threads);
     m.batch = static_cast<int>(std::min<std::int64_t>(height, std::int64_t{p} * opts.stripe_rows));
     m.in.resize(static_cast<std::size_t>(m.batch + 2 * kHalo) * width);
     m.out.resize(static_cast<std::size_t>(2 * m.batch) * 2 * width);
