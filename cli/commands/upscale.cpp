@@ -248,10 +248,10 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
     if (!common.quiet)
         fmt::print(
             "{}: {} x {} -> {} x {} ({}, x2 streamed, {} lattice, {} threshold) in {:.1f} s "
-            "({:.1f} Mpx/s out), stream buffers {:.1f} MB\n",
+            "({:.1f} Mpx/s out), {} stripes of {} rows per batch, stream buffers {:.1f} MB\n",
             out, w, h, 2 * w, 2 * h, to_string(m), to_string(so.lattice),
-            args.single_pass ? "predicted" : "exact", sec, 4.0 * w * h / sec / 1e6,
-            static_cast<double>(s.buffer_bytes()) / 1e6);
+            args.single_pass ? "predicted" : "exact", sec, 4.0 * w * h / sec / 1e6, s.pipelines(),
+            s.stripe_rows(), static_cast<double>(s.buffer_bytes()) / 1e6);
 }
 
 void run_upscale(const UpscaleArgs& args, const Common& common, const Given& given) {

@@ -118,7 +118,11 @@ struct SeabiStreamOptions {
     SeabiMethod method = SeabiMethod::SilSeabi;  // LSeai or SilSeabi (L-SEABI iterates globally)
     Lattice lattice = Lattice::Centered;         // Auto = Centered
     int stripe_rows = 64;                        // S, in [1, 65536]
-    int pipelines = 0;                  // P stripes per batch, 0 = one per thread (cuda: 16)
+    int pipelines = 0;  // P stripes per batch, 0 = one per thread (cuda: 16)
+    // The stream's memory budget in bytes (its row buffers and, on the cpu, the stages' per-thread
+    // buffers, as estimated above); fewer stripes per batch, then shorter stripes, are used to
+    // stay within it. 0 = no limit. Error(InvalidArgument) if even one 1-row stripe exceeds it.
+    std::size_t max_memory = std::size_t{192} << 20;
     std::int64_t total_variation = -1;  // >= 0 exact, < 0 predicted (single pass)
 };
 
@@ -155,7 +159,9 @@ class SeabiStream {
     int rows_in() const noexcept;
     int rows_out() const noexcept;              // output rows emitted so far
     std::size_t buffer_bytes() const noexcept;  // the stream's own row buffers
-    int threshold() const noexcept;             // T of the last batch
+    int stripe_rows() const noexcept;           // S and P after the memory budget
+    int pipelines() const noexcept;
+    int threshold() const noexcept;  // T of the last batch
 
   private:
     struct Impl;

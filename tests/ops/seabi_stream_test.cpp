@@ -124,6 +124,41 @@ TEST(SeabiStream, BuffersDoNotGrowWithTheHeight) {
     EXPECT_EQ(tall, static_cast<std::size_t>(32 + 12) * 40 + static_cast<std::size_t>(64) * 80);
 }
 
+TEST(SeabiStream, MemoryBudgetLowersStripesAndRows) {
+    const auto sink = [](ImageView<const U8>, int) {};
+    SeabiStreamOptions o;
+    o.stripe_rows = 64;
+    o.pipelines = 8;
+    o.max_memory = 0;
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    const SeabiStream free_run(30000, 100, o, sink, ctx);
+    EXPECT_EQ(free_run.pipelines(), 8);
+    EXPECT_EQ(free_run.stripe_rows(), 64);
+    o.max_memory = std::size_t{192} << 20;  // 8 x 64-row stripes of 30000 px need ~400 MB
+    const SeabiStream budget(30000, 100, o, sink, ctx);
+    EXPECT_LT(budget.pipelines(), 8);
+    EXPECT_LE(budget.buffer_bytes() +
+                  std::size_t(budget.pipelines()) * 16 * (budget.stripe_rows() + 9) * 30000,
+              o.max_memory);
+    o.max_memory = 1 << 20;  // 1 MB: shorter stripes
+    const SeabiStream tight(2000, 100, o, sink, ctx);
+    EXPECT_EQ(tight.pipelines(), 1);
+    EXPECT_LT(tight.stripe_rows(), 64);
+    o.max_memory = 1000;
+    test::expect_error([&] { SeabiStream(2000, 100, o, sink, ctx); }, ErrorCode::InvalidArgument,
+                       "even with one 1-row stripe");
+    // A budgeted stream still gives the whole-image bytes.
+    const Image<U8> in = random_image<U8>(300, 90, 1, 5);
+    SeabiStreamOptions b;
+    b.max_memory = 300000;
+    SeabiTotalVariation tv(300, 90);
+    tv.push(in.view());
+    b.total_variation = tv.value();
+    EXPECT_TRUE(images_near(stream(in, b, 7).view(),
+                            whole(in, SeabiMethod::SilSeabi, Lattice::Centered).view(), 0.0));
+}
+
 TEST(SeabiStream, BadInputIsRefused) {
     const auto sink = [](ImageView<const U8>, int) {};
     SeabiStreamOptions o;

@@ -95,6 +95,7 @@ struct SeabiStream::Impl {
     int threads = 0;
     bool centered = true;
     bool cuda = false;  // each batch's window through the CUDA kernels as one image
+    int pipelines = 0;
     void* stream = nullptr;
     int batch = 0;  // input rows per batch: P S
     // Input window: rows [lo, lo + n) of the image, contiguous.
@@ -230,9 +231,31 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
     m.cuda = backend == Backend::Cuda;
     m.stream = ctx.cuda_stream;
     // Stripes per batch: one per thread on the cpu; on the GPU, 16 (its blocks are the
-    // pipelines; a batch of 16 S rows keeps the launches busy).
-    const int p = opts.pipelines > 0 ? opts.pipelines : m.cuda ? 16 : resolve_threads(ctx.threads);
-    m.batch = static_cast<int>(std::min<std::int64_t>(height, std::int64_t{p} * opts.stripe_rows));
+    // pipelines; a batch of 16 S rows keeps the launches busy). Then the memory budget: fewer
+    // stripes per batch first, then shorter stripes.
+    int p = opts.pipelines > 0 ? opts.pipelines : m.cuda ? 16 : resolve_threads(ctx.threads);
+    int sr = opts.stripe_rows;
+    const bool cuda_path = m.cuda;
+    const auto estimate = [&](int pp, int ss) {
+        const double wd = width;
+        double bytes = (double(pp) * ss + 2 * kHalo) * wd + 4.0 * pp * ss * wd;
+        if (!cuda_path) bytes += pp * 16.0 * (ss + 9) * wd;  // the stages' per-thread buffers
+        return bytes;
+    };
+    if (opts.max_memory > 0) {
+        const double budget = static_cast<double>(opts.max_memory);
+        while (p > 1 && estimate(p, sr) > budget) --p;
+        while (sr > 1 && estimate(p, sr) > budget) sr = std::max(1, sr / 2);
+        if (estimate(p, sr) > budget)
+            fail(ErrorCode::InvalidArgument,
+                 "an image " + std::to_string(width) + " wide needs about " +
+                     std::to_string(static_cast<long long>(estimate(1, 1) / 1e6)) +
+                     " MB even with one 1-row stripe; max_memory is " +
+                     std::to_string(opts.max_memory / 1000000) + " MB");
+    }
+    m.o.stripe_rows = sr;
+    m.pipelines = p;
+    m.batch = static_cast<int>(std::min<std::int64_t>(height, std::int64_t{p} * sr));
     m.in.resize(static_cast<std::size_t>(m.batch + 2 * kHalo) * width);
     m.out.resize(static_cast<std::size_t>(2 * m.batch) * 2 * width);
 }
@@ -260,5 +283,7 @@ std::size_t SeabiStream::buffer_bytes() const noexcept {
     return impl_->in.size() + impl_->out.size();
 }
 int SeabiStream::threshold() const noexcept { return impl_->threshold; }
+int SeabiStream::stripe_rows() const noexcept { return impl_->o.stripe_rows; }
+int SeabiStream::pipelines() const noexcept { return impl_->pipelines; }
 
 }  // namespace upres
