@@ -111,14 +111,14 @@ namespace upres {
 //   total_variation < 0 (a true single pass, as the paper's FPGA): each batch uses the total
 //     variation of all complete rows received so far (its own rows and halo included), so the
 //     threshold of early batches is a prediction; the quality cost is measured in the doc.
-// Host rows. Backends: cpu (P stripes in parallel, one per thread) or cuda (each batch, 16
+// Host rows. Backends: cpu (P stripes in parallel, one per thread) or cuda (each batch, 8
 // stripes by default, uploaded and run through the CUDA kernels as one image); Reference is
 // refused.
 struct SeabiStreamOptions {
     SeabiMethod method = SeabiMethod::SilSeabi;  // LSeai or SilSeabi (L-SEABI iterates globally)
     Lattice lattice = Lattice::Centered;         // Auto = Centered
     int stripe_rows = 64;                        // S, in [1, 65536]
-    int pipelines = 0;  // P stripes per batch, 0 = one per thread (cuda: 16)
+    int pipelines = 0;  // P stripes per batch, 0 = one per thread (cuda: 8)
     // The stream's memory budget in bytes (its row buffers and, on the cpu, the stages' per-thread
     // buffers, as estimated above); fewer stripes per batch, then shorter stripes, are used to
     // stay within it. 0 = no limit. Error(InvalidArgument) if even one 1-row stripe exceeds it.

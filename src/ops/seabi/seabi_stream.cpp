@@ -230,10 +230,11 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
     m.centered = opts.lattice != Lattice::CoSited;
     m.cuda = backend == Backend::Cuda;
     m.stream = ctx.cuda_stream;
-    // Stripes per batch: one per thread on the cpu; on the GPU, 16 (its blocks are the
-    // pipelines; a batch of 16 S rows keeps the launches busy). Then the memory budget: fewer
-    // stripes per batch first, then shorter stripes.
-    int p = opts.pipelines > 0 ? opts.pipelines : m.cuda ? 16 : resolve_threads(ctx.threads);
+    // Stripes per batch: one per thread on the cpu; on the GPU, 8 (its blocks are the
+    // pipelines; a batch of 8 S rows keeps the launches busy, and the host buffers small next to
+    // the CUDA runtime's own ~130 MB). Then the memory budget: fewer stripes per batch first,
+    // then shorter stripes.
+    int p = opts.pipelines > 0 ? opts.pipelines : m.cuda ? 8 : resolve_threads(ctx.threads);
     int sr = opts.stripe_rows;
     const bool cuda_path = m.cuda;
     const auto estimate = [&](int pp, int ss) {
