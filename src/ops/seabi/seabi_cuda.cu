@@ -138,6 +138,20 @@ __global__ void lseai_kernel(Span2D<const std::uint8_t> in, Span2D<std::uint8_t>
     bot[1] = static_cast<std::uint8_t>(cl.d);
 }
 
+// A centred block's four samples into the tile's HR region (local columns 2 cc - 1, 2 cc, rows
+// 2 cr - 1, 2 cr); the halo blocks' outer samples fall outside it and are dropped.
+template <class T>
+__device__ __forceinline__ void store_quad(T (&dst)[YH][YW], int cc, int cr, const Quad& q) {
+    const int v[2][2] = {{q.q00, q.q10}, {q.q01, q.q11}};
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const int lx = 2 * cc - 1 + i, ly = 2 * cr - 1 + j;
+            if (lx >= 0 && lx < YW && ly >= 0 && ly < YH) dst[ly][lx] = static_cast<T>(v[j][i]);
+        }
+}
+
 // R5 + R6 (C5) for a 32 x 8 tile: the error image (and l1). kConstruct: the HR region is built
 // here by L-SEAI (and the tile's own cells are written to `y`); otherwise it is read from `y`.
 template <bool kConstruct, bool kCentered>
@@ -169,16 +183,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
                 for (int c = 0; c < 4; ++c) p[r][c] = lrs[cr + r][cc + c];
             if constexpr (kCentered) {
-                const Quad q = lseai_quad(p, tq, t);
-                const int v[2][2] = {{q.q00, q.q10}, {q.q01, q.q11}};
-#pragma unroll
-                for (int j = 0; j < 2; ++j)
-#pragma unroll
-                    for (int i = 0; i < 2; ++i) {
-                        const int lx = 2 * cc - 1 + i, ly = 2 * cr - 1 + j;
-                        if (lx >= 0 && lx < YW && ly >= 0 && ly < YH)
-                            ys[ly][lx] = static_cast<std::uint8_t>(v[j][i]);
-                    }
+                store_quad(ys, cc, cr, lseai_quad(p, tq, t));
             } else {
                 const Cell cl = lseai_cell(p, tq, t);
                 const std::uint8_t a = static_cast<std::uint8_t>(p[1][1]);
@@ -268,16 +273,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int c = 0; c < 4; ++c) p[r][c] = es[cr + r][cc + c];
         if constexpr (kCentered) {
-            const Quad q = cubic_quad(p);
-            const int v[2][2] = {{q.q00, q.q10}, {q.q01, q.q11}};
-#pragma unroll
-            for (int j = 0; j < 2; ++j)
-#pragma unroll
-                for (int i = 0; i < 2; ++i) {
-                    const int lx = 2 * cc - 1 + i, ly = 2 * cr - 1 + j;
-                    if (lx >= 0 && lx < YW && ly >= 0 && ly < YH)
-                        eh[ly][lx] = static_cast<std::int16_t>(v[j][i]);
-                }
+            store_quad(eh, cc, cr, cubic_quad(p));
         } else {
             const Cell cl = cxhd_cell(p);
             eh[2 * cr][2 * cc] = static_cast<std::int16_t>(p[1][1]);
