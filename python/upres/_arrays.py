@@ -259,6 +259,24 @@ def arg(a: Any) -> Any:
     return (ptr, int(shape[0]), int(shape[1]), int(c), row, _CODES[np_dtype(a)])
 
 
+def cupy_fast(a: Any) -> Any:
+    """The cupy module when `a` is a C-contiguous CuPy array of a native dtype on the current
+    device (the per-call fast path: nothing to convert or check beyond this), else None."""
+    if place_of(a) is not _CUPY or not a.flags.c_contiguous or a.dtype not in NATIVE:
+        return None
+    cupy = _lib("cupy")
+    if int(a.data.device_id) != int(cupy.cuda.runtime.getDevice()):
+        return None  # the general path explains the mismatch
+    return cupy
+
+
+def cupy_arg(a: Any) -> tuple[int, int, int, int, int, int]:
+    """arg() of a C-contiguous CuPy array of a native dtype (see cupy_fast)."""
+    shape = a.shape
+    c = shape[2] if len(shape) == 3 else 1
+    return (a.data.ptr, shape[0], shape[1], c, shape[1] * c, _CODES[a.dtype])
+
+
 def same_place(arrays: Sequence[Any], names: Sequence[str]) -> Place:
     """The common place of the arrays; mixed host and device (or libraries) is an error."""
     places = [place_of(a) for a in arrays]

@@ -109,6 +109,18 @@ def _warp(op: str, input: Any, out_shape: Sequence[int], kind: str, matrix: Sequ
         out = np.empty((out_shape[0], out_shape[1]) + input.shape[2:], input.dtype)
         _upres.warp(input, out, kind, matrix, field, opts, backend, threads, 0)
         return out
+    # The same for a contiguous CuPy array on the current device, on the current stream: the
+    # per-call cost of a small GPU warp is mostly this Python (the C++ call is asynchronous).
+    if output is None and backend == "auto" and field is None and len(input.shape) in (2, 3):
+        cupy = A.cupy_fast(input)
+        if cupy is not None and not (method == "bspline" and prefilter is False and
+                                     input.dtype != A.F32):
+            out = cupy.empty((out_shape[0], out_shape[1]) + input.shape[2:], input.dtype)
+            handle = cupy.cuda.get_current_stream().ptr if stream is None else \
+                A.stream_handle(A.place_of(input), stream)
+            _upres.warp(A.cupy_arg(input), A.cupy_arg(out), kind, matrix, None, opts, backend,
+                        threads, handle)
+            return out
     a = A.as_array(input, "input")
     in_dt = A.check_dtype(a, "input")
     p = A.place_of(a)
@@ -247,18 +259,20 @@ def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool
         raise InvalidArgumentError(f"rotate: axes {tuple(axes)}; upres rotates the image plane, "
                                    "axes (1, 0) or (0, 1)")
     c, s = _cosdg_sindg(angle)
-    rot = np.array([[c, s], [-s, c]])
-    in_plane = np.asarray(a.shape[:2], dtype=np.float64)
+    # scipy's geometry (rot = [[c, s], [-s, c]] on (row, col)) in plain floats: numpy's small
+    # array operations cost more per call than a small GPU rotation.
+    iy, ix = a.shape[0], a.shape[1]
     if reshape:
-        iy, ix = a.shape[:2]
-        bounds = rot @ np.array([[0, 0, iy, iy], [0, ix, 0, ix]], dtype=np.float64)
-        out_plane = (np.ptp(bounds, axis=1) + 0.5).astype(int)
+        r0 = (0.0, s * ix, c * iy, c * iy + s * ix)
+        r1 = (0.0, c * ix, -s * iy, -s * iy + c * ix)
+        oy, ox = int(max(r0) - min(r0) + 0.5), int(max(r1) - min(r1) + 0.5)
     else:
-        out_plane = np.asarray(a.shape[:2], dtype=int)
-    out_center = rot @ ((out_plane - 1) / 2)
-    offset = (in_plane - 1) / 2 - out_center
-    return _warp("rotate", a, [int(v) for v in out_plane], "affine", _affine_params(rot, offset),
-                 None, output, order, mode, cval, prefilter, interp, backend, threads, stream)
+        oy, ox = iy, ix
+    hy, hx = (oy - 1) / 2, (ox - 1) / 2
+    off_y = (iy - 1) / 2 - (c * hy + s * hx)
+    off_x = (ix - 1) / 2 - (-s * hy + c * hx)
+    return _warp("rotate", a, [oy, ox], "affine", [c, -s, off_x, s, c, off_y], None, output,
+                 order, mode, cval, prefilter, interp, backend, threads, stream)
 
 
 def shift(input: Any, shift: Union[Number, Sequence[Number]], output: Any = None,
