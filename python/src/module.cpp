@@ -208,15 +208,25 @@ bool truth(const std::string& op, const std::string& name, const std::string& te
 
 // ---------------------------------------------------------------- operations
 
-void warp_py(const Array& src, const Array& dst, const std::string& kind,
-             const std::vector<double>& matrix, Array field, const Options& kv,
-             const std::string& backend, int threads, std::uintptr_t stream) {
-    const WarpOptions o = options<WarpOptions>(
+// Warp options parsed once per option set (upres.ndimage caches the handle): converting and
+// parsing the option dictionary on every call was a measurable part of a small call's cost.
+struct WarpOptionsHandle {
+    WarpOptions o;
+};
+
+WarpOptionsHandle warp_options_py(const Options& kv) {
+    return {options<WarpOptions>(
         "warp", kv, [](WarpOptions& w, const std::string& name, const std::string& text) {
             if (name != "prefilter") return false;
             w.prefilter = parse_prefilter_name(text);
             return true;
-        });
+        })};
+}
+
+void warp_py(const Array& src, const Array& dst, const std::string& kind,
+             const std::vector<double>& matrix, Array field, const WarpOptionsHandle& h,
+             const std::string& backend, int threads, std::uintptr_t stream) {
+    const WarpOptions& o = h.o;
     Transform t;
     if (kind == "affine") {
         if (matrix.size() != 6) invalid("warp: an affine matrix has 6 entries");
@@ -491,6 +501,8 @@ NB_MODULE(_upres, m) {
         return d;
     });
 
+    nb::class_<WarpOptionsHandle>(m, "WarpOptions");
+    m.def("warp_options", &warp_options_py, "options"_a);
     m.def("warp", &warp_py, "src"_a, "dst"_a, "kind"_a, "matrix"_a, "field"_a.none(), "options"_a,
           "backend"_a, "threads"_a, "stream"_a);
     m.def("prefilter", &prefilter_py, "src"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,

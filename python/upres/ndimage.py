@@ -75,11 +75,12 @@ def _prefilter_options(prefilter: Union[bool, str]) -> dict[str, str]:
 
 # (order, interp, mode, cval, prefilter) -> (interpolation, options for the native call):
 # checked once, then reused (the per-call cost of small images).
-_OPTIONS: dict[tuple[Any, ...], tuple[str, dict[str, str]]] = {}
+_OPTIONS: dict[tuple[Any, ...], tuple[str, Any]] = {}
 
 
 def _warp_options(op: str, order: int, interp: Optional[str], mode: str, cval: float,
-                  prefilter: Union[bool, str]) -> tuple[str, dict[str, str]]:
+                  prefilter: Union[bool, str]) -> tuple[str, Any]:
+    """(interpolation method, the native module's parsed WarpOptions), cached per option set."""
     key = (order, interp, mode, cval, prefilter)
     hit = _OPTIONS.get(key)
     if hit is not None:
@@ -92,8 +93,8 @@ def _warp_options(op: str, order: int, interp: Optional[str], mode: str, cval: f
         opts.update(_prefilter_options(prefilter))
     if len(_OPTIONS) > 256:
         _OPTIONS.clear()
-    _OPTIONS[key] = (method, opts)
-    return method, opts
+    _OPTIONS[key] = (method, _upres.warp_options(opts))
+    return _OPTIONS[key]
 
 
 def _warp(op: str, input: Any, out_shape: Sequence[int], kind: str, matrix: Sequence[float],
