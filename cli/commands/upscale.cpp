@@ -29,14 +29,13 @@
 #include <variant>
 #include <vector>
 
+#include <atomic>
+#include <csignal>
 #include <upres/io.hpp>
 #include <upres/seabi.hpp>
 #include <upres/srcnn.hpp>
 #include <upres/upscale.hpp>
 #if UPRES_HAVE_VIDEO
-#include <atomic>
-#include <csignal>
-
 #include <upres/video.hpp>
 #endif
 #include <upres/warp.hpp>
@@ -119,9 +118,17 @@ void print_ran(const SrcnnPlan& sp) {
                    to_string(sp.layers[1]), to_string(sp.layers[2]), to_string(sp.precision));
 }
 
-#if UPRES_HAVE_VIDEO
+// Ctrl-C during a long run (a video, a stream) stops it between frames / row chunks; the output
+// is then not written (its temporary file removed).
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) { g_interrupted = true; }
+struct InterruptHandler {
+    void (*old)(int);
+    InterruptHandler() : old(std::signal(SIGINT, on_interrupt)) { g_interrupted = false; }
+    ~InterruptHandler() { std::signal(SIGINT, old); }
+};
+
+#if UPRES_HAVE_VIDEO
 
 void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptions& opts,
                const Context& ctx) {
@@ -132,13 +139,8 @@ void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptio
                     "upscale: " + out +
                         ": a video input needs a video output (.mkv, .mp4, .mov, "
                         ".webm, ...)");
-    g_interrupted = false;
     // Ctrl-C stops the run between frames; upscale_video then removes its partial output.
-    struct Handler {
-        void (*old)(int);
-        Handler() : old(std::signal(SIGINT, on_interrupt)) {}
-        ~Handler() { std::signal(SIGINT, old); }
-    } handler;
+    const InterruptHandler handler;
     ProgressBar bar("upscale", 0, common.quiet);
     VideoStats st;
     try {
@@ -203,6 +205,13 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
     const auto t0 = std::chrono::steady_clock::now();
     constexpr int kChunk = 64;
     int w = 0, h = 0;
+    const InterruptHandler handler;
+    const auto check_interrupt = [&](int rows) {
+        if (g_interrupted)
+            throw Error(ErrorCode::IoError, fmt::format("upscale: interrupted after {} of {} rows; "
+                                                        "{} was not written",
+                                                        rows, h, out));
+    };
     if (!args.single_pass) {  // pass 1: the exact total variation
         PgmRowReader r(in);
         w = r.width();
@@ -210,11 +219,18 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
         Image<std::uint8_t> buf(w, kChunk, 1);
         SeabiTotalVariation tv(w, h);
         ProgressBar bar("upscale (pass 1 of 2: total variation)", h, common.quiet);
-        for (int y = 0; y < h; y += kChunk) {
-            const ImageView<std::uint8_t> rows = buf.view().sub(0, 0, w, std::min(kChunk, h - y));
-            r.read(rows);
-            tv.push(rows);
-            bar.update(y + rows.height());
+        try {
+            for (int y = 0; y < h; y += kChunk) {
+                const ImageView<std::uint8_t> rows =
+                    buf.view().sub(0, 0, w, std::min(kChunk, h - y));
+                check_interrupt(y);
+                r.read(rows);
+                tv.push(rows);
+                bar.update(y + rows.height());
+            }
+        } catch (...) {
+            bar.abandon();
+            throw;
         }
         bar.finish();
         so.total_variation = tv.value();
@@ -233,6 +249,7 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
             for (int y = 0; y < h; y += kChunk) {
                 const ImageView<std::uint8_t> rows =
                     buf.view().sub(0, 0, w, std::min(kChunk, h - y));
+                check_interrupt(y);
                 r.read(rows);
                 s.push(rows);
                 bar.update(y + rows.height());
