@@ -3,13 +3,16 @@
 // backend (or, with --backend cuda, the cuda backend on host images, which it stages through
 // the device) of warp (every transform kind, interpolation, border, fill, FIR prefilter,
 // prefiltered coefficients, antialias, remap fields with non-finite entries unchecked), the
-// B-spline prefilter (every border, FIR length, axis, in place), SEABI x2 (every method), stereo
-// (every cost, aggregation and post-filter, u8 / u16 / f32, gray and RGB) and NLM-SR (1-4
-// frames, x2-x4, every patch / search / post-step), each compared within the tolerance
+// B-spline prefilter (every border, FIR length, axis, in place), SEABI x2 (every method, both
+// lattices), stereo (every cost, aggregation and post-filter, u8 / u16 / f32, gray and RGB),
+// NLM-SR (1-4 frames, x2-x4, every patch / search / post-step) and the SRCNN network (random
+// models: kernels 1-9, 1-32 / 1-16 channels, trained-like weights; planes from the receptive
+// field up, NaN / Inf inputs refused alike), each compared within the tolerance
 // docs/numerics.md states for that backend. A case both backends refuse with the same
 // upres::Error code is fine; anything else is a failure, printed with its seed.
 //
-//   upres_diff_fuzz [--cases N (10000)] [--seed S (1)] [--ops warp,prefilter,seabi,stereo,nlmsr]
+//   upres_diff_fuzz [--cases N (10000)] [--seed S (1)]
+//                   [--ops warp,prefilter,seabi,stereo,nlmsr,srcnn]
 //                   [--backend cpu|cuda (cpu)]
 //
 // CTest runs a short campaign; docs/reliability.md records the long ones.
@@ -30,6 +33,7 @@
 #include <upres/image.hpp>
 #include <upres/nlmsr.hpp>
 #include <upres/seabi.hpp>
+#include <upres/srcnn.hpp>
 #include <upres/stereo.hpp>
 #include <upres/warp.hpp>
 
@@ -351,12 +355,88 @@ void nlmsr_case(Tally& t, std::uint64_t seed) {
                          ": |diff| " + std::to_string(d));
 }
 
+// The SRCNN network (srcnn_forward) on one plane with a random model: weights N(0, sigma_l) as
+// trained layers have them (layer 1 sigma in 1e-3 .. 0.1, later layers 0.5 / sqrt(taps) capped
+// at 0.1), biases N(0, 0.02). Tolerance: cpu 1e-5, cuda fp32 1e-4 of the sum of the absolute
+// values of the terms behind each output pixel.
+void srcnn_case(Tally& t, std::uint64_t seed) {
+    Rng r(seed);
+    SrcnnModel m;
+    m.scale = 2;
+    const int ks[3] = {2 * uniform(r, 0, 4) + 1, 2 * uniform(r, 0, 2) + 1,
+                       2 * uniform(r, 0, 2) + 1};
+    const int n1 = uniform(r, 1, 32), n2 = uniform(r, 1, 16);
+    const int ins[3] = {1, n1, n2}, outs[3] = {n1, n2, 1};
+    const double sigma1 = std::pow(10.0, real(r, -3.0, -1.0));
+    for (int l = 0; l < 3; ++l) {
+        SrcnnLayer& L = m.layers[static_cast<std::size_t>(l)];
+        L.out_channels = outs[l];
+        L.in_channels = ins[l];
+        L.kernel = ks[l];
+        const double taps = double(ins[l]) * ks[l] * ks[l];
+        const double sigma = l == 0 ? sigma1 : std::min(0.1, 0.5 / std::sqrt(taps));
+        std::normal_distribution<double> wd(0.0, sigma), bd(0.0, 0.02);
+        L.weights.resize(static_cast<std::size_t>(outs[l] * taps));
+        for (float& w : L.weights) w = static_cast<float>(wd(r));
+        L.bias.resize(static_cast<std::size_t>(outs[l]));
+        for (float& b : L.bias) b = static_cast<float>(bd(r));
+    }
+    const int rf = m.receptive_field();
+    // Mostly at least the receptive field; sometimes smaller (both must refuse).
+    const int lo = uniform(r, 0, 9) == 0 ? 1 : rf;
+    const int w = uniform(r, lo, std::max(lo, 40)), h = uniform(r, lo, std::max(lo, 40));
+    Buffer<float> in = random_view<float>(r, w, h, 1);
+    if (uniform(r, 0, 19) == 0)  // a non-finite input pixel: refused by both
+        in.view(uniform(r, 0, w - 1), uniform(r, 0, h - 1)) =
+            uniform(r, 0, 1) ? std::numeric_limits<float>::quiet_NaN()
+                             : std::numeric_limits<float>::infinity();
+    Image<float> out[2] = {Image<float>(w, h, 1), Image<float>(w, h, 1)};
+    int k = 0;
+    // cuda: the direct kernels, which take every shape (Auto would autotune each random shape).
+    SrcnnOptions so;
+    if (cuda()) so.variant = SrcnnVariant::Direct;
+    if (!both(t, seed, [&](Backend b) {
+            Rng rc(seed + 7);
+            srcnn_forward(ImageView<const float>(in.view), out[k++ % 2].view(), m,
+                          b == Backend::Reference ? SrcnnOptions{} : so, ctx_of(b, rc));
+        }))
+        return;
+    // Per pixel, relative to the sum of the absolute values of the terms the network adds up
+    // (the same network with |weights|, |biases| on |input|: no cancellation, ReLU passes
+    // everything): fp32 rounding grows with that sum, not with the output, which cancellation
+    // can make arbitrarily small.
+    SrcnnModel mag_model = m;
+    for (SrcnnLayer& L : mag_model.layers) {
+        for (float& v : L.weights) v = std::abs(v);
+        for (float& v : L.bias) v = std::abs(v);
+    }
+    Image<float> mag(w, h, 1);
+    Context rctx;
+    rctx.backend = Backend::Reference;
+    srcnn_forward(ImageView<const float>(in.view), mag.view(), mag_model, {}, rctx);
+    const double rel = cuda() ? 1e-4 : 1e-5;
+    double d = 0, tol = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double e = std::abs(double(out[0](x, y)) - out[1](x, y));
+            const double tl = rel * mag(x, y) + 1e-12;
+            if (e / tl > d / std::max(tol, 1e-300) || tol == 0) d = e, tol = tl;
+        }
+    t.worst = std::max(t.worst, d / tol);
+    if (!(d <= tol))
+        t.fail(seed, "srcnn " + std::to_string(ks[0]) + "-" + std::to_string(ks[1]) + "-" +
+                         std::to_string(ks[2]) + " " + std::to_string(n1) + "/" +
+                         std::to_string(n2) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                         ": |diff| " + std::to_string(d) + " (tolerance " + std::to_string(tol) +
+                         ")");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     long cases = 10000;
     std::uint64_t seed = 1;
-    std::string ops = "warp,prefilter,seabi,stereo,nlmsr";
+    std::string ops = "warp,prefilter,seabi,stereo,nlmsr,srcnn";
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--cases")
@@ -370,7 +450,7 @@ int main(int argc, char** argv) {
         else {
             std::fprintf(stderr,
                          "usage: upres_diff_fuzz [--cases N] [--seed S] [--ops "
-                         "warp,prefilter,seabi,stereo,nlmsr] [--backend cpu|cuda]\n");
+                         "warp,prefilter,seabi,stereo,nlmsr,srcnn] [--backend cpu|cuda]\n");
             return 2;
         }
     }
@@ -404,6 +484,7 @@ int main(int argc, char** argv) {
              }
          }},
         {"nlmsr", nlmsr_case},
+        {"srcnn", srcnn_case},
     };
     if (g_backend != Backend::Cpu && g_backend != Backend::Cuda) {
         std::fprintf(stderr, "upres_diff_fuzz: --backend cpu or cuda\n");
