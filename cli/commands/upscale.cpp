@@ -203,63 +203,46 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
     so.lattice = resolved_lattice(opts);
     so.stripe_rows = args.stripe_rows;
     const auto t0 = std::chrono::steady_clock::now();
-    constexpr int kChunk = 64;
-    int w = 0, h = 0;
     const InterruptHandler handler;
-    const auto check_interrupt = [&](int rows) {
-        if (g_interrupted)
-            throw Error(ErrorCode::IoError, fmt::format("upscale: interrupted after {} of {} rows; "
-                                                        "{} was not written",
-                                                        rows, h, out));
+    // Reads `in` in chunks of rows into `use`, with a progress bar; Ctrl-C stops between chunks.
+    const auto each_chunk = [&](PgmRowReader& r, const char* label, const auto& use) {
+        constexpr int kChunk = 64;
+        const int w = r.width(), h = r.height();
+        Image<std::uint8_t> buf(w, kChunk, 1);
+        ProgressBar bar(label, h, common.quiet);
+        try {
+            for (int y = 0; y < h; y += kChunk) {
+                if (g_interrupted)
+                    throw Error(ErrorCode::IoError,
+                                fmt::format("upscale: interrupted after {} of {} rows; {} was not "
+                                            "written",
+                                            y, h, out));
+                const ImageView<std::uint8_t> rows =
+                    buf.view().sub(0, 0, w, std::min(kChunk, h - y));
+                r.read(rows);
+                use(rows);
+                bar.update(y + rows.height());
+            }
+        } catch (...) {
+            bar.abandon();
+            throw;
+        }
+        bar.finish();
     };
     if (!args.single_pass) {  // pass 1: the exact total variation
         PgmRowReader r(in);
-        w = r.width();
-        h = r.height();
-        Image<std::uint8_t> buf(w, kChunk, 1);
-        SeabiTotalVariation tv(w, h);
-        ProgressBar bar("upscale (pass 1 of 2: total variation)", h, common.quiet);
-        try {
-            for (int y = 0; y < h; y += kChunk) {
-                const ImageView<std::uint8_t> rows =
-                    buf.view().sub(0, 0, w, std::min(kChunk, h - y));
-                check_interrupt(y);
-                r.read(rows);
-                tv.push(rows);
-                bar.update(y + rows.height());
-            }
-        } catch (...) {
-            bar.abandon();
-            throw;
-        }
-        bar.finish();
+        SeabiTotalVariation tv(r.width(), r.height());
+        each_chunk(r, "upscale (pass 1 of 2: total variation)",
+                   [&](ImageView<const std::uint8_t> rows) { tv.push(rows); });
         so.total_variation = tv.value();
     }
     PgmRowReader r(in);
-    w = r.width();
-    h = r.height();
+    const int w = r.width(), h = r.height();
     PgmRowWriter wr(out, 2 * w, 2 * h);
     SeabiStream s(
         w, h, so, [&](ImageView<const std::uint8_t> rows, int) { wr.write(rows); }, ctx);
-    Image<std::uint8_t> buf(w, kChunk, 1);
-    {
-        ProgressBar bar(args.single_pass ? "upscale (stream)" : "upscale (pass 2 of 2: stream)", h,
-                        common.quiet);
-        try {
-            for (int y = 0; y < h; y += kChunk) {
-                const ImageView<std::uint8_t> rows =
-                    buf.view().sub(0, 0, w, std::min(kChunk, h - y));
-                check_interrupt(y);
-                r.read(rows);
-                s.push(rows);
-                bar.update(y + rows.height());
-            }
-        } catch (...) {
-            bar.abandon();
-            throw;
-        }
-        bar.finish();
-    }
+    each_chunk(r, args.single_pass ? "upscale (stream)" : "upscale (pass 2 of 2: stream)",
+               [&](ImageView<const std::uint8_t> rows) { s.push(rows); });
     wr.commit();
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!common.quiet)

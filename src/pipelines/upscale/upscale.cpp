@@ -351,17 +351,14 @@ Lattice resolved_lattice(const UpscaleOptions& opts) {
     return opts.lattice;
 }
 
+// The 8-bit methods are exactly those that run the YCbCr pipeline (ycc_upscale): the SEABI
+// family on either lattice and the co-sited baselines; the other centre-aligned methods run as
+// floats.
 bool upscale_needs_8bit(const UpscaleOptions& opts) {
     return seabi_family(resolved_method(opts)) || resolved_lattice(opts) == Lattice::CoSited;
 }
 
 namespace {
-
-// Whether the resolved options run the 8-bit YCbCr pipeline (ycc_upscale): the SEABI family on
-// either lattice and the co-sited baselines; the other centre-aligned methods run as floats.
-bool ycc_pipeline(const UpscaleOptions& o) {
-    return seabi_family(o.method) || o.lattice == Lattice::CoSited;
-}
 
 // The options with Auto resolved, checked.
 UpscaleOptions resolved(const UpscaleOptions& opts) {
@@ -386,7 +383,7 @@ AnyImage upscale(const AnyImage& img, const UpscaleOptions& opts, const Context&
             fail("nlm takes host images (NLM-SR stages device work itself)");
         return nlm_fuse(std::span<const AnyImage>(&img, 1), n, ctx);
     }
-    if (!ycc_pipeline(o)) {
+    if (!upscale_needs_8bit(o)) {
         if (o.method == UpscaleMethod::Bicubic) return bicubic_resize(img, o.scale, ctx);
         if (o.method == UpscaleMethod::BSpline)
             return centered_bilinear(img, o.scale, ctx, WarpOptions{});
@@ -416,7 +413,7 @@ Image<std::uint8_t> upscale(ImageView<const std::uint8_t> img, const UpscaleOpti
                             const Context& ctx) {
     if (img.empty() || img.data() == nullptr) fail("the input image is empty");
     const UpscaleOptions o = resolved(opts);
-    if (ycc_pipeline(o)) {  // no copy of img
+    if (upscale_needs_8bit(o)) {  // no copy of img
         const auto [ow, oh] =
             ycc_size(img.width(), img.height(), img.channels(), o.scale, o.lattice);
         Image<std::uint8_t> out(ow, oh, img.channels(), img.location());
@@ -442,7 +439,7 @@ void upscale(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
                  ctx);
         return;
     }
-    const bool ycc = ycc_pipeline(o);
+    const bool ycc = upscale_needs_8bit(o);
     const std::pair<int, int> size =
         ycc ? ycc_size(img.width(), img.height(), img.channels(), o.scale, o.lattice)
             : std::pair<int, int>{centered_length(o.scale, img.width()),
