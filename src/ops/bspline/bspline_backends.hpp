@@ -28,6 +28,23 @@ namespace upres::cpu {
 // Optimized CPU backend (OpenMP, float). threads: 0 = OpenMP default.
 void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
                        int threads);
+
+// A band of rows cut out of a taller image (tiled execution, src/ops/warp/warp_tiled.cpp): an
+// open end is a cut, not the image's edge. There the column recursions start as if the band were
+// reflected (any start would do: its effect decays as |z|^k, z = sqrt(3) - 2), and the caller
+// keeps only the rows at least kBandWarmup rows away from an open end. Those rows are
+// bit-identical to the whole image's when the band starts at a multiple of 8 rows (the row pass
+// groups 8 rows; the ISA path of a row depends on its group) and ends at one or at the image's
+// end: the float recursions started anywhere else have met the whole image's exactly long before
+// (|z|^64 = 3e-37; a residual last-bit difference survives a step with probability < 0.3).
+// The FIR filters need only fir_length / 2 rows.
+struct ColumnEnds {
+    bool open_top = false, open_bottom = false;
+};
+inline constexpr int kBandWarmup = 64;
+inline constexpr int kBandAlign = 8;
+void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
+                            const PrefilterOptions& opts, int threads, ColumnEnds ends);
 }  // namespace upres::cpu
 
 namespace upres::cuda {

@@ -35,7 +35,7 @@ constexpr int kMaxLanes = kColBlock > kRowBlock * 4 ? kColBlock : kRowBlock * 4;
 // LC > 0 fixes the lane count at compile time (fully vectorised loops). The gain is folded
 // into the causal recursion: c+(i) = g x(i) + z c+(i - 1).
 template <int LC>
-void iir_lines(float* p, std::ptrdiff_t step, int n, int lanes_rt, Border border) {
+void iir_lines(float* p, std::ptrdiff_t step, int n, int lanes_rt, Border first, Border last_end) {
     const int lanes = LC > 0 ? LC : lanes_rt;
     if (n == 1) return;
     const float z = static_cast<float>(bspline::kPole);
@@ -43,7 +43,7 @@ void iir_lines(float* p, std::ptrdiff_t step, int n, int lanes_rt, Border border
     float init[kMaxLanes];
     for (int l = 0; l < lanes; ++l) {
         const auto x = [&](int i) { return g * p[i * step + l]; };
-        init[l] = bspline::causal_init<float>(x, n, border, bspline::kFloatHorizon);
+        init[l] = bspline::causal_init<float>(x, n, first, bspline::kFloatHorizon);
     }
     for (int l = 0; l < lanes; ++l) p[l] = init[l];
     for (int i = 1; i < n; ++i) {
@@ -55,7 +55,7 @@ void iir_lines(float* p, std::ptrdiff_t step, int n, int lanes_rt, Border border
     float* last = p + (n - 1) * step;
     for (int l = 0; l < lanes; ++l) {
         const auto cp = [&](int i) { return p[i * step + l]; };
-        init[l] = bspline::anticausal_init<float>(cp, n, border, bspline::kFloatHorizon);
+        init[l] = bspline::anticausal_init<float>(cp, n, last_end, bspline::kFloatHorizon);
     }
     for (int l = 0; l < lanes; ++l) last[l] = init[l];
     for (int i = n - 2; i >= 0; --i) {
@@ -93,6 +93,9 @@ void fir_lines(const float* ext, float* out, std::ptrdiff_t ostep, int n, int la
 
 struct Filter {
     Border border;
+    // The column pass's start-up at the first and the last row: `border`, or Reflect at a band's
+    // open end (ColumnEnds): the IIR then starts from a one-sided extension there.
+    Border top, bottom;
     int K;  // FIR radius; -1 for the exact IIR
     std::array<float, bspline::kMaxFirLength> taps{};
 };
@@ -168,7 +171,7 @@ void row_strip(const Filter& f, Span2D<const float> src, Span2D<float> dst, int 
     }
     const float* res = line;
     if (f.K < 0) {
-        iir_lines<LC>(line, lanes, w, lanes, f.border);
+        iir_lines<LC>(line, lanes, w, lanes, f.border, f.border);
     } else {
         extend_strip(a.data(), w, lanes, K, f.border);
         b.resize(static_cast<std::size_t>(w) * lanes);
@@ -199,16 +202,16 @@ void col_strip(const Filter& f, Span2D<float> dst, int j0, int lanes_rt, std::ve
         float init[64];
         for (int l = 0; l < 64; ++l) {
             const auto x = [&](int i) { return g * p[i * st + l]; };
-            init[l] = bspline::causal_init<float>(x, h, f.border, bspline::kFloatHorizon);
+            init[l] = bspline::causal_init<float>(x, h, f.top, bspline::kFloatHorizon);
         }
         simd::iir_cols64_causal_avx2(p, st, h, z, g, init);
         for (int l = 0; l < 64; ++l) {
             const auto cp = [&](int i) { return p[i * st + l]; };
-            init[l] = bspline::anticausal_init<float>(cp, h, f.border, bspline::kFloatHorizon);
+            init[l] = bspline::anticausal_init<float>(cp, h, f.bottom, bspline::kFloatHorizon);
         }
         return simd::iir_cols64_anticausal_avx2(p, st, h, z, init);
     }
-    if (f.K < 0) return iir_lines<LC>(p, dst.stride, h, lanes, f.border);
+    if (f.K < 0) return iir_lines<LC>(p, dst.stride, h, lanes, f.top, f.bottom);
     const int K = f.K;
     a.resize(static_cast<std::size_t>(h + 2 * K) * lanes);
     for (int y = 0; y < h; ++y) std::copy_n(p + y * dst.stride, lanes, a.data() + (y + K) * lanes);
@@ -223,8 +226,15 @@ void col_strip(const Filter& f, Span2D<float> dst, int j0, int lanes_rt, std::ve
 
 void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
                        int threads) {
+    bspline_prefilter_band(src, dst, opts, threads, ColumnEnds{});
+}
+
+void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
+                            const PrefilterOptions& opts, int threads, ColumnEnds ends) {
     Filter f;
     f.border = opts.border;
+    f.top = ends.open_top ? Border::Reflect : opts.border;
+    f.bottom = ends.open_bottom ? Border::Reflect : opts.border;
     f.K = opts.fir_length > 0 ? (opts.fir_length - 1) / 2 : -1;
     if (f.K >= 0) {
         std::array<double, bspline::kMaxFirLength> t{};

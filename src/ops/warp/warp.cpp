@@ -100,7 +100,9 @@ void check_field(const ImageView<const float>& f, int w, int h, Location loc, co
     }
 }
 
-void check_options(const WarpOptions& o, const Transform& t) {
+}  // namespace
+
+void check_warp_options(const WarpOptions& o, const Transform& t) {
     switch (o.interp) {
         case Interp::Nearest:
         case Interp::Linear:
@@ -128,7 +130,7 @@ void check_options(const WarpOptions& o, const Transform& t) {
     }
 }
 
-WarpPlan make_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int dw, int dh) {
+WarpPlan make_warp_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int dw, int dh) {
     WarpPlan p;
     p.kind = t.kind;
     p.interp = o.interp;
@@ -157,6 +159,8 @@ WarpPlan make_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int
         p.pad = o.prefiltered ? kPrefilteredNearestPad : kBSplineNearestPad;
     return p;
 }
+
+namespace {
 
 // Backend calls, one place for the pixel types.
 template <class S, class D>
@@ -297,7 +301,7 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
         fail(std::string("source in ") + to_string(src.location()) + " memory but destination in " +
              to_string(dst.location()) + " memory (both must live in the same place)");
     if (views_overlap(src, dst)) fail("source and destination overlap (no in-place warps)");
-    check_options(opts, t);
+    check_warp_options(opts, t);
     if constexpr (!std::is_floating_point_v<T>)
         if (opts.prefiltered && opts.interp == Interp::BSpline)
             fail(
@@ -381,7 +385,7 @@ void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, cons
 #endif
     }
 
-    WarpPlan p = make_plan(t, opts, src.width(), src.height(), dst.width(), dst.height());
+    WarpPlan p = make_warp_plan(t, opts, src.width(), src.height(), dst.width(), dst.height());
     p.field_bad = field_bad;
 #if UPRES_HAVE_CUDA
     // CUDA: the recursive fused kernel (exact prefilter recursions in shared memory +

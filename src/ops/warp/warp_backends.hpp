@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include <upres/warp.hpp>
 
@@ -58,6 +59,11 @@ struct WarpPlan {
     WarpScheduleOverride schedule = WarpScheduleOverride::Policy;
 };
 
+// warp.cpp: the option checks of upres::warp (Error(InvalidArgument)) and its plan for a source
+// of sw x sh and an output of dw x dh (for warp_tiled, which shares both).
+void check_warp_options(const WarpOptions& o, const Transform& t);
+WarpPlan make_warp_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int dw, int dh);
+
 }  // namespace upres
 
 // Each backend: src holds pixels of dst's type (nearest, linear, cubic) or float B-spline
@@ -80,6 +86,17 @@ void warp(Span2D<const std::uint16_t> src, Span2D<std::uint16_t> dst, const Warp
 void warp(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan, int threads);
 void warp(Span2D<const float> coeffs, Span2D<std::uint8_t> dst, const WarpPlan& plan, int threads);
 void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan& plan, int threads);
+
+// Tiled execution (warp_tiled.cpp), Resize plans only: output rows [y0, y0 + dst.height) of the
+// whole output, from rows [r0, r0 + src.height) of the whole call's span_h-row source span
+// (pixels, or coefficients padded by plan.pad); the span's full width. The same tap tables and
+// per-row arithmetic as the whole call: the rows come out bit-identical.
+template <class S, class D>
+void warp_resize_band(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int span_h, int y0,
+                      int r0, int threads);
+// The span rows that output rows [y0, y1) of a Resize plan read: [first, last]; first > last
+// when no output row reads any (Border::Constant, every row outside).
+std::pair<int, int> resize_band_rows(const WarpPlan& plan, int span_h, int y0, int y1);
 }  // namespace upres::cpu
 
 namespace upres::cuda {

@@ -402,9 +402,10 @@ struct AxisTable {
     std::vector<char> valid;  // n_out; 0: fill value
 };
 
-// Taps of one axis: output i -> source coordinate m * i + off + pad in a span of n samples.
+// Taps of one axis: output i0 + i (i < n_out) -> source coordinate m (i0 + i) + off + pad in a
+// span of n samples.
 AxisTable axis_table(int n_out, int n_span, double m, double off, double pad, int n_orig,
-                     const WarpPlan& p) {
+                     const WarpPlan& p, int i0 = 0) {
     AxisTable t;
     const double scale = 1.0 / m;  // n_out / n_orig
     const bool aa = p.antialias && scale < 1.0;
@@ -418,7 +419,7 @@ AxisTable axis_table(int n_out, int n_span, double m, double off, double pad, in
     t.w.assign(static_cast<std::size_t>(n_out) * t.taps, 0.0f);
     t.valid.assign(static_cast<std::size_t>(n_out), 0);
     for (int i = 0; i < n_out; ++i) {
-        double u = m * i + off + pad;
+        double u = m * (i0 + i) + off + pad;
         if (!map_coord(u, n_span, p.border)) continue;
         t.valid[i] = 1;
         int* ti = &t.idx[static_cast<std::size_t>(i) * t.taps];
@@ -440,6 +441,10 @@ AxisTable axis_table(int n_out, int n_span, double m, double off, double pad, in
                 ti[k] = ik[k];
                 tw[k] = static_cast<float>(wk[k] / sum);
             }
+            // Unused slots (weight 0) read the last tap's sample: one the output needs anyway,
+            // so a band of rows (tiled execution) holds every sample its tables name.
+            for (int k = static_cast<int>(wk.size()); k < t.taps && !ik.empty(); ++k)
+                ti[k] = ik.back();
         } else {
             double wk[4];
             interp_weights<double>(u - std::floor(u), p.interp, p.cubic_a, wk);
@@ -578,11 +583,27 @@ void resize_rows(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, const Ax
     });
 }
 
+// Band: output rows [band.y0, band.y0 + dst.height) of the whole output, reading rows
+// [band.r0, band.r0 + src.height) of a band.span_h-row span (the whole call: y0 = r0 = 0 and
+// span_h = src.height).
+struct Band {
+    int y0 = 0, r0 = 0, span_h = 0;
+};
+
 template <class S, class D, int C>
-void resize_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads) {
-    const int orig_w = src.width - 2 * p.pad, orig_h = src.height - 2 * p.pad;
+void resize_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads,
+                      Band band) {
+    if (band.span_h == 0) band.span_h = src.height;
+    const int orig_w = src.width - 2 * p.pad, orig_h = band.span_h - 2 * p.pad;
     const AxisTable tx = axis_table(dst.width, src.width, p.m[0], p.m[2], p.pad, orig_w, p);
-    const AxisTable ty = axis_table(dst.height, src.height, p.m[4], p.m[5], p.pad, orig_h, p);
+    AxisTable ty = axis_table(dst.height, band.span_h, p.m[4], p.m[5], p.pad, orig_h, p, band.y0);
+    if (band.r0 != 0 || src.height != band.span_h)
+        for (std::size_t i = 0; i < ty.idx.size(); ++i) {
+            if (!ty.valid[i / static_cast<std::size_t>(ty.taps)]) continue;
+            ty.idx[i] -= band.r0;
+            if (ty.idx[i] < 0 || ty.idx[i] >= src.height)
+                throw Error(ErrorCode::Internal, "warp: a band's tap row is outside its rows");
+        }
     // The plain kernels' tap counts as constants (antialiased axes: at run time).
     auto ky = [&](auto kx) {
         constexpr int KX = decltype(kx)::value;
@@ -596,28 +617,56 @@ void resize_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int
 }
 
 template <class S, class D>
-void warp_impl(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads) {
+void warp_impl(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads, Band band = {}) {
     // Small outputs run on one thread: a parallel region costs more than the work (measured:
     // 23 x 17 outputs took ~10x longer on 2 busy cores with OpenMP than without).
     if (std::int64_t{dst.width} * dst.height < (1 << 14)) threads = 1;
     const bool resize = p.kind == Transform::Kind::Resize;
     switch (dst.channels) {
         case 1:
-            return resize ? resize_separable<S, D, 1>(src, dst, p, threads)
+            return resize ? resize_separable<S, D, 1>(src, dst, p, threads, band)
                           : warp_points_c<S, D, 1>(src, dst, p, threads);
         case 2:
-            return resize ? resize_separable<S, D, 2>(src, dst, p, threads)
+            return resize ? resize_separable<S, D, 2>(src, dst, p, threads, band)
                           : warp_points_c<S, D, 2>(src, dst, p, threads);
         case 3:
-            return resize ? resize_separable<S, D, 3>(src, dst, p, threads)
+            return resize ? resize_separable<S, D, 3>(src, dst, p, threads, band)
                           : warp_points_c<S, D, 3>(src, dst, p, threads);
         default:
-            return resize ? resize_separable<S, D, 4>(src, dst, p, threads)
+            return resize ? resize_separable<S, D, 4>(src, dst, p, threads, band)
                           : warp_points_c<S, D, 4>(src, dst, p, threads);
     }
 }
 
 }  // namespace
+
+std::pair<int, int> resize_band_rows(const WarpPlan& plan, int span_h, int y0, int y1) {
+    const AxisTable ty = axis_table(y1 - y0, span_h, plan.m[4], plan.m[5], plan.pad,
+                                    span_h - 2 * plan.pad, plan, y0);
+    int lo = span_h, hi = -1;
+    for (std::size_t i = 0; i < ty.idx.size(); ++i) {
+        if (!ty.valid[i / static_cast<std::size_t>(ty.taps)]) continue;
+        lo = std::min(lo, ty.idx[i]);
+        hi = std::max(hi, ty.idx[i]);
+    }
+    return {lo, hi};
+}
+
+template <class S, class D>
+void warp_resize_band(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int span_h, int y0,
+                      int r0, int threads) {
+    warp_impl(src, dst, plan, threads, Band{y0, r0, span_h});
+}
+template void warp_resize_band(Span2D<const std::uint8_t>, Span2D<std::uint8_t>, const WarpPlan&,
+                               int, int, int, int);
+template void warp_resize_band(Span2D<const std::uint16_t>, Span2D<std::uint16_t>, const WarpPlan&,
+                               int, int, int, int);
+template void warp_resize_band(Span2D<const float>, Span2D<float>, const WarpPlan&, int, int, int,
+                               int);
+template void warp_resize_band(Span2D<const float>, Span2D<std::uint8_t>, const WarpPlan&, int, int,
+                               int, int);
+template void warp_resize_band(Span2D<const float>, Span2D<std::uint16_t>, const WarpPlan&, int,
+                               int, int, int);
 
 void warp(Span2D<const std::uint8_t> src, Span2D<std::uint8_t> dst, const WarpPlan& plan,
           int threads) {

@@ -1,0 +1,229 @@
+// Tiled execution (upres/tiled.hpp, warp_tiled): band by band, the zoom/resize warp is
+// bit-identical to the whole-image upres::warp on the cpu backend for every pixel type, channel
+// count, interpolation, prefilter, border and band height (1 row to the whole image); points on
+// the band seams agree with the double reference; the buffers stay within the memory budget and
+// do not grow with the image's height; bad arguments are refused.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <upres/io.hpp>
+#include <upres/tiled.hpp>
+#include <upres/warp.hpp>
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::ctx_of;
+using test::expect_error;
+using test::random_image;
+
+template <class T>
+Image<T> whole(const Image<T>& in, int ow, int oh, const WarpOptions& o, Backend b = Backend::Cpu) {
+    Image<T> out(ow, oh, in.channels());
+    warp(in.view(), out.view(), Transform::make_resize(), o, ctx_of(b));
+    return out;
+}
+
+template <class T>
+Image<T> tiled(const Image<T>& in, int ow, int oh, const WarpOptions& o, int band,
+               TiledStats* st = nullptr, std::size_t budget = std::size_t{256} << 20) {
+    Image<T> out(ow, oh, in.channels());
+    ViewRowSource src(in.view());
+    ViewRowSink dst(out.view());
+    TiledOptions to;
+    to.band_rows = band;
+    to.max_memory = budget;
+    std::int64_t last = 0;
+    to.progress = [&](std::int64_t done, std::int64_t total) {
+        EXPECT_GT(done, last);
+        EXPECT_EQ(total, oh);
+        last = done;
+    };
+    const TiledStats s =
+        warp_tiled(src, dst, ow, oh, Transform::make_resize(), o, to, ctx_of(Backend::Cpu));
+    EXPECT_EQ(last, oh);
+    if (st) *st = s;
+    return out;
+}
+
+template <class T>
+::testing::AssertionResult same_bytes(const Image<T>& a, const Image<T>& b) {
+    for (int y = 0; y < a.height(); ++y)
+        if (std::memcmp(a.view().row(y), b.view().row(y),
+                        sizeof(T) * static_cast<std::size_t>(a.width()) * a.channels()) != 0) {
+            int x = 0;
+            while (std::memcmp(&a.view().row(y)[x], &b.view().row(y)[x], sizeof(T)) == 0) ++x;
+            return ::testing::AssertionFailure()
+                   << "first difference at row " << y << ", element " << x << ": "
+                   << +a.view().row(y)[x] << " vs " << +b.view().row(y)[x];
+        }
+    return ::testing::AssertionSuccess();
+}
+
+struct Case {
+    Interp interp;
+    int prefilter;  // B-spline FIR length (0: exact)
+    bool antialias;
+};
+
+template <class T>
+void sweep(std::uint32_t seed, int channels) {
+    const Image<T> in = random_image<T>(61, 143, channels, seed, 0.0,
+                                        std::is_same_v<T, float> ? 1.0 : PixelTraits<T>::max_value);
+    const Case cases[] = {{Interp::BSpline, 0, false}, {Interp::BSpline, 17, false},
+                          {Interp::Cubic, 0, false},   {Interp::Linear, 0, false},
+                          {Interp::Nearest, 0, false}, {Interp::Cubic, 0, true}};
+    const Border borders[] = {Border::Mirror, Border::Reflect, Border::Nearest, Border::Constant};
+    const int sizes[][2] = {{122, 286}, {37, 61}, {90, 313}};  // x2, down, x2.19 (odd)
+    for (const Case& k : cases)
+        for (Border b : borders)
+            for (const auto& sz : sizes) {
+                if (k.antialias && sz[1] > in.height()) continue;  // antialias: down only
+                WarpOptions o;
+                o.interp = k.interp;
+                o.prefilter = k.prefilter;
+                o.antialias = k.antialias;
+                o.border = b;
+                o.fill = 7.0f;
+                const Image<T> ref = whole(in, sz[0], sz[1], o);
+                for (int band : {1, 7, 37, 256, 0}) {
+                    SCOPED_TRACE(std::string(to_string(k.interp)) + " fir " +
+                                 std::to_string(k.prefilter) + (k.antialias ? " aa" : "") + " " +
+                                 to_string(b) + " " + std::to_string(sz[0]) + "x" +
+                                 std::to_string(sz[1]) + " band " + std::to_string(band));
+                    EXPECT_TRUE(same_bytes(tiled(in, sz[0], sz[1], o, band), ref));
+                }
+            }
+}
+
+TEST(WarpTiled, BitIdenticalU8) {
+    sweep<std::uint8_t>(1, 1);
+    sweep<std::uint8_t>(2, 3);
+}
+TEST(WarpTiled, BitIdenticalU16) {
+    sweep<std::uint16_t>(3, 1);
+    sweep<std::uint16_t>(4, 4);
+}
+TEST(WarpTiled, BitIdenticalF32) {
+    sweep<float>(5, 1);
+    sweep<float>(6, 2);
+}
+
+// Prefiltered coefficients (float) are read as they are: no prefilter, no warm-up.
+TEST(WarpTiled, PrefilteredCoefficients) {
+    const Image<float> in = random_image<float>(50, 97, 1, 7, -3.0, 3.0);
+    for (Border b : {Border::Mirror, Border::Nearest}) {
+        WarpOptions o;
+        o.prefiltered = true;
+        o.border = b;
+        const Image<float> ref = whole(in, 100, 194, o);
+        for (int band : {1, 9, 64}) EXPECT_TRUE(same_bytes(tiled(in, 100, 194, o, band), ref));
+    }
+}
+
+// A real photo in bands of 256, 1000 and 4096 rows of a tall image (the photo stacked 10 times
+// with 3 rows of offset), every interpolation with its default options.
+TEST(WarpTiled, RealPhotoTallImage) {
+    const Image<std::uint8_t> photo =
+        std::move(read_image(test::sample_path("baboon.jpg")).as<std::uint8_t>());
+    const int w = 173, h = 5003, c = photo.channels();
+    Image<std::uint8_t> in(w, h, c);
+    for (int y = 0; y < h; ++y)
+        std::memcpy(in.view().row(y),
+                    photo.view().row((3 * (y / photo.height()) + y) % photo.height()),
+                    static_cast<std::size_t>(w) * c);
+    for (Interp i : {Interp::BSpline, Interp::Cubic}) {
+        WarpOptions o;
+        o.interp = i;
+        const Image<std::uint8_t> ref = whole(in, 2 * w, 2 * h, o);
+        for (int band : {256, 1000, 4096})
+            EXPECT_TRUE(same_bytes(tiled(in, 2 * w, 2 * h, o, band), ref)) << "band " << band;
+    }
+}
+
+// 1000 random points on band seams (the rows just above and below each band's first row)
+// against the double-precision reference: within the cpu backend's tolerance (docs/numerics.md:
+// half a level plus rounding for u8).
+TEST(WarpTiled, SeamPointsAgainstReference) {
+    const Image<std::uint8_t> in = random_image<std::uint8_t>(83, 71, 1, 11);
+    WarpOptions o;
+    const int ow = 166, oh = 142, band = 13;
+    const Image<std::uint8_t> ref = whole(in, ow, oh, o, Backend::Reference);
+    const Image<std::uint8_t> t = tiled(in, ow, oh, o, band);
+    std::mt19937 rng(5);
+    int checked = 0;
+    for (int k = 0; k < 1000; ++k) {
+        const int seam = band * (1 + static_cast<int>(rng() % ((oh - 1) / band)));
+        const int y = seam - 1 + static_cast<int>(rng() % 2);
+        const int x = static_cast<int>(rng() % ow);
+        EXPECT_LE(std::abs(int{t.view()(x, y)} - int{ref.view()(x, y)}), 1)
+            << "(" << x << ", " << y << ")";
+        ++checked;
+    }
+    EXPECT_EQ(checked, 1000);
+}
+
+// The buffers follow the budget, not the height.
+TEST(WarpTiled, MemoryBoundedByBudget) {
+    WarpOptions o;
+    const std::size_t budget = std::size_t{2} << 20;
+    TiledStats a, b;
+    const Image<std::uint16_t> small = random_image<std::uint16_t>(500, 2000, 1, 3);
+    const Image<std::uint16_t> tall = random_image<std::uint16_t>(500, 4000, 1, 4);
+    tiled(small, 1000, 4000, o, 0, &a, budget);
+    const Image<std::uint16_t> t = tiled(tall, 1000, 8000, o, 0, &b, budget);
+    EXPECT_LE(a.buffer_bytes, budget);
+    EXPECT_LE(b.buffer_bytes, budget);
+    EXPECT_GT(b.bands, 10);
+    EXPECT_LE(b.buffer_bytes, a.buffer_bytes + a.buffer_bytes / 50);  // flat in the height
+    // Each band re-reads at most its warm-up (64 rows, aligned to 8) and 4 taps at each cut.
+    EXPECT_LE(b.rows_read, 4000 + std::int64_t{b.bands} * 2 * (64 + 8 + 4));
+    EXPECT_TRUE(same_bytes(t, whole(tall, 1000, 8000, o)));
+}
+
+TEST(WarpTiled, BadArguments) {
+    const Image<std::uint8_t> in = random_image<std::uint8_t>(20, 20, 1, 1);
+    Image<std::uint8_t> out(40, 40, 1);
+    ViewRowSource src(in.view());
+    ViewRowSink dst(out.view());
+    const auto run = [&](const Transform& t, const WarpOptions& o, const TiledOptions& to,
+                         const Context& ctx) { warp_tiled(src, dst, 40, 40, t, o, to, ctx); };
+    const Transform rz = Transform::make_resize();
+    WarpOptions wrap;
+    wrap.border = Border::Wrap;
+    expect_error([&] { run(rz, wrap, {}, {}); }, ErrorCode::InvalidArgument, "wrap");
+    expect_error([&] { run(Transform::make_rotation(10, 20, 20), {}, {}, {}); },
+                 ErrorCode::InvalidArgument, "zoom/resize");
+    expect_error([&] { run(rz, {}, {}, ctx_of(Backend::Cuda)); }, ErrorCode::InvalidArgument,
+                 "cpu backend");
+    expect_error([&] { run(rz, {}, {}, ctx_of(Backend::Reference)); }, ErrorCode::InvalidArgument,
+                 "cpu backend");
+    TiledOptions neg;
+    neg.band_rows = -1;
+    expect_error([&] { run(rz, {}, neg, {}); }, ErrorCode::InvalidArgument, "band_rows");
+    TiledOptions tiny;
+    tiny.max_memory = 100;
+    expect_error([&] { run(rz, {}, tiny, {}); }, ErrorCode::InvalidArgument, "too small");
+    expect_error([&] { warp_tiled(src, dst, 0, 40, rz); }, ErrorCode::InvalidArgument,
+                 "output width");
+    expect_error([&] { warp_tiled(src, dst, kMaxTiledDimension + 1, 40, rz); },
+                 ErrorCode::InvalidArgument, "output width");
+    WarpOptions nanfill;
+    nanfill.fill = std::nanf("");
+    nanfill.border = Border::Constant;
+    expect_error([&] { run(rz, nanfill, {}, {}); }, ErrorCode::InvalidArgument, "fill");
+    // A progress callback that throws stops the run: the sink is not committed.
+    TiledOptions stop;
+    stop.band_rows = 8;
+    stop.progress = [](std::int64_t, std::int64_t) { throw Error(ErrorCode::IoError, "stop"); };
+    expect_error([&] { run(rz, {}, stop, {}); }, ErrorCode::IoError, "stop");
+}
+
+}  // namespace
+}  // namespace upres
