@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -266,5 +268,16 @@ void make_output_folder(const std::string& out, const std::string& why) {
         throw Error(ErrorCode::IoError,
                     fmt::format("cannot create the output folder '{}': {}", out, ec.message()));
 }
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+}  // namespace
+
+InterruptHandler::InterruptHandler() : old_(std::signal(SIGINT, on_interrupt)) {
+    g_interrupted = false;
+}
+InterruptHandler::~InterruptHandler() { std::signal(SIGINT, old_); }
+bool interrupted() noexcept { return g_interrupted.load(); }
 
 }  // namespace upres::cli

@@ -68,6 +68,20 @@ void make_output_folder(const std::string& out, const std::string& why);
 // Text progress bar for long commands (batch, video). Draws "label [#####.....] 12/40  3.1/s
 // ETA 0:09" on stderr, redrawn in place, only when stderr is a terminal and not --quiet;
 // otherwise prints just the final line "label: 40/40 done in 1.2 s" (nothing with --quiet).
+// Ctrl-C during a long run (a video, a stream, a tiled job) stops it between frames / row
+// chunks / bands; the output is then not written (its temporary file removed). While an
+// InterruptHandler lives, SIGINT sets the flag interrupted() reads.
+struct InterruptHandler {
+    InterruptHandler();
+    ~InterruptHandler();
+    InterruptHandler(const InterruptHandler&) = delete;
+    InterruptHandler& operator=(const InterruptHandler&) = delete;
+
+  private:
+    void (*old_)(int);
+};
+bool interrupted() noexcept;
+
 class ProgressBar {
   public:
     ProgressBar(std::string label, std::int64_t total, bool quiet);

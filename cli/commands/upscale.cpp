@@ -118,16 +118,6 @@ void print_ran(const SrcnnPlan& sp) {
                    to_string(sp.layers[1]), to_string(sp.layers[2]), to_string(sp.precision));
 }
 
-// Ctrl-C during a long run (a video, a stream) stops it between frames / row chunks; the output
-// is then not written (its temporary file removed).
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted = true; }
-struct InterruptHandler {
-    void (*old)(int);
-    InterruptHandler() : old(std::signal(SIGINT, on_interrupt)) { g_interrupted = false; }
-    ~InterruptHandler() { std::signal(SIGINT, old); }
-};
-
 #if UPRES_HAVE_VIDEO
 
 void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptions& opts,
@@ -148,7 +138,7 @@ void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptio
                            [&](std::int64_t done, std::int64_t total) {
                                bar.set_total(total);
                                bar.update(done);
-                               return !g_interrupted.load();
+                               return !interrupted();
                            });
     } catch (...) {
         bar.abandon();
@@ -212,7 +202,7 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
         ProgressBar bar(label, h, common.quiet);
         try {
             for (int y = 0; y < h; y += kChunk) {
-                if (g_interrupted)
+                if (interrupted())
                     throw Error(ErrorCode::IoError,
                                 fmt::format("upscale: interrupted after {} of {} rows; {} was not "
                                             "written",

@@ -10,11 +10,14 @@
 // which the output keeps). The pixel type is kept (float images stay float through PFM/NPY/TIFF).
 #include <fmt/core.h>
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <upres/io.hpp>
+#include <upres/tiled.hpp>
 #include <upres/warp.hpp>
 #include "command.hpp"
 #include "options.hpp"
@@ -31,21 +34,28 @@ struct WarpArgs {
     std::vector<double> affine, homography;
     WarpOptions opts;  // the declared field options (interp, border, fill, antialias, fast)
     std::string prefilter, format = "auto";
+    // --tiled: TIFF in, tiled (Big)TIFF out, band by band (upres/tiled.hpp).
+    bool tiled = false, deflate = false;
+    int band_rows = 0, tile_size = 256;
+    double max_memory_mib = 0;
 };
 
-void parse_size(const std::string& s, int& w, int& h) {
+void parse_size(const std::string& s, int& w, int& h, int limit = kMaxDimension) {
     const auto x = s.find('x');
     auto num = [&](const std::string& t) {
-        if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos)
+        if (t.empty() || t.size() > 7 || t.find_first_not_of("0123456789") != std::string::npos)
             return -1;
         return std::stoi(t);
     };
     w = x == std::string::npos ? -1 : num(s.substr(0, x));
     h = x == std::string::npos ? -1 : num(s.substr(x + 1));
-    if (w < 1 || h < 1 || w > kMaxDimension || h > kMaxDimension)
-        throw Error(ErrorCode::InvalidArgument, "warp: --size '" + s +
-                                                    "' is not WIDTHxHEIGHT with sizes 1.." +
-                                                    std::to_string(kMaxDimension));
+    if (w < 1 || h < 1 || w > limit || h > limit)
+        throw Error(ErrorCode::InvalidArgument,
+                    "warp: --size '" + s + "' is not WIDTHxHEIGHT with sizes 1.." +
+                        std::to_string(limit) +
+                        (limit == kMaxDimension
+                             ? " (--tiled: up to " + std::to_string(kMaxTiledDimension) + ")"
+                             : std::string()));
 }
 
 // The flow field as a 2-channel float image (dx, dy).
@@ -74,6 +84,84 @@ Image<float> read_flow(const std::string& path) {
 // The transform options, in the order of the callback's count.
 enum class Given { Rotate, Zoom, Size, Affine, Homography, Flow };
 
+// --tiled: a TIFF of any size zoomed band by band (warp_tiled) into a tiled TIFF (BigTIFF over
+// 3.9 GB), in bounded memory; the output equals the whole-image command's pixels.
+void run_tiled(const WarpArgs& args, const Common& common, Given which) {
+    if (which != Given::Zoom && which != Given::Size)
+        throw Error(ErrorCode::InvalidArgument,
+                    "warp: --tiled runs --zoom and --size (the other transforms need the whole "
+                    "image)");
+    if (format_from_path(args.in) != FileFormat::Tiff)
+        throw Error(ErrorCode::InvalidArgument,
+                    "warp: " + args.in + ": --tiled reads TIFF or BigTIFF (.tif, .tiff)");
+    if (output_format(args.out, args.format) != FileFormat::Tiff)
+        throw Error(ErrorCode::InvalidArgument,
+                    "warp: " + args.out + ": --tiled writes tiled TIFF (.tif, .tiff)");
+    if (args.max_memory_mib != 0 && (!(args.max_memory_mib >= 1) || args.max_memory_mib > 1e6))
+        throw Error(ErrorCode::InvalidArgument,
+                    fmt::format("warp: --max-memory {} MiB is outside [1, 1000000] (0: automatic)",
+                                args.max_memory_mib));
+    if (args.band_rows < 0)
+        throw Error(
+            ErrorCode::InvalidArgument,
+            fmt::format("warp: --band-rows {} is negative (0: from --max-memory)", args.band_rows));
+    const Context ctx = common.context();
+    WarpOptions o = args.opts;
+    o.prefilter = parse_prefilter_name(args.prefilter);
+    TiffRowReader in(args.in);
+    const int w = in.width(), h = in.height();
+    int ow = w, oh = h;
+    if (which == Given::Size) {
+        parse_size(args.size, ow, oh, kMaxTiledDimension);
+    } else {
+        if (!(args.zoom > 0) || !std::isfinite(args.zoom))
+            throw Error(ErrorCode::InvalidArgument,
+                        fmt::format("warp: --zoom {} must be a positive number", args.zoom));
+        const double fw = std::round(w * args.zoom), fh = std::round(h * args.zoom);
+        if (fw < 1 || fh < 1 || fw > kMaxTiledDimension || fh > kMaxTiledDimension)
+            throw Error(ErrorCode::InvalidArgument,
+                        fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{} with "
+                                    "--tiled)",
+                                    args.zoom, fw, fh, kMaxTiledDimension));
+        ow = static_cast<int>(fw), oh = static_cast<int>(fh);
+    }
+    TiffRowWriterOptions wo;
+    wo.tile = args.tile_size;
+    wo.deflate = args.deflate;
+    TiffRowWriter out(args.out, ow, oh, in.channels(), in.type(), wo);
+    TiledOptions to;
+    to.max_memory = static_cast<std::size_t>(args.max_memory_mib * 1048576.0);
+    to.band_rows = args.band_rows;
+    const InterruptHandler handler;
+    ProgressBar bar("warp (tiled)", oh, common.quiet);
+    to.progress = [&](std::int64_t done, std::int64_t total) {
+        bar.update(done);
+        if (interrupted())
+            throw Error(ErrorCode::IoError,
+                        fmt::format("warp: interrupted after {} of {} rows; {} was not written",
+                                    done, total, args.out));
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    TiledStats st;
+    try {
+        st = warp_tiled(in, out, ow, oh, Transform::make_resize(), o, to, ctx);
+    } catch (...) {
+        bar.abandon();
+        throw;
+    }
+    bar.finish();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!common.quiet)
+        fmt::print(
+            "{} -> {} ({} x {} x {} {}, {} x {} -> {} x {}, {} interpolation, {} border; "
+            "{} band{} of {} rows, {:.0f} MiB of buffers, {}{:.1f} s)\n",
+            args.in, args.out, ow, oh, in.channels(), to_string(in.type()), w, h, ow, oh,
+            to_string(o.interp), to_string(o.border), st.bands, st.bands == 1 ? "" : "s",
+            st.band_rows, static_cast<double>(st.buffer_bytes) / 1048576.0,
+            out.bigtiff() ? "BigTIFF, " : "", secs);
+}
+
 void run_warp(const WarpArgs& args, const Common& common, int given, Given which) {
     if (given != 1)
         throw CLI::ValidationError(
@@ -81,6 +169,7 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
                                  "--homography or --flow"
                                : "give only one transform (--rotate, --zoom, --size, --affine, "
                                  "--homography, --flow)");
+    if (args.tiled) return run_tiled(args, common, which);
     const Context ctx = common.context();
     WarpOptions o = args.opts;
     o.prefilter = parse_prefilter_name(args.prefilter);
@@ -110,8 +199,9 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
         const double fw = std::round(w * args.zoom), fh = std::round(h * args.zoom);
         if (fw < 1 || fh < 1 || fw > kMaxDimension || fh > kMaxDimension)
             throw Error(ErrorCode::InvalidArgument,
-                        fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{})",
-                                    args.zoom, fw, fh, kMaxDimension));
+                        fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{}; "
+                                    "--tiled: 1..{})",
+                                    args.zoom, fw, fh, kMaxDimension, kMaxTiledDimension));
         ow = static_cast<int>(fw), oh = static_cast<int>(fh);
         t = Transform::make_resize();
         what = fmt::format("zoom x{} to {} x {}", args.zoom, ow, oh);
@@ -197,7 +287,24 @@ void add_warp(CLI::App& app, const Common& common) {
     add_declared_fields(cmd, op, &args->opts);
     add_declared(cmd, op, "prefilter", args->prefilter);
     add_format_option(cmd, args->format);
-    cmd->callback([args, &common, rot, zoom, size, aff, hom, flow] {
+    auto* tiled = cmd->add_flag(
+        "--tiled", args->tiled,
+        "TIFF of any size in, tiled (Big)TIFF out, band by band of rows in bounded "
+        "memory (--zoom / --size; cpu backend); the pixels equal the whole-image run's");
+    const std::vector<CLI::Option*> tiled_only = {
+        cmd->add_option("--band-rows", args->band_rows,
+                        "--tiled: output rows per band (default 0: from --max-memory)"),
+        cmd->add_option("--max-memory", args->max_memory_mib,
+                        "--tiled: MiB for the bands' buffers (default 0: 64, or more for very wide "
+                        "images)"),
+        cmd->add_option("--tile-size", args->tile_size,
+                        "--tiled: the output TIFF's tile side, a multiple of 16 (default 256)"),
+        cmd->add_flag("--deflate", args->deflate,
+                      "--tiled: Deflate-compress the output tiles (default: uncompressed)")};
+    cmd->callback([args, &common, rot, zoom, size, aff, hom, flow, tiled, tiled_only] {
+        for (const CLI::Option* o : tiled_only)
+            if (o->count() > 0 && tiled->count() == 0)
+                throw CLI::ValidationError(o->get_name(), "applies to --tiled runs only");
         // Which option was given decides the transform, not its value (--zoom 0 is an error,
         // not "no zoom").
         const CLI::Option* const opts[] = {rot, zoom, size, aff, hom, flow};

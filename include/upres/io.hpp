@@ -30,6 +30,7 @@
 #pragma once
 
 #include <upres/image.hpp>
+#include <upres/rows.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -118,6 +119,60 @@ class PgmRowWriter {
     struct Impl;
     std::unique_ptr<Impl> impl_;
     int rows_ = 0;
+};
+
+// TIFF and BigTIFF read by rows (a RowSource for tiled execution): stripped or tiled files,
+// contiguous samples, the layouts read_image reads, sides up to kMaxTiledDimension and no limit
+// on the pixel count. Only the strips or tiles that the rows asked for are decoded (the last
+// strip or row of tiles is kept for the next call). Error(IoError / CorruptData /
+// UnsupportedFormat) naming the file, also for a strip or tile that is missing or corrupt (when
+// it is read). Needs libtiff (format_supported(FileFormat::Tiff)).
+class TiffRowReader final : public RowSource {
+  public:
+    explicit TiffRowReader(const std::string& path);
+    TiffRowReader(const TiffRowReader&) = delete;
+    TiffRowReader& operator=(const TiffRowReader&) = delete;
+    ~TiffRowReader() override;
+    PixelType type() const override;
+    int width() const override;
+    int height() const override;
+    int channels() const override;
+    bool tiled() const noexcept;  // tiles (else strips)
+    void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) override;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct TiffRowWriterOptions {
+    int tile = 256;  // tile side, a multiple of 16 in [16, 4096] (TIFF's rule)
+    // Deflate with the horizontal (integers) or floating-point predictor, as write_image; false:
+    // uncompressed (the default here: libtiff compresses one tile at a time on one core).
+    bool deflate = false;
+    bool bigtiff = false;  // BigTIFF whatever the size (readers without BigTIFF cannot open it)
+};
+
+// A tiled TIFF written row by row (a RowSink): BigTIFF when the pixel data exceeds 3.9 GB
+// (classic TIFF's offsets stop at 4 GiB), classic TIFF otherwise. Gray or RGB (+ unassociated
+// alpha) like write_image. The file is written under a temporary name in the target's folder and
+// renamed over the target by commit() after the last row; destroyed before (an error, a full
+// disk, Ctrl-C), the temporary file is removed and an existing target is left untouched.
+class TiffRowWriter final : public RowSink {
+  public:
+    TiffRowWriter(const std::string& path, int width, int height, int channels, PixelType type,
+                  const TiffRowWriterOptions& opts = {});
+    TiffRowWriter(const TiffRowWriter&) = delete;
+    TiffRowWriter& operator=(const TiffRowWriter&) = delete;
+    ~TiffRowWriter() override;
+    bool bigtiff() const noexcept;
+    int rows_written() const noexcept;
+    void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) override;
+    void commit() override;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace upres

@@ -21,18 +21,19 @@ void fail(ErrorCode code, const std::string& path, const std::string& what) {
 }
 
 void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height,
-                      std::int64_t max_pixels) {
+                      std::int64_t max_pixels, const char* larger) {
     const std::string size = std::to_string(width) + " x " + std::to_string(height);
+    const std::string hint = larger ? std::string("; ") + larger : std::string();
     if (width <= 0 || height <= 0)
         fail(ErrorCode::CorruptData, path, "image size " + size + " is empty or negative");
     if (width > kMaxDimension || height > kMaxDimension)
         fail(ErrorCode::CorruptData, path,
              "image size " + size + " exceeds the limit of " + std::to_string(kMaxDimension) +
-                 " pixels per side");
+                 " pixels per side" + hint);
     if (width * height > kMaxPixels)
         fail(ErrorCode::CorruptData, path,
              "image size " + size + " exceeds the limit of " + std::to_string(kMaxPixels) +
-                 " pixels");
+                 " pixels" + hint);
     if (width * height > max_pixels)
         fail(ErrorCode::UnsupportedFormat, path,
              "image size " + size + " (" + std::to_string(width * height) +

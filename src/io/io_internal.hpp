@@ -16,8 +16,9 @@ namespace upres::io_detail {
 // file, the size and the limit). Called by every reader before it allocates pixels.
 // Error(CorruptData) for an empty size or one beyond kMaxDimension per side; Error(
 // UnsupportedFormat) beyond max_pixels (ReadOptions::max_pixels), before anything is allocated.
+// larger: what to use for larger images of this format, appended to the size errors.
 void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height,
-                      std::int64_t max_pixels);
+                      std::int64_t max_pixels, const char* larger = nullptr);
 
 // Bytes left in f from its current position to the end (-1 if the file is not seekable).
 std::int64_t bytes_left(std::FILE* f);

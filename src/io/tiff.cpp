@@ -7,69 +7,15 @@
 
 #if UPRES_HAVE_TIFF
 
-#include <tiffio.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <vector>
+
+#include "io/tiff_common.hpp"
 
 namespace upres::io_detail {
 namespace {
-
-struct TiffMessages {
-    std::string path;   // the file name libtiff uses as "module" for some messages
-    std::string error;  // last error
-};
-
-int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
-    auto* m = static_cast<TiffMessages*>(user);
-    char buf[512];
-    std::vsnprintf(buf, sizeof(buf), fmt, ap);
-    const bool named = module && *module && m->path != module;
-    m->error = named ? std::string(module) + ": " + buf : std::string(buf);
-    return 1;  // handled: do not call the global (stderr) handler
-}
-int on_warning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
-
-struct TiffCloser {
-    void operator()(TIFF* t) const noexcept { TIFFClose(t); }
-};
-using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
-
-// Opens a TIFF on a duplicate of f's descriptor (TIFFClose closes the duplicate; the caller
-// keeps f). Messages go to *msgs.
-TiffPtr open_tiff(const std::string& path, std::FILE* f, const char* mode, TiffMessages* msgs,
-                  ErrorCode on_fail) {
-    std::fflush(f);
-    const int fd = ::dup(::fileno(f));
-    if (fd < 0) fail(ErrorCode::IoError, path, std::string("dup failed: ") + std::strerror(errno));
-    TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
-    if (!opts) {
-        ::close(fd);
-        fail(ErrorCode::OutOfMemory, path, "cannot allocate TIFF options");
-    }
-    TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, msgs);
-    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, msgs);
-    TIFF* t = TIFFFdOpenExt(fd, path.c_str(), mode, opts);
-    TIFFOpenOptionsFree(opts);
-    if (!t) {
-        ::close(fd);
-        fail(on_fail, path,
-             std::string(on_fail == ErrorCode::CorruptData ? "not a valid TIFF file: "
-                                                           : "cannot start the TIFF file: ") +
-                 (msgs->error.empty() ? "libtiff could not open it" : msgs->error));
-    }
-    return TiffPtr(t);
-}
-
-std::string libtiff_says(const TiffMessages& m) {
-    return m.error.empty() ? std::string() : " (libtiff: " + m.error + ")";
-}
 
 template <class T>
 AnyImage read_pixels(const std::string& path, TIFF* t, const TiffMessages& msgs, int w, int h,
@@ -132,42 +78,22 @@ AnyImage read_pixels(const std::string& path, TIFF* t, const TiffMessages& msgs,
 AnyImage read_tiff(const std::string& path, std::FILE* f, std::int64_t max_pixels) {
     TiffMessages msgs{path, {}};
     TiffPtr t = open_tiff(path, f, "rm", &msgs, ErrorCode::CorruptData);
-    std::uint32_t w = 0, h = 0;
-    std::uint16_t spp = 1, bps = 1, fmt = SAMPLEFORMAT_UINT, photo = PHOTOMETRIC_MINISBLACK,
-                  planar = PLANARCONFIG_CONTIG;
-    if (!TIFFGetField(t.get(), TIFFTAG_IMAGEWIDTH, &w) ||
-        !TIFFGetField(t.get(), TIFFTAG_IMAGELENGTH, &h))
-        fail(ErrorCode::CorruptData, path, "TIFF without image size" + libtiff_says(msgs));
-    check_dimensions(path, w, h, max_pixels);
-    TIFFGetFieldDefaulted(t.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
-    TIFFGetFieldDefaulted(t.get(), TIFFTAG_BITSPERSAMPLE, &bps);
-    TIFFGetFieldDefaulted(t.get(), TIFFTAG_SAMPLEFORMAT, &fmt);
-    TIFFGetFieldDefaulted(t.get(), TIFFTAG_PLANARCONFIG, &planar);
-    TIFFGetField(t.get(), TIFFTAG_PHOTOMETRIC, &photo);
-    const std::string kind = std::to_string(spp) + " samples of " + std::to_string(bps) +
-                             " bits (sample format " + std::to_string(fmt) + ", photometric " +
-                             std::to_string(photo) + ")";
-    if (spp < 1 || spp > 4)
-        fail(ErrorCode::UnsupportedFormat, path,
-             "TIFF with " + kind + " is not supported (allowed: 1-4 channels)");
-    if (photo != PHOTOMETRIC_MINISBLACK && photo != PHOTOMETRIC_RGB)
-        fail(ErrorCode::UnsupportedFormat, path,
-             "TIFF with " + kind +
-                 " is not supported (allowed photometric: min-is-black gray or RGB; no "
-                 "palette, min-is-white, YCbCr or CMYK)");
-    const bool separate = planar == PLANARCONFIG_SEPARATE;
-    if (bps == 8 && fmt == SAMPLEFORMAT_UINT)
-        return read_pixels<std::uint8_t>(path, t.get(), msgs, static_cast<int>(w),
-                                         static_cast<int>(h), spp, separate);
-    if (bps == 16 && fmt == SAMPLEFORMAT_UINT)
-        return read_pixels<std::uint16_t>(path, t.get(), msgs, static_cast<int>(w),
-                                          static_cast<int>(h), spp, separate);
-    if (bps == 32 && fmt == SAMPLEFORMAT_IEEEFP)
-        return read_pixels<float>(path, t.get(), msgs, static_cast<int>(w), static_cast<int>(h),
-                                  spp, separate);
-    fail(ErrorCode::UnsupportedFormat, path,
-         "TIFF with " + kind +
-             " is not supported (allowed: 8 or 16-bit unsigned integers, 32-bit float)");
+    const TiffLayout l = tiff_layout(path, t.get(), msgs);
+    check_dimensions(path, l.width, l.height, max_pixels,
+                     "larger TIFFs go through the tiled paths (upres warp --tiled, "
+                     "upres::warp_tiled with TiffRowReader)");
+    const int w = static_cast<int>(l.width), h = static_cast<int>(l.height);
+    switch (l.type) {
+        case PixelType::U8:
+            return read_pixels<std::uint8_t>(path, t.get(), msgs, w, h, l.channels,
+                                             l.planar_separate);
+        case PixelType::U16:
+            return read_pixels<std::uint16_t>(path, t.get(), msgs, w, h, l.channels,
+                                              l.planar_separate);
+        case PixelType::F32:
+            break;
+    }
+    return read_pixels<float>(path, t.get(), msgs, w, h, l.channels, l.planar_separate);
 }
 
 void check_write_tiff(const std::string&, const detail::RawView&) {}  // u8/u16/f32, 1-4 ch.

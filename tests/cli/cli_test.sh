@@ -575,6 +575,43 @@ declare -A cmd_args=(
     [fuse]="fuse $root/tests/data/nlmsr/fusion_estimate.npy $tmp/opt.npy --patch 3"
     [quality]="quality $sample"
 )
+# --tiled: a TIFF zoomed band by band equals the whole-image warp's pixels (u8 RGB, u16 gray,
+# several interpolations and borders, small bands), into a tiled TIFF that read_image reads.
+if "$upres" -q convert "$sample" "$tmp/t8.tif" 2>/dev/null; then
+    tiled_ok=1
+    for extra in "" "--interp cubic --border reflect" "--border nearest --prefilter fir" \
+        "--interp linear --border constant --fill 9"; do
+        # shellcheck disable=SC2086  # the words of $extra
+        "$upres" -q warp "$tmp/t8.tif" "$tmp/w.tif" --zoom 1.7 $extra &&
+            "$upres" -q warp "$tmp/t8.tif" "$tmp/tl.tif" --zoom 1.7 --tiled --band-rows 13 $extra ||
+            tiled_ok=0
+        run "$upres" compare "$tmp/w.tif" "$tmp/tl.tif" --json
+        grep -q '"psnr": "inf"' <<<"$out" || { tiled_ok=0; echo "tiled $extra: $out $err"; }
+    done
+    [ "$tiled_ok" = 1 ] && pass "warp --tiled equals the whole-image warp (4 option sets)" ||
+        fail "warp --tiled differs from the whole-image warp"
+    run "$upres" warp "$tmp/t8.tif" "$tmp/tl.tif" --size 100x77 --tiled --tile-size 16 --deflate
+    expect_rc "warp --tiled --size --tile-size 16 --deflate" 0
+    if grep -Eq "bands? of" <<<"$out" && [ -f "$tmp/tl.tif" ]; then
+        pass "warp --tiled reports its bands: $out"
+    else
+        fail "warp --tiled output: '$out' $err"
+    fi
+    # A disk that fills up mid-write (a file size limit: writes fail with EFBIG): one error line
+    # naming the file, exit 4, no output or temporary file left.
+    mkdir -p "$tmp/full"
+    run bash -c "trap '' XFSZ; ulimit -f 200; exec \"\$0\" warp \"\$1\" \"\$2\" --zoom 4 --tiled -q" \
+        "$upres" "$tmp/t8.tif" "$tmp/full/o.tif"
+    expect_one_line_error "warp --tiled on a full disk" $EX_IO "full/o.tif: TIFF tile write failed: File too large"
+    if [ -z "$(ls -A "$tmp/full")" ]; then
+        pass "warp --tiled on a full disk leaves no file"
+    else
+        fail "warp --tiled on a full disk left: $(ls -A "$tmp/full")"
+    fi
+else
+    skip "warp --tiled (this build has no TIFF)"
+fi
+
 n_enum=0
 while IFS=$'\t' read -r op name kind def values doc; do
     [ "$kind" = enum ] || continue

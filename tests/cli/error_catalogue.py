@@ -89,6 +89,15 @@ ENTRIES = [
     ("stream-not-pgm", "options", "--stream with a PNG input", ["upscale", "$T/small.png", "$T/o.pgm", "--method", "silseabi", "--stream"], None),
     ("stream-method", "options", "--stream with a method that cannot stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "lseabi", "--stream"], None),
     ("stream-output", "options", "--stream into a PNG", ["upscale", "$T/gray.pgm", "$T/o.png", "--method", "silseabi", "--stream"], None),
+    ("tiled-rotate", "options", "--tiled with a transform other than zoom/resize", ["warp", "$T/t.tif", "$T/o.tif", "--rotate", "10", "--tiled"], None),
+    ("tiled-not-tiff", "options", "--tiled with a PNG input", ["warp", "$T/small.png", "$T/o.tif", "--zoom", "2", "--tiled"], None),
+    ("tiled-output", "options", "--tiled into a PNG", ["warp", "$T/t.tif", "$T/o.png", "--zoom", "2", "--tiled"], None),
+    ("tiled-wrap", "options", "--tiled with the wrap border", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--border", "wrap"], None),
+    ("tiled-tile-size", "options", "--tiled with an output tile side that is not a multiple of 16", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--tile-size", "20"], None),
+    ("tiled-too-large", "options", "--tiled with a zoom past 2^20 pixels per side", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "100000", "--tiled"], None),
+    ("tiled-memory", "options", "--tiled with --max-memory -5", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--max-memory", "-5"], None),
+    ("band-rows-alone", "options", "--band-rows without --tiled", ["warp", "$T/small.png", "$T/o.png", "--zoom", "2", "--band-rows", "8"], None),
+    ("tiled-missing-tile", "files", "a tiled TIFF whose tile lies past the end of the file, through --tiled", ["warp", "$T/missing_tile.tif", "$T/o.tif", "--zoom", "2", "--tiled"], None),
     ("single-pass-alone", "options", "--single-pass without --stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "silseabi", "--single-pass"], None),
     ("nlm-fraction", "options", "nlm at a fractional factor", ["upscale", "$T/small.png", "$T/o.png", "--method", "nlm", "--scale", "2.5"], None),
     ("warp-no-transform", "options", "warp without a transform", ["warp", "$T/small.png", "$T/o.png"], None),
@@ -203,6 +212,9 @@ def make_fixtures(t, upres):
     w("flow_small.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (8, 8, 2), }",
                             bytes(8 * 8 * 2 * 4)))
     w("image.xyz", small)
+    subprocess.run([upres, "-q", "convert", os.path.join(t, "small.png"), os.path.join(t, "t.tif")],
+                   check=True)
+    w("missing_tile.tif", tiled_tiff(32, 32, past_end=True))
     os.mkdir(os.path.join(t, "emptydir"))
     w("truncated.srcnn", b"SRCNN" + bytes(10))
     w("garbage.srcnn", bytes((i * 13 + 5) % 256 for i in range(300)))
@@ -223,6 +235,29 @@ def make_fixtures(t, upres):
         ff("-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", "2", "-pix_fmt",
            "yuv420p10le", "-c:v", "ffv1", os.path.join(t, "ten.mkv"))
     return video
+
+
+def tiled_tiff(w, h, past_end=False):
+    """A little-endian tiled 8-bit gray TIFF of 16 x 16 uncompressed tiles (zeros); past_end:
+    the last tile's offset points past the end of the file."""
+    tiles = ((w + 15) // 16) * ((h + 15) // 16)
+    tags = [(256, 4, 1, w), (257, 4, 1, h), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
+            (277, 3, 1, 1), (322, 3, 1, 16), (323, 3, 1, 16)]
+    ifd_at = 8
+    n = len(tags) + 2
+    arrays_at = ifd_at + 2 + n * 12 + 4
+    data_at = arrays_at + 8 * tiles
+    offsets = [data_at + 256 * i for i in range(tiles)]
+    if past_end:
+        offsets[-1] = data_at + 256 * tiles * 4
+    tags += [(324, 4, tiles, arrays_at), (325, 4, tiles, arrays_at + 4 * tiles)]
+    out = b"II*\x00" + struct.pack("<I", ifd_at) + struct.pack("<H", n)
+    for tag, typ, count, value in sorted(tags):
+        packed = struct.pack("<HI", value, 0)[:4] if typ == 3 else struct.pack("<I", value)
+        out += struct.pack("<HHI", tag, typ, count) + packed
+    out += struct.pack("<I", 0)
+    out += struct.pack("<%dI" % tiles, *offsets) + struct.pack("<%dI" % tiles, *([256] * tiles))
+    return out + bytes(256 * (tiles - 1 if past_end else tiles))
 
 
 def video_build(upres):

@@ -629,6 +629,132 @@ TEST_F(IoTest, TiffUnsupportedLayoutsAndCorruptStrips) {
     expect_error([&] { read_image(path("s.tif")); }, ErrorCode::CorruptData, path("s.tif"),
                  {"libtiff"});
 }
+
+// Rows of a TIFF read through TiffRowReader, in bands that overlap and go back (as tiled
+// execution reads them), from `rows` rows at a time.
+template <class T>
+Image<T> read_by_rows(const std::string& p, int rows) {
+    TiffRowReader r(p);
+    Image<T> out(r.width(), r.height(), r.channels());
+    for (int y = 0; y < r.height(); y += rows) {
+        const int y0 = std::max(0, y - rows / 2);  // re-read half a band: a halo
+        const int n = std::min(r.height() - y0, rows + rows / 2);
+        r.read_rows(y0, n, out.view().row(y0), out.view().stride());
+    }
+    return out;
+}
+
+// The row-wise TIFF paths: TiffRowWriter's tiled files (classic and BigTIFF, raw and Deflate,
+// every pixel type and channel count, sizes not multiples of the tile) read back by read_image
+// and by TiffRowReader; TiffRowReader on stripped and libtiff-tiled files.
+TEST_F(IoTest, TiffRowsRoundTrip) {
+    std::uint32_t seed = 300;
+    for (int c = 1; c <= 4; ++c)
+        for (bool deflate : {false, true})
+            for (bool big : {false, true}) {
+                const std::string p = path("rows.tif");
+                SCOPED_TRACE(std::to_string(c) + " channels deflate " + std::to_string(deflate) +
+                             " bigtiff " + std::to_string(big));
+                const Image<std::uint16_t> img = test_image<std::uint16_t>(71, 45, c, ++seed);
+                TiffRowWriterOptions o;
+                o.tile = 32;
+                o.deflate = deflate;
+                o.bigtiff = big;
+                {
+                    TiffRowWriter w(p, 71, 45, c, PixelType::U16, o);
+                    EXPECT_EQ(w.bigtiff(), big);
+                    for (int y = 0; y < 45; y += 7)  // uneven chunks across tile rows
+                        w.write_rows(y, std::min(7, 45 - y), img.view().row(y),
+                                     img.view().stride());
+                    w.commit();
+                }
+                EXPECT_TRUE(same_pixels(read_image(p).as<std::uint16_t>().view(), img.view()));
+                EXPECT_TRUE(same_pixels(read_by_rows<std::uint16_t>(p, 10).view(), img.view()));
+                EXPECT_TRUE(TiffRowReader(p).tiled());
+            }
+    const Image<float> f = test_image<float>(50, 33, 1, 310);
+    {
+        TiffRowWriter w(path("f.tif"), 50, 33, 1, PixelType::F32);
+        w.write_rows(0, 33, f.view().row(0), f.view().stride());
+        w.commit();
+    }
+    EXPECT_TRUE(same_pixels(read_by_rows<float>(path("f.tif"), 4).view(), f.view()));
+    // Stripped (write_image, Deflate, several rows per strip) and libtiff-tiled files.
+    const Image<std::uint8_t> g = test_image<std::uint8_t>(300, 301, 3, 311);
+    write_image(path("s.tif"), g.view());
+    EXPECT_FALSE(TiffRowReader(path("s.tif")).tiled());
+    for (int rows : {1, 5, 64, 301})
+        EXPECT_TRUE(same_pixels(read_by_rows<std::uint8_t>(path("s.tif"), rows).view(), g.view()));
+    const Image<std::uint16_t> t = test_image<std::uint16_t>(37, 21, 3, 312);
+    write_tiff_layout(path("t.tif"), t, true, false);
+    EXPECT_TRUE(same_pixels(read_by_rows<std::uint16_t>(path("t.tif"), 3).view(), t.view()));
+}
+
+// Sides past kMaxDimension: read_image refuses them and points to the tiled paths, which read
+// and write them.
+TEST_F(IoTest, TiffRowsPastTheWholeImageLimits) {
+    const int w = kMaxDimension + 4465;
+    std::vector<std::uint8_t> row(static_cast<std::size_t>(w)), back(row.size());
+    for (int x = 0; x < w; ++x) row[static_cast<std::size_t>(x)] = static_cast<std::uint8_t>(x * 7);
+    {
+        TiffRowWriter wr(path("wide.tif"), w, 3, 1, PixelType::U8);
+        for (int y = 0; y < 3; ++y) wr.write_rows(y, 1, row.data(), w);
+        wr.commit();
+    }
+    expect_error([&] { read_image(path("wide.tif")); }, ErrorCode::CorruptData, path("wide.tif"),
+                 {"per side", "--tiled"});
+    TiffRowReader r(path("wide.tif"));
+    EXPECT_EQ(r.width(), w);
+    r.read_rows(2, 1, back.data(), w);
+    EXPECT_EQ(back, row);
+}
+
+TEST_F(IoTest, TiffRowsErrors) {
+    expect_error([&] { TiffRowReader r(path("missing.tif")); }, ErrorCode::IoError,
+                 path("missing.tif"), {"cannot open"});
+    const Image<std::uint16_t> img = test_image<std::uint16_t>(37, 21, 3, 320);
+    write_tiff_layout(path("planar.tif"), img, false, true);
+    expect_error([&] { TiffRowReader r(path("planar.tif")); }, ErrorCode::UnsupportedFormat,
+                 path("planar.tif"), {"contiguous"});
+    // A corrupt tile is found when its rows are read; rows before it read fine.
+    const Image<std::uint8_t> g = test_image<std::uint8_t>(64, 64, 1, 321);
+    TiffRowWriterOptions o;
+    o.tile = 32;
+    o.deflate = true;
+    {
+        TiffRowWriter w(path("c.tif"), 64, 64, 1, PixelType::U8, o);
+        w.write_rows(0, 64, g.view().row(0), g.view().stride());
+        w.commit();
+    }
+    std::string bytes = read_bytes(path("c.tif"));
+    const std::size_t half = bytes.size() / 2;
+    for (std::size_t i = half; i < half + 600 && i < bytes.size(); ++i)
+        bytes[i] = static_cast<char>(i * 13);
+    write_bytes(path("c.tif"), bytes);
+    TiffRowReader r(path("c.tif"));
+    std::vector<std::uint8_t> rows(64 * 64);
+    expect_error([&] { r.read_rows(0, 64, rows.data(), 64); }, ErrorCode::CorruptData,
+                 path("c.tif"), {"tile", "corrupt"});
+    expect_error([&] { r.read_rows(60, 10, rows.data(), 64); }, ErrorCode::InvalidArgument,
+                 path("c.tif"), {"outside"});
+    // Writer: bad tile sides, sizes, rows out of order; destroyed before commit, no file is left.
+    TiffRowWriterOptions bad;
+    bad.tile = 20;
+    expect_error([&] { TiffRowWriter w(path("w.tif"), 10, 10, 1, PixelType::U8, bad); },
+                 ErrorCode::InvalidArgument, path("w.tif"), {"multiple of 16"});
+    expect_error([&] { TiffRowWriter w(path("w.tif"), 0, 10, 1, PixelType::U8); },
+                 ErrorCode::InvalidArgument, path("w.tif"), {"outside"});
+    {
+        TiffRowWriter w(path("w.tif"), 10, 10, 1, PixelType::U8);
+        expect_error([&] { w.write_rows(5, 1, g.view().row(0), 64); }, ErrorCode::InvalidArgument,
+                     path("w.tif"), {"do not continue"});
+        w.write_rows(0, 3, g.view().row(0), 64);
+        expect_error([&] { w.commit(); }, ErrorCode::InvalidArgument, path("w.tif"), {"3 of 10"});
+    }
+    EXPECT_FALSE(fs::exists(path("w.tif")));
+    expect_error([&] { TiffRowWriter w(path("nodir/w.tif"), 10, 10, 1, PixelType::U8); },
+                 ErrorCode::IoError, path("nodir/w.tif"), {"cannot write"});
+}
 #endif
 
 // ------------------------------------------------------------------------------ corrupt files

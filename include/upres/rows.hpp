@@ -1,0 +1,67 @@
+// Rows of images of any size: the sources and sinks of tiled execution (upres/tiled.hpp) and
+// of the row-wise file readers and writers (upres/io.hpp: TiffRowReader, TiffRowWriter).
+// Raw pointers and strides, not ImageViews: a band of rows may be wider than kMaxDimension.
+#pragma once
+
+#include <cstddef>
+
+#include <upres/image.hpp>
+
+namespace upres {
+
+inline constexpr int kMaxTiledDimension = 1 << 20;  // pixels per side on the tiled paths
+
+// Rows of an image of any size, read in any order (a band's halo re-reads rows).
+class RowSource {
+  public:
+    virtual ~RowSource() = default;
+    virtual PixelType type() const = 0;
+    virtual int width() const = 0;
+    virtual int height() const = 0;
+    virtual int channels() const = 0;
+    // Rows [y0, y0 + rows) into dst: host memory, `stride` elements from row to row, each row
+    // width() * channels() elements of type(). Errors name the source (Error(IoError /
+    // CorruptData)).
+    virtual void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) = 0;
+};
+
+// Rows written once each, top to bottom.
+class RowSink {
+  public:
+    virtual ~RowSink() = default;
+    // Rows [y0, y0 + rows): y0 is the number of rows written so far.
+    virtual void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) = 0;
+    // After the last row: completes the output (a file is renamed over its target only now).
+    virtual void commit() = 0;
+};
+
+// An image in host memory as a RowSource (tests, small inputs).
+class ViewRowSource final : public RowSource {
+  public:
+    explicit ViewRowSource(const detail::RawView& v);
+    template <Pixel T>
+    explicit ViewRowSource(ImageView<T> v) : ViewRowSource(v.raw()) {}
+    PixelType type() const override { return v_.type; }
+    int width() const override { return v_.width; }
+    int height() const override { return v_.height; }
+    int channels() const override { return v_.channels; }
+    void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) override;
+
+  private:
+    detail::RawView v_;
+};
+
+// A host image as a RowSink (rows written into it; commit() does nothing).
+class ViewRowSink final : public RowSink {
+  public:
+    explicit ViewRowSink(const detail::RawView& v);
+    template <Pixel T>
+    explicit ViewRowSink(ImageView<T> v) : ViewRowSink(v.raw()) {}
+    void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) override;
+    void commit() override {}
+
+  private:
+    detail::RawView v_;
+};
+
+}  // namespace upres

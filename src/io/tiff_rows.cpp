@@ -1,0 +1,341 @@
+// TiffRowReader / TiffRowWriter (upres/io.hpp): TIFF and BigTIFF by rows, for images larger
+// than memory. The reader decodes one "block" at a time (a strip, or a row of tiles) and keeps
+// the last one: bands read top to bottom with a halo re-read at most the block they start in.
+// The writer gathers one row of tiles and writes it with TIFFWriteTile.
+#include <upres/io.hpp>
+
+#include <string>
+
+#include "io/io_internal.hpp"
+
+#if UPRES_HAVE_TIFF
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "core/atomic_file.hpp"
+#include "io/tiff_common.hpp"
+
+namespace upres {
+
+using io_detail::fail;
+using io_detail::libtiff_says;
+
+namespace {
+
+void check_side(const std::string& path, long long v, const char* what) {
+    if (v < 1 || v > kMaxTiledDimension)
+        fail(ErrorCode::CorruptData, path,
+             std::string("TIFF ") + what + " " + std::to_string(v) + " is outside [1, " +
+                 std::to_string(kMaxTiledDimension) + "] (the limit of the row-wise paths)");
+}
+
+}  // namespace
+
+struct TiffRowReader::Impl {
+    std::string path;
+    std::FILE* file = nullptr;
+    io_detail::TiffMessages msgs;
+    io_detail::TiffPtr tif;
+    io_detail::TiffLayout layout;
+    bool tiled = false;
+    std::uint32_t tw = 0, th = 0;  // tile size; strips: th = rows per strip
+    std::size_t px = 1;            // bytes per sample
+    std::vector<unsigned char> block, tile;
+    int block_index = -1;  // the decoded block in `block`
+
+    ~Impl() {
+        tif.reset();
+        if (file) std::fclose(file);
+    }
+    std::size_t row_bytes() const { return std::size_t{layout.width} * layout.channels * px; }
+
+    // Decodes block b (rows [b th, b th + th) of the image) into `block`.
+    void load(int b) {
+        if (b == block_index) return;
+        block_index = -1;
+        const std::uint32_t y0 = static_cast<std::uint32_t>(b) * th;
+        const std::uint32_t rows = std::min<std::uint32_t>(th, layout.height - y0);
+        block.resize(row_bytes() * th);
+        TIFF* t = tif.get();
+        if (!tiled) {
+            const tstrip_t s = TIFFComputeStrip(t, y0, 0);
+            const tmsize_t want = static_cast<tmsize_t>(row_bytes() * rows);
+            const tmsize_t got = TIFFReadEncodedStrip(t, s, block.data(), want);
+            if (got < want)
+                fail(ErrorCode::CorruptData, path,
+                     "cannot read TIFF strip " + std::to_string(s) + " (rows " +
+                         std::to_string(y0) + " to " + std::to_string(y0 + rows - 1) +
+                         "): it is missing, truncated or corrupt" + libtiff_says(msgs));
+        } else {
+            const std::size_t trow = std::size_t{tw} * layout.channels * px;
+            tile.resize(trow * th);
+            for (std::uint32_t x = 0; x < layout.width; x += tw) {
+                const ttile_t k = TIFFComputeTile(t, x, y0, 0, 0);
+                if (TIFFReadEncodedTile(t, k, tile.data(), static_cast<tmsize_t>(tile.size())) <
+                    static_cast<tmsize_t>(tile.size()))
+                    fail(ErrorCode::CorruptData, path,
+                         "cannot read the TIFF tile at (x " + std::to_string(x) + ", y " +
+                             std::to_string(y0) + "): it is missing, truncated or corrupt" +
+                             libtiff_says(msgs));
+                const std::size_t n =
+                    std::size_t{std::min(tw, layout.width - x)} * layout.channels * px;
+                for (std::uint32_t r = 0; r < rows; ++r)
+                    std::memcpy(
+                        block.data() + r * row_bytes() + std::size_t{x} * layout.channels * px,
+                        tile.data() + r * trow, n);
+            }
+        }
+        block_index = b;
+    }
+};
+
+TiffRowReader::TiffRowReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    m.path = path;
+    m.msgs.path = path;
+    m.file = std::fopen(path.c_str(), "rb");
+    if (!m.file)
+        fail(ErrorCode::IoError, path, std::string("cannot open: ") + std::strerror(errno));
+    m.tif = io_detail::open_tiff(path, m.file, "rm", &m.msgs, ErrorCode::CorruptData);
+    m.layout = io_detail::tiff_layout(path, m.tif.get(), m.msgs);
+    check_side(path, m.layout.width, "width");
+    check_side(path, m.layout.height, "height");
+    if (m.layout.planar_separate)
+        fail(ErrorCode::UnsupportedFormat, path,
+             "row-wise reading needs contiguous samples (planar configuration 1, 'chunky'); this "
+             "TIFF stores each channel in its own plane");
+    m.px = pixel_size(m.layout.type);
+    TIFF* t = m.tif.get();
+    m.tiled = TIFFIsTiled(t) != 0;
+    if (m.tiled) {
+        TIFFGetField(t, TIFFTAG_TILEWIDTH, &m.tw);
+        TIFFGetField(t, TIFFTAG_TILELENGTH, &m.th);
+        if (m.tw == 0 || m.th == 0 || m.tw > (1u << 16) || m.th > (1u << 16) ||
+            TIFFTileSize(t) !=
+                static_cast<tmsize_t>(std::size_t{m.tw} * m.th * m.layout.channels * m.px))
+            fail(ErrorCode::CorruptData, path,
+                 "inconsistent TIFF tile size " + std::to_string(m.tw) + " x " +
+                     std::to_string(m.th) + libtiff_says(m.msgs));
+    } else {
+        std::uint32_t rps = 0;
+        TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rps);
+        m.th = std::clamp<std::uint32_t>(rps, 1, m.layout.height);
+        if (TIFFScanlineSize64(t) != m.row_bytes())
+            fail(ErrorCode::CorruptData, path,
+                 "inconsistent TIFF scanline size" + libtiff_says(m.msgs));
+        // A block is one strip: bound it (a hostile header could claim a huge one).
+        if (m.row_bytes() * m.th > (std::size_t{1} << 30))
+            fail(ErrorCode::UnsupportedFormat, path,
+                 "TIFF strips of " + std::to_string(m.th) + " rows of " +
+                     std::to_string(m.row_bytes()) +
+                     " bytes exceed 1 GiB; rewrite it tiled (e.g. `vips tiffsave --tile`)");
+    }
+}
+
+TiffRowReader::~TiffRowReader() = default;
+PixelType TiffRowReader::type() const { return impl_->layout.type; }
+int TiffRowReader::width() const { return static_cast<int>(impl_->layout.width); }
+int TiffRowReader::height() const { return static_cast<int>(impl_->layout.height); }
+int TiffRowReader::channels() const { return impl_->layout.channels; }
+bool TiffRowReader::tiled() const noexcept { return impl_->tiled; }
+
+void TiffRowReader::read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) {
+    Impl& m = *impl_;
+    if (y0 < 0 || rows < 0 || y0 + static_cast<long long>(rows) > m.layout.height)
+        fail(ErrorCode::InvalidArgument, m.path,
+             "rows [" + std::to_string(y0) + ", " + std::to_string(y0 + rows) +
+                 ") are outside the image's " + std::to_string(m.layout.height) + " rows");
+    const std::size_t rb = m.row_bytes();
+    for (int y = y0; y < y0 + rows;) {
+        const int b = static_cast<int>(static_cast<std::uint32_t>(y) / m.th);
+        m.load(b);
+        const int in_block = static_cast<int>(static_cast<std::uint32_t>(y) - b * m.th);
+        const int n = std::min<int>(y0 + rows - y, static_cast<int>(m.th) - in_block);
+        for (int r = 0; r < n; ++r)
+            std::memcpy(static_cast<unsigned char*>(dst) + static_cast<std::ptrdiff_t>(y - y0 + r) *
+                                                               stride *
+                                                               static_cast<std::ptrdiff_t>(m.px),
+                        m.block.data() + (in_block + r) * rb, rb);
+        y += n;
+    }
+}
+
+struct TiffRowWriter::Impl {
+    std::string path;
+    int width, height, channels;
+    PixelType type;
+    int tile;
+    std::size_t px;
+    bool big = false;
+    detail::AtomicFile file;
+    io_detail::TiffMessages msgs;
+    io_detail::TiffPtr tif;
+    std::vector<unsigned char> band, tilebuf;  // one row of tiles; one tile
+    int band_rows = 0, rows = 0;
+
+    Impl(const std::string& p, int w, int h, int c, PixelType t, int ts)
+        : path(p),
+          width(w),
+          height(h),
+          channels(c),
+          type(t),
+          tile(ts),
+          px(pixel_size(t)),
+          file(p) {}
+    std::size_t row_bytes() const { return std::size_t{1} * width * channels * px; }
+
+    [[noreturn]] void write_failed(const char* what) {
+        const int e = errno;
+        fail(ErrorCode::IoError, path,
+             std::string(what) + " failed" + (e ? std::string(": ") + std::strerror(e) : "") +
+                 libtiff_says(msgs));
+    }
+
+    // Writes the gathered band (band_rows rows, the last tile row padded with its last row).
+    void flush_band() {
+        const int y0 = rows - band_rows;
+        const std::size_t trow = std::size_t{1} * tile * channels * px;
+        for (int x = 0; x < width; x += tile) {
+            const int cols = std::min(tile, width - x);
+            for (int r = 0; r < tile; ++r) {
+                unsigned char* d = tilebuf.data() + r * trow;
+                const unsigned char* s = band.data() + std::min(r, band_rows - 1) * row_bytes() +
+                                         std::size_t{1} * x * channels * px;
+                std::memcpy(d, s, std::size_t{1} * cols * channels * px);
+                if (cols < tile)
+                    std::memset(d + std::size_t{1} * cols * channels * px, 0,
+                                std::size_t{1} * (tile - cols) * channels * px);
+            }
+            errno = 0;
+            if (TIFFWriteTile(tif.get(), tilebuf.data(), static_cast<std::uint32_t>(x),
+                              static_cast<std::uint32_t>(y0), 0, 0) < 0)
+                write_failed("TIFF tile write");
+        }
+        band_rows = 0;
+    }
+};
+
+TiffRowWriter::TiffRowWriter(const std::string& path, int width, int height, int channels,
+                             PixelType type, const TiffRowWriterOptions& opts) {
+    if (width < 1 || width > kMaxTiledDimension || height < 1 || height > kMaxTiledDimension)
+        fail(ErrorCode::InvalidArgument, path,
+             "TIFF size " + std::to_string(width) + " x " + std::to_string(height) +
+                 " is outside [1, " + std::to_string(kMaxTiledDimension) + "] per side");
+    if (channels < 1 || channels > 4)
+        fail(ErrorCode::UnsupportedFormat, path,
+             std::to_string(channels) + " channels (allowed: 1 to 4)");
+    if (opts.tile < 16 || opts.tile > 4096 || opts.tile % 16 != 0)
+        fail(ErrorCode::InvalidArgument, path,
+             "TIFF tile side " + std::to_string(opts.tile) +
+                 " is not a multiple of 16 in [16, 4096]");
+    impl_ = std::make_unique<Impl>(path, width, height, channels, type, opts.tile);
+    Impl& m = *impl_;
+    m.msgs.path = path;
+    const double bytes = static_cast<double>(width) * height * channels * m.px;
+    m.big = opts.bigtiff || bytes > 3.9e9;
+    m.tif =
+        io_detail::open_tiff(path, m.file.file(), m.big ? "w8" : "w", &m.msgs, ErrorCode::IoError);
+    TIFF* tp = m.tif.get();
+    const bool is_float = type == PixelType::F32;
+    TIFFSetField(tp, TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(width));
+    TIFFSetField(tp, TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(height));
+    TIFFSetField(tp, TIFFTAG_SAMPLESPERPIXEL, static_cast<std::uint16_t>(channels));
+    TIFFSetField(tp, TIFFTAG_BITSPERSAMPLE, static_cast<std::uint16_t>(m.px * 8));
+    TIFFSetField(tp, TIFFTAG_SAMPLEFORMAT,
+                 static_cast<std::uint16_t>(is_float ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT));
+    TIFFSetField(tp, TIFFTAG_PLANARCONFIG, static_cast<std::uint16_t>(PLANARCONFIG_CONTIG));
+    TIFFSetField(
+        tp, TIFFTAG_PHOTOMETRIC,
+        static_cast<std::uint16_t>(channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK));
+    if (channels == 2 || channels == 4) {
+        const std::uint16_t extra[1] = {EXTRASAMPLE_UNASSALPHA};
+        TIFFSetField(tp, TIFFTAG_EXTRASAMPLES, static_cast<std::uint16_t>(1), extra);
+    }
+    TIFFSetField(tp, TIFFTAG_TILEWIDTH, static_cast<std::uint32_t>(opts.tile));
+    TIFFSetField(tp, TIFFTAG_TILELENGTH, static_cast<std::uint32_t>(opts.tile));
+    if (opts.deflate) {
+        TIFFSetField(tp, TIFFTAG_COMPRESSION,
+                     static_cast<std::uint16_t>(COMPRESSION_ADOBE_DEFLATE));
+        TIFFSetField(
+            tp, TIFFTAG_PREDICTOR,
+            static_cast<std::uint16_t>(is_float ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL));
+    } else {
+        TIFFSetField(tp, TIFFTAG_COMPRESSION, static_cast<std::uint16_t>(COMPRESSION_NONE));
+    }
+    m.band.resize(m.row_bytes() * opts.tile);
+    m.tilebuf.resize(std::size_t{1} * opts.tile * opts.tile * channels * m.px);
+}
+
+TiffRowWriter::~TiffRowWriter() = default;
+bool TiffRowWriter::bigtiff() const noexcept { return impl_->big; }
+int TiffRowWriter::rows_written() const noexcept { return impl_->rows; }
+
+void TiffRowWriter::write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) {
+    Impl& m = *impl_;
+    if (y0 != m.rows || rows < 0 || rows > m.height - m.rows)
+        fail(ErrorCode::InvalidArgument, m.path,
+             "rows [" + std::to_string(y0) + ", " + std::to_string(y0 + rows) +
+                 ") do not continue the " + std::to_string(m.rows) + " rows written (of " +
+                 std::to_string(m.height) + ")");
+    const std::size_t rb = m.row_bytes();
+    for (int r = 0; r < rows; ++r) {
+        std::memcpy(m.band.data() + m.band_rows * rb,
+                    static_cast<const unsigned char*>(src) +
+                        static_cast<std::ptrdiff_t>(r) * stride * static_cast<std::ptrdiff_t>(m.px),
+                    rb);
+        ++m.band_rows;
+        ++m.rows;
+        if (m.band_rows == m.tile || m.rows == m.height) m.flush_band();
+    }
+}
+
+void TiffRowWriter::commit() {
+    Impl& m = *impl_;
+    if (m.rows != m.height)
+        fail(
+            ErrorCode::InvalidArgument, m.path,
+            "commit after " + std::to_string(m.rows) + " of " + std::to_string(m.height) + " rows");
+    errno = 0;
+    if (!TIFFFlush(m.tif.get())) m.write_failed("TIFF write");
+    TIFF* raw = m.tif.release();
+    TIFFClose(raw);
+    if (!m.msgs.error.empty()) m.write_failed("TIFF write");
+    m.file.commit();
+}
+
+}  // namespace upres
+
+#else  // !UPRES_HAVE_TIFF
+
+namespace upres {
+namespace {
+[[noreturn]] void no_tiff(const std::string& path) {
+    io_detail::fail(ErrorCode::UnsupportedFormat, path,
+                    "TIFF is not available: this build of upres lacks libtiff");
+}
+}  // namespace
+struct TiffRowReader::Impl {};
+struct TiffRowWriter::Impl {};
+TiffRowReader::TiffRowReader(const std::string& path) { no_tiff(path); }
+TiffRowReader::~TiffRowReader() = default;
+PixelType TiffRowReader::type() const { return PixelType::U8; }
+int TiffRowReader::width() const { return 0; }
+int TiffRowReader::height() const { return 0; }
+int TiffRowReader::channels() const { return 0; }
+bool TiffRowReader::tiled() const noexcept { return false; }
+void TiffRowReader::read_rows(int, int, void*, std::ptrdiff_t) {}
+TiffRowWriter::TiffRowWriter(const std::string& path, int, int, int, PixelType,
+                             const TiffRowWriterOptions&) {
+    no_tiff(path);
+}
+TiffRowWriter::~TiffRowWriter() = default;
+bool TiffRowWriter::bigtiff() const noexcept { return false; }
+int TiffRowWriter::rows_written() const noexcept { return 0; }
+void TiffRowWriter::write_rows(int, int, const void*, std::ptrdiff_t) {}
+void TiffRowWriter::commit() {}
+}  // namespace upres
+
+#endif
