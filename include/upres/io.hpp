@@ -33,6 +33,7 @@
 #include <upres/rows.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -151,6 +152,13 @@ struct TiffRowWriterOptions {
     // uncompressed (the default here: libtiff compresses one tile at a time on one core).
     bool deflate = false;
     bool bigtiff = false;  // BigTIFF whatever the size (readers without BigTIFF cannot open it)
+    // Resumable writing: the file is written under this fixed temporary name (replaced if it
+    // exists) instead of a unique one, its directory is checkpointed after every row of tiles
+    // (the partial file is then a valid TIFF of the rows written so far: unwritten tiles are
+    // empty) and on_checkpoint(rows written) is called. keep_partial() leaves the partial file
+    // in place when the writer dies uncommitted.
+    std::string partial_path;
+    std::function<void(int rows)> on_checkpoint;
 };
 
 // A tiled TIFF written row by row (a RowSink): BigTIFF when the pixel data exceeds 3.9 GB
@@ -167,6 +175,7 @@ class TiffRowWriter final : public RowSink {
     ~TiffRowWriter() override;
     bool bigtiff() const noexcept;
     int rows_written() const noexcept;
+    void keep_partial() noexcept;
     void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) override;
     void commit() override;
 

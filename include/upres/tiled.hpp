@@ -30,6 +30,13 @@ struct TiledOptions {
     std::size_t max_memory = 0;
     // Output rows per band; 0: as many as max_memory allows. Smaller bands re-read more halo.
     int band_rows = 0;
+    // With band_rows = 0: at most max_band_rows rows per band (0: no cap), and a multiple of
+    // band_align rows when the budget allows one (a tiled TIFF sink then checkpoints after every
+    // band: a resumed job recomputes at most one band).
+    int max_band_rows = 0;
+    int band_align = 1;
+    // Resuming: output rows [first_row, out_height) only (the sink has the rows before).
+    int first_row = 0;
     // Called after each band with the output rows done so far and the total. An exception it
     // throws stops the run (the sink is then not committed) and reaches the caller.
     std::function<void(std::int64_t done, std::int64_t total)> progress;

@@ -22,10 +22,19 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     static std::atomic<unsigned> counter{0};
     temp_ =
         path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-    const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    open_temp(O_EXCL);
+}
+
+AtomicFile::AtomicFile(const std::string& path, const std::string& temp)
+    : path_(path), temp_(temp) {
+    open_temp(O_TRUNC);
+}
+
+void AtomicFile::open_temp(int flags) {
+    const int fd = ::open(temp_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | flags, 0666);
     if (fd < 0)  // the target's folder decides (missing, read-only, full): name the target
         fail(path_, std::string("cannot write: ") + std::strerror(errno));
-    file_ = ::fdopen(fd, "wb");
+    file_ = ::fdopen(fd, "w+b");
     if (!file_) {
         const int err = errno;
         ::close(fd);
@@ -36,7 +45,7 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
 
 AtomicFile::~AtomicFile() {
     if (file_) std::fclose(file_);
-    if (!committed_) ::unlink(temp_.c_str());
+    if (!committed_ && !keep_) ::unlink(temp_.c_str());
 }
 
 void AtomicFile::commit() {

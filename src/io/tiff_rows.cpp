@@ -15,6 +15,9 @@
 #include <cstring>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "core/atomic_file.hpp"
 #include "io/tiff_common.hpp"
 
@@ -176,16 +179,36 @@ struct TiffRowWriter::Impl {
     std::vector<unsigned char> band, tilebuf;  // one row of tiles; one tile
     int band_rows = 0, rows = 0;
 
-    Impl(const std::string& p, int w, int h, int c, PixelType t, int ts)
+    std::function<void(int)> on_checkpoint;
+    bool checkpoint = false;
+
+    Impl(const std::string& p, int w, int h, int c, PixelType t, const TiffRowWriterOptions& o)
         : path(p),
           width(w),
           height(h),
           channels(c),
           type(t),
-          tile(ts),
+          tile(o.tile),
           px(pixel_size(t)),
-          file(p) {}
+          file(o.partial_path.empty() ? detail::AtomicFile(p)
+                                      : detail::AtomicFile(p, o.partial_path)),
+          on_checkpoint(o.on_checkpoint),
+          checkpoint(!o.partial_path.empty()) {}
     std::size_t row_bytes() const { return std::size_t{1} * width * channels * px; }
+
+    // Uncommitted (an error, or the caller keeps the partial file): libtiff must write nothing
+    // more. Its TIFFClose would write a directory at the end of the file (on a full disk, a
+    // header pointing past it): the descriptor is swapped for a read-only one first, so every
+    // such write fails and the file keeps its last checkpoint.
+    ~Impl() {
+        if (!tif) return;
+        const int nul = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (nul >= 0) {
+            ::dup2(nul, TIFFFileno(tif.get()));
+            ::close(nul);
+        }
+        tif.reset();
+    }
 
     [[noreturn]] void write_failed(const char* what) {
         const int e = errno;
@@ -215,6 +238,11 @@ struct TiffRowWriter::Impl {
                 write_failed("TIFF tile write");
         }
         band_rows = 0;
+        if (checkpoint && rows < height) {
+            errno = 0;
+            if (!TIFFCheckpointDirectory(tif.get())) write_failed("TIFF checkpoint");
+            if (on_checkpoint) on_checkpoint(rows);
+        }
     }
 };
 
@@ -231,7 +259,7 @@ TiffRowWriter::TiffRowWriter(const std::string& path, int width, int height, int
         fail(ErrorCode::InvalidArgument, path,
              "TIFF tile side " + std::to_string(opts.tile) +
                  " is not a multiple of 16 in [16, 4096]");
-    impl_ = std::make_unique<Impl>(path, width, height, channels, type, opts.tile);
+    impl_ = std::make_unique<Impl>(path, width, height, channels, type, opts);
     Impl& m = *impl_;
     m.msgs.path = path;
     const double bytes = static_cast<double>(width) * height * channels * m.px;
@@ -272,6 +300,7 @@ TiffRowWriter::TiffRowWriter(const std::string& path, int width, int height, int
 TiffRowWriter::~TiffRowWriter() = default;
 bool TiffRowWriter::bigtiff() const noexcept { return impl_->big; }
 int TiffRowWriter::rows_written() const noexcept { return impl_->rows; }
+void TiffRowWriter::keep_partial() noexcept { impl_->file.keep(); }
 
 void TiffRowWriter::write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) {
     Impl& m = *impl_;
@@ -334,6 +363,7 @@ TiffRowWriter::TiffRowWriter(const std::string& path, int, int, int, PixelType,
 TiffRowWriter::~TiffRowWriter() = default;
 bool TiffRowWriter::bigtiff() const noexcept { return false; }
 int TiffRowWriter::rows_written() const noexcept { return 0; }
+void TiffRowWriter::keep_partial() noexcept {}
 void TiffRowWriter::write_rows(int, int, const void*, std::ptrdiff_t) {}
 void TiffRowWriter::commit() {}
 }  // namespace upres

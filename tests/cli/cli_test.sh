@@ -608,6 +608,25 @@ if "$upres" -q convert "$sample" "$tmp/t8.tif" 2>/dev/null; then
     else
         fail "warp --tiled on a full disk left: $(ls -A "$tmp/full")"
     fi
+    # Resuming: a run that fails after some rows of tiles (the same file size limit, larger)
+    # keeps them (OUT.upres-partial.tif, OUT.upres-resume); the same command then copies them,
+    # computes the rest, and the file equals an uninterrupted run's byte for byte.
+    "$upres" -q warp "$tmp/t8.tif" "$tmp/ref4.tif" --zoom 4 --tiled
+    mkdir -p "$tmp/res"
+    run bash -c "trap '' XFSZ; ulimit -f 2000; exec \"\$0\" warp \"\$1\" \"\$2\" --zoom 4 --tiled -q" \
+        "$upres" "$tmp/t8.tif" "$tmp/res/o.tif"
+    expect_one_line_error "warp --tiled failing after 2 rows of tiles" $EX_IO "rerun the same command to resume after the 512 rows kept"
+    if [ -f "$tmp/res/o.tif.upres-partial.tif" ] && [ -f "$tmp/res/o.tif.upres-resume" ] && [ ! -f "$tmp/res/o.tif" ]; then
+        pass "the failed run kept its rows and no output"
+    else
+        fail "the failed run left: $(ls -A "$tmp/res")"
+    fi
+    run "$upres" -q warp "$tmp/t8.tif" "$tmp/res/o.tif" --zoom 4 --tiled
+    if [ "$rc" -eq 0 ] && cmp -s "$tmp/res/o.tif" "$tmp/ref4.tif" && [ "$(ls -A "$tmp/res")" = o.tif ]; then
+        pass "the same command resumed: byte-identical to an uninterrupted run, no leftovers"
+    else
+        fail "resume: exit $rc, $err; files: $(ls -A "$tmp/res")"
+    fi
 else
     skip "warp --tiled (this build has no TIFF)"
 fi

@@ -709,6 +709,40 @@ TEST_F(IoTest, TiffRowsPastTheWholeImageLimits) {
     EXPECT_EQ(back, row);
 }
 
+// Resumable writing: with a fixed partial name the writer checkpoints after every row of tiles
+// (the callback sees the rows), the partial file is a readable TIFF of those rows while the
+// writer is still open, keep_partial() leaves it when the writer dies, commit() renames it.
+TEST_F(IoTest, TiffRowsCheckpoints) {
+    const Image<std::uint16_t> img = test_image<std::uint16_t>(40, 100, 1, 330);
+    TiffRowWriterOptions o;
+    o.tile = 32;
+    o.partial_path = path("p.tif");
+    std::vector<int> seen;
+    o.on_checkpoint = [&](int rows) { seen.push_back(rows); };
+    {
+        TiffRowWriter w(path("out.tif"), 40, 100, 1, PixelType::U16, o);
+        w.write_rows(0, 70, img.view().row(0), img.view().stride());
+        EXPECT_EQ(seen, (std::vector<int>{32, 64}));
+        TiffRowReader r(path("p.tif"));
+        std::vector<std::uint16_t> rows(40 * 64);
+        r.read_rows(0, 64, rows.data(), 40);
+        for (int y = 0; y < 64; ++y)
+            EXPECT_EQ(std::memcmp(rows.data() + y * 40, img.view().row(y), 80), 0) << y;
+        w.keep_partial();
+    }
+    EXPECT_TRUE(fs::exists(path("p.tif")));
+    EXPECT_FALSE(fs::exists(path("out.tif")));
+    seen.clear();
+    {
+        TiffRowWriter w(path("out.tif"), 40, 100, 1, PixelType::U16, o);  // replaces p.tif
+        w.write_rows(0, 100, img.view().row(0), img.view().stride());
+        w.commit();
+    }
+    EXPECT_EQ(seen, (std::vector<int>{32, 64, 96}));
+    EXPECT_FALSE(fs::exists(path("p.tif")));
+    EXPECT_TRUE(same_pixels(read_image(path("out.tif")).as<std::uint16_t>().view(), img.view()));
+}
+
 TEST_F(IoTest, TiffRowsErrors) {
     expect_error([&] { TiffRowReader r(path("missing.tif")); }, ErrorCode::IoError,
                  path("missing.tif"), {"cannot open"});

@@ -114,6 +114,8 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
                 hi = mid - 1;
         }
         band = lo;
+        if (to.max_band_rows > 0) band = std::min(band, std::max(1, to.max_band_rows));
+        if (to.band_align > 1 && band >= to.band_align) band = band / to.band_align * to.band_align;
         if (need(band) > budget && band < std::min(8, g.oh))
             fail("max_memory " + std::to_string(budget) + " bytes is too small: 8 rows of " +
                  std::to_string(g.ow) + " x " + std::to_string(g.c) +
@@ -128,7 +130,7 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
     PrefilterOptions po;
     po.border = g.pad > 0 ? Border::Mirror : tap_border(o.border);
     po.fir_length = o.prefilter;
-    for (int y0 = 0; y0 < g.oh; y0 += band) {
+    for (int y0 = to.first_row; y0 < g.oh; y0 += band) {
         const int y1 = std::min(g.oh, y0 + band);
         const auto [a, b] = band_span(p, g, y0, y1);
         // Image rows behind span rows [a, b): clamped (edge replication of the padded span).
@@ -201,6 +203,11 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
         fail("the fill value is not finite; integer images need a finite fill");
     if (topts.band_rows < 0)
         fail("band_rows " + std::to_string(topts.band_rows) + " is negative (0: automatic)");
+    if (topts.max_band_rows < 0 || topts.band_align < 1)
+        fail("max_band_rows must be >= 0 and band_align >= 1");
+    if (topts.first_row < 0 || topts.first_row > out_height)
+        fail("first_row " + std::to_string(topts.first_row) + " is outside [0, " +
+             std::to_string(out_height) + "]");
     if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
         fail(std::string("tiled execution runs the cpu backend, not ") + to_string(ctx.backend) +
              " (the whole-image call upres::warp runs every backend)");
