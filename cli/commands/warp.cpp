@@ -97,15 +97,22 @@ struct ResumeFiles {
         : partial(out + ".upres-partial.tif"),
           done(out + ".upres-done.tif"),
           journal(out + ".upres-resume") {}
-    // The journal's state if it is this job's and its file exists; rows = 0 otherwise.
-    ResumeState read(const std::string& key) const {
+    // The journal's state if it is this job's, its rows are whole rows of tiles of the output
+    // and its file holds an image of the output's size; rows = 0 otherwise (start over).
+    ResumeState read(const std::string& key, int width, int height, int tile) const {
         std::ifstream f(journal);
         std::string magic, k, file;
         int rows = 0;
         if (!std::getline(f, magic) || magic != "upres tiled job 1" || !std::getline(f, k) ||
-            k != key || !std::getline(f, file) || !(f >> rows) || rows <= 0 ||
-            (file != partial && file != done) || !std::filesystem::exists(file))
+            k != key || !std::getline(f, file) || !(f >> rows) || rows <= 0 || rows >= height ||
+            rows % tile != 0 || (file != partial && file != done) || !std::filesystem::exists(file))
             return {};
+        try {
+            const TiffRowReader r(file);
+            if (r.width() != width || r.height() != height) return {};
+        } catch (const Error&) {
+            return {};
+        }
         return {file, rows};
     }
     // Replaces the journal (written aside, then renamed: a kill leaves the old or the new one).
@@ -182,7 +189,7 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
         to_string(o.interp), to_string(o.border), o.fill, o.prefilter, o.prefiltered, o.antialias,
         o.cubic_a, args.tile_size, args.deflate);
     const ResumeFiles rf{args.out};
-    const ResumeState prev = rf.read(key);
+    const ResumeState prev = rf.read(key, ow, oh, args.tile_size);
     int done = 0;
     std::string done_file;
     if (prev.rows > 0) {
