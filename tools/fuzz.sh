@@ -7,7 +7,7 @@
 # target (executions, result) and exits non-zero on any finding; a finding's input is saved
 # under $UPRES_FUZZ_BUILD/findings/.
 #   tools/fuzz.sh [SECONDS_PER_TARGET (30)] [TARGET...]
-#       targets: png jpeg tiff pfm pnm npy srcnn video (default: all; video when FFmpeg's
+#       targets: png jpeg tiff tiffrows pfm pnm npy srcnn video (default: all; video when FFmpeg's
 #       development files are installed)
 # Environment: UPRES_FUZZ_BUILD (default build/fuzz), UPRES_JOBS.
 set -euo pipefail
@@ -16,7 +16,7 @@ secs=${1:-30}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(png jpeg tiff pfm pnm npy srcnn)
+    targets=(png jpeg tiff tiffrows pfm pnm npy srcnn)
     pkg-config --exists libavformat libavcodec libavutil 2>/dev/null && targets+=(video)
 fi
 build=${UPRES_FUZZ_BUILD:-$root/build/fuzz}
@@ -29,7 +29,7 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
     >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
-declare -A ext=([png]="png" [jpeg]="jpg jpeg" [tiff]="tif tiff" [pfm]="pfm" [pnm]="pgm ppm pnm"
+declare -A ext=([png]="png" [jpeg]="jpg jpeg" [tiff]="tif tiff" [tiffrows]="tif tiff" [pfm]="pfm" [pnm]="pgm ppm pnm"
                 [npy]="npy" [srcnn]="srcnn" [video]="")
 mkdir -p "$build/findings"
 status=0
