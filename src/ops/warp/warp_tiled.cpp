@@ -156,8 +156,12 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
             }
             const Span2D<float> sb{stage.buf.data(), g.span_w, b - a, g.c, stage.row};
             const Span2D<const float> cb{sb.data, sb.width, sb.height, sb.channels, sb.stride};
+            // Small bands on one thread, as upres::warp's staging: a parallel region costs more
+            // than the work (tests/ops/warp_tiled_test.cpp's sweep of 1- to 37-row bands: 5.1 s
+            // with 16 threads on a 16-core host, 0.4 s with 2 on a 2-core one).
+            const int threads = std::int64_t{g.span_w} * (b - a) < (1 << 14) ? 1 : ctx.threads;
             if (g.prefilter)
-                cpu::bspline_prefilter_band(cb, sb, po, ctx.threads,
+                cpu::bspline_prefilter_band(cb, sb, po, threads,
                                             cpu::ColumnEnds{a > 0, b < g.span_h});
             cpu::warp_resize_band<float, T>(cb, ob, p, g.span_h, y0, a, ctx.threads);
         } else {
