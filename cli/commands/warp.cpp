@@ -60,6 +60,25 @@ void parse_size(const std::string& s, int& w, int& h, int limit = kMaxDimension)
                              : std::string()));
 }
 
+// --zoom F on a w x h input: round(F w) x round(F h), each side in 1..limit (kMaxDimension, or
+// kMaxTiledDimension with --tiled).
+void zoom_size(double zoom, int w, int h, int limit, int& ow, int& oh) {
+    if (!(zoom > 0) || !std::isfinite(zoom))
+        throw Error(ErrorCode::InvalidArgument,
+                    fmt::format("warp: --zoom {} must be a positive number", zoom));
+    const double fw = std::round(w * zoom), fh = std::round(h * zoom);
+    if (fw < 1 || fh < 1 || fw > limit || fh > limit)
+        throw Error(ErrorCode::InvalidArgument,
+                    limit == kMaxDimension
+                        ? fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{}; "
+                                      "--tiled: 1..{})",
+                                      zoom, fw, fh, kMaxDimension, kMaxTiledDimension)
+                        : fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{} with "
+                                      "--tiled)",
+                                      zoom, fw, fh, limit));
+    ow = static_cast<int>(fw), oh = static_cast<int>(fh);
+}
+
 // The flow field as a 2-channel float image (dx, dy).
 Image<float> read_flow(const std::string& path) {
     AnyImage a = read_input(path);
@@ -166,16 +185,7 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     if (which == Given::Size) {
         parse_size(args.size, ow, oh, kMaxTiledDimension);
     } else {
-        if (!(args.zoom > 0) || !std::isfinite(args.zoom))
-            throw Error(ErrorCode::InvalidArgument,
-                        fmt::format("warp: --zoom {} must be a positive number", args.zoom));
-        const double fw = std::round(w * args.zoom), fh = std::round(h * args.zoom);
-        if (fw < 1 || fh < 1 || fw > kMaxTiledDimension || fh > kMaxTiledDimension)
-            throw Error(ErrorCode::InvalidArgument,
-                        fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{} with "
-                                    "--tiled)",
-                                    args.zoom, fw, fh, kMaxTiledDimension));
-        ow = static_cast<int>(fw), oh = static_cast<int>(fh);
+        zoom_size(args.zoom, w, h, kMaxTiledDimension, ow, oh);
     }
     // Resumable: OUT.upres-partial.tif holds the rows written so far (a valid TIFF after every
     // row of tiles) and OUT.upres-resume names the job and the rows; the same command after a
@@ -312,16 +322,7 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
         t = Transform::make_resize();
         what = fmt::format("resize to {} x {}", ow, oh);
     } else if (which == Given::Zoom) {
-        if (!(args.zoom > 0) || !std::isfinite(args.zoom))
-            throw Error(ErrorCode::InvalidArgument,
-                        fmt::format("warp: --zoom {} must be a positive number", args.zoom));
-        const double fw = std::round(w * args.zoom), fh = std::round(h * args.zoom);
-        if (fw < 1 || fh < 1 || fw > kMaxDimension || fh > kMaxDimension)
-            throw Error(ErrorCode::InvalidArgument,
-                        fmt::format("warp: --zoom {} gives a {} x {} image (sizes 1..{}; "
-                                    "--tiled: 1..{})",
-                                    args.zoom, fw, fh, kMaxDimension, kMaxTiledDimension));
-        ow = static_cast<int>(fw), oh = static_cast<int>(fh);
+        zoom_size(args.zoom, w, h, kMaxDimension, ow, oh);
         t = Transform::make_resize();
         what = fmt::format("zoom x{} to {} x {}", args.zoom, ow, oh);
     } else if (which == Given::Affine) {
