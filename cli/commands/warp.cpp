@@ -38,7 +38,7 @@ struct WarpArgs {
     std::string prefilter, format = "auto";
     // --tiled: TIFF in, tiled (Big)TIFF out, band by band (upres/tiled.hpp).
     bool tiled = false, deflate = false;
-    int band_rows = 0, tile_size = 256;
+    int band_rows = 0, tile_size = 0;
     double max_memory_mib = 0;
 };
 
@@ -187,6 +187,22 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     } else {
         zoom_size(args.zoom, w, h, kMaxTiledDimension, ow, oh);
     }
+    if (args.band_rows > oh)
+        throw Error(ErrorCode::InvalidArgument,
+                    fmt::format("warp: --band-rows {} exceeds the output's {} rows (0: from "
+                                "--max-memory)",
+                                args.band_rows, oh));
+    // The output's tile side: 256, or the smallest multiple of 16 that covers a smaller output.
+    const int cover = (std::max(ow, oh) + 15) / 16 * 16;
+    if (args.tile_size < 0)
+        throw Error(ErrorCode::InvalidArgument,
+                    fmt::format("warp: --tile-size {} is negative (0: automatic)", args.tile_size));
+    const int tile = args.tile_size > 0 ? args.tile_size : std::min(256, cover);
+    if (tile > cover)
+        throw Error(ErrorCode::InvalidArgument,
+                    fmt::format("warp: --tile-size {} exceeds the {} x {} output (at most {}, the "
+                                "multiple of 16 that covers it)",
+                                tile, ow, oh, cover));
     // Resumable: OUT.upres-partial.tif holds the rows written so far (a valid TIFF after every
     // row of tiles) and OUT.upres-resume names the job and the rows; the same command after a
     // kill, a Ctrl-C or an error copies those rows and computes the rest.
@@ -197,9 +213,9 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
         std::filesystem::absolute(args.in).string(), std::filesystem::file_size(args.in, fs_ec),
         std::filesystem::last_write_time(args.in, fs_ec).time_since_epoch().count(), ow, oh,
         to_string(o.interp), to_string(o.border), o.fill, o.prefilter, o.prefiltered, o.antialias,
-        o.cubic_a, args.tile_size, args.deflate);
+        o.cubic_a, tile, args.deflate);
     const ResumeFiles rf{args.out};
-    const ResumeState prev = rf.read(key, ow, oh, args.tile_size);
+    const ResumeState prev = rf.read(key, ow, oh, tile);
     int done = 0;
     std::string done_file;
     if (prev.rows > 0) {
@@ -214,7 +230,7 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
         rf.remove_all();
     }
     TiffRowWriterOptions wo;
-    wo.tile = args.tile_size;
+    wo.tile = tile;
     wo.deflate = args.deflate;
     wo.partial_path = rf.partial;
     int checkpointed = 0;  // rows safe in the partial file
@@ -234,8 +250,8 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     to.band_rows = args.band_rows;
     // Bands end on rows of output tiles, where the writer checkpoints: a kill loses at most one
     // band, at most 1 % of the rows on images of 25600 output rows or more.
-    to.band_align = args.tile_size;
-    to.max_band_rows = std::max(args.tile_size, oh / 100);
+    to.band_align = tile;
+    to.max_band_rows = std::max(tile, oh / 100);
     to.first_row = done;
     const InterruptHandler handler;
     ProgressBar bar("warp (tiled)", oh, common.quiet);
@@ -250,7 +266,7 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     try {
         if (done > 0) {  // the rows of the interrupted run, copied
             TiffRowReader prev_rows(done_file);
-            const int chunk = args.tile_size;
+            const int chunk = tile;
             std::vector<unsigned char> buf(static_cast<std::size_t>(chunk) * ow * in.channels() *
                                            pixel_size(in.type()));
             for (int y = 0; y < done; y += chunk) {
@@ -417,8 +433,10 @@ void add_warp(CLI::App& app, const Common& common) {
         cmd->add_option("--max-memory", args->max_memory_mib,
                         "--tiled: MiB for the bands' buffers (default 0: 64, or more for very wide "
                         "images)"),
-        cmd->add_option("--tile-size", args->tile_size,
-                        "--tiled: the output TIFF's tile side, a multiple of 16 (default 256)"),
+        cmd->add_option(
+            "--tile-size", args->tile_size,
+            "--tiled: the output TIFF's tile side, a multiple of 16 (default 0: 256, less "
+            "for smaller outputs)"),
         cmd->add_flag("--deflate", args->deflate,
                       "--tiled: Deflate-compress the output tiles (default: uncompressed)")};
     cmd->callback([args, &common, rot, zoom, size, aff, hom, flow, tiled, tiled_only] {

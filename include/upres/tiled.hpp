@@ -28,7 +28,8 @@ struct TiledOptions {
     // their own need, whichever is more (bands span the full width: memory grows with the width,
     // not with the height).
     std::size_t max_memory = 0;
-    // Output rows per band; 0: as many as max_memory allows. Smaller bands re-read more halo.
+    // Output rows per band, at most the output's height; 0: as many as max_memory allows.
+    // Smaller bands re-read more halo.
     int band_rows = 0;
     // With band_rows = 0: at most max_band_rows rows per band (0: no cap), and a multiple of
     // band_align rows when the budget allows one (a tiled TIFF sink then checkpoints after every

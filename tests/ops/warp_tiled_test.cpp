@@ -37,7 +37,7 @@ Image<T> tiled(const Image<T>& in, int ow, int oh, const WarpOptions& o, int ban
     ViewRowSource src(in.view());
     ViewRowSink dst(out.view());
     TiledOptions to;
-    to.band_rows = band;
+    to.band_rows = std::min(band, oh);  // larger bands are refused
     to.max_memory = budget;
     std::int64_t last = 0;
     to.progress = [&](std::int64_t done, std::int64_t total) {
@@ -206,7 +206,10 @@ TEST(WarpTiled, BadArguments) {
                  "cpu backend");
     TiledOptions neg;
     neg.band_rows = -1;
-    expect_error([&] { run(rz, {}, neg, {}); }, ErrorCode::InvalidArgument, "band_rows");
+    expect_error([&] { run(rz, {}, neg, {}); }, ErrorCode::InvalidArgument, "band_rows -1");
+    TiledOptions tall;
+    tall.band_rows = 41;
+    expect_error([&] { run(rz, {}, tall, {}); }, ErrorCode::InvalidArgument, "outside [0, 40]");
     TiledOptions tiny;
     tiny.max_memory = 100;
     expect_error([&] { run(rz, {}, tiny, {}); }, ErrorCode::InvalidArgument, "too small");

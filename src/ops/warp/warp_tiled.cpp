@@ -205,8 +205,9 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
         fail("prefiltered B-spline coefficients must be a float image");
     if (src.type() != PixelType::F32 && !std::isfinite(opts.fill))
         fail("the fill value is not finite; integer images need a finite fill");
-    if (topts.band_rows < 0)
-        fail("band_rows " + std::to_string(topts.band_rows) + " is negative (0: automatic)");
+    if (topts.band_rows < 0 || topts.band_rows > out_height)
+        fail("band_rows " + std::to_string(topts.band_rows) + " is outside [0, " +
+             std::to_string(out_height) + "] (the output's rows; 0: automatic)");
     if (topts.max_band_rows < 0 || topts.band_align < 1)
         fail("max_band_rows must be >= 0 and band_align >= 1");
     if (topts.first_row < 0 || topts.first_row > out_height)
