@@ -23,9 +23,11 @@
 #include <upres/nlmsr.hpp>
 #include <upres/options.hpp>
 #include <upres/stereo.hpp>
+#include <upres/tiled.hpp>
 #include <upres/upscale.hpp>
 #include <upres/warp.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -213,6 +215,40 @@ bool truth(const std::string& op, const std::string& name, const std::string& te
 struct WarpOptionsHandle {
     WarpOptions o;
 };
+
+// warp_tiled from a TIFF to a tiled TIFF (upres.zoom_tiff); the GIL is released while it runs.
+std::map<std::string, double> zoom_tiff_py(const std::string& in, const std::string& out, int width,
+                                           int height, const WarpOptionsHandle& h, int band_rows,
+                                           double max_memory_mib, int tile, bool deflate,
+                                           int threads) {
+    if (!(max_memory_mib >= 0) || max_memory_mib > 1e6)
+        invalid("zoom_tiff: max_memory_mib must be in [0, 1000000] (0: automatic)");
+    nb::gil_scoped_release unlock;
+    TiffRowReader src(in);
+    TiffRowWriterOptions wo;
+    const int cover = (std::max(width, height) + 15) / 16 * 16;
+    wo.tile = tile > 0 ? tile : std::min(256, std::max(16, cover));
+    wo.deflate = deflate;
+    TiffRowWriter dst(out, width, height, src.channels(), src.type(), wo);
+    TiledOptions to;
+    to.band_rows = band_rows;
+    to.max_memory = static_cast<std::size_t>(max_memory_mib * 1048576.0);
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    ctx.threads = threads;
+    const TiledStats st =
+        warp_tiled(src, dst, width, height, Transform::make_resize(), h.o, to, ctx);
+    return {{"bands", st.bands},
+            {"band_rows", st.band_rows},
+            {"rows_read", static_cast<double>(st.rows_read)},
+            {"buffer_bytes", static_cast<double>(st.buffer_bytes)},
+            {"bigtiff", dst.bigtiff() ? 1.0 : 0.0}};
+}
+
+std::tuple<int, int, int, std::string> tiff_info_py(const std::string& path) {
+    const TiffRowReader r(path);
+    return {r.width(), r.height(), r.channels(), to_string(r.type())};
+}
 
 WarpOptionsHandle warp_options_py(const Options& kv) {
     return {options<WarpOptions>(
@@ -519,6 +555,9 @@ NB_MODULE(_upres, m) {
     m.def("brisque_features", &brisque_features_py, "image"_a, "backend"_a, "threads"_a);
     m.def("color", &color_py, "which"_a, "src"_a, "dst"_a, "backend"_a, "threads"_a, "stream"_a);
     m.def("imread", &imread_py, "path"_a, "format"_a);
+    m.def("zoom_tiff", &zoom_tiff_py, "input"_a, "output"_a, "width"_a, "height"_a, "options"_a,
+          "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+    m.def("tiff_info", &tiff_info_py, "path"_a);
     m.def("imwrite", &imwrite_py, "path"_a, "image"_a, "options"_a);
     m.def("option_tables", &option_tables);
     m.def("cuda_available", &upres::cuda_available);

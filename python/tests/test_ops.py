@@ -154,3 +154,27 @@ def test_files_round_trip(tmp_path: pathlib.Path, rng: np.random.Generator) -> N
     with pytest.raises(ValueError, match="quality"):
         upres.imwrite(tmp_path / "q.jpg", np.zeros((4, 4), np.uint8), quality=0)
     assert not (tmp_path / "q.jpg").exists()
+
+
+def test_zoom_tiff_matches_the_whole_image_command(tmp_path: pathlib.Path,
+                                                   baboon: np.ndarray) -> None:
+    src = tmp_path / "in.tif"
+    try:
+        upres.imwrite(src, np.ascontiguousarray(baboon[:200, :150]))
+    except upres.UnsupportedFormatError as e:
+        pytest.skip(f"this build has no TIFF: {e}")
+    whole = tmp_path / "whole.tif"
+    subprocess.run([str(upres_cli()), "warp", str(src), str(whole), "--zoom", "2.5", "--interp",
+                    "cubic", "--border", "reflect"], check=True, capture_output=True)
+    out = tmp_path / "tiled.tif"
+    st = upres.zoom_tiff(src, out, 2.5, interp="cubic", border="reflect", band_rows=37)
+    assert st["bands"] == 14 and st["band_rows"] == 37
+    assert np.array_equal(upres.imread(out), upres.imread(whole))
+    st = upres.zoom_tiff(src, out, size=(100, 77), prefilter="fir", tile=16, deflate=True)
+    assert upres.imread(out).shape == (77, 100, 3)
+    with pytest.raises(ValueError, match="zoom or size"):
+        upres.zoom_tiff(src, out)
+    with pytest.raises(ValueError, match="wrap"):
+        upres.zoom_tiff(src, out, 2, border="wrap")
+    with pytest.raises(OSError, match="missing.tif"):
+        upres.zoom_tiff(tmp_path / "missing.tif", out, 2)
