@@ -56,7 +56,8 @@ struct TiledStats {
 // Backend: cpu (the Reference and CUDA backends are refused, never substituted). The output is
 // bit-identical to upres::warp on the whole image with the same options and backend.
 // Error(InvalidArgument) for unsupported transforms or options, sizes over kMaxTiledDimension,
-// a band_rows < 0 or a memory budget too small; source and sink errors pass through.
+// band_rows outside [0, out_height], a memory budget too small, and (B-spline) a non-finite
+// value in a float source, found when its band is read; source and sink errors pass through.
 TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                       const Transform& t, const WarpOptions& opts = {},
                       const TiledOptions& topts = {}, const Context& ctx = {});

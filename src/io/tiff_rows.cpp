@@ -122,6 +122,15 @@ TiffRowReader::TiffRowReader(const std::string& path) : impl_(std::make_unique<I
             fail(ErrorCode::CorruptData, path,
                  "inconsistent TIFF tile size " + std::to_string(m.tw) + " x " +
                      std::to_string(m.th) + libtiff_says(m.msgs));
+        // A block is one row of tiles: bound it (a hostile header could claim a huge one).
+        const std::size_t wide =
+            std::max(m.row_bytes(), std::size_t{m.tw} * m.layout.channels * m.px);
+        if (wide * m.th > (std::size_t{1} << 30))
+            fail(ErrorCode::UnsupportedFormat, path,
+                 "TIFF rows of tiles of " + std::to_string(m.th) + " rows of " +
+                     std::to_string(wide) +
+                     " bytes exceed 1 GiB; rewrite it with smaller tiles (e.g. `vips tiffsave "
+                     "--tile --tile-height 256`)");
     } else {
         std::uint32_t rps = 0;
         TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rps);

@@ -221,6 +221,15 @@ TEST(WarpTiled, BadArguments) {
     nanfill.fill = std::nanf("");
     nanfill.border = Border::Constant;
     expect_error([&] { run(rz, nanfill, {}, {}); }, ErrorCode::InvalidArgument, "fill");
+    // A NaN in a float source is refused for the B-spline (the whole image's IIR would carry it
+    // along its column), named by its position.
+    Image<float> fin = random_image<float>(20, 20, 1, 2, 0.0, 1.0);
+    fin.view()(3, 17) = std::nanf("");
+    Image<float> fout(40, 40, 1);
+    ViewRowSource fsrc(fin.view());
+    ViewRowSink fdst(fout.view());
+    expect_error([&] { warp_tiled(fsrc, fdst, 40, 40, rz); }, ErrorCode::InvalidArgument,
+                 "(x 3, y 17, channel 0) is NaN");
     // A progress callback that throws stops the run: the sink is not committed.
     TiledOptions stop;
     stop.band_rows = 8;

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/finite_scan.hpp"
 #include "core/span2d.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
@@ -79,6 +80,19 @@ std::size_t band_bytes(const Geometry& g, int out_rows, int span_rows, std::size
            static_cast<std::size_t>(span_rows) * (stage + std::size_t{1} * g.sw * g.c * px);
 }
 
+// A NaN or an infinity reaches every row of its column through the whole image's IIR
+// prefilter but only its band's rows here: refused, as bspline_prefilter refuses it.
+void check_finite(Rows<float>& in, int first, int rows, const Geometry& g, const Context& ctx) {
+    const std::ptrdiff_t n = std::ptrdiff_t{g.sw} * g.c;
+    const std::int64_t bad = find_nonfinite_host(in.buf.data(), n, rows, in.row, ctx.threads);
+    if (bad < 0) return;
+    const std::int64_t y = bad / n, i = bad % n;
+    fail("the source value at (x " + std::to_string(i / g.c) + ", y " + std::to_string(first + y) +
+         ", channel " + std::to_string(i % g.c) + ") is " +
+         (std::isnan(in.at(static_cast<int>(y))[i]) ? "NaN" : "infinite") +
+         "; the B-spline prefilter needs finite values");
+}
+
 template <class T>
 TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& p,
                const WarpOptions& o, const TiledOptions& to, const Context& ctx) {
@@ -139,6 +153,8 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
         in.reset(ib - ia + 1, std::ptrdiff_t{g.sw} * g.c);
         src.read_rows(ia, ib - ia + 1, in.buf.data(), in.row);
         st.rows_read += ib - ia + 1;
+        if constexpr (std::is_same_v<T, float>)
+            if (g.prefilter) check_finite(in, ia, ib - ia + 1, g, ctx);
         const Span2D<T> ob{out.buf.data(), g.ow, y1 - y0, g.c, out.row};
         if (g.bspline) {
             stage.reset(b - a, std::ptrdiff_t{g.span_w} * g.c);
