@@ -1,18 +1,19 @@
 // libFuzzer target: one upres decoder (UPRES_FUZZ_FORMAT: png, jpeg, tiff, pfm, pnm, npy), the
-// row-wise TIFF reader ("tiffrows") or the .srcnn weights reader ("srcnn") on arbitrary bytes. The bytes go to an anonymous
-// in-memory file (memfd) read through its /proc path, as a user's file would be; an
-// upres::Error is the expected outcome for bad input, anything else (a crash, a sanitizer
-// report, another exception, a leak) is a finding. Built by tools/fuzz.sh (docs/reliability.md).
+// row-wise TIFF reader ("tiffrows") or the .srcnn weights reader ("srcnn") on arbitrary bytes.
+// The bytes go to an anonymous in-memory file (memfd) read through its /proc path, as a user's
+// file would be; an upres::Error is the expected outcome for bad input, anything else (a crash,
+// a sanitizer report, another exception, a leak) is a finding. Built by tools/fuzz.sh
+// (docs/reliability.md).
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
-#include <algorithm>
 
 #include <upres/error.hpp>
 #include <upres/io.hpp>
@@ -32,12 +33,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             // The row-wise TIFF reader of tiled execution: bands with a halo at the top and at
             // the bottom (rows up to 16 MiB wide: the reader's own limit is 2^20 pixels).
             upres::TiffRowReader r(f.path());
-            const std::size_t row = static_cast<std::size_t>(r.width()) * r.channels() *
-                                    upres::pixel_size(r.type());
+            const std::size_t row =
+                static_cast<std::size_t>(r.width()) * r.channels() * upres::pixel_size(r.type());
             if (row <= (std::size_t{16} << 20)) {
                 std::vector<unsigned char> buf(row * 8);
-                const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(row) /
-                                              static_cast<std::ptrdiff_t>(upres::pixel_size(r.type()));
+                const std::ptrdiff_t stride =
+                    static_cast<std::ptrdiff_t>(row) /
+                    static_cast<std::ptrdiff_t>(upres::pixel_size(r.type()));
                 for (int y = 0; y < r.height() && y < 64; y += 6)
                     r.read_rows(y, std::min(8, r.height() - y), buf.data(), stride);
                 const int last = std::max(0, r.height() - 8);
