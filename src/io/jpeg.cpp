@@ -7,7 +7,10 @@
 #include <jerror.h>
 #include <jpeglib.h>
 
+#include <sys/stat.h>
 #include <cerrno>
+
+#include <algorithm>
 #include <csetjmp>
 #include <cstring>
 #include <string>
@@ -149,11 +152,28 @@ AnyImage read_jpeg(const std::string& path, std::FILE* f, std::int64_t max_pixel
                  "JPEG in " + color_space_name(cinfo.jpeg_color_space) +
                      " is not supported (allowed: grayscale and YCbCr/RGB)");
     }
+    // libjpeg's own working memory: a progressive or multi-scan file keeps every coefficient of
+    // the image (about 2 bytes per sample) while it decodes. A file far smaller than that is a
+    // decompression bomb (a 311-byte file asked for 2.4 GB under fuzzing): the decoder's memory
+    // is bounded by 64 MiB plus 1024 bytes per byte of the file (progressive photos need 10-60,
+    // a flat grey 4096^2 progressive file 512); past it libjpeg-turbo stops (no backing store).
+    struct stat st;
+    const std::int64_t file_bytes = ::fstat(::fileno(f), &st) == 0 ? st.st_size : 0;
+    const std::int64_t budget =
+        (std::int64_t{64} << 20) + 1024 * std::min<std::int64_t>(file_bytes, std::int64_t{1} << 40);
+    cinfo.mem->max_memory_to_use = static_cast<long>(budget);
     Image<std::uint8_t> img(static_cast<int>(cinfo.image_width),
                             static_cast<int>(cinfo.image_height), channels);
-    if (!jpeg_pixels(&cinfo, &err, img.data(), static_cast<std::size_t>(img.stride())))
+    if (!jpeg_pixels(&cinfo, &err, img.data(), static_cast<std::size_t>(img.stride()))) {
+        if (std::strstr(err.message, "ackin") != nullptr)  // "Backing store not supported"
+            fail(ErrorCode::UnsupportedFormat, path,
+                 "this multi-scan JPEG needs more than " + std::to_string(budget >> 20) +
+                     " MiB of decoder memory for a " + std::to_string(file_bytes) +
+                     "-byte file (64 MiB + 1024 bytes per byte of file): refused as a "
+                     "decompression bomb");
         fail(ErrorCode::CorruptData, path,
              std::string("corrupt or truncated JPEG: ") + err.message);
+    }
     if (static_cast<int>(cinfo.output_components) != channels ||
         cinfo.output_width != cinfo.image_width || cinfo.output_height != cinfo.image_height)
         fail(ErrorCode::Internal, path, "libjpeg decoded an unexpected layout");
