@@ -53,11 +53,18 @@ bool jpeg_header(jpeg_decompress_struct* cinfo, JpegError* err, std::FILE* f) {
     return true;
 }
 
-// Decodes into rows of `stride_bytes`; out_color_space must be set by the caller.
+// out_color_space must be set by the caller. A progressive or multi-scan file is read whole
+// here (into libjpeg's coefficient buffers), before the caller allocates the output.
+bool jpeg_start(jpeg_decompress_struct* cinfo, JpegError* err) {
+    if (setjmp(err->jump)) return false;
+    jpeg_start_decompress(cinfo);
+    return true;
+}
+
+// Decodes into rows of `stride_bytes`.
 bool jpeg_pixels(jpeg_decompress_struct* cinfo, JpegError* err, unsigned char* data,
                  std::size_t stride_bytes) {
     if (setjmp(err->jump)) return false;
-    jpeg_start_decompress(cinfo);
     while (cinfo->output_scanline < cinfo->output_height) {
         JSAMPROW row = data + static_cast<std::size_t>(cinfo->output_scanline) * stride_bytes;
         jpeg_read_scanlines(cinfo, &row, 1);
@@ -162,9 +169,7 @@ AnyImage read_jpeg(const std::string& path, std::FILE* f, std::int64_t max_pixel
     const std::int64_t budget =
         (std::int64_t{64} << 20) + 1024 * std::min<std::int64_t>(file_bytes, std::int64_t{1} << 40);
     cinfo.mem->max_memory_to_use = static_cast<long>(budget);
-    Image<std::uint8_t> img(static_cast<int>(cinfo.image_width),
-                            static_cast<int>(cinfo.image_height), channels);
-    if (!jpeg_pixels(&cinfo, &err, img.data(), static_cast<std::size_t>(img.stride()))) {
+    const auto refuse = [&] {
         if (std::strstr(err.message, "ackin") != nullptr)  // "Backing store not supported"
             fail(ErrorCode::UnsupportedFormat, path,
                  "this multi-scan JPEG needs more than " + std::to_string(budget >> 20) +
@@ -173,7 +178,13 @@ AnyImage read_jpeg(const std::string& path, std::FILE* f, std::int64_t max_pixel
                      "decompression bomb");
         fail(ErrorCode::CorruptData, path,
              std::string("corrupt or truncated JPEG: ") + err.message);
-    }
+    };
+    // Started before the output is allocated: a bomb or a corrupt multi-scan file is refused
+    // without touching gigabytes of pixels.
+    if (!jpeg_start(&cinfo, &err)) refuse();
+    Image<std::uint8_t> img(static_cast<int>(cinfo.image_width),
+                            static_cast<int>(cinfo.image_height), channels);
+    if (!jpeg_pixels(&cinfo, &err, img.data(), static_cast<std::size_t>(img.stride()))) refuse();
     if (static_cast<int>(cinfo.output_components) != channels ||
         cinfo.output_width != cinfo.image_width || cinfo.output_height != cinfo.image_height)
         fail(ErrorCode::Internal, path, "libjpeg decoded an unexpected layout");
