@@ -37,6 +37,8 @@
 #include <upres/stereo.hpp>
 #include <upres/warp.hpp>
 
+#include "random_srcnn.hpp"
+
 namespace {
 
 using namespace upres;
@@ -361,26 +363,11 @@ void nlmsr_case(Tally& t, std::uint64_t seed) {
 // values of the terms behind each output pixel.
 void srcnn_case(Tally& t, std::uint64_t seed) {
     Rng r(seed);
-    SrcnnModel m;
-    m.scale = 2;
     const int ks[3] = {2 * uniform(r, 0, 4) + 1, 2 * uniform(r, 0, 2) + 1,
                        2 * uniform(r, 0, 2) + 1};
     const int n1 = uniform(r, 1, 32), n2 = uniform(r, 1, 16);
-    const int ins[3] = {1, n1, n2}, outs[3] = {n1, n2, 1};
     const double sigma1 = std::pow(10.0, real(r, -3.0, -1.0));
-    for (int l = 0; l < 3; ++l) {
-        SrcnnLayer& L = m.layers[static_cast<std::size_t>(l)];
-        L.out_channels = outs[l];
-        L.in_channels = ins[l];
-        L.kernel = ks[l];
-        const double taps = double(ins[l]) * ks[l] * ks[l];
-        const double sigma = l == 0 ? sigma1 : std::min(0.1, 0.5 / std::sqrt(taps));
-        std::normal_distribution<double> wd(0.0, sigma), bd(0.0, 0.02);
-        L.weights.resize(static_cast<std::size_t>(outs[l] * taps));
-        for (float& w : L.weights) w = static_cast<float>(wd(r));
-        L.bias.resize(static_cast<std::size_t>(outs[l]));
-        for (float& b : L.bias) b = static_cast<float>(bd(r));
-    }
+    const SrcnnModel m = test::random_srcnn_model(r, ks, n1, n2, sigma1, 2);
     const int rf = m.receptive_field();
     // Mostly at least the receptive field; sometimes smaller (both must refuse).
     const int lo = uniform(r, 0, 9) == 0 ? 1 : rf;

@@ -32,6 +32,7 @@
 
 #include "ops/srcnn/srcnn_backends.hpp"
 #include "ops/srcnn/srcnn_cpu_simd.hpp"
+#include "random_srcnn.hpp"
 #include "test_util.hpp"
 
 namespace upres {
@@ -41,30 +42,9 @@ struct Shape {
     int k1, k2, k3, n1, n2;
 };
 
-// Weights N(0, sigma_l), biases N(0, 0.02); sigma_1 = scale1, later layers scaled by
-// 1 / sqrt(taps) so the activations stay O(0.1 .. 1) (trained SRCNN layers look like this:
-// N(0, 1e-3) initialisation, 1e-3 .. 1e-1 after training).
 SrcnnModel random_model(const Shape& s, std::uint32_t seed, double scale1 = 0.1) {
-    SrcnnModel m;
-    m.scale = 3;
-    m.description = "random test model";
     std::mt19937 rng(seed);
-    const int ks[3] = {s.k1, s.k2, s.k3};
-    const int ins[3] = {1, s.n1, s.n2};
-    const int outs[3] = {s.n1, s.n2, 1};
-    for (int l = 0; l < 3; ++l) {
-        SrcnnLayer& L = m.layers[static_cast<std::size_t>(l)];
-        L.out_channels = outs[l];
-        L.in_channels = ins[l];
-        L.kernel = ks[l];
-        const double taps = double(ins[l]) * ks[l] * ks[l];
-        const double sigma = l == 0 ? scale1 : std::min(0.1, 0.5 / std::sqrt(taps));
-        std::normal_distribution<double> wd(0.0, sigma), bd(0.0, 0.02);
-        L.weights.resize(static_cast<std::size_t>(outs[l] * taps));
-        for (float& w : L.weights) w = static_cast<float>(wd(rng));
-        L.bias.resize(static_cast<std::size_t>(outs[l]));
-        for (float& b : L.bias) b = static_cast<float>(bd(rng));
-    }
+    SrcnnModel m = test::random_srcnn_model(rng, {s.k1, s.k2, s.k3}, s.n1, s.n2, scale1, 3);
     validate(m);  // a model the public API accepts
     return m;
 }
