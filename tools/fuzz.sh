@@ -1,36 +1,38 @@
 #!/usr/bin/env bash
-# Builds upres's libFuzzer targets (fuzz/: every image decoder, the .srcnn reader and, in a build
-# with FFmpeg's libraries, the video input) with clang,
+# Builds upres's libFuzzer targets (fuzz/: every image decoder, the .srcnn reader, the command
+# line's arguments and, in a build with FFmpeg's libraries, the video input) with clang,
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs each for a bounded time from a seed
 # corpus: the small real files of tests/data/io and models/ (by extension), plus
 # fuzz/corpus/<format>/ (inputs that once failed, kept as regression seeds). Prints one line per
 # target (executions, result) and exits non-zero on any finding; a finding's input is saved
 # under $UPRES_FUZZ_BUILD/findings/.
 #   tools/fuzz.sh [SECONDS_PER_TARGET (30)] [TARGET...]
-#       targets: png jpeg tiff tiffrows pfm pnm npy srcnn video (default: all; video when FFmpeg's
+#       targets: png jpeg tiff tiffrows pfm pnm npy srcnn cli video (default: all; video when FFmpeg's
 #       development files are installed)
-# Environment: UPRES_FUZZ_BUILD (default build/fuzz), UPRES_JOBS.
+# Environment: UPRES_FUZZ_BUILD (default build/fuzz), UPRES_JOBS, UPRES_FUZZ_RUNS (a campaign:
+# stop each target after this many executions instead of after SECONDS).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-30}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(png jpeg tiff tiffrows pfm pnm npy srcnn)
+    targets=(png jpeg tiff tiffrows pfm pnm npy srcnn cli)
     pkg-config --exists libavformat libavcodec libavutil 2>/dev/null && targets+=(video)
 fi
 build=${UPRES_FUZZ_BUILD:-$root/build/fuzz}
+mkdir -p "$build" && build=$(cd "$build" && pwd)  # absolute: fuzz_cli works in another folder
 jobs=${UPRES_JOBS:-$(nproc)}
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (apt-get install clang)"; exit 1; }
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DUPRES_WITH_CUDA=OFF -DUPRES_SANITIZE=ON -DUPRES_BUILD_FUZZ=ON -DUPRES_BUILD_TESTS=OFF \
-    -DUPRES_BUILD_BENCH=OFF -DUPRES_BUILD_CLI=OFF -DUPRES_BUILD_EXPERIMENTS=OFF \
+    -DUPRES_BUILD_BENCH=OFF -DUPRES_BUILD_CLI=ON -DUPRES_BUILD_EXPERIMENTS=OFF \
     >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 declare -A ext=([png]="png" [jpeg]="jpg jpeg" [tiff]="tif tiff" [tiffrows]="tif tiff" [pfm]="pfm" [pnm]="pgm ppm pnm"
-                [npy]="npy" [srcnn]="srcnn" [video]="")
+                [npy]="npy" [srcnn]="srcnn" [video]="" [cli]="")
 mkdir -p "$build/findings"
 status=0
 for t in "${targets[@]}"; do
@@ -41,8 +43,12 @@ for t in "${targets[@]}"; do
     done
     [ -d "$root/fuzz/corpus/$t" ] && cp "$root/fuzz/corpus/$t/"* "$corpus/" 2>/dev/null || true
     log="$build/fuzz_$t.log"
+    # The command line's target prints what the CLI prints: its output is closed (-close_fd_mask).
+    extra=()
+    [ "$t" = cli ] && extra=(-close_fd_mask=3 -max_len=1024)
+    [ -n "${UPRES_FUZZ_RUNS:-}" ] && extra+=(-runs="$UPRES_FUZZ_RUNS")
     if ASAN_OPTIONS=detect_leaks=1 "$build/fuzz/fuzz_$t" "$corpus" -max_total_time="$secs" \
-        -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+        -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 "${extra[@]}" \
         -artifact_prefix="$build/findings/$t-" >"$log" 2>&1; then
         result=ok
     else
@@ -50,6 +56,7 @@ for t in "${targets[@]}"; do
         status=1
     fi
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    [ -n "${UPRES_FUZZ_RUNS:-}" ] && secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
     echo "fuzz_$t: ${runs:-?} executions in ${secs} s (corpus at the end: $(ls "$corpus" | wc -l) inputs): $result"
     rm -rf "$corpus"
 done
