@@ -2,7 +2,8 @@
 # Installs what upres needs on Debian 12 / Ubuntu with apt-get, only what is missing (checked
 # with dpkg -s, so a machine that has everything never touches apt). Needs root or sudo when
 # something is missing. Safe to re-run.
-#   scripts/deps.sh           everything: build, tests, benchmarks, format check, fuzzing (clang),
+#   scripts/deps.sh           everything: build, tests, benchmarks, format check, fuzzing and
+#                             ThreadSanitizer (clang, libomp),
 #                             video tests (ffmpeg), golden data
 #   scripts/deps.sh --build   only what building the library and the upres command needs
 # CUDA is not installed here: the CUDA backends are compiled when nvcc is found (PATH or
@@ -12,7 +13,7 @@ set -euo pipefail
 build_pkgs=(build-essential cmake ninja-build pkg-config libpng-dev libjpeg-dev libtiff-dev
             libavformat-dev libavcodec-dev libavutil-dev
             libcli11-dev libfmt-dev)
-all_pkgs=("${build_pkgs[@]}" libgtest-dev libgmock-dev libbenchmark-dev clang-format clang
+all_pkgs=("${build_pkgs[@]}" libgtest-dev libgmock-dev libbenchmark-dev clang-format clang libomp-dev
           python3-numpy python3-scipy python3-skimage python3-opencv opencv-doc python3-dev
           python3-venv ffmpeg)
 

@@ -56,8 +56,9 @@ for t in "${targets[@]}"; do
         status=1
     fi
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    [ -n "${UPRES_FUZZ_RUNS:-}" ] && secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
-    echo "fuzz_$t: ${runs:-?} executions in ${secs} s (corpus at the end: $(ls "$corpus" | wc -l) inputs): $result"
+    took=$secs
+    [ -n "${UPRES_FUZZ_RUNS:-}" ] && took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    echo "fuzz_$t: ${runs:-?} executions in ${took:-?} s (corpus at the end: $(ls "$corpus" | wc -l) inputs): $result"
     rm -rf "$corpus"
 done
 exit $status
