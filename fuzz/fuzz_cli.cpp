@@ -4,13 +4,14 @@
 // of a bad command line; a crash, a sanitizer report, a leak, an uncaught exception or the
 // CLI's "internal error" exit code is a finding.
 //
-// Files: the process works in a private temporary folder holding small inputs (below); an
+// Files: each command line runs in a private temporary folder holding small inputs (below); an
 // argument "@NAME" is that folder's file NAME (in.png, gray.pgm, f.pfm, in16.tif, left.png,
 // right.png, a.png, b.png, c.png, flow.npy, model.srcnn, list.txt, or any other name for an
 // output). After each run every file the command wrote is removed and the inputs are restored.
 // Skipped (not run) are command lines with an argument holding "/" or ".." (no file outside the
 // folder is read or written) or an integer of three digits or more, an exponent or a hex/binary
 // literal: outputs of up to gigapixels would only measure the allocator and the clock.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@ struct Inputs {
     fs::path dir;
     std::map<std::string, std::string> bytes;  // input name -> its content
     std::map<std::string, Stamp> stamps;       // input name -> its file's identity
+    int home = -1;                             // the folder libFuzzer was started in
 };
 
 Inputs* g_inputs = nullptr;
@@ -169,8 +171,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     g_inputs = new Inputs;
     g_inputs->dir = tmpl;
     make_inputs(g_inputs->dir, *g_inputs);
-    // Relative paths the command line names land in the folder too.
-    if (chdir(tmpl) != 0) std::abort();
+    g_inputs->home = ::open(".", O_RDONLY | O_DIRECTORY);
+    if (g_inputs->home < 0) std::abort();
     std::atexit([] {
         std::error_code ec;
         fs::remove_all(g_inputs->dir, ec);
@@ -203,7 +205,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // Relative paths the command line names land in the folder too; libFuzzer's own paths
+    // (corpus, artifacts) stay relative to where it was started.
+    if (chdir(g_inputs->dir.c_str()) != 0) std::abort();
     const int rc = upres::cli::run(static_cast<int>(args.size()), argv.data());
+    if (fchdir(g_inputs->home) != 0) std::abort();
     restore(*g_inputs);
     if (rc == upres::exit_code(upres::ErrorCode::Internal)) {
         std::fprintf(stderr, "fuzz_cli: the command line ended in an internal error\n");
