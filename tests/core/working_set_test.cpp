@@ -1,4 +1,4 @@
-// The stated working sets (docs/errors.md, "Resource limits"): the host memory each operation's
+// The stated working sets (docs/reliability.md, "Working sets"): the host memory each operation's
 // cpu backend allocates beyond its input and output, measured by counting every operator new of
 // the process (this file replaces them) during one call, at two sizes, against the bound the
 // docs state.
