@@ -288,6 +288,16 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
     }
 
     make_output_folder(out, "upscale: with several inputs");
+    // An output that is one of the inputs would replace it, and an input named twice would
+    // then be upscaled again from its own result (the argument fuzzer's 2^10 upscale).
+    for (const std::string& f : files) {
+        std::error_code ec;
+        if (fs::equivalent(fs::path(out) / fs::path(f).filename(), f, ec))
+            throw Error(ErrorCode::InvalidArgument,
+                        fmt::format("upscale: the output folder '{}' holds the input '{}': its "
+                                    "result would replace it (choose another output folder)",
+                                    out, f));
+    }
     std::optional<ErrorCode> first_error;
     int failed = 0;
     bool printed_ran = false;

@@ -62,6 +62,7 @@ ENTRIES = [
     ("output-folder-missing", "outputs", "an output in a folder that does not exist", ["upscale", "$T/small.png", "$T/no/such/o.png"], None),
     ("output-unknown-format", "outputs", "an output with an unknown extension", ["upscale", "$T/small.png", "$T/o.xyz"], None),
     ("output-is-a-folder", "outputs", "several inputs into an existing file", ["upscale", "$T/small.png", "$T/small2.png", "$T/existing.png"], None),
+    ("output-replaces-input", "outputs", "several inputs into the folder that holds them", ["upscale", "$T/small.png", "$T/small2.png", "$T", "--method", "bicubic"], None),
     ("output-depth", "outputs", "a float image into a JPEG", ["convert", "$T/small.pfm", "$T/o.jpg"], None),
     # ---- command line
     ("unknown-command", "command line", "an unknown subcommand", ["resize", "$T/small.png", "$T/o.png"], None),
