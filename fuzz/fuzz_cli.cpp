@@ -32,6 +32,7 @@
 #include <upres/io.hpp>
 #include <upres/srcnn.hpp>
 #include "app.hpp"
+#include "random_srcnn.hpp"
 
 namespace fs = std::filesystem;
 
@@ -97,21 +98,8 @@ void make_inputs(const fs::path& dir, Inputs& in) {
         write_image((dir / frames[i]).string(), pattern<std::uint8_t>(16, 12, 1, 255, 6, i).view());
     Image<float> flow = pattern<float>(12, 10, 2, 2.0, 7);
     write_image((dir / "flow.npy").string(), flow.view());
-    SrcnnModel m;
-    m.scale = 2;
-    m.description = "fuzz model";
-    const int ks[3] = {5, 1, 3}, ins[3] = {1, 4, 2}, outs[3] = {4, 2, 1};
     std::mt19937 rng(8);
-    std::normal_distribution<float> wd(0.f, 0.05f);
-    for (int l = 0; l < 3; ++l) {
-        SrcnnLayer& L = m.layers[static_cast<std::size_t>(l)];
-        L.in_channels = ins[l];
-        L.out_channels = outs[l];
-        L.kernel = ks[l];
-        L.weights.resize(static_cast<std::size_t>(outs[l] * ins[l] * ks[l] * ks[l]));
-        for (float& w : L.weights) w = wd(rng);
-        L.bias.assign(static_cast<std::size_t>(outs[l]), 0.01f);
-    }
+    const SrcnnModel m = upres::test::random_srcnn_model(rng, {5, 1, 3}, 4, 2, 0.05, 2);
     save_srcnn_model(m, (dir / "model.srcnn").string());
     std::ofstream((dir / "list.txt").string()) << "a.png\nb.png\nc.png\n";
     for (const auto& e : fs::directory_iterator(dir))
