@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 
+#include <upres/bspline.hpp>
 #include <upres/context.hpp>
 #include <upres/image.hpp>
 #include <upres/rows.hpp>
@@ -61,5 +62,19 @@ struct TiledStats {
 TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                       const Transform& t, const WarpOptions& opts = {},
                       const TiledOptions& topts = {}, const Context& ctx = {});
+
+// upres::bspline_prefilter over a RowSource (u8, u16 or f32; integers are converted to float,
+// exactly) into a RowSink of float rows of the same size and channels (for example a
+// TiffRowWriter of PixelType::F32). Each band of rows is prefiltered with kBandWarmup (64) rows
+// of warm-up beyond each cut (docs/scale.md): the output is bit-identical to bspline_prefilter
+// (cpu backend) on the whole image converted to float. Options as bspline_prefilter except
+// Border::Wrap (its column recursions couple the first and the last rows); the variant is a
+// CUDA kernel choice and does not change the cpu result. Backend: cpu (Reference and CUDA are
+// refused, never substituted). Error(InvalidArgument) as warp_tiled for sizes, band_rows,
+// first_row and budgets, and for a non-finite value in a float source, found when its band is
+// read (the rows before it are then already written to the sink, which is not committed);
+// source and sink errors pass through.
+TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const PrefilterOptions& opts = {},
+                                   const TiledOptions& topts = {}, const Context& ctx = {});
 
 }  // namespace upres

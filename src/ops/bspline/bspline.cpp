@@ -1,16 +1,21 @@
-// upres::bspline_prefilter: validation and dispatch (the only #if UPRES_HAVE_CUDA of the op).
+// upres::bspline_prefilter: validation and dispatch (the only #if UPRES_HAVE_CUDA of the op), and
+// its tiled form, upres::bspline_prefilter_tiled.
 #include <upres/bspline.hpp>
+#include <upres/tiled.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "core/border_math.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/finite_scan_cuda.hpp"
 #include "core/overlap.hpp"
+#include "core/tiled_bands.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_math.hpp"
 
@@ -161,6 +166,92 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
 #else
     throw Error(ErrorCode::BackendUnavailable, std::string(kOp) + ": built without CUDA");
 #endif
+}
+
+namespace {
+
+constexpr const char* kTiledOp = "bspline_prefilter_tiled";
+
+// Band of rows [y0, y1): the source rows [a, b) it is prefiltered with: kBandWarmup more at each
+// end that is not the image's, a starting at a multiple of kBandAlign rows and b ending at one or
+// at the image's end (cpu::bspline_prefilter_band's conditions for the whole image's bits).
+std::pair<int, int> prefilter_band_span(int h, int warm, int y0, int y1) {
+    const int a = std::max(0, y0 - warm) / cpu::kBandAlign * cpu::kBandAlign;
+    const int b =
+        std::min(h, (y1 + warm + cpu::kBandAlign - 1) / cpu::kBandAlign * cpu::kBandAlign);
+    return {a, b};
+}
+
+template <class T>
+TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOptions& opts,
+                               const TiledOptions& to, const Context& ctx) {
+    const int w = src.width(), h = src.height(), c = src.channels();
+    // Rows along x only are independent: no warm-up (the band still starts on the row pass's
+    // 8-row groups).
+    const int warm = opts.axes == PrefilterAxes::X ? 0 : cpu::kBandWarmup;
+    const std::size_t px = std::is_same_v<T, float> ? 4 : 4 + sizeof(T);  // staging (+ input)
+    const auto need = [&](int rows) {
+        const int span = std::min(h, std::min(h, rows) + 2 * warm + 2 * cpu::kBandAlign);
+        return static_cast<std::size_t>(span) * static_cast<std::size_t>(w) * c * px;
+    };
+    // Automatic budget: 64 MiB, or what bands of 256 rows need (very wide images; the warm-up,
+    // 2 x 64 rows a band, would otherwise cost more than the band's own rows).
+    const std::size_t budget =
+        to.max_memory ? to.max_memory : std::max(std::size_t{64} << 20, need(256));
+    const int band = tiled::band_rows(kTiledOp, to, w, h, c, budget, need);
+
+    TiledStats st;
+    st.band_rows = band;
+    tiled::Rows<T> in;
+    tiled::Rows<float> stage;
+    const std::ptrdiff_t n = std::ptrdiff_t{w} * c;
+    for (int y0 = to.first_row; y0 < h; y0 += band) {
+        const int y1 = std::min(h, y0 + band);
+        const auto [a, b] = prefilter_band_span(h, warm, y0, y1);
+        stage.reset(b - a, n);
+        if constexpr (std::is_same_v<T, float>) {
+            src.read_rows(a, b - a, stage.buf.data(), stage.row);
+            tiled::check_finite(kTiledOp, stage.buf.data(), w, c, a, b - a, stage.row, ctx.threads);
+        } else {
+            in.reset(b - a, n);
+            src.read_rows(a, b - a, in.buf.data(), in.row);
+            for (int r = 0; r < b - a; ++r) std::copy(in.at(r), in.at(r) + n, stage.at(r));
+        }
+        st.rows_read += b - a;
+        const Span2D<float> sb{stage.buf.data(), w, b - a, c, stage.row};
+        const Span2D<const float> cb{sb.data, sb.width, sb.height, sb.channels, sb.stride};
+        // Small bands on one thread: a parallel region costs more than the work (as warp_tiled).
+        const int threads = std::int64_t{w} * (b - a) < (1 << 14) ? 1 : ctx.threads;
+        cpu::bspline_prefilter_band(cb, sb, opts, threads, cpu::ColumnEnds{a > 0, b < h});
+        st.buffer_bytes = std::max(
+            st.buffer_bytes, in.buf.capacity() * sizeof(T) + stage.buf.capacity() * sizeof(float));
+        dst.write_rows(y0, y1 - y0, stage.at(y0 - a), stage.row);
+        ++st.bands;
+        if (to.progress) to.progress(y1, h);
+    }
+    dst.commit();
+    return st;
+}
+
+}  // namespace
+
+TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const PrefilterOptions& opts,
+                                   const TiledOptions& topts, const Context& ctx) {
+    tiled::check_call(kTiledOp, src, src.width(), src.height(), topts, ctx);
+    check_options(opts);
+    if (opts.border == Border::Wrap)
+        tiled::fail(kTiledOp,
+                    "border wrap is not tiled (its prefilter couples the first and the last "
+                    "rows); allowed: mirror, reflect, nearest, constant");
+    switch (src.type()) {
+        case PixelType::U8:
+            return prefilter_tiled_run<std::uint8_t>(src, dst, opts, topts, ctx);
+        case PixelType::U16:
+            return prefilter_tiled_run<std::uint16_t>(src, dst, opts, topts, ctx);
+        case PixelType::F32:
+            return prefilter_tiled_run<float>(src, dst, opts, topts, ctx);
+    }
+    tiled::fail(kTiledOp, "unknown pixel type");
 }
 
 std::vector<double> fir_prefilter_taps(int fir_length) {

@@ -16,8 +16,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/finite_scan.hpp"
 #include "core/span2d.hpp"
+#include "core/tiled_bands.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
 
@@ -27,32 +27,9 @@ namespace {
 
 constexpr const char* kOp = "warp_tiled";
 
-[[noreturn]] void fail(const std::string& msg) {
-    throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": " + msg);
-}
+[[noreturn]] void fail(const std::string& msg) { tiled::fail(kOp, msg); }
 
-void check_side(long long v, const char* what) {
-    if (v < 1 || v > kMaxTiledDimension)
-        fail(std::string(what) + " " + std::to_string(v) + " is outside [1, " +
-             std::to_string(kMaxTiledDimension) + "]");
-}
-
-// Host buffer of `rows` rows of `row` elements (std::vector: no side limit, unlike Image).
-template <class T>
-struct Rows {
-    std::vector<T> buf;
-    std::ptrdiff_t row = 0;
-    void reset(int rows, std::ptrdiff_t elems) {
-        row = elems;
-        const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(elems);
-        if (n > buf.capacity()) {  // exactly n (resize alone may double the capacity)
-            buf = std::vector<T>();
-            buf.reserve(n);
-        }
-        buf.resize(n);
-    }
-    T* at(int y) { return buf.data() + static_cast<std::ptrdiff_t>(y) * row; }
-};
+using tiled::Rows;
 
 struct Geometry {
     int sw, sh, c, ow, oh;
@@ -80,19 +57,6 @@ std::size_t band_bytes(const Geometry& g, int out_rows, int span_rows, std::size
            static_cast<std::size_t>(span_rows) * (stage + std::size_t{1} * g.sw * g.c * px);
 }
 
-// A NaN or an infinity reaches every row of its column through the whole image's IIR
-// prefilter but only its band's rows here: refused, as bspline_prefilter refuses it.
-void check_finite(Rows<float>& in, int first, int rows, const Geometry& g, const Context& ctx) {
-    const std::ptrdiff_t n = std::ptrdiff_t{g.sw} * g.c;
-    const std::int64_t bad = find_nonfinite_host(in.buf.data(), n, rows, in.row, ctx.threads);
-    if (bad < 0) return;
-    const std::int64_t y = bad / n, i = bad % n;
-    fail("the source value at (x " + std::to_string(i / g.c) + ", y " + std::to_string(first + y) +
-         ", channel " + std::to_string(i % g.c) + ") is " +
-         (std::isnan(in.at(static_cast<int>(y))[i]) ? "NaN" : "infinite") +
-         "; the B-spline prefilter needs finite values");
-}
-
 template <class T>
 TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& p,
                const WarpOptions& o, const TiledOptions& to, const Context& ctx) {
@@ -108,7 +72,6 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
         }
         return band_bytes(g, rows, std::min(g.span_h, span + 2 * cpu::kBandAlign), sizeof(T));
     };
-    int band = to.band_rows > 0 ? std::min(to.band_rows, g.oh) : g.oh;
     std::size_t budget = to.max_memory;
     if (budget == 0) {
         // Automatic: 64 MiB, or more where bands of that size would read fewer than 256 rows of
@@ -118,23 +81,7 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
         const int own = std::max(1, static_cast<int>(256.0 * g.oh / g.sh));
         budget = std::max(std::size_t{64} << 20, need(own));
     }
-    if (to.band_rows == 0) {
-        int lo = 1, hi = g.oh;  // largest band within the budget (need() grows with rows)
-        while (lo < hi) {
-            const int mid = lo + (hi - lo + 1) / 2;
-            if (need(mid) <= budget)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        band = lo;
-        if (to.max_band_rows > 0) band = std::min(band, std::max(1, to.max_band_rows));
-        if (to.band_align > 1 && band >= to.band_align) band = band / to.band_align * to.band_align;
-        if (need(band) > budget && band < std::min(8, g.oh))
-            fail("max_memory " + std::to_string(budget) + " bytes is too small: 8 rows of " +
-                 std::to_string(g.ow) + " x " + std::to_string(g.c) +
-                 " outputs and their halo need " + std::to_string(need(std::min(8, g.oh))));
-    }
+    const int band = tiled::band_rows(kOp, to, g.ow, g.oh, g.c, budget, need);
 
     TiledStats st;
     st.band_rows = band;
@@ -154,7 +101,9 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
         src.read_rows(ia, ib - ia + 1, in.buf.data(), in.row);
         st.rows_read += ib - ia + 1;
         if constexpr (std::is_same_v<T, float>)
-            if (g.prefilter) check_finite(in, ia, ib - ia + 1, g, ctx);
+            if (g.prefilter)
+                tiled::check_finite(kOp, in.buf.data(), g.sw, g.c, ia, ib - ia + 1, in.row,
+                                    ctx.threads);
         const Span2D<T> ob{out.buf.data(), g.ow, y1 - y0, g.c, out.row};
         if (g.bspline) {
             stage.reset(b - a, std::ptrdiff_t{g.span_w} * g.c);
@@ -200,12 +149,7 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
 TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                       const Transform& t, const WarpOptions& opts, const TiledOptions& topts,
                       const Context& ctx) {
-    check_side(src.width(), "the source width");
-    check_side(src.height(), "the source height");
-    check_side(out_width, "the output width");
-    check_side(out_height, "the output height");
-    if (src.channels() < 1 || src.channels() > 4)
-        fail("the source has " + std::to_string(src.channels()) + " channels (allowed: 1 to 4)");
+    tiled::check_call(kOp, src, out_width, out_height, topts, ctx);
     if (t.kind != Transform::Kind::Resize)
         fail(
             "tiled execution runs zoom/resize transforms (Transform::make_resize); the other "
@@ -221,17 +165,6 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
         fail("prefiltered B-spline coefficients must be a float image");
     if (src.type() != PixelType::F32 && !std::isfinite(opts.fill))
         fail("the fill value is not finite; integer images need a finite fill");
-    if (topts.band_rows < 0 || topts.band_rows > out_height)
-        fail("band_rows " + std::to_string(topts.band_rows) + " is outside [0, " +
-             std::to_string(out_height) + "] (the output's rows; 0: automatic)");
-    if (topts.max_band_rows < 0 || topts.band_align < 1)
-        fail("max_band_rows must be >= 0 and band_align >= 1");
-    if (topts.first_row < 0 || topts.first_row > out_height)
-        fail("first_row " + std::to_string(topts.first_row) + " is outside [0, " +
-             std::to_string(out_height) + "]");
-    if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
-        fail(std::string("tiled execution runs the cpu backend, not ") + to_string(ctx.backend) +
-             " (the whole-image call upres::warp runs every backend)");
 
     Geometry g{};
     g.sw = src.width(), g.sh = src.height(), g.c = src.channels();
