@@ -112,7 +112,10 @@ def np_dtype(a: Any) -> np.dtype[Any]:
 
 
 def check_dtype(a: Any, what: str) -> np.dtype[Any]:
-    dt = np_dtype(a)
+    return check_dtype_of(np_dtype(a), what)
+
+
+def check_dtype_of(dt: np.dtype[Any], what: str) -> np.dtype[Any]:
     if dt in NATIVE or dt in COMPUTED_IN_F32:
         return dt
     raise UnsupportedFormatError(
@@ -365,7 +368,7 @@ def output_array(output: Any, p: Place, shape: Sequence[int], default_dtype: Any
     shape = tuple(int(s) for s in shape)
     if output is None or isinstance(output, (type, np.dtype, str)):
         dt = np.dtype(default_dtype if output is None else output)
-        check_dtype_name(dt, what)
+        check_dtype_of(dt, what)
         ret = empty(p, shape, dt)
     else:
         ret = output
@@ -380,13 +383,6 @@ def output_array(output: Any, p: Place, shape: Sequence[int], default_dtype: Any
     if dt in NATIVE and _layout_ok(ret):
         return ret, ret
     return ret, empty(p, shape, np.float32 if dt in COMPUTED_IN_F32 else dt)
-
-
-def check_dtype_name(dt: np.dtype[Any], what: str) -> None:
-    if dt not in NATIVE and dt not in COMPUTED_IN_F32:
-        raise UnsupportedFormatError(
-            f"{what}: dtype {dt} is not handled (allowed: uint8, uint16, float32, float64, "
-            "float16)")
 
 
 def finish(ret: Any, work: Any) -> Any:
