@@ -2,8 +2,8 @@
 # Builds upres's libFuzzer targets (fuzz/: every image decoder, the .srcnn reader, the command
 # line's arguments and, in a build with FFmpeg's libraries, the video input) with clang,
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs each for a bounded time from a seed
-# corpus: the small real files of tests/data/io and models/ (by extension), plus
-# fuzz/corpus/<format>/ (inputs that once failed, kept as regression seeds). Prints one line per
+# corpus (tools/fuzz_common.sh: the small real files of tests/data/io and models/ by extension,
+# plus fuzz/corpus/<target>/, inputs that once failed, kept as regression seeds). Prints one line per
 # target (executions, result) and exits non-zero on any finding; a finding's input is saved
 # under $UPRES_FUZZ_BUILD/findings/.
 #   tools/fuzz.sh [SECONDS_PER_TARGET (30)] [TARGET...]
@@ -31,24 +31,17 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
     >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
-declare -A ext=([png]="png" [jpeg]="jpg jpeg" [tiff]="tif tiff" [tiffrows]="tif tiff" [pfm]="pfm" [pnm]="pgm ppm pnm"
-                [npy]="npy" [srcnn]="srcnn" [video]="" [cli]="")
+. "$root/tools/fuzz_common.sh"
 mkdir -p "$build/findings"
 status=0
 for t in "${targets[@]}"; do
     corpus=$(mktemp -d "${TMPDIR:-/tmp}/upres-fuzz-$t.XXXXXX")
-    for e in ${ext[$t]}; do
-        find "$root/tests/data/io" "$root/models" -maxdepth 1 -name "*.$e" -size -64k \
-            -exec cp {} "$corpus/" \; 2>/dev/null || true
-    done
-    [ -d "$root/fuzz/corpus/$t" ] && cp "$root/fuzz/corpus/$t/"* "$corpus/" 2>/dev/null || true
+    fuzz_seed_corpus "$root" "$t" "$corpus"
     log="$build/fuzz_$t.log"
-    # The command line's target prints what the CLI prints: its output is closed (-close_fd_mask).
-    extra=()
-    [ "$t" = cli ] && extra=(-close_fd_mask=3 -max_len=1024)
+    mapfile -t extra < <(fuzz_target_flags "$t")
     [ -n "${UPRES_FUZZ_RUNS:-}" ] && extra+=(-runs="$UPRES_FUZZ_RUNS")
     if ASAN_OPTIONS=detect_leaks=1 "$build/fuzz/fuzz_$t" "$corpus" -max_total_time="$secs" \
-        -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 "${extra[@]}" \
+        -rss_limit_mb=4096 -print_final_stats=1 "${extra[@]}" \
         -artifact_prefix="$build/findings/$t-" >"$log" 2>&1; then
         result=ok
     else

@@ -2,33 +2,36 @@
 # A fuzzing campaign on every core: PROCS independent libFuzzer processes of one target built by
 # tools/fuzz.sh (seeds 1..PROCS, each from its own copy of the seed corpus), for SECONDS each;
 # prints the executions summed over the processes. For a machine without the build tools (the
-# GPU machine), copy the target, the shared libraries `ldd` names and this script into one
-# folder and pass it as UPRES_FUZZ_BIN (libraries in its lib/ subfolder, seeds in corpus/TARGET).
+# GPU machine), copy the target, the shared libraries `ldd` names, this script and
+# fuzz_common.sh into one folder and pass it as UPRES_FUZZ_BIN (libraries in its lib/ subfolder,
+# seeds in corpus/TARGET; else the seeds are tools/fuzz.sh's).
 #   tools/fuzz_campaign.sh TARGET [PROCS (nproc)] [SECONDS (540)] [libFuzzer flags...]
 # Each process runs one OpenMP thread (the command line's target would otherwise start a team
 # per process on every core). Findings and the logs of processes that did not end cleanly go
 # to $OUT/findings-TARGET/ (OUT defaults to $UPRES_FUZZ_BUILD/campaign). Exit status 1 on any.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+. "$here/fuzz_common.sh"
 t=$1
 n=${2:-$(nproc)}
 secs=${3:-540}
 shift $(($# < 3 ? $# : 3))
 build=${UPRES_FUZZ_BUILD:-$root/build/fuzz}
 bin=${UPRES_FUZZ_BIN:-$build/fuzz}
-seeds=$root/fuzz/corpus/$t
-[ -d "$bin/corpus/$t" ] && seeds=$bin/corpus/$t
 out=${OUT:-$build/campaign}
 [ -x "$bin/fuzz_$t" ] || { echo "fuzz_campaign: no $bin/fuzz_$t (build it with tools/fuzz.sh)"; exit 1; }
 [ -d "$bin/lib" ] && export LD_LIBRARY_PATH=$bin/lib
 export OMP_NUM_THREADS=1
-extra=()
-[ "$t" = cli ] && extra=(-close_fd_mask=3 -max_len=1024)
+mapfile -t extra < <(fuzz_target_flags "$t")
 work=$(mktemp -d "${TMPDIR:-/tmp}/upres-campaign-$t.XXXXXX")
 mkdir -p "$out/findings-$t"
 for i in $(seq 1 "$n"); do
-    mkdir -p "$work/corpus-$i"
-    cp "$seeds/"* "$work/corpus-$i/" 2>/dev/null
+    if [ -d "$bin/corpus/$t" ]; then
+        mkdir -p "$work/corpus-$i" && cp "$bin/corpus/$t/"* "$work/corpus-$i/" 2>/dev/null
+    else
+        fuzz_seed_corpus "$root" "$t" "$work/corpus-$i"
+    fi
     # Shorter allocation stacks and quarantine: +13 % executions on fuzz_cli, same checks.
     ASAN_OPTIONS=detect_leaks=1:malloc_context_size=2:quarantine_size_mb=16 \
         "$bin/fuzz_$t" "$work/corpus-$i" -seed="$i" -max_total_time="$secs" -rss_limit_mb=4096 \
