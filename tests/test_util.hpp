@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <sstream>
 #include <string>
@@ -129,6 +130,34 @@ template <class A, class B>
            << " + rtol " << rtol << " (" << r.nonfinite << " non-finite mismatches); worst |diff| "
            << r.max_abs << " at (x " << r.worst_x << ", y " << r.worst_y << ", c " << r.worst_c
            << "): " << r.worst_a << " vs " << r.worst_b;
+}
+
+// Byte-for-byte equality of two host images of the same shape, naming the first difference.
+template <class T>
+::testing::AssertionResult same_bytes(const Image<T>& a, const Image<T>& b) {
+    const std::size_t n = static_cast<std::size_t>(a.width()) * a.channels();
+    for (int y = 0; y < a.height(); ++y)
+        if (std::memcmp(a.view().row(y), b.view().row(y), sizeof(T) * n) != 0) {
+            std::size_t x = 0;
+            while (std::memcmp(&a.view().row(y)[x], &b.view().row(y)[x], sizeof(T)) == 0) ++x;
+            return ::testing::AssertionFailure()
+                   << "first difference at row " << y << ", element " << x << ": "
+                   << +a.view().row(y)[x] << " vs " << +b.view().row(y)[x];
+        }
+    return ::testing::AssertionSuccess();
+}
+
+// A tall u8 image for the tiled tests: w x h pixels of the sample photo `name`, stacked on itself
+// with 3 rows of offset per copy (no two copies alike, real content across every seam).
+inline Image<std::uint8_t> tall_photo(const std::string& name, int w, int h) {
+    const Image<std::uint8_t> photo = std::move(read_image(sample_path(name)).as<std::uint8_t>());
+    const int c = photo.channels();
+    Image<std::uint8_t> in(w, h, c);
+    for (int y = 0; y < h; ++y)
+        std::memcpy(in.view().row(y),
+                    photo.view().row((3 * (y / photo.height()) + y) % photo.height()),
+                    static_cast<std::size_t>(w) * c);
+    return in;
 }
 
 }  // namespace upres::test

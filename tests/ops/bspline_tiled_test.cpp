@@ -25,6 +25,8 @@ namespace {
 using test::ctx_of;
 using test::expect_error;
 using test::random_image;
+using test::same_bytes;
+using test::tall_photo;
 
 template <class T>
 Image<float> as_float(const Image<T>& in) {
@@ -64,19 +66,6 @@ Image<float> tiled(const Image<T>& in, const PrefilterOptions& o, int band,
     return out;
 }
 
-::testing::AssertionResult same_bytes(const Image<float>& a, const Image<float>& b) {
-    for (int y = 0; y < a.height(); ++y)
-        if (std::memcmp(a.view().row(y), b.view().row(y),
-                        sizeof(float) * static_cast<std::size_t>(a.width()) * a.channels()) != 0) {
-            int x = 0;
-            while (std::memcmp(&a.view().row(y)[x], &b.view().row(y)[x], sizeof(float)) == 0) ++x;
-            return ::testing::AssertionFailure()
-                   << "first difference at row " << y << ", element " << x << ": "
-                   << a.view().row(y)[x] << " vs " << b.view().row(y)[x];
-        }
-    return ::testing::AssertionSuccess();
-}
-
 template <class T>
 void sweep(std::uint32_t seed, int channels) {
     // 211 rows: bands cut it with warm-up at both ends, at one, and at none.
@@ -113,14 +102,8 @@ TEST(PrefilterTiled, BitIdenticalF32) {
 // A real photo in bands of 256, 1000 and 4096 rows of a tall image (the photo stacked with
 // 3 rows of offset), the default exact prefilter, and the automatic band height.
 TEST(PrefilterTiled, RealPhotoTallImage) {
-    const Image<std::uint8_t> photo =
-        std::move(read_image(test::sample_path("baboon.jpg")).as<std::uint8_t>());
-    const int w = 173, h = 5003, c = photo.channels();
-    Image<std::uint8_t> in(w, h, c);
-    for (int y = 0; y < h; ++y)
-        std::memcpy(in.view().row(y),
-                    photo.view().row((3 * (y / photo.height()) + y) % photo.height()),
-                    static_cast<std::size_t>(w) * c);
+    const int w = 173, h = 5003;
+    const Image<std::uint8_t> in = tall_photo("baboon.jpg", w, h);
     const Image<float> ref = whole(in, {});
     for (int band : {256, 1000, 4096, 0})
         EXPECT_TRUE(same_bytes(tiled(in, {}, band), ref)) << "band " << band;

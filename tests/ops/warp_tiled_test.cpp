@@ -22,6 +22,8 @@ namespace {
 using test::ctx_of;
 using test::expect_error;
 using test::random_image;
+using test::same_bytes;
+using test::tall_photo;
 
 template <class T>
 Image<T> whole(const Image<T>& in, int ow, int oh, const WarpOptions& o, Backend b = Backend::Cpu) {
@@ -50,20 +52,6 @@ Image<T> tiled(const Image<T>& in, int ow, int oh, const WarpOptions& o, int ban
     EXPECT_EQ(last, oh);
     if (st) *st = s;
     return out;
-}
-
-template <class T>
-::testing::AssertionResult same_bytes(const Image<T>& a, const Image<T>& b) {
-    for (int y = 0; y < a.height(); ++y)
-        if (std::memcmp(a.view().row(y), b.view().row(y),
-                        sizeof(T) * static_cast<std::size_t>(a.width()) * a.channels()) != 0) {
-            int x = 0;
-            while (std::memcmp(&a.view().row(y)[x], &b.view().row(y)[x], sizeof(T)) == 0) ++x;
-            return ::testing::AssertionFailure()
-                   << "first difference at row " << y << ", element " << x << ": "
-                   << +a.view().row(y)[x] << " vs " << +b.view().row(y)[x];
-        }
-    return ::testing::AssertionSuccess();
 }
 
 struct Case {
@@ -130,14 +118,8 @@ TEST(WarpTiled, PrefilteredCoefficients) {
 // A real photo in bands of 256, 1000 and 4096 rows of a tall image (the photo stacked 10 times
 // with 3 rows of offset), every interpolation with its default options.
 TEST(WarpTiled, RealPhotoTallImage) {
-    const Image<std::uint8_t> photo =
-        std::move(read_image(test::sample_path("baboon.jpg")).as<std::uint8_t>());
-    const int w = 173, h = 5003, c = photo.channels();
-    Image<std::uint8_t> in(w, h, c);
-    for (int y = 0; y < h; ++y)
-        std::memcpy(in.view().row(y),
-                    photo.view().row((3 * (y / photo.height()) + y) % photo.height()),
-                    static_cast<std::size_t>(w) * c);
+    const int w = 173, h = 5003;
+    const Image<std::uint8_t> in = tall_photo("baboon.jpg", w, h);
     for (Interp i : {Interp::BSpline, Interp::Cubic}) {
         WarpOptions o;
         o.interp = i;
