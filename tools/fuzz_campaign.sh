@@ -37,14 +37,19 @@ for i in $(seq 1 "$n"); do
         "$bin/fuzz_$t" "$work/corpus-$i" -seed="$i" -max_total_time="$secs" -rss_limit_mb=4096 \
         -report_slow_units=60 -print_final_stats=1 -artifact_prefix="$out/findings-$t/$i-" \
         "${extra[@]}" "$@" >"$work/log-$i" 2>&1 &
+    pids[$i]=$!
 done
-wait
 total=0
 bad=0
 for i in $(seq 1 "$n"); do
+    wait "${pids[$i]}"
+    rc=$?
     r=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log-$i" | tail -1)
     total=$((total + ${r:-0}))
-    if ! grep -q '^Done' "$work/log-$i"; then
+    # A finding: no "Done", a non-zero exit (also a report after "Done", such as a leak found at
+    # exit) or an artifact the process wrote.
+    if ! grep -q '^Done' "$work/log-$i" || [ "$rc" != 0 ] ||
+        compgen -G "$out/findings-$t/$i-*" >/dev/null; then
         bad=$((bad + 1))
         cp "$work/log-$i" "$out/findings-$t/log-$i.txt"
     fi
