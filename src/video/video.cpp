@@ -33,6 +33,7 @@ extern "C" {
 #include <string>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -116,8 +117,22 @@ const Format& format_of(int pix) {
                                            " (supported: " + supported_formats() + ")");
 }
 
-ChromaSiting siting_of(AVChromaLocation loc, AVPixelFormat pix) {
-    switch (loc) {
+// A colour tag of a decoded frame or of the decoder (chroma location, primaries, transfer, matrix,
+// range) as its enum, or `unspecified` when the stored value is not one of the enum's: FFmpeg
+// copies some of them from the bitstream unchecked (fuzz_video found an H.264 stream whose
+// frames carry chroma location 33), and loading such a value as the enum is undefined. Read
+// through its bytes, never as the enum.
+template <class E>
+E tag_or(const E& tag, int count, E unspecified) {
+    std::underlying_type_t<E> raw;
+    static_assert(sizeof raw == sizeof tag);
+    std::memcpy(&raw, &tag, sizeof raw);
+    const auto v = static_cast<long long>(raw);
+    return v >= 0 && v < count ? static_cast<E>(v) : unspecified;
+}
+
+ChromaSiting siting_of(const AVChromaLocation& tag, AVPixelFormat pix) {
+    switch (tag_or(tag, AVCHROMA_LOC_NB, AVCHROMA_LOC_UNSPECIFIED)) {
         case AVCHROMA_LOC_LEFT:
             return ChromaSiting::Left;
         case AVCHROMA_LOC_CENTER:
@@ -449,14 +464,20 @@ void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoO
     c->framerate = av_guess_frame_rate(in.fmt, const_cast<AVStream*>(is), nullptr);
     c->sample_aspect_ratio = in.dec->sample_aspect_ratio;
     if (first->sample_aspect_ratio.num) c->sample_aspect_ratio = first->sample_aspect_ratio;
-    const auto pick = [](auto a, auto b, auto unspecified) { return a != unspecified ? a : b; };
+    // The frame's tag, else the decoder's, else unspecified (a value outside the enum too).
+    const auto pick = [](const auto& frame, const auto& dec, int count, auto unspecified) {
+        const auto a = tag_or(frame, count, unspecified);
+        return a != unspecified ? a : tag_or(dec, count, unspecified);
+    };
     c->color_primaries =
-        pick(first->color_primaries, in.dec->color_primaries, AVCOL_PRI_UNSPECIFIED);
-    c->color_trc = pick(first->color_trc, in.dec->color_trc, AVCOL_TRC_UNSPECIFIED);
-    c->colorspace = pick(first->colorspace, in.dec->colorspace, AVCOL_SPC_UNSPECIFIED);
-    c->color_range = pick(first->color_range, in.dec->color_range, AVCOL_RANGE_UNSPECIFIED);
-    c->chroma_sample_location =
-        pick(first->chroma_location, in.dec->chroma_sample_location, AVCHROMA_LOC_UNSPECIFIED);
+        pick(first->color_primaries, in.dec->color_primaries, AVCOL_PRI_NB, AVCOL_PRI_UNSPECIFIED);
+    c->color_trc = pick(first->color_trc, in.dec->color_trc, AVCOL_TRC_NB, AVCOL_TRC_UNSPECIFIED);
+    c->colorspace =
+        pick(first->colorspace, in.dec->colorspace, AVCOL_SPC_NB, AVCOL_SPC_UNSPECIFIED);
+    c->color_range =
+        pick(first->color_range, in.dec->color_range, AVCOL_RANGE_NB, AVCOL_RANGE_UNSPECIFIED);
+    c->chroma_sample_location = pick(first->chroma_location, in.dec->chroma_sample_location,
+                                     AVCHROMA_LOC_NB, AVCHROMA_LOC_UNSPECIFIED);
     c->thread_count = 0;
     if (out.fmt->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     // (the pixel format was checked against the encoder before the output was created)

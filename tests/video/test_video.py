@@ -360,6 +360,17 @@ class VideoTest(unittest.TestCase):
                 if os.path.isdir(folder):
                     self.assertEqual([f for f in os.listdir(folder) if ".partial-" in f], [])
 
+    def test_tag_outside_its_enum(self):
+        # An H.264 stream whose frames carry chroma location 33 (FFmpeg copies it from the
+        # bitstream unchecked; found by fuzz_video): upscaled with the tag unspecified (the
+        # sanitizer build reports it if the value is ever loaded as the enum).
+        clip = os.path.join(ROOT, "fuzz", "corpus", "video", "crash_chroma_location_33.mp4")
+        out = self.path("tag.mkv")
+        self.upscale(clip, out, "--method", "bilinear", "--scale", 1, "--codec", "ffv1")
+        s = video_stream(probe(out))
+        self.assertEqual(s.get("chroma_location", "unspecified"), "unspecified")
+        self.assertEqual((s["width"], s["height"]), (32, 24))
+
     def test_interrupt_leaves_no_file(self):
         src, dst = self.path("long.mkv"), self.path("out.mkv")
         ffmpeg("-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-frames:v", 3000,
