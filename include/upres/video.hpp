@@ -12,6 +12,8 @@
 //   Pipeline: demux + decode, upscale, encode + mux run as three threads joined by bounded
 //   queues of `queue` frames; the output is written under a temporary name and renamed when
 //   complete, so an error or an interruption leaves no partial file.
+//   Threads: Context::threads, when set, also caps FFmpeg's decoder and encoder threads (each
+//   picks its own count otherwise, up to one per core).
 #pragma once
 
 #include <cstdint>

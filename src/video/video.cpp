@@ -303,7 +303,7 @@ std::string describe_stream(const AVStream* s) {
            avcodec_get_name(s->codecpar->codec_id) + ")";
 }
 
-void open_input(Input& in, const std::string& path) {
+void open_input(Input& in, const std::string& path, int threads) {
     std::error_code ec;
     if (!fs::exists(path, ec)) fail(ErrorCode::IoError, path + ": no such file");
     int r = avformat_open_input(&in.fmt, path.c_str(), nullptr, nullptr);
@@ -325,7 +325,7 @@ void open_input(Input& in, const std::string& path) {
     in.dec = avcodec_alloc_context3(dec);
     if (!in.dec) fail(ErrorCode::OutOfMemory, "out of memory (decoder)");
     avcodec_parameters_to_context(in.dec, st->codecpar);
-    in.dec->thread_count = 0;  // FFmpeg picks (frame and slice threads)
+    in.dec->thread_count = std::max(threads, 0);  // 0: FFmpeg picks (frame and slice threads)
     in.dec->pkt_timebase = st->time_base;
     if ((r = avcodec_open2(in.dec, dec, nullptr)) < 0)
         fail(ErrorCode::UnsupportedFormat,
@@ -453,7 +453,7 @@ void copy_side_data(AVStream* os, AVPacketSideDataType type, const std::uint8_t*
 // The encoder and the output's video stream, from the first upscaled frame (its colour tags
 // and HDR side data), then the header.
 void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoOptions& vo,
-                  const AVFrame* first, const std::string& path) {
+                  const AVFrame* first, const std::string& path, int threads) {
     const AVStream* is = in.fmt->streams[in.video];
     AVCodecContext* c = out.enc = avcodec_alloc_context3(enc);
     if (!c) fail(ErrorCode::OutOfMemory, "out of memory (encoder)");
@@ -478,7 +478,7 @@ void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoO
         pick(first->color_range, in.dec->color_range, AVCOL_RANGE_NB, AVCOL_RANGE_UNSPECIFIED);
     c->chroma_sample_location = pick(first->chroma_location, in.dec->chroma_sample_location,
                                      AVCHROMA_LOC_NB, AVCHROMA_LOC_UNSPECIFIED);
-    c->thread_count = 0;
+    c->thread_count = std::max(threads, 0);
     if (out.fmt->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     // (the pixel format was checked against the encoder before the output was created)
     const int crf = vo.crf >= 0 ? vo.crf : default_crf(enc->name);
@@ -643,7 +643,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
         fail(ErrorCode::InvalidArgument, "the codec ffv1 is lossless: it has no crf");
 
     Input in;
-    open_input(in, in_path);
+    open_input(in, in_path, ctx.threads);
     const Format& fm = format_of(in.dec->pix_fmt);
     VideoStats stats;
     stats.in_width = in.dec->width;
@@ -928,7 +928,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                 continue;
             }
             if (!out.header) {
-                open_encoder(out, in, enc, vo, it.frame.get(), out_path);
+                open_encoder(out, in, enc, vo, it.frame.get(), out_path, ctx.threads);
                 for (PacketPtr& p : early) write(p.get());
                 early.clear();
             }
