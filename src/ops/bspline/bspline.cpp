@@ -172,16 +172,6 @@ namespace {
 
 constexpr const char* kTiledOp = "bspline_prefilter_tiled";
 
-// Band of rows [y0, y1): the source rows [a, b) it is prefiltered with: kBandWarmup more at each
-// end that is not the image's, a starting at a multiple of kBandAlign rows and b ending at one or
-// at the image's end (cpu::bspline_prefilter_band's conditions for the whole image's bits).
-std::pair<int, int> prefilter_band_span(int h, int warm, int y0, int y1) {
-    const int a = std::max(0, y0 - warm) / cpu::kBandAlign * cpu::kBandAlign;
-    const int b =
-        std::min(h, (y1 + warm + cpu::kBandAlign - 1) / cpu::kBandAlign * cpu::kBandAlign);
-    return {a, b};
-}
-
 template <class T>
 TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOptions& opts,
                                const TiledOptions& to, const Context& ctx) {
@@ -207,7 +197,7 @@ TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOpti
     const std::ptrdiff_t n = std::ptrdiff_t{w} * c;
     for (int y0 = to.first_row; y0 < h; y0 += band) {
         const int y1 = std::min(h, y0 + band);
-        const auto [a, b] = prefilter_band_span(h, warm, y0, y1);
+        const auto [a, b] = cpu::prefilter_band_span(h, warm, y0, y1);
         stage.reset(b - a, n);
         if constexpr (std::is_same_v<T, float>) {
             src.read_rows(a, b - a, stage.buf.data(), stage.row);

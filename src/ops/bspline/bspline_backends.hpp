@@ -9,7 +9,9 @@
 // Spans: Span2D built with span_of(view) (src/core/span2d.hpp); stride in elements.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include <upres/bspline.hpp>
 
@@ -43,6 +45,13 @@ struct ColumnEnds {
 };
 inline constexpr int kBandWarmup = 64;
 inline constexpr int kBandAlign = 8;
+// The rows [a, b) of an image of h rows that its band [y0, y1) is prefiltered with: `warm` more
+// at each end that is not the image's, a at a multiple of kBandAlign and b at one or at the
+// image's end (the conditions above for the whole image's bits).
+inline std::pair<int, int> prefilter_band_span(int h, int warm, int y0, int y1) {
+    return {std::max(0, y0 - warm) / kBandAlign * kBandAlign,
+            std::min(h, (y1 + warm + kBandAlign - 1) / kBandAlign * kBandAlign)};
+}
 void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
                             const PrefilterOptions& opts, int threads, ColumnEnds ends);
 }  // namespace upres::cpu

@@ -43,12 +43,8 @@ struct Geometry {
 std::pair<int, int> band_span(const WarpPlan& p, const Geometry& g, int y0, int y1) {
     auto [lo, hi] = cpu::resize_band_rows(p, g.span_h, y0, y1);
     if (lo > hi) lo = hi = 0;  // Constant: every row outside, nothing is read
-    int a = std::max(0, lo - g.warm), b = std::min(g.span_h, hi + 1 + g.warm);
-    if (g.prefilter) {
-        a = a / cpu::kBandAlign * cpu::kBandAlign;
-        b = std::min(g.span_h, (b + cpu::kBandAlign - 1) / cpu::kBandAlign * cpu::kBandAlign);
-    }
-    return {a, b};
+    if (g.prefilter) return cpu::prefilter_band_span(g.span_h, g.warm, lo, hi + 1);
+    return {std::max(0, lo - g.warm), std::min(g.span_h, hi + 1 + g.warm)};
 }
 
 std::size_t band_bytes(const Geometry& g, int out_rows, int span_rows, std::size_t px) {
