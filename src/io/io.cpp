@@ -20,6 +20,14 @@ void fail(ErrorCode code, const std::string& path, const std::string& what) {
     throw Error(code, path + ": " + what);
 }
 
+void check_side(const std::string& path, const char* format, std::int64_t v, const char* what,
+                int max, const char* note) {
+    if (v < 1 || v > max)
+        fail(ErrorCode::CorruptData, path,
+             std::string(format) + " " + what + " " + std::to_string(v) + " is outside [1, " +
+                 std::to_string(max) + "]" + note);
+}
+
 void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height,
                       std::int64_t max_pixels, const char* larger) {
     const std::string size = std::to_string(width) + " x " + std::to_string(height);

@@ -20,6 +20,11 @@ namespace upres::io_detail {
 void check_dimensions(const std::string& path, std::int64_t width, std::int64_t height,
                       std::int64_t max_pixels, const char* larger = nullptr);
 
+// Refuses a side a row-wise reader's header declares outside [1, max] (CorruptData "<format>
+// <what> <v> is outside [1, <max>]<note>").
+void check_side(const std::string& path, const char* format, std::int64_t v, const char* what,
+                int max, const char* note = "");
+
 // Bytes left in f from its current position to the end (-1 if the file is not seekable).
 std::int64_t bytes_left(std::FILE* f);
 

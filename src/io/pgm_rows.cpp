@@ -14,16 +14,10 @@
 
 namespace upres {
 
+using io_detail::check_side;
 using io_detail::fail;
 
 namespace {
-
-void check_side(const std::string& path, long long v, const char* what) {
-    if (v < 1 || v > kMaxDimension)
-        fail(ErrorCode::CorruptData, path,
-             std::string("PGM ") + what + " " + std::to_string(v) + " is outside [1, " +
-                 std::to_string(kMaxDimension) + "]");
-}
 
 void check_rows(const std::string& path, ImageView<const std::uint8_t> rows, int width, int left) {
     if (rows.height() == 0) return;
@@ -65,8 +59,8 @@ PgmRowReader::PgmRowReader(const std::string& path) : path_(path) {
         if (maxval != 255)
             fail(ErrorCode::UnsupportedFormat, path,
                  "PGM maxval " + std::to_string(maxval) + " (streaming reads 8-bit: maxval 255)");
-        check_side(path, w, "width");
-        check_side(path, h, "height");
+        check_side(path, "PGM", w, "width", kMaxDimension);
+        check_side(path, "PGM", h, "height", kMaxDimension);
         width_ = static_cast<int>(w);
         height_ = static_cast<int>(h);
         io_detail::check_bytes_left(path, file_, static_cast<std::int64_t>(w) * h);
@@ -97,8 +91,8 @@ struct PgmRowWriter::Impl {
 };
 
 PgmRowWriter::PgmRowWriter(const std::string& path, int width, int height) {
-    check_side(path, width, "width");
-    check_side(path, height, "height");
+    check_side(path, "PGM", width, "width", kMaxDimension);
+    check_side(path, "PGM", height, "height", kMaxDimension);
     impl_ = std::make_unique<Impl>(path, width, height);
     const std::string header =
         "P5\n" + std::to_string(width) + " " + std::to_string(height) + "\n255\n";

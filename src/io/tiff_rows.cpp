@@ -23,19 +23,9 @@
 
 namespace upres {
 
+using io_detail::check_side;
 using io_detail::fail;
 using io_detail::libtiff_says;
-
-namespace {
-
-void check_side(const std::string& path, long long v, const char* what) {
-    if (v < 1 || v > kMaxTiledDimension)
-        fail(ErrorCode::CorruptData, path,
-             std::string("TIFF ") + what + " " + std::to_string(v) + " is outside [1, " +
-                 std::to_string(kMaxTiledDimension) + "] (the limit of the row-wise paths)");
-}
-
-}  // namespace
 
 struct TiffRowReader::Impl {
     std::string path;
@@ -104,8 +94,10 @@ TiffRowReader::TiffRowReader(const std::string& path) : impl_(std::make_unique<I
         fail(ErrorCode::IoError, path, std::string("cannot open: ") + std::strerror(errno));
     m.tif = io_detail::open_tiff(path, m.file, "rm", &m.msgs, ErrorCode::CorruptData);
     m.layout = io_detail::tiff_layout(path, m.tif.get(), m.msgs);
-    check_side(path, m.layout.width, "width");
-    check_side(path, m.layout.height, "height");
+    check_side(path, "TIFF", m.layout.width, "width", kMaxTiledDimension,
+               " (the limit of the row-wise paths)");
+    check_side(path, "TIFF", m.layout.height, "height", kMaxTiledDimension,
+               " (the limit of the row-wise paths)");
     if (m.layout.planar_separate)
         fail(ErrorCode::UnsupportedFormat, path,
              "row-wise reading needs contiguous samples (planar configuration 1, 'chunky'); this "
