@@ -216,33 +216,70 @@ struct WarpOptionsHandle {
     WarpOptions o;
 };
 
-// warp_tiled from a TIFF to a tiled TIFF (upres.zoom_tiff); the GIL is released while it runs.
-std::map<std::string, double> zoom_tiff_py(const std::string& in, const std::string& out, int width,
-                                           int height, const WarpOptionsHandle& h, int band_rows,
-                                           double max_memory_mib, int tile, bool deflate,
-                                           int threads) {
+// The file-to-file tiled calls (upres.zoom_tiff, upres.spline_filter_tiff): their budget, the
+// output's tiles, their figures.
+TiledOptions tiled_options(const char* op, int band_rows, double max_memory_mib) {
     if (!(max_memory_mib >= 0) || max_memory_mib > 1e6)
-        invalid("zoom_tiff: max_memory_mib must be in [0, 1000000] (0: automatic)");
-    nb::gil_scoped_release unlock;
-    TiffRowReader src(in);
+        invalid(std::string(op) + ": max_memory_mib must be in [0, 1000000] (0: automatic)");
+    TiledOptions to;
+    to.band_rows = band_rows;
+    to.max_memory = static_cast<std::size_t>(max_memory_mib * 1048576.0);
+    return to;
+}
+
+// tile: the output's tile side; 0: 256, or less for a small image (a multiple of 16 covering it).
+TiffRowWriterOptions tiled_writer_options(int width, int height, int tile, bool deflate) {
     TiffRowWriterOptions wo;
     const int cover = (std::max(width, height) + 15) / 16 * 16;
     wo.tile = tile > 0 ? tile : std::min(256, std::max(16, cover));
     wo.deflate = deflate;
-    TiffRowWriter dst(out, width, height, src.channels(), src.type(), wo);
-    TiledOptions to;
-    to.band_rows = band_rows;
-    to.max_memory = static_cast<std::size_t>(max_memory_mib * 1048576.0);
-    Context ctx;
-    ctx.backend = Backend::Cpu;
-    ctx.threads = threads;
-    const TiledStats st =
-        warp_tiled(src, dst, width, height, Transform::make_resize(), h.o, to, ctx);
+    return wo;
+}
+
+std::map<std::string, double> tiled_figures(const TiledStats& st, const TiffRowWriter& dst) {
     return {{"bands", st.bands},
             {"band_rows", st.band_rows},
             {"rows_read", static_cast<double>(st.rows_read)},
             {"buffer_bytes", static_cast<double>(st.buffer_bytes)},
             {"bigtiff", dst.bigtiff() ? 1.0 : 0.0}};
+}
+
+Context cpu_context(int threads) {
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    ctx.threads = threads;
+    return ctx;
+}
+
+// warp_tiled from a TIFF to a tiled TIFF (upres.zoom_tiff); the GIL is released while it runs.
+std::map<std::string, double> zoom_tiff_py(const std::string& in, const std::string& out, int width,
+                                           int height, const WarpOptionsHandle& h, int band_rows,
+                                           double max_memory_mib, int tile, bool deflate,
+                                           int threads) {
+    const TiledOptions to = tiled_options("zoom_tiff", band_rows, max_memory_mib);
+    nb::gil_scoped_release unlock;
+    TiffRowReader src(in);
+    TiffRowWriter dst(out, width, height, src.channels(), src.type(),
+                      tiled_writer_options(width, height, tile, deflate));
+    const TiledStats st = warp_tiled(src, dst, width, height, Transform::make_resize(), h.o, to,
+                                     cpu_context(threads));
+    return tiled_figures(st, dst);
+}
+
+// bspline_prefilter_tiled from a TIFF to a tiled float TIFF (upres.spline_filter_tiff); the GIL
+// is released while it runs.
+std::map<std::string, double> spline_filter_tiff_py(const std::string& in, const std::string& out,
+                                                    const Options& kv, int band_rows,
+                                                    double max_memory_mib, int tile, bool deflate,
+                                                    int threads) {
+    const PrefilterOptions o = options<PrefilterOptions>("prefilter", kv);
+    const TiledOptions to = tiled_options("spline_filter_tiff", band_rows, max_memory_mib);
+    nb::gil_scoped_release unlock;
+    TiffRowReader src(in);
+    TiffRowWriter dst(out, src.width(), src.height(), src.channels(), PixelType::F32,
+                      tiled_writer_options(src.width(), src.height(), tile, deflate));
+    const TiledStats st = bspline_prefilter_tiled(src, dst, o, to, cpu_context(threads));
+    return tiled_figures(st, dst);
 }
 
 std::tuple<int, int, int, std::string> tiff_info_py(const std::string& path) {
@@ -556,6 +593,8 @@ NB_MODULE(_upres, m) {
     m.def("color", &color_py, "which"_a, "src"_a, "dst"_a, "backend"_a, "threads"_a, "stream"_a);
     m.def("imread", &imread_py, "path"_a, "format"_a);
     m.def("zoom_tiff", &zoom_tiff_py, "input"_a, "output"_a, "width"_a, "height"_a, "options"_a,
+          "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+    m.def("spline_filter_tiff", &spline_filter_tiff_py, "input"_a, "output"_a, "options"_a,
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);
     m.def("imwrite", &imwrite_py, "path"_a, "image"_a, "options"_a);

@@ -156,6 +156,47 @@ def test_files_round_trip(tmp_path: pathlib.Path, rng: np.random.Generator) -> N
     assert not (tmp_path / "q.jpg").exists()
 
 
+def test_spline_filter_tiff_equals_the_whole_image_prefilter(tmp_path: pathlib.Path,
+                                                            baboon: np.ndarray) -> None:
+    # An awkward size (odd sides, not multiples of 8), u16 and u8, bands of 37 rows (cuts
+    # that are not multiples of 8): bit for bit the cpu prefilter of the whole image.
+    img = baboon[:203, :157].astype(np.uint16) * 256 + 3
+    src = tmp_path / "in.tif"
+    try:
+        upres.imwrite(src, np.ascontiguousarray(img))
+    except upres.UnsupportedFormatError as e:
+        pytest.skip(f"this build has no TIFF: {e}")
+    out = tmp_path / "coef.tif"
+    whole = img.astype(np.float32)
+    st = upres.spline_filter_tiff(src, out, band_rows=37)
+    assert st["bands"] == 6 and st["band_rows"] == 37
+    got = upres.imread(out)
+    assert got.dtype == np.float32 and got.shape == img.shape
+    ref = upres.spline_filter(whole, output=np.float32, channel_axis=-1, backend="cpu")
+    assert np.array_equal(got, ref)
+    upres.spline_filter_tiff(src, out, axis=0, mode="reflect", prefilter="fir", band_rows=64,
+                             tile=16, deflate=True)
+    ref = upres.spline_filter1d(whole, axis=0, output=np.float32, mode="reflect",
+                                prefilter="fir", backend="cpu")
+    assert np.array_equal(upres.imread(out), ref)
+    gray = tmp_path / "gray.tif"
+    upres.imwrite(gray, np.ascontiguousarray(baboon[:99, :130, 1]))
+    upres.spline_filter_tiff(gray, out, axis=-1, mode="nearest", max_memory_mib=1)
+    ref = upres.spline_filter1d(baboon[:99, :130, 1].astype(np.float32), axis=1,
+                                output=np.float32, mode="nearest", backend="cpu")
+    assert np.array_equal(upres.imread(out), ref)
+    with pytest.raises(ValueError, match="wrap"):
+        upres.spline_filter_tiff(src, out, mode="grid-wrap")
+    with pytest.raises(ValueError, match="axis 2"):
+        upres.spline_filter_tiff(src, out, axis=2)
+    with pytest.raises(ValueError, match="fir"):
+        upres.spline_filter_tiff(src, out, prefilter="cubic")
+    with pytest.raises(ValueError, match="max_memory_mib"):
+        upres.spline_filter_tiff(src, out, max_memory_mib=-1)
+    with pytest.raises(OSError, match="missing.tif"):
+        upres.spline_filter_tiff(tmp_path / "missing.tif", out)
+
+
 def test_zoom_tiff_matches_the_whole_image_command(tmp_path: pathlib.Path,
                                                    baboon: np.ndarray) -> None:
     src = tmp_path / "in.tif"

@@ -15,6 +15,7 @@ all cores) and ``stream=`` (CUDA). docs/python.md lists every difference and its
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -522,3 +523,48 @@ def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = np
         return ret
     return _prefilter("spline_filter1d", a, "x" if ax == 1 else "y", output, mode, prefilter,
                       backend, threads, stream)
+
+
+def spline_filter_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]],
+                       *, axis: Optional[int] = None, mode: str = "mirror",
+                       prefilter: str = "iir", band_rows: int = 0, max_memory_mib: float = 0.0,
+                       tile: int = 0, deflate: bool = False,
+                       threads: int = 0) -> dict[str, float]:
+    """Cubic B-spline coefficients of a TIFF or BigTIFF of any size, written as a tiled float32
+    TIFF, band by band in bounded memory (``upres::bspline_prefilter_tiled``, docs/scale.md).
+
+    Parameters: input, output: file paths (u8, u16 or f32 samples, 1-4 channels; each
+    channel's plane is filtered alone); axis: None (both axes, as spline_filter), 0 or 1 (one
+    axis, as spline_filter1d); mode: as spline_filter's ('mirror' default, 'reflect',
+    'nearest'; 'grid-wrap' is refused: its recursions couple the first and the last rows);
+    prefilter: 'iir' (exact), 'fir' or 'firK'; band_rows, max_memory_mib (0: automatic), tile
+    (output tile side, 0: 256), deflate, threads. The coefficients equal spline_filter's (cpu
+    backend) on the whole image converted to float32, bit for bit. CPU backend; the GIL is
+    released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff).
+    An interrupted call leaves no output.
+
+    Example::
+
+        >>> import numpy as np, upres
+        >>> try:  # (a build without libtiff refuses TIFF files: UnsupportedFormatError)
+        ...     upres.imwrite("/tmp/upres_doc_sf.tif", np.ones((8, 12), np.uint16))
+        ...     upres.spline_filter_tiff("/tmp/upres_doc_sf.tif", "/tmp/upres_doc_sfc.tif")["bands"]
+        ... except upres.UnsupportedFormatError:
+        ...     1.0
+        1.0
+    """
+    op = "spline_filter_tiff"
+    if axis is None:
+        axes = "both"
+    elif int(axis) in (0, 1, -1):
+        axes = "x" if int(axis) % 2 == 1 else "y"
+    else:
+        raise InvalidArgumentError(f"{op}: axis {axis!r} (allowed: None for both axes, 0, 1)")
+    if mode not in _PREFILTER_MODES:
+        raise InvalidArgumentError(f"{op}: unknown mode '{mode}' (allowed: "
+                                   + ", ".join(_PREFILTER_MODES) + ")")
+    opts = {"border": _PREFILTER_MODES[mode], "axes": axes,
+            "fir_length": "0" if prefilter == "iir" else str(_fir_length(prefilter))}
+    return _upres.spline_filter_tiff(os.fspath(input), os.fspath(output), opts, int(band_rows),
+                                     float(max_memory_mib), int(tile), bool(deflate),
+                                     int(threads))
