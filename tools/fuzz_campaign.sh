@@ -2,8 +2,8 @@
 # A fuzzing campaign on every core: PROCS independent libFuzzer processes of one target built by
 # tools/fuzz.sh (seeds 1..PROCS, each from its own copy of the seed corpus), for SECONDS each;
 # prints the executions summed over the processes. For a machine without the build tools (the
-# GPU machine), copy the target, the shared libraries `ldd` names, this script and
-# fuzz_common.sh into one folder and pass it as UPRES_FUZZ_BIN (libraries in its lib/ subfolder,
+# GPU machine), tools/fuzz_pack.sh puts the target, its shared libraries, this script and
+# fuzz_common.sh into one folder, run there as UPRES_FUZZ_BIN (libraries in its lib/ subfolder,
 # seeds in corpus/TARGET; else the seeds are tools/fuzz.sh's).
 #   tools/fuzz_campaign.sh TARGET [PROCS (nproc)] [SECONDS (540)] [libFuzzer flags...]
 # Each process runs one OpenMP thread (the command line's target would otherwise start a team
