@@ -25,7 +25,15 @@ UPRES_HD bool candidate(int x, int y, int w, int h) { return x >= 0 && x < w && 
 UPRES_HD float exp_nonpos(float x) {
     x = x > -87.0f ? x : -87.0f;
     const float t = x * 1.44269504089f;
+#if defined(__CUDA_ARCH__)
     float fi = static_cast<float>(static_cast<int>(t));  // truncation, then floor
+#else
+    // t rounded to an integer by adding and removing 1.5 * 2^23 (exact for |t| < 2^22), then
+    // floored: the same value as the truncation above, but where SSE4.1 or AVX2 are enabled GCC
+    // turns float -> int -> float into a truncation whose loop it no longer vectorises
+    // ("control flow in loop"); adds and compares vectorise at every width.
+    float fi = (t + 12582912.0f) - 12582912.0f;
+#endif
     fi -= static_cast<float>(fi > t);
     const float f = t - fi;
     float p = 1.8951072916e-3f;
