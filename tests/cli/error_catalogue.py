@@ -101,6 +101,7 @@ ENTRIES = [
     ("tiled-tile-too-large", "options", "--tiled with output tiles larger than the output", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--tile-size", "256"], None),
     ("band-rows-alone", "options", "--band-rows without --tiled", ["warp", "$T/small.png", "$T/o.png", "--zoom", "2", "--band-rows", "8"], None),
     ("tiled-missing-tile", "files", "a tiled TIFF whose tile lies past the end of the file, through --tiled", ["warp", "$T/missing_tile.tif", "$T/o.tif", "--zoom", "2", "--tiled"], None),
+    ("tiff-tile-bomb", "files", "a 9 x 7 tiled TIFF declaring one tile of 16 x 4294966272 samples (68 GB; found by fuzzing)", ["upscale", "$T/tile_bomb.tif", "$T/o.png"], None),
     ("single-pass-alone", "options", "--single-pass without --stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "silseabi", "--single-pass"], None),
     ("nlm-fraction", "options", "nlm at a fractional factor", ["upscale", "$T/small.png", "$T/o.png", "--method", "nlm", "--scale", "2.5"], None),
     ("warp-no-transform", "options", "warp without a transform", ["warp", "$T/small.png", "$T/o.png"], None),
@@ -218,6 +219,7 @@ def make_fixtures(t, upres):
     subprocess.run([upres, "-q", "convert", os.path.join(t, "small.png"), os.path.join(t, "t.tif")],
                    check=True)
     w("missing_tile.tif", tiled_tiff(32, 32, past_end=True))
+    w("tile_bomb.tif", tiled_tiff(9, 7, tile_length=4294966272))
     os.mkdir(os.path.join(t, "emptydir"))
     w("truncated.srcnn", b"SRCNN" + bytes(10))
     w("garbage.srcnn", bytes((i * 13 + 5) % 256 for i in range(300)))
@@ -240,12 +242,13 @@ def make_fixtures(t, upres):
     return video
 
 
-def tiled_tiff(w, h, past_end=False):
-    """A little-endian tiled 8-bit gray TIFF of 16 x 16 uncompressed tiles (zeros); past_end:
-    the last tile's offset points past the end of the file."""
-    tiles = ((w + 15) // 16) * ((h + 15) // 16)
+def tiled_tiff(w, h, past_end=False, tile_length=16):
+    """A little-endian tiled 8-bit gray TIFF of 16 x tile_length uncompressed tiles (zeros, 256
+    bytes each whatever the tile's size); past_end: the last tile's offset points past the end
+    of the file."""
+    tiles = ((w + 15) // 16) * ((h + tile_length - 1) // tile_length)
     tags = [(256, 4, 1, w), (257, 4, 1, h), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
-            (277, 3, 1, 1), (322, 3, 1, 16), (323, 3, 1, 16)]
+            (277, 3, 1, 1), (322, 3, 1, 16), (323, 4, 1, tile_length)]
     ifd_at = 8
     n = len(tags) + 2
     arrays_at = ifd_at + 2 + n * 12 + 4
