@@ -1,6 +1,10 @@
 # Sourced by tools/fuzz.sh and tools/fuzz_campaign.sh: what a libFuzzer run of one of upres's
 # targets needs beside the binary.
 
+# LeakSanitizer's suppressions (third-party libraries only: tools/lsan_suppressions.txt, found
+# beside this file, also in a tools/fuzz_pack.sh pack).
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lsan_suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
 # fuzz_seed_corpus ROOT TARGET DIR: fills DIR with the target's seeds: the small real files of
 # ROOT/tests/data/io and ROOT/models with the target's extensions, plus ROOT/fuzz/corpus/TARGET/
 # (inputs that once failed or reached new code, kept as seeds).

@@ -2,7 +2,8 @@
 # Packs one fuzz target built by tools/fuzz.sh for a machine that has neither the build tools
 # nor the libraries (the GPU machine, whose 16 cores run a campaign in a few device calls): the
 # target (xz), the shared libraries `ldd` names except glibc's (tar.xz: FFmpeg's 131 make 50 MB
-# for the video target), its seeds, tools/fuzz_campaign.sh, tools/fuzz_common.sh and run.sh.
+# for the video target), its seeds, tools/fuzz_campaign.sh, tools/fuzz_common.sh,
+# tools/lsan_suppressions.txt and run.sh.
 #   tools/fuzz_pack.sh TARGET DIR
 # The target comes from $UPRES_FUZZ_BUILD (default build/fuzz): for fuzz_cli, a fuzz build
 # without video (-DUPRES_BUILD_VIDEO=OFF, docs/reliability.md) leaves FFmpeg out of its pack.
@@ -27,7 +28,7 @@ tar -C "$dir" -cf - lib | xz -6 -T0 >"$dir/lib.tar.xz"
 rm -rf "$dir/lib"
 xz -6 -T0 -c "$bin" >"$dir/fuzz_$t.xz"
 fuzz_seed_corpus "$root" "$t" "$dir/corpus/$t"
-cp "$root/tools/fuzz_campaign.sh" "$root/tools/fuzz_common.sh" "$dir/"
+cp "$root/tools/fuzz_campaign.sh" "$root/tools/fuzz_common.sh" "$root/tools/lsan_suppressions.txt" "$dir/"
 cat >"$dir/run.sh" <<EOF
 #!/usr/bin/env bash
 # Made by tools/fuzz_pack.sh: unpacks fuzz_$t and its libraries here (once), then runs its
