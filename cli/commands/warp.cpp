@@ -192,12 +192,12 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
                     fmt::format("warp: --band-rows {} exceeds the output's {} rows (0: from "
                                 "--max-memory)",
                                 args.band_rows, oh));
-    // The output's tile side: 256, or the smallest multiple of 16 that covers a smaller output.
+    // The output's tile side (also in the resumable job's key: fixed before the writer).
     const int cover = (std::max(ow, oh) + 15) / 16 * 16;
     if (args.tile_size < 0)
         throw Error(ErrorCode::InvalidArgument,
                     fmt::format("warp: --tile-size {} is negative (0: automatic)", args.tile_size));
-    const int tile = args.tile_size > 0 ? args.tile_size : std::min(256, cover);
+    const int tile = args.tile_size > 0 ? args.tile_size : tiff_tile_side(ow, oh);
     if (tile > cover)
         throw Error(ErrorCode::InvalidArgument,
                     fmt::format("warp: --tile-size {} exceeds the {} x {} output (at most {}, the "

@@ -146,8 +146,13 @@ class TiffRowReader final : public RowSource {
     std::unique_ptr<Impl> impl_;
 };
 
+// The tile side TiffRowWriter takes by default: 256, or for a smaller image the smallest multiple
+// of 16 that covers its longer side.
+int tiff_tile_side(int width, int height) noexcept;
+
 struct TiffRowWriterOptions {
-    int tile = 256;  // tile side, a multiple of 16 in [16, 4096] (TIFF's rule)
+    // Tile side, a multiple of 16 in [16, 4096] (TIFF's rule); 0: tiff_tile_side(width, height).
+    int tile = 0;
     // Deflate with the horizontal (integers) or floating-point predictor, as write_image; false:
     // uncompressed (the default here: libtiff compresses one tile at a time on one core).
     bool deflate = false;

@@ -227,11 +227,10 @@ TiledOptions tiled_options(const char* op, int band_rows, double max_memory_mib)
     return to;
 }
 
-// tile: the output's tile side; 0: 256, or less for a small image (a multiple of 16 covering it).
-TiffRowWriterOptions tiled_writer_options(int width, int height, int tile, bool deflate) {
+// tile: the output's tile side; 0: upres::tiff_tile_side.
+TiffRowWriterOptions tiled_writer_options(int tile, bool deflate) {
     TiffRowWriterOptions wo;
-    const int cover = (std::max(width, height) + 15) / 16 * 16;
-    wo.tile = tile > 0 ? tile : std::min(256, std::max(16, cover));
+    wo.tile = tile;
     wo.deflate = deflate;
     return wo;
 }
@@ -260,7 +259,7 @@ std::map<std::string, double> zoom_tiff_py(const std::string& in, const std::str
     nb::gil_scoped_release unlock;
     TiffRowReader src(in);
     TiffRowWriter dst(out, width, height, src.channels(), src.type(),
-                      tiled_writer_options(width, height, tile, deflate));
+                      tiled_writer_options(tile, deflate));
     const TiledStats st = warp_tiled(src, dst, width, height, Transform::make_resize(), h.o, to,
                                      cpu_context(threads));
     return tiled_figures(st, dst);
@@ -277,7 +276,7 @@ std::map<std::string, double> spline_filter_tiff_py(const std::string& in, const
     nb::gil_scoped_release unlock;
     TiffRowReader src(in);
     TiffRowWriter dst(out, src.width(), src.height(), src.channels(), PixelType::F32,
-                      tiled_writer_options(src.width(), src.height(), tile, deflate));
+                      tiled_writer_options(tile, deflate));
     const TiledStats st = bspline_prefilter_tiled(src, dst, o, to, cpu_context(threads));
     return tiled_figures(st, dst);
 }

@@ -193,6 +193,9 @@ def test_spline_filter_tiff_equals_the_whole_image_prefilter(tmp_path: pathlib.P
         upres.spline_filter_tiff(src, out, prefilter="cubic")
     with pytest.raises(ValueError, match="max_memory_mib"):
         upres.spline_filter_tiff(src, out, max_memory_mib=-1)
+    for tile in (20, -16):
+        with pytest.raises(ValueError, match=r"tile side .* \(0: automatic\)"):
+            upres.spline_filter_tiff(src, out, tile=tile)
     with pytest.raises(OSError, match="missing.tif"):
         upres.spline_filter_tiff(tmp_path / "missing.tif", out)
 

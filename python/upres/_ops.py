@@ -344,11 +344,12 @@ def zoom_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLik
 
     Parameters: input, output: file paths; zoom: factor (output round(F * size)), or
     size=(width, height); interp, border, fill, prefilter, antialias: as the command's
-    options; band_rows, max_memory_mib (0: automatic), tile (output tile side, 0: 256),
-    deflate, threads. The pixels equal the whole-image warp's (``upres warp --zoom``: pixel
-    edges aligned, as scipy's grid_mode=True). CPU backend; the GIL is released. Returns the
-    run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff). An interrupted call
-    leaves no output; the command (``--tiled``) resumes, this function starts over.
+    options; band_rows, max_memory_mib (0: automatic), tile (output tile side; 0: 256, less
+    for a smaller output), deflate, threads. The pixels equal the whole-image warp's
+    (``upres warp --zoom``: pixel edges aligned, as scipy's grid_mode=True). CPU backend; the
+    GIL is released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes,
+    bigtiff). An interrupted call leaves no output; the command (``--tiled``) resumes, this
+    function starts over.
 
     Example::
 

@@ -538,10 +538,10 @@ def spline_filter_tiff(input: Union[str, os.PathLike[str]], output: Union[str, o
     axis, as spline_filter1d); mode: as spline_filter's ('mirror' default, 'reflect',
     'nearest'; 'grid-wrap' is refused: its recursions couple the first and the last rows);
     prefilter: 'iir' (exact), 'fir' or 'firK'; band_rows, max_memory_mib (0: automatic), tile
-    (output tile side, 0: 256), deflate, threads. The coefficients equal spline_filter's (cpu
-    backend) on the whole image converted to float32, bit for bit. CPU backend; the GIL is
-    released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff).
-    An interrupted call leaves no output.
+    (output tile side; 0: 256, less for a smaller output), deflate, threads. The coefficients
+    equal spline_filter's (cpu backend) on the whole image converted to float32, bit for bit.
+    CPU backend; the GIL is released. Returns the run's figures (bands, band_rows, rows_read,
+    buffer_bytes, bigtiff). An interrupted call leaves no output.
 
     Example::
 

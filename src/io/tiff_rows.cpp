@@ -4,13 +4,13 @@
 // The writer gathers one row of tiles and writes it with TIFFWriteTile.
 #include <upres/io.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "io/io_internal.hpp"
 
 #if UPRES_HAVE_TIFF
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -256,15 +256,17 @@ TiffRowWriter::TiffRowWriter(const std::string& path, int width, int height, int
     if (channels < 1 || channels > 4)
         fail(ErrorCode::UnsupportedFormat, path,
              std::to_string(channels) + " channels (allowed: 1 to 4)");
-    if (opts.tile < 16 || opts.tile > 4096 || opts.tile % 16 != 0)
+    if (opts.tile != 0 && (opts.tile < 16 || opts.tile > 4096 || opts.tile % 16 != 0))
         fail(ErrorCode::InvalidArgument, path,
              "TIFF tile side " + std::to_string(opts.tile) +
-                 " is not a multiple of 16 in [16, 4096]");
-    impl_ = std::make_unique<Impl>(path, width, height, channels, type, opts);
+                 " is not a multiple of 16 in [16, 4096] (0: automatic)");
+    TiffRowWriterOptions o = opts;
+    if (o.tile == 0) o.tile = tiff_tile_side(width, height);
+    impl_ = std::make_unique<Impl>(path, width, height, channels, type, o);
     Impl& m = *impl_;
     m.msgs.path = path;
     const double bytes = static_cast<double>(width) * height * channels * m.px;
-    m.big = opts.bigtiff || bytes > 3.9e9;
+    m.big = o.bigtiff || bytes > 3.9e9;
     m.tif =
         io_detail::open_tiff(path, m.file.file(), m.big ? "w8" : "w", &m.msgs, ErrorCode::IoError);
     TIFF* tp = m.tif.get();
@@ -283,9 +285,9 @@ TiffRowWriter::TiffRowWriter(const std::string& path, int width, int height, int
         const std::uint16_t extra[1] = {EXTRASAMPLE_UNASSALPHA};
         TIFFSetField(tp, TIFFTAG_EXTRASAMPLES, static_cast<std::uint16_t>(1), extra);
     }
-    TIFFSetField(tp, TIFFTAG_TILEWIDTH, static_cast<std::uint32_t>(opts.tile));
-    TIFFSetField(tp, TIFFTAG_TILELENGTH, static_cast<std::uint32_t>(opts.tile));
-    if (opts.deflate) {
+    TIFFSetField(tp, TIFFTAG_TILEWIDTH, static_cast<std::uint32_t>(o.tile));
+    TIFFSetField(tp, TIFFTAG_TILELENGTH, static_cast<std::uint32_t>(o.tile));
+    if (o.deflate) {
         TIFFSetField(tp, TIFFTAG_COMPRESSION,
                      static_cast<std::uint16_t>(COMPRESSION_ADOBE_DEFLATE));
         TIFFSetField(
@@ -294,8 +296,8 @@ TiffRowWriter::TiffRowWriter(const std::string& path, int width, int height, int
     } else {
         TIFFSetField(tp, TIFFTAG_COMPRESSION, static_cast<std::uint16_t>(COMPRESSION_NONE));
     }
-    m.band.resize(m.row_bytes() * opts.tile);
-    m.tilebuf.resize(std::size_t{1} * opts.tile * opts.tile * channels * m.px);
+    m.band.resize(m.row_bytes() * o.tile);
+    m.tilebuf.resize(std::size_t{1} * o.tile * o.tile * channels * m.px);
 }
 
 TiffRowWriter::~TiffRowWriter() = default;
@@ -370,3 +372,12 @@ void TiffRowWriter::commit() {}
 }  // namespace upres
 
 #endif
+
+namespace upres {
+
+int tiff_tile_side(int width, int height) noexcept {
+    const int cover = (std::max(width, height) + 15) / 16 * 16;
+    return std::clamp(cover, 16, 256);
+}
+
+}  // namespace upres

@@ -709,6 +709,36 @@ TEST_F(IoTest, TiffRowsPastTheWholeImageLimits) {
     EXPECT_EQ(back, row);
 }
 
+// The writer's default tile side (tile = 0): 256, or the multiple of 16 that covers a smaller
+// image's longer side; the file holds it and reads back.
+TEST_F(IoTest, TiffRowsDefaultTileSide) {
+    EXPECT_EQ(tiff_tile_side(1, 1), 16);
+    EXPECT_EQ(tiff_tile_side(37, 21), 48);
+    EXPECT_EQ(tiff_tile_side(21, 48), 48);
+    EXPECT_EQ(tiff_tile_side(49, 3), 64);
+    EXPECT_EQ(tiff_tile_side(241, 5), 256);
+    EXPECT_EQ(tiff_tile_side(5, 1000), 256);
+    const Image<std::uint8_t> img = test_image<std::uint8_t>(37, 21, 3, 331);
+    for (const int tile : {0, 32}) {
+        TiffRowWriterOptions o;
+        o.tile = tile;
+        {
+            TiffRowWriter w(path("t.tif"), 37, 21, 3, PixelType::U8, o);
+            w.write_rows(0, 21, img.view().row(0), img.view().stride());
+            w.commit();
+        }
+        TIFF* t = TIFFOpen(path("t.tif").c_str(), "r");
+        ASSERT_NE(t, nullptr);
+        std::uint32_t tw = 0, th = 0;
+        EXPECT_EQ(TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw), 1);
+        EXPECT_EQ(TIFFGetField(t, TIFFTAG_TILELENGTH, &th), 1);
+        TIFFClose(t);
+        EXPECT_EQ(tw, tile == 0 ? 48u : 32u);
+        EXPECT_EQ(th, tw);
+        EXPECT_TRUE(same_pixels(read_image(path("t.tif")).as<std::uint8_t>().view(), img.view()));
+    }
+}
+
 // Resumable writing: with a fixed partial name the writer checkpoints after every row of tiles
 // (the callback sees the rows), the partial file is a readable TIFF of those rows while the
 // writer is still open, keep_partial() leaves it when the writer dies, commit() renames it.
@@ -775,7 +805,7 @@ TEST_F(IoTest, TiffRowsErrors) {
     TiffRowWriterOptions bad;
     bad.tile = 20;
     expect_error([&] { TiffRowWriter w(path("w.tif"), 10, 10, 1, PixelType::U8, bad); },
-                 ErrorCode::InvalidArgument, path("w.tif"), {"multiple of 16"});
+                 ErrorCode::InvalidArgument, path("w.tif"), {"multiple of 16", "0: automatic"});
     expect_error([&] { TiffRowWriter w(path("w.tif"), 0, 10, 1, PixelType::U8); },
                  ErrorCode::InvalidArgument, path("w.tif"), {"outside"});
     {
