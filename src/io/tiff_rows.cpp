@@ -376,8 +376,8 @@ void TiffRowWriter::commit() {}
 namespace upres {
 
 int tiff_tile_side(int width, int height) noexcept {
-    const int cover = (std::max(width, height) + 15) / 16 * 16;
-    return std::clamp(cover, 16, 256);
+    const int side = std::clamp(std::max(width, height), 1, 256);  // no overflow near INT_MAX
+    return (side + 15) / 16 * 16;
 }
 
 }  // namespace upres

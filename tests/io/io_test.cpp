@@ -718,6 +718,7 @@ TEST_F(IoTest, TiffRowsDefaultTileSide) {
     EXPECT_EQ(tiff_tile_side(49, 3), 64);
     EXPECT_EQ(tiff_tile_side(241, 5), 256);
     EXPECT_EQ(tiff_tile_side(5, 1000), 256);
+    EXPECT_EQ(tiff_tile_side(2147483647, 1), 256);
     const Image<std::uint8_t> img = test_image<std::uint8_t>(37, 21, 3, 331);
     for (const int tile : {0, 32}) {
         TiffRowWriterOptions o;
