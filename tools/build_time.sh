@@ -20,6 +20,9 @@ done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || { echo "usage: tools/build_time.sh [-j JOBS] [-r ROUNDS] REV [REV...]"; exit 1; }
 declare -A times
+wt=
+# A failed or interrupted build leaves no worktree behind (its logs stay for reading).
+trap '[ -n "$wt" ] && [ -d "$wt" ] && git -C "$root" worktree remove --force "$wt"' EXIT
 for round in $(seq 1 "$rounds"); do
     for rev in "$@"; do
         wt=$(mktemp -d "${TMPDIR:-/tmp}/upres-build-time.XXXXXX")
@@ -36,6 +39,7 @@ for round in $(seq 1 "$rounds"); do
         times[$rev]="${times[$rev]:-} $t"
         git -C "$root" worktree remove --force "$wt"
         rm -f "$wt.configure.log" "$wt.build.log"
+        wt=
     done
 done
 for rev in "$@"; do
