@@ -35,26 +35,31 @@ class RowSink {
     virtual void commit() = 0;
 };
 
-// An image in host memory as a RowSource (tests, small inputs).
+// An image in host memory as a RowSource (tests, small inputs), or only its rows
+// [first_row, first_row + v.height) of an image of `height` rows (the rows a task of a cluster
+// holds: reading others is Error(InvalidArgument)).
 class ViewRowSource final : public RowSource {
   public:
     explicit ViewRowSource(const detail::RawView& v);
+    ViewRowSource(const detail::RawView& rows, int first_row, int height);
     template <Pixel T>
     explicit ViewRowSource(ImageView<T> v) : ViewRowSource(v.raw()) {}
     PixelType type() const override { return v_.type; }
     int width() const override { return v_.width; }
-    int height() const override { return v_.height; }
+    int height() const override { return height_; }
     int channels() const override { return v_.channels; }
     void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) override;
 
   private:
     detail::RawView v_;
+    int first_ = 0, height_ = 0;
 };
 
-// A host image as a RowSink (rows written into it; commit() does nothing).
+// A host image as a RowSink (rows written into it; commit() does nothing), or as the output's
+// rows [first_row, first_row + v.height) only.
 class ViewRowSink final : public RowSink {
   public:
-    explicit ViewRowSink(const detail::RawView& v);
+    explicit ViewRowSink(const detail::RawView& v, int first_row = 0);
     template <Pixel T>
     explicit ViewRowSink(ImageView<T> v) : ViewRowSink(v.raw()) {}
     void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) override;
@@ -62,6 +67,7 @@ class ViewRowSink final : public RowSink {
 
   private:
     detail::RawView v_;
+    int first_ = 0;
 };
 
 }  // namespace upres

@@ -37,8 +37,11 @@ struct TiledOptions {
     // band: a resumed job recomputes at most one band).
     int max_band_rows = 0;
     int band_align = 1;
-    // Resuming: output rows [first_row, out_height) only (the sink has the rows before).
+    // Output rows [first_row, last_row) only (last_row 0: the output's end). Resuming starts at
+    // first_row (the sink has the rows before); a task of a cluster computes one range (its
+    // source rows from warp_tiled_source_rows: a ViewRowSource of those rows serves it).
     int first_row = 0;
+    int last_row = 0;
     // Called after each band with the output rows done so far and the total. An exception it
     // throws stops the run (the sink is then not committed) and reaches the caller.
     std::function<void(std::int64_t done, std::int64_t total)> progress;
@@ -76,5 +79,22 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
 // source and sink errors pass through.
 TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const PrefilterOptions& opts = {},
                                    const TiledOptions& topts = {}, const Context& ctx = {});
+
+// Rows [first, last).
+struct RowRange {
+    int first = 0, last = 0;
+};
+
+// The source rows warp_tiled reads for output rows [y0, y1) computed as one band (band_rows =
+// y1 - y0, first_row = y0, last_row = y1), halo and warm-up included: a task that holds only
+// these rows computes those outputs bit-identical to the whole-image call (upres.dask does).
+// Error(InvalidArgument) as warp_tiled for the sizes, transform and options, and for a range
+// outside [0, out_height].
+RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, int out_height,
+                                const Transform& t, const WarpOptions& opts, int y0, int y1);
+
+// The same for bspline_prefilter_tiled on an image of width x height.
+RowRange bspline_prefilter_tiled_source_rows(int width, int height, const PrefilterOptions& opts,
+                                             int y0, int y1);
 
 }  // namespace upres

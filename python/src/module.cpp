@@ -62,7 +62,9 @@ std::map<int, PyObject*>& error_classes() {
 
 // An (H, W) or (H, W, C) array, C in 1..4, channels interleaved (unit stride), pixels packed,
 // rows at any positive stride: upres's ImageView layout.
-detail::RawView raw_view(const NdArray& a, const char* name) {
+// max_side: kMaxDimension for the whole-image calls, kMaxTiledDimension for the bands of rows
+// of the tiled ones.
+detail::RawView raw_view(const NdArray& a, const char* name, int max_side = kMaxDimension) {
     detail::RawView v;
     const nb::dlpack::dtype dt = a.dtype();
     if (dt == nb::dtype<std::uint8_t>())
@@ -80,11 +82,11 @@ detail::RawView raw_view(const NdArray& a, const char* name) {
     v.height = static_cast<int>(a.shape(0));
     v.width = static_cast<int>(a.shape(1));
     v.channels = a.ndim() == 3 ? static_cast<int>(a.shape(2)) : 1;
-    if (a.shape(0) > static_cast<std::size_t>(kMaxDimension) ||
-        a.shape(1) > static_cast<std::size_t>(kMaxDimension))
+    if (a.shape(0) > static_cast<std::size_t>(max_side) ||
+        a.shape(1) > static_cast<std::size_t>(max_side))
         invalid(std::string(name) + ": " + std::to_string(a.shape(0)) + " x " +
                 std::to_string(a.shape(1)) + " exceeds the largest side, " +
-                std::to_string(kMaxDimension));
+                std::to_string(max_side));
     if (a.ndim() == 3 && (v.channels < 1 || v.channels > kMaxChannels))
         invalid(std::string(name) + ": " + std::to_string(v.channels) +
                 " channels (the last axis; 1 to 4 allowed)");
@@ -279,6 +281,84 @@ std::map<std::string, double> spline_filter_tiff_py(const std::string& in, const
                       tiled_writer_options(tile, deflate));
     const TiledStats st = bspline_prefilter_tiled(src, dst, o, to, cpu_context(threads));
     return tiled_figures(st, dst);
+}
+
+// ---- bands of rows for upres.dask: one task computes output rows [y0, y0 + out.rows) from the
+// source rows [first, first + block.rows) it holds (warp_tiled_source_rows says which), as one
+// band of the tiled call: bit-identical to the whole-image call. The GIL is released.
+
+// A host array of rows of an image of any width (up to kMaxTiledDimension).
+detail::RawView host_rows(const NdArray& a, const char* name) {
+    const detail::RawView v = raw_view(a, name, kMaxTiledDimension);
+    if (v.location != Location::Host)
+        invalid(std::string(name) + ": the rows must be in host memory");
+    return v;
+}
+
+TiledOptions band_options(int y0, int rows) {
+    TiledOptions to;
+    to.first_row = y0;
+    to.last_row = y0 + rows;
+    to.band_rows = rows;
+    return to;
+}
+
+std::tuple<int, int> zoom_source_rows_py(int src_width, int src_height, int out_width,
+                                         int out_height, const WarpOptionsHandle& h, int y0,
+                                         int y1) {
+    const RowRange r = warp_tiled_source_rows(src_width, src_height, out_width, out_height,
+                                              Transform::make_resize(), h.o, y0, y1);
+    return {r.first, r.last};
+}
+
+void zoom_band_py(const NdArray& block, int first, int src_height, const NdArray& out, int y0,
+                  int out_height, const WarpOptionsHandle& h, int threads) {
+    const detail::RawView b = host_rows(block, "block"), o = host_rows(out, "out");
+    if (o.type != b.type || o.channels != b.channels)
+        invalid("zoom band: the output's dtype and channels must be the source's");
+    ViewRowSource src(b, first, src_height);
+    ViewRowSink dst(o, y0);
+    nb::gil_scoped_release unlock;
+    warp_tiled(src, dst, o.width, out_height, Transform::make_resize(), h.o,
+               band_options(y0, o.height), cpu_context(threads));
+}
+
+std::tuple<int, int> spline_filter_source_rows_py(int width, int height, const Options& kv, int y0,
+                                                  int y1) {
+    const RowRange r = bspline_prefilter_tiled_source_rows(
+        width, height, options<PrefilterOptions>("prefilter", kv), y0, y1);
+    return {r.first, r.last};
+}
+
+void spline_filter_band_py(const NdArray& block, int first, int height, const NdArray& out, int y0,
+                           const Options& kv, int threads) {
+    const PrefilterOptions o = options<PrefilterOptions>("prefilter", kv);
+    const detail::RawView b = host_rows(block, "block"), d = host_rows(out, "out");
+    if (d.type != PixelType::F32 || d.channels != b.channels || d.width != b.width)
+        invalid(
+            "spline_filter band: the output must be float32 rows of the source's width and "
+            "channels");
+    ViewRowSource src(b, first, height);
+    ViewRowSink dst(d, y0);
+    nb::gil_scoped_release unlock;
+    bspline_prefilter_tiled(src, dst, o, band_options(y0, d.height), cpu_context(threads));
+}
+
+// Rows [y0, y0 + out.rows) of a TIFF or BigTIFF into `out` (its dtype and channels must be the
+// file's): a task of upres.dask.imread_tiff opens the file by its path.
+void tiff_read_rows_py(const std::string& path, int y0, const NdArray& out) {
+    const detail::RawView o = host_rows(out, "out");
+    nb::gil_scoped_release unlock;
+    TiffRowReader r(path);
+    if (o.type != r.type() || o.channels != r.channels() || o.width != r.width())
+        invalid("tiff_read_rows: " + path + " holds " + std::to_string(r.width()) +
+                "-wide rows of " + std::to_string(r.channels()) + " x " + to_string(r.type()) +
+                ", the output array does not");
+    if (y0 < 0 || std::int64_t{y0} + o.height > r.height())
+        invalid("tiff_read_rows: rows [" + std::to_string(y0) + ", " +
+                std::to_string(std::int64_t{y0} + o.height) + ") are outside the " +
+                std::to_string(r.height()) + " rows of " + path);
+    r.read_rows(y0, o.height, o.data, o.stride);
 }
 
 std::tuple<int, int, int, std::string> tiff_info_py(const std::string& path) {
@@ -596,6 +676,15 @@ NB_MODULE(_upres, m) {
     m.def("spline_filter_tiff", &spline_filter_tiff_py, "input"_a, "output"_a, "options"_a,
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);
+    m.def("zoom_source_rows", &zoom_source_rows_py, "src_width"_a, "src_height"_a, "out_width"_a,
+          "out_height"_a, "options"_a, "y0"_a, "y1"_a);
+    m.def("zoom_band", &zoom_band_py, "block"_a, "first"_a, "src_height"_a, "out"_a, "y0"_a,
+          "out_height"_a, "options"_a, "threads"_a);
+    m.def("spline_filter_source_rows", &spline_filter_source_rows_py, "width"_a, "height"_a,
+          "options"_a, "y0"_a, "y1"_a);
+    m.def("spline_filter_band", &spline_filter_band_py, "block"_a, "first"_a, "height"_a, "out"_a,
+          "y0"_a, "options"_a, "threads"_a);
+    m.def("tiff_read_rows", &tiff_read_rows_py, "path"_a, "y0"_a, "out"_a);
     m.def("imwrite", &imwrite_py, "path"_a, "image"_a, "options"_a);
     m.def("option_tables", &option_tables);
     m.def("cuda_available", &upres::cuda_available);

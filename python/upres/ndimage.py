@@ -202,15 +202,16 @@ def zoom(input: Any, zoom: Union[Number, Sequence[Number]], output: Any = None, 
     out = [int(round(n * f)) for n, f in zip(a.shape[:2], z[:2])]
     if min(out) < 1:
         raise InvalidArgumentError(f"zoom: output shape {tuple(out)} is empty")
+    if grid_mode:
+        # Pixel edges aligned: input x = (o + 0.5) n_in / n_out - 0.5 per axis, upres's resize
+        # (`upres warp --zoom`), whose separable path is also what upres.dask.zoom tiles.
+        return _warp("zoom", a, out, "resize", [], None, output, order, mode, cval, prefilter,
+                     interp, backend, threads, stream)
     m = [0.0] * 6
     # output (row o_r, col o_c) -> input, per axis: scipy's zoom_shift.
     for axis, (n_in, n_out) in enumerate(zip(a.shape[:2], out)):
-        if grid_mode:
-            s = n_in / n_out
-            off = 0.5 * s - 0.5
-        else:
-            s = (n_in - 1) / (n_out - 1) if n_out > 1 else 1.0
-            off = 0.0
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 1.0
+        off = 0.0
         if axis == 1:  # x (columns): u = m0 x + m1 y + m2
             m[0], m[2] = s, off
         else:  # y (rows): v = m3 x + m4 y + m5

@@ -1,18 +1,21 @@
 // ViewRowSource / ViewRowSink (upres/rows.hpp): host images as row sources and sinks.
 #include <upres/rows.hpp>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
 namespace upres {
 
 namespace {
-void check_rows(const detail::RawView& v, int y0, int rows, const char* what) {
-    if (y0 < 0 || rows < 0 || y0 + rows > v.height)
+// Rows [y0, y0 + rows) of the image inside the rows [first, first + v.height) the view holds.
+void check_rows(const detail::RawView& v, int first, int y0, int rows, const char* what) {
+    if (y0 < first || rows < 0 || std::int64_t{y0} + rows > std::int64_t{first} + v.height)
         throw Error(ErrorCode::InvalidArgument,
                     std::string(what) + ": rows [" + std::to_string(y0) + ", " +
-                        std::to_string(y0 + rows) + ") are outside the image's " +
-                        std::to_string(v.height) + " rows");
+                        std::to_string(std::int64_t{y0} + rows) + ") are outside the rows [" +
+                        std::to_string(first) + ", " + std::to_string(first + v.height) +
+                        ") it holds");
 }
 void check_host(const detail::RawView& v, const char* what) {
     if (v.location != Location::Host || v.data == nullptr || v.width < 1 || v.height < 1)
@@ -21,10 +24,21 @@ void check_host(const detail::RawView& v, const char* what) {
 }
 }  // namespace
 
-ViewRowSource::ViewRowSource(const detail::RawView& v) : v_(v) { check_host(v, "ViewRowSource"); }
+ViewRowSource::ViewRowSource(const detail::RawView& v) : ViewRowSource(v, 0, v.height) {}
+
+ViewRowSource::ViewRowSource(const detail::RawView& rows, int first_row, int height)
+    : v_(rows), first_(first_row), height_(height) {
+    check_host(rows, "ViewRowSource");
+    if (first_row < 0 || std::int64_t{first_row} + rows.height > height)
+        throw Error(ErrorCode::InvalidArgument,
+                    "ViewRowSource: rows [" + std::to_string(first_row) + ", " +
+                        std::to_string(std::int64_t{first_row} + rows.height) +
+                        ") are not inside an image of " + std::to_string(height) + " rows");
+}
 
 void ViewRowSource::read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) {
-    check_rows(v_, y0, rows, "ViewRowSource");
+    check_rows(v_, first_, y0, rows, "ViewRowSource");
+    y0 -= first_;
     const std::size_t px = pixel_size(v_.type);
     for (int y = 0; y < rows; ++y)
         std::memcpy(static_cast<char*>(dst) + static_cast<std::ptrdiff_t>(y) * stride * px,
@@ -33,10 +47,16 @@ void ViewRowSource::read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride
                     static_cast<std::size_t>(v_.width) * v_.channels * px);
 }
 
-ViewRowSink::ViewRowSink(const detail::RawView& v) : v_(v) { check_host(v, "ViewRowSink"); }
+ViewRowSink::ViewRowSink(const detail::RawView& v, int first_row) : v_(v), first_(first_row) {
+    check_host(v, "ViewRowSink");
+    if (first_row < 0)
+        throw Error(ErrorCode::InvalidArgument,
+                    "ViewRowSink: first_row " + std::to_string(first_row) + " is negative");
+}
 
 void ViewRowSink::write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) {
-    check_rows(v_, y0, rows, "ViewRowSink");
+    check_rows(v_, first_, y0, rows, "ViewRowSink");
+    y0 -= first_;
     const std::size_t px = pixel_size(v_.type);
     for (int y = 0; y < rows; ++y)
         std::memcpy(

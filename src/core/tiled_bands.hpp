@@ -47,9 +47,25 @@ inline void check_call(const char* op, const RowSource& src, int out_width, int 
     if (to.first_row < 0 || to.first_row > out_height)
         fail(op, "first_row " + std::to_string(to.first_row) + " is outside [0, " +
                      std::to_string(out_height) + "]");
+    if (to.last_row != 0 && (to.last_row < to.first_row || to.last_row > out_height))
+        fail(op, "last_row " + std::to_string(to.last_row) + " is outside [first_row " +
+                     std::to_string(to.first_row) + ", " + std::to_string(out_height) +
+                     "] (0: the output's end)");
     if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
         fail(op, std::string("tiled execution runs the cpu backend, not ") +
                      to_string(ctx.backend) + " (the whole-image call runs every backend)");
+}
+
+// The end of the output rows a call computes: TiledOptions::last_row, 0 for the output's end.
+inline int end_row(const TiledOptions& to, int out_height) {
+    return to.last_row > 0 ? to.last_row : out_height;
+}
+
+// A range of output rows [y0, y1) inside [0, out_height], non-empty.
+inline void check_range(const char* op, int out_height, int y0, int y1) {
+    if (y0 < 0 || y1 <= y0 || y1 > out_height)
+        fail(op, "output rows [" + std::to_string(y0) + ", " + std::to_string(y1) +
+                     ") are not a non-empty range inside [0, " + std::to_string(out_height) + ")");
 }
 
 // Host buffer of `rows` rows of `row` elements (std::vector: no side limit, unlike Image).

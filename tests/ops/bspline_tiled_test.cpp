@@ -109,6 +109,36 @@ TEST(PrefilterTiled, RealPhotoTallImage) {
         EXPECT_TRUE(same_bytes(tiled(in, {}, band), ref)) << "band " << band;
 }
 
+// A task of a cluster: rows [y0, y1) from only the rows bspline_prefilter_tiled_source_rows
+// names: the whole image's coefficients.
+TEST(PrefilterTiled, RangesFromTheirSourceRowsOnly) {
+    const Image<std::uint16_t> in = random_image<std::uint16_t>(41, 333, 2, 9);
+    for (PrefilterAxes axes : {PrefilterAxes::Both, PrefilterAxes::Y, PrefilterAxes::X}) {
+        PrefilterOptions o;
+        o.axes = axes;
+        const Image<float> ref = whole(in, o);
+        for (auto [y0, y1] : {std::pair{0, 1}, {5, 77}, {64, 200}, {199, 333}, {332, 333}}) {
+            const RowRange r = bspline_prefilter_tiled_source_rows(41, 333, o, y0, y1);
+            Image<std::uint16_t> held(41, r.last - r.first, 2);
+            for (int y = r.first; y < r.last; ++y)
+                std::memcpy(held.view().row(y - r.first), in.view().row(y), 41 * 2 * 2);
+            Image<float> band(41, y1 - y0, 2);
+            ViewRowSource src(held.view().raw(), r.first, 333);
+            ViewRowSink dst(band.view().raw(), y0);
+            TiledOptions to;
+            to.first_row = y0;
+            to.last_row = y1;
+            to.band_rows = y1 - y0;
+            bspline_prefilter_tiled(src, dst, o, to, ctx_of(Backend::Cpu));
+            for (int y = y0; y < y1; ++y)
+                ASSERT_EQ(0, std::memcmp(band.view().row(y - y0), ref.view().row(y), 41 * 2 * 4))
+                    << "rows [" << y0 << ", " << y1 << "), row " << y;
+        }
+    }
+    expect_error([&] { bspline_prefilter_tiled_source_rows(41, 333, {}, 0, 334); },
+                 ErrorCode::InvalidArgument, "output rows [0, 334)");
+}
+
 // 1000 random points on band seams (the rows just above and below each band's first row)
 // against the double-precision reference, within the cpu backend's tolerance for the
 // prefilter (docs/numerics.md: 2e-6 of the value range).

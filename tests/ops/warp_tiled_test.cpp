@@ -5,6 +5,7 @@
 // do not grow with the image's height; bad arguments are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -129,6 +130,53 @@ TEST(WarpTiled, RealPhotoTallImage) {
     }
 }
 
+// A task of a cluster (upres.dask): output rows [y0, y1) from only the source rows
+// warp_tiled_source_rows names, as one band (first_row / last_row), into a sink of those rows:
+// the whole call's bytes, for ranges that cut anywhere.
+template <class T>
+void check_ranges(const Image<T>& in, int ow, int oh, const WarpOptions& o) {
+    const Image<T> ref = whole(in, ow, oh, o);
+    const int c = in.channels();
+    std::mt19937 rng(7);
+    std::vector<int> cuts{0, oh};
+    for (int i = 0; i < 6; ++i) cuts.push_back(std::uniform_int_distribution<int>(1, oh - 1)(rng));
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        const int y0 = cuts[k], y1 = cuts[k + 1];
+        const RowRange r = warp_tiled_source_rows(in.width(), in.height(), ow, oh,
+                                                  Transform::make_resize(), o, y0, y1);
+        ASSERT_TRUE(r.first >= 0 && r.first < r.last && r.last <= in.height());
+        Image<T> held(in.width(), r.last - r.first, c);  // only the rows the task holds
+        for (int y = r.first; y < r.last; ++y)
+            std::memcpy(held.view().row(y - r.first), in.view().row(y), sizeof(T) * in.width() * c);
+        Image<T> band(ow, y1 - y0, c);
+        ViewRowSource src(held.view().raw(), r.first, in.height());
+        ViewRowSink dst(band.view().raw(), y0);
+        TiledOptions to;
+        to.first_row = y0;
+        to.last_row = y1;
+        to.band_rows = y1 - y0;
+        warp_tiled(src, dst, ow, oh, Transform::make_resize(), o, to, ctx_of(Backend::Cpu));
+        for (int y = y0; y < y1; ++y)
+            ASSERT_EQ(0,
+                      std::memcmp(band.view().row(y - y0), ref.view().row(y), sizeof(T) * ow * c))
+                << "rows [" << y0 << ", " << y1 << "), row " << y;
+    }
+}
+
+TEST(WarpTiled, RangesFromTheirSourceRowsOnly) {
+    for (Interp i : {Interp::BSpline, Interp::Cubic, Interp::Linear}) {
+        for (Border b : {Border::Mirror, Border::Nearest, Border::Constant}) {
+            WarpOptions o;
+            o.interp = i;
+            o.border = b;
+            check_ranges(random_image<std::uint16_t>(37, 211, 2, 3), 80, 433, o);
+            check_ranges(random_image<float>(29, 301, 1, 4, -1.0, 2.0), 17, 97, o);
+        }
+    }
+}
+
 // 1000 random points on band seams (the rows just above and below each band's first row)
 // against the double-precision reference: within the cpu backend's tolerance (docs/numerics.md:
 // half a level plus rounding for u8).
@@ -212,6 +260,23 @@ TEST(WarpTiled, BadArguments) {
     ViewRowSink fdst(fout.view());
     expect_error([&] { warp_tiled(fsrc, fdst, 40, 40, rz); }, ErrorCode::InvalidArgument,
                  "(x 3, y 17, channel 0) is NaN");
+    TiledOptions before;
+    before.first_row = 20;
+    before.last_row = 10;
+    expect_error([&] { run(rz, {}, before, {}); }, ErrorCode::InvalidArgument, "last_row 10");
+    expect_error([&] { warp_tiled_source_rows(20, 20, 40, 40, rz, {}, 30, 41); },
+                 ErrorCode::InvalidArgument, "output rows [30, 41)");
+    expect_error([&] { warp_tiled_source_rows(20, 20, 40, 40, rz, {}, 5, 5); },
+                 ErrorCode::InvalidArgument, "non-empty");
+    expect_error([&] { warp_tiled_source_rows(20, 20, 40, 40, rz, wrap, 0, 8); },
+                 ErrorCode::InvalidArgument, "wrap");
+    // A source of some rows only: reading others is refused, as is a window past the image.
+    ViewRowSource part(in.view().raw(), 10, 100);
+    std::vector<std::uint8_t> row(20);
+    expect_error([&] { part.read_rows(9, 1, row.data(), 20); }, ErrorCode::InvalidArgument,
+                 "outside the rows [10, 30)");
+    expect_error([&] { ViewRowSource(in.view().raw(), 90, 100); }, ErrorCode::InvalidArgument,
+                 "not inside an image of 100 rows");
     // A progress callback that throws stops the run: the sink is not committed.
     TiledOptions stop;
     stop.band_rows = 8;

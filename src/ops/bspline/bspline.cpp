@@ -172,13 +172,26 @@ namespace {
 
 constexpr const char* kTiledOp = "bspline_prefilter_tiled";
 
+// Rows of warm-up beyond a band's cut ends.
+int tiled_warmup(const PrefilterOptions& opts) {
+    return opts.axes == PrefilterAxes::X ? 0 : cpu::kBandWarmup;
+}
+
+void check_tiled_options(const PrefilterOptions& opts) {
+    check_options(opts);
+    if (opts.border == Border::Wrap)
+        tiled::fail(kTiledOp,
+                    "border wrap is not tiled (its prefilter couples the first and the last "
+                    "rows); allowed: mirror, reflect, nearest, constant");
+}
+
 template <class T>
 TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOptions& opts,
                                const TiledOptions& to, const Context& ctx) {
     const int w = src.width(), h = src.height(), c = src.channels();
     // Rows along x only are independent: no warm-up (the band still starts on the row pass's
     // 8-row groups).
-    const int warm = opts.axes == PrefilterAxes::X ? 0 : cpu::kBandWarmup;
+    const int warm = tiled_warmup(opts);
     const std::size_t px = std::is_same_v<T, float> ? 4 : 4 + sizeof(T);  // staging (+ input)
     const auto need = [&](int rows) {
         const int span = std::min(h, std::min(h, rows) + 2 * warm + 2 * cpu::kBandAlign);
@@ -195,8 +208,9 @@ TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOpti
     tiled::Rows<T> in;
     tiled::Rows<float> stage;
     const std::ptrdiff_t n = std::ptrdiff_t{w} * c;
-    for (int y0 = to.first_row; y0 < h; y0 += band) {
-        const int y1 = std::min(h, y0 + band);
+    const int end = tiled::end_row(to, h);
+    for (int y0 = to.first_row; y0 < end; y0 += band) {
+        const int y1 = std::min(end, y0 + band);
         const auto [a, b] = cpu::prefilter_band_span(h, warm, y0, y1);
         stage.reset(b - a, n);
         if constexpr (std::is_same_v<T, float>) {
@@ -228,11 +242,7 @@ TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOpti
 TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const PrefilterOptions& opts,
                                    const TiledOptions& topts, const Context& ctx) {
     tiled::check_call(kTiledOp, src, src.width(), src.height(), topts, ctx);
-    check_options(opts);
-    if (opts.border == Border::Wrap)
-        tiled::fail(kTiledOp,
-                    "border wrap is not tiled (its prefilter couples the first and the last "
-                    "rows); allowed: mirror, reflect, nearest, constant");
+    check_tiled_options(opts);
     switch (src.type()) {
         case PixelType::U8:
             return prefilter_tiled_run<std::uint8_t>(src, dst, opts, topts, ctx);
@@ -242,6 +252,16 @@ TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const Prefilter
             return prefilter_tiled_run<float>(src, dst, opts, topts, ctx);
     }
     tiled::fail(kTiledOp, "unknown pixel type");
+}
+
+RowRange bspline_prefilter_tiled_source_rows(int width, int height, const PrefilterOptions& opts,
+                                             int y0, int y1) {
+    tiled::check_side(kTiledOp, width, "the width");
+    tiled::check_side(kTiledOp, height, "the height");
+    tiled::check_range(kTiledOp, height, y0, y1);
+    check_tiled_options(opts);
+    const auto [a, b] = cpu::prefilter_band_span(height, tiled_warmup(opts), y0, y1);
+    return {a, b};
 }
 
 std::vector<double> fir_prefilter_taps(int fir_length) {

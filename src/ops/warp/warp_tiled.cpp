@@ -47,6 +47,13 @@ std::pair<int, int> band_span(const WarpPlan& p, const Geometry& g, int y0, int 
     return {std::max(0, lo - g.warm), std::min(g.span_h, hi + 1 + g.warm)};
 }
 
+// The image rows behind a band's span rows [a, b) (clamped: edge replication of the padded
+// span), as [first, last).
+RowRange image_rows(const Geometry& g, std::pair<int, int> span) {
+    return {std::clamp(span.first - g.pad, 0, g.sh - 1),
+            std::clamp(span.second - 1 - g.pad, 0, g.sh - 1) + 1};
+}
+
 std::size_t band_bytes(const Geometry& g, int out_rows, int span_rows, std::size_t px) {
     const std::size_t stage = g.bspline ? std::size_t{4} * g.span_w * g.c : 0;
     return static_cast<std::size_t>(out_rows) * g.ow * g.c * px +
@@ -87,12 +94,12 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
     PrefilterOptions po;
     po.border = g.pad > 0 ? Border::Mirror : tap_border(o.border);
     po.fir_length = o.prefilter;
-    for (int y0 = to.first_row; y0 < g.oh; y0 += band) {
-        const int y1 = std::min(g.oh, y0 + band);
+    const int end = tiled::end_row(to, g.oh);
+    for (int y0 = to.first_row; y0 < end; y0 += band) {
+        const int y1 = std::min(end, y0 + band);
         const auto [a, b] = band_span(p, g, y0, y1);
-        // Image rows behind span rows [a, b): clamped (edge replication of the padded span).
-        const int ia = std::clamp(a - g.pad, 0, g.sh - 1),
-                  ib = std::clamp(b - 1 - g.pad, 0, g.sh - 1);
+        const RowRange rr = image_rows(g, {a, b});
+        const int ia = rr.first, ib = rr.last - 1;
         in.reset(ib - ia + 1, std::ptrdiff_t{g.sw} * g.c);
         src.read_rows(ia, ib - ia + 1, in.buf.data(), in.row);
         st.rows_read += ib - ia + 1;
@@ -140,12 +147,9 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
     return st;
 }
 
-}  // namespace
-
-TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
-                      const Transform& t, const WarpOptions& opts, const TiledOptions& topts,
-                      const Context& ctx) {
-    tiled::check_call(kOp, src, out_width, out_height, topts, ctx);
+// The checks that do not need the source's pixels, and the band geometry.
+Geometry check_and_plan(int sw, int sh, int c, int ow, int oh, const Transform& t,
+                        const WarpOptions& opts, WarpPlan& p) {
     if (t.kind != Transform::Kind::Resize)
         fail(
             "tiled execution runs zoom/resize transforms (Transform::make_resize); the other "
@@ -157,20 +161,31 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
             "allowed: mirror, reflect, nearest, constant");
     if (opts.fast_texture)
         fail("fast_texture is a CUDA mode; tiled execution runs the cpu backend");
-    if (opts.prefiltered && opts.interp == Interp::BSpline && src.type() != PixelType::F32)
-        fail("prefiltered B-spline coefficients must be a float image");
-    if (src.type() != PixelType::F32 && !std::isfinite(opts.fill))
-        fail("the fill value is not finite; integer images need a finite fill");
-
     Geometry g{};
-    g.sw = src.width(), g.sh = src.height(), g.c = src.channels();
-    g.ow = out_width, g.oh = out_height;
-    const WarpPlan p = make_warp_plan(t, opts, g.sw, g.sh, g.ow, g.oh);
+    g.sw = sw, g.sh = sh, g.c = c;
+    g.ow = ow, g.oh = oh;
+    p = make_warp_plan(t, opts, g.sw, g.sh, g.ow, g.oh);
     g.pad = p.pad;
     g.span_w = g.sw + 2 * g.pad, g.span_h = g.sh + 2 * g.pad;
     g.bspline = opts.interp == Interp::BSpline;
     g.prefilter = g.bspline && !opts.prefiltered;
     g.warm = g.prefilter ? cpu::kBandWarmup : 0;
+    return g;
+}
+
+}  // namespace
+
+TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
+                      const Transform& t, const WarpOptions& opts, const TiledOptions& topts,
+                      const Context& ctx) {
+    tiled::check_call(kOp, src, out_width, out_height, topts, ctx);
+    WarpPlan p;
+    const Geometry g = check_and_plan(src.width(), src.height(), src.channels(), out_width,
+                                      out_height, t, opts, p);
+    if (opts.prefiltered && opts.interp == Interp::BSpline && src.type() != PixelType::F32)
+        fail("prefiltered B-spline coefficients must be a float image");
+    if (src.type() != PixelType::F32 && !std::isfinite(opts.fill))
+        fail("the fill value is not finite; integer images need a finite fill");
     switch (src.type()) {
         case PixelType::U8:
             return run<std::uint8_t>(src, dst, g, p, opts, topts, ctx);
@@ -180,6 +195,18 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
             return run<float>(src, dst, g, p, opts, topts, ctx);
     }
     fail("unknown pixel type");
+}
+
+RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, int out_height,
+                                const Transform& t, const WarpOptions& opts, int y0, int y1) {
+    tiled::check_side(kOp, src_width, "the source width");
+    tiled::check_side(kOp, src_height, "the source height");
+    tiled::check_side(kOp, out_width, "the output width");
+    tiled::check_side(kOp, out_height, "the output height");
+    tiled::check_range(kOp, out_height, y0, y1);
+    WarpPlan p;
+    const Geometry g = check_and_plan(src_width, src_height, 1, out_width, out_height, t, opts, p);
+    return image_rows(g, band_span(p, g, y0, y1));
 }
 
 }  // namespace upres

@@ -1,0 +1,165 @@
+"""upres.dask: tiled zoom and prefilter on dask arrays, bit-identical to the whole-image calls,
+on the threaded scheduler and on a distributed.LocalCluster of two worker processes."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import upres
+
+da = pytest.importorskip("dask.array", reason="dask is not installed (scripts/test installs it)")
+import upres.dask as ud  # noqa: E402
+
+MODES = ("mirror", "reflect", "nearest", "constant")
+
+
+def _image(rng: np.random.Generator, h: int, w: int, c: int, dtype: type) -> np.ndarray:
+    shape = (h, w) if c == 1 else (h, w, c)
+    if dtype == np.float32:
+        return (rng.random(shape, dtype=np.float32) * 3 - 1).astype(np.float32)
+    hi = np.iinfo(dtype).max
+    return rng.integers(1, hi, shape, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("c", [1, 3])
+def test_zoom_bit_identical(dtype: type, c: int) -> None:
+    rng = np.random.default_rng(11 + c)
+    a = _image(rng, 173, 91, c, dtype)
+    x = da.from_array(a, chunks=(40, 50) + ((c,) if c > 1 else ()))
+    for z in (2.0, 0.37, 1.7):
+        zz = z if c == 1 else (z, z, 1)
+        for mode in MODES:
+            for order in (0, 1, 3):
+                ref = upres.zoom(a, zz, order=order, mode=mode, cval=0.5, grid_mode=True,
+                                 backend="cpu")
+                # Bands of one row (every seam) for the exact B-spline only: a task per row
+                # costs Dask's overhead, not upres's.
+                for rows in ((1, 37, None) if order == 3 and mode == "mirror" else (37,)):
+                    got = ud.zoom(x, zz, order=order, mode=mode, cval=0.5,
+                                  chunk_rows=rows).compute(scheduler="threads")
+                    assert got.dtype == a.dtype and got.shape == ref.shape
+                    assert np.array_equal(got, ref), (z, mode, order, rows)
+
+
+def test_zoom_options_and_views(baboon: np.ndarray) -> None:
+    # A sub-image view of a real photo, the FIR prefilter, Keys cubic, an explicit shape.
+    view = baboon[37:411, 21:300]
+    x = da.from_array(view, chunks=(64, 64, 3))
+    for kw in ({"prefilter": "fir"}, {"interp": "keys"}, {"order": 3}):
+        ref = upres.zoom(np.ascontiguousarray(view), (1.5, 1.5, 1), mode="mirror",
+                         grid_mode=True, backend="cpu", **kw)
+        got = ud.zoom(x, (1.5, 1.5, 1), mode="mirror", chunk_rows=100, **kw).compute()
+        assert np.array_equal(got, ref), kw
+    got = ud.zoom(x, 1, output_shape=(500, 120), mode="mirror").compute()
+    ref = np.empty((500, 120, 3), np.uint8)
+    from upres import _upres
+    _upres.warp(np.ascontiguousarray(view), ref, "resize", [], None,
+                _upres.warp_options({"interp": "bspline", "border": "mirror"}), "cpu", 0, 0)
+    assert np.array_equal(got, ref)
+    # Coefficients in, prefilter=False.
+    coef = upres.spline_filter(baboon[..., 0], output=np.float32, backend="cpu")
+    ref = upres.zoom(coef, 2, mode="mirror", prefilter=False, grid_mode=True, backend="cpu")
+    got = ud.zoom(da.from_array(coef, chunks=(100, 512)), 2, mode="mirror", prefilter=False)
+    assert np.array_equal(got.compute(), ref)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_spline_filter_bit_identical(dtype: type) -> None:
+    rng = np.random.default_rng(5)
+    a = _image(rng, 211, 67, 1, dtype)
+    x = da.from_array(a, chunks=(50, 30))
+    for mode in ("mirror", "reflect", "nearest"):
+        for prefilter in ("iir", "fir"):
+            ref = upres.spline_filter(a, output=np.float32, mode=mode, prefilter=prefilter,
+                                      backend="cpu")
+            for rows in ((1, 9, None) if mode == "mirror" and prefilter == "iir" else (9,)):
+                got = ud.spline_filter(x, output=np.float32, mode=mode, prefilter=prefilter,
+                                       chunk_rows=rows).compute()
+                assert got.dtype == np.float32 and np.array_equal(got, ref), (mode, rows)
+            for axis in (0, 1):
+                ref = upres.spline_filter1d(a, axis=axis, output=np.float32, mode=mode,
+                                            prefilter=prefilter, backend="cpu")
+                got = ud.spline_filter1d(x, axis=axis, output=np.float32, mode=mode,
+                                         prefilter=prefilter, chunk_rows=33).compute()
+                assert np.array_equal(got, ref), (mode, axis)
+    rgb = _image(rng, 90, 40, 3, np.float32)
+    ref = upres.spline_filter(rgb, channel_axis=-1, backend="cpu")
+    got = ud.spline_filter(da.from_array(rgb, chunks=(20, 40, 3)), channel_axis=-1,
+                           chunk_rows=16).compute()
+    assert got.dtype == np.float64 and np.array_equal(got, ref)
+
+
+def test_imread_tiff(tmp_path: pathlib.Path) -> None:
+    rng = np.random.default_rng(3)
+    a = rng.integers(1, 65535, (300, 170, 3), dtype=np.uint16)
+    p = tmp_path / "in.tif"
+    try:
+        upres.imwrite(p, a)
+    except upres.UnsupportedFormatError:
+        pytest.skip("this build has no libtiff")
+    x = ud.imread_tiff(p, chunk_rows=64)
+    assert x.shape == a.shape and x.dtype == a.dtype and x.chunks[0][0] == 64
+    assert np.array_equal(x.compute(), a)
+
+
+def test_local_cluster(tmp_path: pathlib.Path) -> None:
+    distributed = pytest.importorskip("distributed",
+                                      reason="distributed is not installed (scripts/test does)")
+    rng = np.random.default_rng(8)
+    a = rng.integers(1, 65535, (530, 210), dtype=np.uint16)
+    p = tmp_path / "big.tif"
+    try:
+        upres.imwrite(p, a)
+    except upres.UnsupportedFormatError:
+        pytest.skip("this build has no libtiff")
+    ref = upres.zoom(a, 2, mode="mirror", grid_mode=True, backend="cpu")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            x = ud.imread_tiff(p, chunk_rows=100)
+            y = ud.zoom(x, 2, mode="mirror", chunk_rows=128)
+            y = y.persist()
+            distributed.wait(y)
+            # The bands ran on both workers.
+            holders = {w for ws in client.who_has(y).values() for w in ws}
+            assert len(holders) == 2, holders
+            got = y.compute()
+    assert np.array_equal(got, ref)
+
+
+def test_bad_input(tmp_path: pathlib.Path) -> None:
+    x = da.from_array(np.ones((20, 20), np.float32))
+    with pytest.raises(upres.InvalidArgumentError, match="grid_mode"):
+        ud.zoom(x, 2, grid_mode=False)
+    with pytest.raises(upres.InvalidArgumentError, match="wrap"):
+        ud.zoom(x, 2, mode="grid-wrap")
+    with pytest.raises(upres.InvalidArgumentError, match="dtype"):
+        ud.zoom(x.astype(np.float64), 2)
+    with pytest.raises(upres.InvalidArgumentError, match="chunk_rows"):
+        ud.zoom(x, 2, chunk_rows=0)
+    with pytest.raises(upres.InvalidArgumentError, match="empty"):
+        ud.zoom(x, 0.01)
+    with pytest.raises(upres.InvalidArgumentError, match="mode"):
+        ud.spline_filter(x, mode="grid-wrap")
+    with pytest.raises(upres.InvalidArgumentError, match="channel_axis"):
+        ud.spline_filter(da.ones((8, 8, 3), dtype=np.float32))
+    with pytest.raises(upres.InvalidArgumentError, match="shape"):
+        ud.zoom(da.ones((4, 4, 4, 4), dtype=np.float32), 2)
+    with pytest.raises(upres.Error):
+        ud.imread_tiff(tmp_path / "missing.tif")
+    # NaN: found by the band that holds it, when computed.
+    bad = np.ones((64, 64), np.float32)
+    bad[40, 3] = np.nan
+    with pytest.raises(upres.InvalidArgumentError, match="NaN"):
+        ud.zoom(da.from_array(bad), 2, chunk_rows=16).compute()
+
+
+def test_doctests() -> None:
+    import doctest
+
+    r = doctest.testmod(ud, optionflags=doctest.ELLIPSIS)
+    assert r.attempted > 0 and r.failed == 0

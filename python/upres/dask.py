@@ -1,0 +1,260 @@
+"""upres on Dask arrays: images larger than memory, on every core of a host or on a cluster.
+
+``zoom``, ``spline_filter`` and ``spline_filter1d`` take a dask array (or a NumPy one) and
+return a dask array whose every chunk is a band of full rows computed by its own task, with
+the same pixels as the whole-image call, bit for bit: each band reads the source rows its
+taps need plus the exact B-spline prefilter's warm-up (``upres::warp_tiled_source_rows``,
+docs/scale.md), and runs as one band of upres's tiled execution. ``imread_tiff`` makes a dask
+array of a TIFF or BigTIFF whose tasks open the file by its path and read their rows (no file
+handle is pickled). The native calls release the GIL; each task runs ``threads`` CPU threads
+(default 1: Dask runs the tasks in parallel).
+
+Why not ``dask.array.map_overlap``: its halo is the same on every chunk, but a zoom's band of
+output rows reads a band of source rows that is not a chunk of the source, and the exact
+prefilter needs its warm-up aligned to 8 rows; each task here slices exactly the rows it
+needs, and upres applies its own border at the image's true edges (Dask has no mirror border).
+
+Needs ``dask[array]`` (and ``distributed`` for a cluster); ``import upres`` does not.
+
+Example::
+
+    >>> import numpy as np, dask.array as da, upres.dask
+    >>> x = da.from_array(np.arange(64, dtype=np.float32).reshape(8, 8), chunks=(4, 8))
+    >>> upres.dask.zoom(x, 2, mode="mirror").shape
+    (16, 16)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Optional, Union
+
+from dask.delayed import delayed
+import dask.array as da
+from dask.base import tokenize
+import numpy as np
+
+from . import _upres
+from ._errors import InvalidArgumentError
+from .ndimage import _PREFILTER_MODES, _fir_length, _interp, _border, _prefilter_options
+
+__all__ = ["imread_tiff", "zoom", "spline_filter", "spline_filter1d"]
+
+_NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
+# Bands of at least 256 source rows of their own (the prefilter's warm-up, 2 x 64 rows a band,
+# would otherwise cost more than the band) and about 32 MiB of output.
+_BAND_BYTES = 32 << 20
+_MIN_SOURCE_ROWS = 256
+
+
+def _as_dask(input: Any, op: str) -> Any:
+    x = input if isinstance(input, da.Array) else da.from_array(np.asarray(input))
+    if x.ndim not in (2, 3) or (x.ndim == 3 and not 1 <= x.shape[2] <= 4):
+        raise InvalidArgumentError(f"{op}: shape {tuple(x.shape)}; images are (H, W) or "
+                                   "(H, W, C) with C in 1..4")
+    if min(x.shape[:2]) < 1:
+        raise InvalidArgumentError(f"{op}: the image {tuple(x.shape)} is empty")
+    # Bands of full rows: one chunk across the columns and the channels.
+    return x.rechunk({1: -1, 2: -1} if x.ndim == 3 else {1: -1})
+
+
+def _band_edges(out_h: int, src_h: int, row_bytes: int, chunk_rows: Optional[int],
+                op: str) -> list[int]:
+    if chunk_rows is None:
+        own = math.ceil(_MIN_SOURCE_ROWS * out_h / src_h)
+        rows = max(own, _BAND_BYTES // max(1, row_bytes), 8)
+    else:
+        rows = int(chunk_rows)
+        if rows < 1:
+            raise InvalidArgumentError(f"{op}: chunk_rows {chunk_rows} must be at least 1")
+    rows = min(rows, out_h)
+    return list(range(0, out_h, rows)) + [out_h]
+
+
+def _assemble(x: Any, out_w: int, out_h: int, dtype: Any, edges: list[int],
+              rows_of: Any, band: Any, name: str) -> Any:
+    """A dask array of out_h x out_w (x's channels) from one task per band [y0, y1): band(block,
+    first, y0, y1) on the source rows [first, last) = rows_of(y0, y1)."""
+    tail = tuple(x.shape[2:])
+    parts = []
+    for y0, y1 in zip(edges[:-1], edges[1:]):
+        first, last = rows_of(y0, y1)
+        task = delayed(band, pure=True)(x[first:last], first, y0, y1)
+        parts.append(da.from_delayed(task, shape=(y1 - y0, out_w) + tail, dtype=dtype,
+                                     meta=np.empty((0,) * x.ndim, dtype),
+                                     name=f"{name}-{y0}-" + tokenize(task.key)))
+    return da.concatenate(parts, axis=0)
+
+
+class _ZoomBand:
+    """One band of a zoom: picklable (plain options, parsed in the task)."""
+
+    def __init__(self, options: dict[str, str], src_h: int, out_w: int, out_h: int,
+                 dtype: Any, threads: int) -> None:
+        self.options, self.src_h, self.out_w, self.out_h = options, src_h, out_w, out_h
+        self.dtype, self.threads = np.dtype(dtype), threads
+
+    def __call__(self, block: np.ndarray[Any, Any], first: int, y0: int,
+                 y1: int) -> np.ndarray[Any, Any]:
+        out = np.empty((y1 - y0, self.out_w) + block.shape[2:], self.dtype)
+        _upres.zoom_band(np.ascontiguousarray(block, self.dtype), first, self.src_h, out, y0,
+                         self.out_h, _upres.warp_options(self.options), self.threads)
+        return out
+
+
+def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
+         mode: str = "constant", cval: float = 0.0, prefilter: Union[bool, str] = True, *,
+         grid_mode: bool = True, interp: Optional[str] = None,
+         output_shape: Optional[tuple[int, int]] = None, chunk_rows: Optional[int] = None,
+         threads: int = 1) -> Any:
+    """Zoom a dask array, as upres.zoom with grid_mode=True (pixel edges aligned, the
+    ``upres warp --zoom`` convention), band by band of output rows.
+
+    Parameters: input (H, W) or (H, W, C) dask or NumPy array of uint8, uint16 or float32;
+    zoom: factor, or (rows, columns[, 1]); order 0, 1, 3 (or interp='keys'); mode: 'constant'
+    (default), 'nearest', 'mirror', 'reflect' / 'grid-mirror' ('grid-wrap' is refused: its
+    prefilter couples the first and the last rows); cval; prefilter: True (exact B-spline),
+    False (input holds float32 coefficients), 'fir' / 'firK'; grid_mode: must be True (the
+    corner-aligned zoom is not tiled); output_shape: (rows, columns) instead of round(n *
+    zoom); chunk_rows: output rows per task (default: bands of about 32 MiB and at least 256
+    source rows); threads: CPU threads per task. Returns a dask array of the input's dtype whose
+    pixels equal the whole-image warp's (``upres warp --zoom``, ``upres.zoom_tiff``) bit for
+    bit.
+    """
+    op = "upres.dask.zoom"
+    if not grid_mode:
+        raise InvalidArgumentError(f"{op}: grid_mode=False (corner pixels aligned) is not tiled; "
+                                   "grid_mode=True aligns pixel edges (upres warp --zoom)")
+    x = _as_dask(input, op)
+    if x.dtype not in _NATIVE:
+        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
+    h, w = int(x.shape[0]), int(x.shape[1])
+    if output_shape is not None:
+        oh, ow = int(output_shape[0]), int(output_shape[1])
+    else:
+        z = [float(zoom)] * 2 if np.isscalar(zoom) else [float(v) for v in zoom]  # type: ignore
+        if len(z) != x.ndim or (x.ndim == 3 and z[2] != 1):
+            raise InvalidArgumentError(f"{op}: zoom {zoom!r}: one factor, or one per axis with 1 "
+                                       "on the channel axis")
+        if not all(v > 0 and math.isfinite(v) for v in z[:2]):
+            raise InvalidArgumentError(f"{op}: zoom {zoom!r} must be positive and finite")
+        oh, ow = int(round(h * z[0])), int(round(w * z[1]))
+    if min(oh, ow) < 1:
+        raise InvalidArgumentError(f"{op}: output shape {(oh, ow)} is empty")
+    method = _interp(order, interp, op)
+    opts = {"interp": method, "border": _border(mode, op)}
+    if cval != 0:
+        opts["fill"] = repr(float(cval))
+    if method == "bspline":
+        opts.update(_prefilter_options(prefilter))
+    handle = _upres.warp_options(opts)  # checks the options now, not in a task
+    c = int(x.shape[2]) if x.ndim == 3 else 1
+    edges = _band_edges(oh, h, ow * c * x.dtype.itemsize, chunk_rows, op)
+    band = _ZoomBand(opts, h, ow, oh, x.dtype, threads)
+    return _assemble(x, ow, oh, x.dtype, edges,
+                     lambda y0, y1: _upres.zoom_source_rows(w, h, ow, oh, handle, y0, y1), band,
+                     "upres-zoom")
+
+
+class _FilterBand:
+    def __init__(self, options: dict[str, str], height: int, threads: int) -> None:
+        self.options, self.height, self.threads = options, height, threads
+
+    def __call__(self, block: np.ndarray[Any, Any], first: int, y0: int,
+                 y1: int) -> np.ndarray[Any, Any]:
+        if block.dtype not in _NATIVE:
+            block = block.astype(np.float32)
+        out = np.empty((y1 - y0,) + block.shape[1:], np.float32)
+        _upres.spline_filter_band(np.ascontiguousarray(block), first, self.height, out, y0,
+                                  self.options, self.threads)
+        return out
+
+
+def _filter(op: str, input: Any, axes: str, output: Any, mode: str, prefilter: Union[bool, str],
+            chunk_rows: Optional[int], threads: int) -> Any:
+    x = _as_dask(input, op)
+    if mode not in _PREFILTER_MODES or _PREFILTER_MODES[mode] == "wrap":
+        allowed = [m for m, b in _PREFILTER_MODES.items() if b != "wrap"]
+        raise InvalidArgumentError(f"{op}: mode '{mode}' (allowed: " + ", ".join(allowed) +
+                                   "; 'grid-wrap' couples the first and the last rows)")
+    fir = "iir" if prefilter is True else prefilter
+    if not isinstance(fir, str):
+        raise InvalidArgumentError(f"{op}: prefilter must be 'iir', 'fir' or 'firK'")
+    opts = {"border": _PREFILTER_MODES[mode], "axes": axes,
+            "fir_length": "0" if fir == "iir" else str(_fir_length(fir))}
+    h, w = int(x.shape[0]), int(x.shape[1])
+    c = int(x.shape[2]) if x.ndim == 3 else 1
+    edges = _band_edges(h, h, w * c * 4, chunk_rows, op)
+    _upres.spline_filter_source_rows(w, h, opts, 0, edges[1])  # checks the options now
+    coef = _assemble(x, w, h, np.float32, edges,
+                     lambda y0, y1: _upres.spline_filter_source_rows(w, h, opts, y0, y1),
+                     _FilterBand(opts, h, threads), "upres-spline-filter")
+    dt = np.dtype(output)
+    return coef if dt == np.float32 else coef.astype(dt)
+
+
+def spline_filter(input: Any, order: int = 3, output: Any = np.float64, mode: str = "mirror", *,
+                  channel_axis: Optional[int] = None, prefilter: Union[bool, str] = "iir",
+                  chunk_rows: Optional[int] = None, threads: int = 1) -> Any:
+    """Cubic B-spline coefficients of a dask array, as upres.spline_filter (order 3), band by
+    band of rows: the float32 coefficients equal upres.spline_filter's (cpu backend, output
+    float32) bit for bit; output: the returned dtype (default float64, scipy's). (H, W, C)
+    needs channel_axis=-1 (each channel's plane alone). chunk_rows, threads: as zoom.
+    """
+    op = "upres.dask.spline_filter"
+    if order != 3:
+        raise InvalidArgumentError(f"{op}: spline order {order} (allowed: 3)")
+    if len(getattr(input, "shape", ())) == 3 and channel_axis not in (-1, 2):
+        raise InvalidArgumentError(f"{op}: an (H, W, C) input needs channel_axis=-1 (each "
+                                   "channel's plane filtered alone)")
+    return _filter(op, input, "both", output, mode, prefilter, chunk_rows, threads)
+
+
+def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = np.float64,
+                    mode: str = "mirror", *, prefilter: Union[bool, str] = "iir",
+                    chunk_rows: Optional[int] = None, threads: int = 1) -> Any:
+    """The B-spline prefilter along one axis (0: rows, down the columns; 1 / -1: columns) of a
+    2-D dask array, as upres.spline_filter1d, band by band of rows (bit for bit its float32
+    result). chunk_rows, threads: as zoom.
+    """
+    op = "upres.dask.spline_filter1d"
+    if order != 3:
+        raise InvalidArgumentError(f"{op}: spline order {order} (allowed: 3)")
+    if len(getattr(input, "shape", ())) != 2 or int(axis) not in (0, 1, -1):
+        raise InvalidArgumentError(f"{op}: a 2-D input and axis 0, 1 or -1")
+    axes = "x" if int(axis) % 2 == 1 else "y"
+    return _filter(op, input, axes, output, mode, prefilter, chunk_rows, threads)
+
+
+class _ReadRows:
+    def __init__(self, path: str, width: int, channels: int, dtype: Any) -> None:
+        self.path, self.width, self.channels, self.dtype = path, width, channels, np.dtype(dtype)
+
+    def __call__(self, y0: int, y1: int) -> np.ndarray[Any, Any]:
+        shape = (y1 - y0, self.width) + ((self.channels,) if self.channels > 1 else ())
+        out = np.empty(shape, self.dtype)
+        _upres.tiff_read_rows(self.path, y0, out)
+        return out
+
+
+def imread_tiff(path: Union[str, "os.PathLike[str]"], chunk_rows: int = 1024) -> Any:
+    """A TIFF or BigTIFF of any size (stripped or tiled; u8, u16 or f32; 1-4 channels) as a
+    dask array of bands of chunk_rows full rows; each task opens the file by its path and
+    decodes only the strips or tiles its rows need."""
+    p = os.fspath(path)
+    w, h, c, t = _upres.tiff_info(p)
+    if int(chunk_rows) < 1:
+        raise InvalidArgumentError(f"upres.dask.imread_tiff: chunk_rows {chunk_rows} must be at "
+                                   "least 1")
+    dtype = {"u8": np.uint8, "u16": np.uint16, "f32": np.float32}[t]
+    read = _ReadRows(os.path.abspath(p), w, c, dtype)
+    tail = (c,) if c > 1 else ()
+    parts = []
+    for y0 in range(0, h, int(chunk_rows)):
+        y1 = min(h, y0 + int(chunk_rows))
+        key = f"upres-imread-{y0}-" + tokenize(read.__dict__, y0, y1, os.stat(p).st_mtime_ns)
+        task = delayed(read, pure=True)(y0, y1, dask_key_name=key)
+        parts.append(da.from_delayed(task, shape=(y1 - y0, w) + tail, dtype=dtype,
+                                     meta=np.empty((0,) * (2 + len(tail)), dtype)))
+    return da.concatenate(parts, axis=0)
