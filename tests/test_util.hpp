@@ -18,6 +18,7 @@
 #include <upres/error.hpp>
 #include <upres/image.hpp>
 #include <upres/io.hpp>
+#include <upres/rows.hpp>
 
 namespace upres::test {
 
@@ -159,5 +160,34 @@ inline Image<std::uint8_t> tall_photo(const std::string& name, int w, int h) {
                     static_cast<std::size_t>(w) * c);
     return in;
 }
+
+// A host image as a RowSource / RowSink that does not lend its memory (rows_in_memory: nullptr),
+// as a file does: the tiled operations then run on their band buffers. The tests run both paths.
+class CopyingRowSource final : public RowSource {
+  public:
+    explicit CopyingRowSource(const detail::RawView& v) : v_(v) {}
+    PixelType type() const override { return v_.type(); }
+    int width() const override { return v_.width(); }
+    int height() const override { return v_.height(); }
+    int channels() const override { return v_.channels(); }
+    void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) override {
+        v_.read_rows(y0, rows, dst, stride);
+    }
+
+  private:
+    ViewRowSource v_;
+};
+
+class CopyingRowSink final : public RowSink {
+  public:
+    explicit CopyingRowSink(const detail::RawView& v) : v_(v) {}
+    void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) override {
+        v_.write_rows(y0, rows, src, stride);
+    }
+    void commit() override {}
+
+  private:
+    ViewRowSink v_;
+};
 
 }  // namespace upres::test

@@ -23,6 +23,13 @@ class RowSource {
     // width() * channels() elements of type(). Errors name the source (Error(IoError /
     // CorruptData)).
     virtual void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) = 0;
+    // Rows [y0, y0 + rows) where they already are in host memory, to be read in place (their
+    // row stride, in elements, in *stride), or nullptr: read_rows copies them. An in-memory
+    // source saves the tiled operations a copy of every band.
+    virtual const void* rows_in_memory(int y0, int rows, std::ptrdiff_t* stride) const {
+        (void)y0, (void)rows, (void)stride;
+        return nullptr;
+    }
 };
 
 // Rows written once each, top to bottom.
@@ -31,6 +38,13 @@ class RowSink {
     virtual ~RowSink() = default;
     // Rows [y0, y0 + rows): y0 is the number of rows written so far.
     virtual void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) = 0;
+    // Where rows [y0, y0 + rows) will be kept, in host memory, for the operation to compute them
+    // in place (their row stride, in elements, in *stride), or nullptr. write_rows is still
+    // called, with that memory (nothing to copy then).
+    virtual void* rows_in_memory(int y0, int rows, std::ptrdiff_t* stride) {
+        (void)y0, (void)rows, (void)stride;
+        return nullptr;
+    }
     // After the last row: completes the output (a file is renamed over its target only now).
     virtual void commit() = 0;
 };
@@ -49,6 +63,7 @@ class ViewRowSource final : public RowSource {
     int height() const override { return height_; }
     int channels() const override { return v_.channels; }
     void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) override;
+    const void* rows_in_memory(int y0, int rows, std::ptrdiff_t* stride) const override;
 
   private:
     detail::RawView v_;
@@ -63,6 +78,7 @@ class ViewRowSink final : public RowSink {
     template <Pixel T>
     explicit ViewRowSink(ImageView<T> v) : ViewRowSink(v.raw()) {}
     void write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) override;
+    void* rows_in_memory(int y0, int rows, std::ptrdiff_t* stride) override;
     void commit() override {}
 
   private:

@@ -47,6 +47,13 @@ void ViewRowSource::read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride
                     static_cast<std::size_t>(v_.width) * v_.channels * px);
 }
 
+const void* ViewRowSource::rows_in_memory(int y0, int rows, std::ptrdiff_t* stride) const {
+    check_rows(v_, first_, y0, rows, "ViewRowSource");
+    *stride = v_.stride;
+    return static_cast<const char*>(v_.data) +
+           static_cast<std::ptrdiff_t>(y0 - first_) * v_.stride * pixel_size(v_.type);
+}
+
 ViewRowSink::ViewRowSink(const detail::RawView& v, int first_row) : v_(v), first_(first_row) {
     check_host(v, "ViewRowSink");
     if (first_row < 0)
@@ -54,9 +61,19 @@ ViewRowSink::ViewRowSink(const detail::RawView& v, int first_row) : v_(v), first
                     "ViewRowSink: first_row " + std::to_string(first_row) + " is negative");
 }
 
+void* ViewRowSink::rows_in_memory(int y0, int rows, std::ptrdiff_t* stride) {
+    check_rows(v_, first_, y0, rows, "ViewRowSink");
+    *stride = v_.stride;
+    return static_cast<char*>(v_.data) +
+           static_cast<std::ptrdiff_t>(y0 - first_) * v_.stride * pixel_size(v_.type);
+}
+
 void ViewRowSink::write_rows(int y0, int rows, const void* src, std::ptrdiff_t stride) {
     check_rows(v_, first_, y0, rows, "ViewRowSink");
     y0 -= first_;
+    const void* here = static_cast<const char*>(v_.data) +
+                       static_cast<std::ptrdiff_t>(y0) * v_.stride * pixel_size(v_.type);
+    if (src == here && stride == v_.stride) return;  // computed in place (rows_in_memory)
     const std::size_t px = pixel_size(v_.type);
     for (int y = 0; y < rows; ++y)
         std::memcpy(

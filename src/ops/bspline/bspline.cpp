@@ -217,9 +217,16 @@ TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOpti
             src.read_rows(a, b - a, stage.buf.data(), stage.row);
             tiled::check_finite(kTiledOp, stage.buf.data(), w, c, a, b - a, stage.row, ctx.threads);
         } else {
-            in.reset(b - a, n);
-            src.read_rows(a, b - a, in.buf.data(), in.row);
-            for (int r = 0; r < b - a; ++r) std::copy(in.at(r), in.at(r) + n, stage.at(r));
+            // Integers are converted from where they are when the source holds them in memory.
+            std::ptrdiff_t in_row = 0;
+            const T* inp = static_cast<const T*>(src.rows_in_memory(a, b - a, &in_row));
+            if (!inp) {
+                in.reset(b - a, n);
+                src.read_rows(a, b - a, in.buf.data(), in.row);
+                inp = in.buf.data(), in_row = in.row;
+            }
+            for (int r = 0; r < b - a; ++r)
+                std::copy(inp + r * in_row, inp + r * in_row + n, stage.at(r));
         }
         st.rows_read += b - a;
         const Span2D<float> sb{stage.buf.data(), w, b - a, c, stage.row};

@@ -90,7 +90,6 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
     st.band_rows = band;
     Rows<T> in, out;
     Rows<float> stage;
-    out.reset(band, std::ptrdiff_t{g.ow} * g.c);
     PrefilterOptions po;
     po.border = g.pad > 0 ? Border::Mirror : tap_border(o.border);
     po.fir_length = o.prefilter;
@@ -100,18 +99,30 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
         const auto [a, b] = band_span(p, g, y0, y1);
         const RowRange rr = image_rows(g, {a, b});
         const int ia = rr.first, ib = rr.last - 1;
-        in.reset(ib - ia + 1, std::ptrdiff_t{g.sw} * g.c);
-        src.read_rows(ia, ib - ia + 1, in.buf.data(), in.row);
+        // The source rows and the output rows in place when the source and the sink hold
+        // them in memory (no copy of either: 8192^2 u16 zoom x2 as one band on one thread,
+        // 1.04 s with both copies and zero-filled buffers, against 0.56 s for upres::warp).
+        std::ptrdiff_t in_row = 0, out_row = 0;
+        const T* inp = static_cast<const T*>(src.rows_in_memory(ia, ib - ia + 1, &in_row));
+        if (!inp) {
+            in.reset(ib - ia + 1, std::ptrdiff_t{g.sw} * g.c);
+            src.read_rows(ia, ib - ia + 1, in.buf.data(), in.row);
+            inp = in.buf.data(), in_row = in.row;
+        }
         st.rows_read += ib - ia + 1;
         if constexpr (std::is_same_v<T, float>)
             if (g.prefilter)
-                tiled::check_finite(kOp, in.buf.data(), g.sw, g.c, ia, ib - ia + 1, in.row,
-                                    ctx.threads);
-        const Span2D<T> ob{out.buf.data(), g.ow, y1 - y0, g.c, out.row};
+                tiled::check_finite(kOp, inp, g.sw, g.c, ia, ib - ia + 1, in_row, ctx.threads);
+        T* outp = static_cast<T*>(dst.rows_in_memory(y0, y1 - y0, &out_row));
+        if (!outp) {
+            out.reset(band, std::ptrdiff_t{g.ow} * g.c);
+            outp = out.buf.data(), out_row = out.row;
+        }
+        const Span2D<T> ob{outp, g.ow, y1 - y0, g.c, out_row};
         if (g.bspline) {
             stage.reset(b - a, std::ptrdiff_t{g.span_w} * g.c);
             for (int r = a; r < b; ++r) {
-                const T* s = in.at(std::clamp(r - g.pad, 0, g.sh - 1) - ia);
+                const T* s = inp + (std::clamp(r - g.pad, 0, g.sh - 1) - ia) * in_row;
                 float* d = stage.at(r - a);
                 float* inner = d + std::ptrdiff_t{g.pad} * g.c;
                 const std::ptrdiff_t n = std::ptrdiff_t{g.sw} * g.c;
@@ -133,13 +144,13 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
                                             cpu::ColumnEnds{a > 0, b < g.span_h});
             cpu::warp_resize_band<float, T>(cb, ob, p, g.span_h, y0, a, ctx.threads);
         } else {
-            const Span2D<const T> sb{in.buf.data(), g.sw, ib - ia + 1, g.c, in.row};
+            const Span2D<const T> sb{inp, g.sw, ib - ia + 1, g.c, in_row};
             cpu::warp_resize_band<T, T>(sb, ob, p, g.span_h, y0, ia, ctx.threads);
         }
         st.buffer_bytes =
             std::max(st.buffer_bytes, (in.buf.capacity() + out.buf.capacity()) * sizeof(T) +
                                           stage.buf.capacity() * sizeof(float));
-        dst.write_rows(y0, y1 - y0, out.buf.data(), out.row);
+        dst.write_rows(y0, y1 - y0, outp, out_row);
         ++st.bands;
         if (to.progress) to.progress(y1, g.oh);
     }
