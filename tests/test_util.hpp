@@ -190,4 +190,17 @@ class CopyingRowSink final : public RowSink {
     ViewRowSink v_;
 };
 
+// An image's rows as a source and another's as a sink, lending their memory (in place) or not.
+struct RowEnds {
+    RowEnds(const detail::RawView& in, const detail::RawView& out, bool in_place)
+        : vsrc(in), vdst(out), csrc(in), cdst(out), in_place(in_place) {}
+    RowSource& src() { return in_place ? static_cast<RowSource&>(vsrc) : csrc; }
+    RowSink& dst() { return in_place ? static_cast<RowSink&>(vdst) : cdst; }
+    ViewRowSource vsrc;
+    ViewRowSink vdst;
+    CopyingRowSource csrc;
+    CopyingRowSink cdst;
+    bool in_place;
+};
+
 }  // namespace upres::test

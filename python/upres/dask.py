@@ -37,7 +37,7 @@ import numpy as np
 
 from . import _upres
 from ._errors import InvalidArgumentError
-from .ndimage import _PREFILTER_MODES, _fir_length, _interp, _border, _prefilter_options
+from .ndimage import _PREFILTER_MODES, _fir_length, _warp_option_text
 
 __all__ = ["imread_tiff", "zoom", "spline_filter", "spline_filter1d"]
 
@@ -142,12 +142,7 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
         oh, ow = int(round(h * z[0])), int(round(w * z[1]))
     if min(oh, ow) < 1:
         raise InvalidArgumentError(f"{op}: output shape {(oh, ow)} is empty")
-    method = _interp(order, interp, op)
-    opts = {"interp": method, "border": _border(mode, op)}
-    if cval != 0:
-        opts["fill"] = repr(float(cval))
-    if method == "bspline":
-        opts.update(_prefilter_options(prefilter))
+    _, opts = _warp_option_text(op, order, interp, mode, cval, prefilter)
     handle = _upres.warp_options(opts)  # checks the options now, not in a task
     c = int(x.shape[2]) if x.ndim == 3 else 1
     edges = _band_edges(oh, h, ow * c * x.dtype.itemsize, chunk_rows, op)

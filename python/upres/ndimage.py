@@ -74,6 +74,18 @@ def _prefilter_options(prefilter: Union[bool, str]) -> dict[str, str]:
                                f"{prefilter!r}")
 
 
+def _warp_option_text(op: str, order: int, interp: Optional[str], mode: str, cval: float,
+                      prefilter: Union[bool, str]) -> tuple[str, dict[str, str]]:
+    """(interpolation method, the warp's options as text), checked."""
+    method = _interp(order, interp, op)
+    opts = {"interp": method, "border": _border(mode, op)}
+    if cval != 0:
+        opts["fill"] = repr(float(cval))
+    if method == "bspline":
+        opts.update(_prefilter_options(prefilter))
+    return method, opts
+
+
 # (order, interp, mode, cval, prefilter) -> (interpolation, options for the native call):
 # checked once, then reused (the per-call cost of small images).
 _OPTIONS: dict[tuple[Any, ...], tuple[str, Any]] = {}
@@ -86,12 +98,7 @@ def _warp_options(op: str, order: int, interp: Optional[str], mode: str, cval: f
     hit = _OPTIONS.get(key)
     if hit is not None:
         return hit
-    method = _interp(order, interp, op)
-    opts = {"interp": method, "border": _border(mode, op)}
-    if cval != 0:
-        opts["fill"] = repr(float(cval))
-    if method == "bspline":
-        opts.update(_prefilter_options(prefilter))
+    method, opts = _warp_option_text(op, order, interp, mode, cval, prefilter)
     if len(_OPTIONS) > 256:
         _OPTIONS.clear()
     _OPTIONS[key] = (method, _upres.warp_options(opts))

@@ -50,12 +50,9 @@ Image<float> tiled(const Image<T>& in, const PrefilterOptions& o, int band,
                    TiledStats* st = nullptr, std::size_t budget = std::size_t{256} << 20,
                    bool in_place = true) {
     Image<float> out(in.width(), in.height(), in.channels());
-    ViewRowSource vsrc(in.view());
-    ViewRowSink vdst(out.view());
-    test::CopyingRowSource csrc(in.view().raw());
-    test::CopyingRowSink cdst(out.view().raw());
-    RowSource& src = in_place ? static_cast<RowSource&>(vsrc) : csrc;
-    RowSink& dst = in_place ? static_cast<RowSink&>(vdst) : cdst;
+    test::RowEnds ends(in.view().raw(), out.view().raw(), in_place);
+    RowSource& src = ends.src();
+    RowSink& dst = ends.dst();
     TiledOptions to;
     to.band_rows = std::min(band, in.height());
     to.max_memory = budget;

@@ -38,12 +38,9 @@ Image<T> tiled(const Image<T>& in, int ow, int oh, const WarpOptions& o, int ban
                TiledStats* st = nullptr, std::size_t budget = std::size_t{256} << 20,
                bool in_place = true) {
     Image<T> out(ow, oh, in.channels());
-    ViewRowSource vsrc(in.view());
-    ViewRowSink vdst(out.view());
-    test::CopyingRowSource csrc(in.view().raw());
-    test::CopyingRowSink cdst(out.view().raw());
-    RowSource& src = in_place ? static_cast<RowSource&>(vsrc) : csrc;
-    RowSink& dst = in_place ? static_cast<RowSink&>(vdst) : cdst;
+    test::RowEnds ends(in.view().raw(), out.view().raw(), in_place);
+    RowSource& src = ends.src();
+    RowSink& dst = ends.dst();
     TiledOptions to;
     to.band_rows = std::min(band, oh);  // larger bands are refused
     to.max_memory = budget;
