@@ -101,7 +101,8 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
         const int ia = rr.first, ib = rr.last - 1;
         // The source rows and the output rows in place when the source and the sink hold
         // them in memory (no copy of either: 8192^2 u16 zoom x2 as one band on one thread,
-        // 1.04 s with both copies and zero-filled buffers, against 0.56 s for upres::warp).
+        // 0.65 s, against 1.04 s with both copies and zero-filled buffers and 0.60 s for
+        // upres::warp).
         std::ptrdiff_t in_row = 0, out_row = 0;
         const T* inp = static_cast<const T*>(src.rows_in_memory(ia, ib - ia + 1, &in_row));
         if (!inp) {
