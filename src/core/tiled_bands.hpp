@@ -70,8 +70,8 @@ inline void check_range(const char* op, int out_height, int y0, int y1) {
 }
 
 // Host buffer of `rows` rows of `row` elements (no side limit, unlike Image). Not
-// zero-filled: every element is written before it is read, and zero-filling a band's buffers
-// (memset, and the page faults it takes first) was 10 % of a tiled zoom's time.
+// zero-filled: every element is written before it is read (std::vector's zero-filling was a
+// memset of every buffer, 2.7 % of a one-band 8192^2 u16 zoom's profile).
 template <class T>
 struct Rows {
     struct Buffer {
