@@ -192,8 +192,8 @@ class CopyingRowSink final : public RowSink {
 
 // An image's rows as a source and another's as a sink, lending their memory (in place) or not.
 struct RowEnds {
-    RowEnds(const detail::RawView& in, const detail::RawView& out, bool in_place)
-        : vsrc(in), vdst(out), csrc(in), cdst(out), in_place(in_place) {}
+    RowEnds(const detail::RawView& in, const detail::RawView& out, bool lend)
+        : vsrc(in), vdst(out), csrc(in), cdst(out), in_place(lend) {}
     RowSource& src() { return in_place ? static_cast<RowSource&>(vsrc) : csrc; }
     RowSink& dst() { return in_place ? static_cast<RowSink&>(vdst) : cdst; }
     ViewRowSource vsrc;
