@@ -181,7 +181,6 @@ def _filter(op: str, input: Any, axes: str, output: Any, mode: str, prefilter: U
     h, w = int(x.shape[0]), int(x.shape[1])
     c = int(x.shape[2]) if x.ndim == 3 else 1
     edges = _band_edges(h, h, w * c * 4, chunk_rows, op)
-    _upres.spline_filter_source_rows(w, h, opts, 0, edges[1])  # checks the options now
     coef = _assemble(x, w, h, np.float32, edges,
                      lambda y0, y1: _upres.spline_filter_source_rows(w, h, opts, y0, y1),
                      _FilterBand(opts, h, threads), "upres-spline-filter")
