@@ -14,6 +14,10 @@
 # previous one stopped instead of from the seeds; UPRES_FUZZ_SEED0=K numbers the processes'
 # random seeds from K+1 (give each call its own).
 set -u
+# No job control, even when the caller has it (the device tool runs commands under set -m): with
+# it, bash forgets finished background jobs once it has reported them, and `wait PID` below then
+# fails ("not a child of this shell", status 127) for processes that ended cleanly.
+set +m
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 . "$here/fuzz_common.sh"
