@@ -93,6 +93,46 @@ struct RowRange {
 RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, int out_height,
                                 const Transform& t, const WarpOptions& opts, int y0, int y1);
 
+// A rectangle of pixels: columns [x0, x1), rows [y0, y1).
+struct Box {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    int width() const { return x1 - x0; }
+    int height() const { return y1 - y0; }
+    bool empty() const { return x1 <= x0 || y1 <= y0; }
+};
+
+// Two-dimensional tiles of the point transforms (Affine, rotations included; Perspective;
+// Remap; Flow), whose outputs read source pixels anywhere along a row: the outputs in box `out`
+// of an out_width x out_height warp of a src_width x src_height source need only the source
+// pixels in warp_source_box(...) (taps, border and, for the B-spline, the prefilter's warm-up of
+// 64 pixels at each cut, aligned to 64 columns and 8 rows); warp_box computes them from those
+// pixels alone, bit-identical to upres::warp (cpu backend) on the whole image. upres.dask's
+// affine_transform, rotate and map_coordinates run one task per output tile this way.
+// For Remap and Flow, t.field holds the field of the box only (out.width() x out.height(),
+// its pixel (0, 0) is output (out.x0, out.y0)). Options as upres::warp, except
+// Border::Wrap with the B-spline prefilter (its recursions couple opposite edges; prefiltered
+// coefficients may wrap) and fast_texture. An empty box when the outputs read no source pixel
+// (Border::Constant, all outside). Error(InvalidArgument) for other transforms (Resize:
+// warp_tiled_source_rows), a box outside the output, sizes over kMaxTiledDimension, a
+// singular matrix or a non-finite field value.
+Box warp_source_box(int src_width, int src_height, int out_width, int out_height,
+                    const Transform& t, const WarpOptions& opts, Box out);
+
+// The outputs in `out` into dst (out.width() x out.height(), the source's channels) from src,
+// the source pixels in box `in` (in.width() x in.height()) of a src_width x src_height source;
+// `in` must contain warp_source_box(...) (Error(InvalidArgument) otherwise, naming both); an
+// empty `in` (and src) where that box is empty.
+// Backend: cpu (ctx.backend Auto or Cpu). The B-spline's prefilter runs on the box only.
+void warp_box(ImageView<const std::uint8_t> src, Box in, int src_width, int src_height,
+              ImageView<std::uint8_t> dst, Box out, int out_width, int out_height,
+              const Transform& t, const WarpOptions& opts = {}, const Context& ctx = {});
+void warp_box(ImageView<const std::uint16_t> src, Box in, int src_width, int src_height,
+              ImageView<std::uint16_t> dst, Box out, int out_width, int out_height,
+              const Transform& t, const WarpOptions& opts = {}, const Context& ctx = {});
+void warp_box(ImageView<const float> src, Box in, int src_width, int src_height,
+              ImageView<float> dst, Box out, int out_width, int out_height, const Transform& t,
+              const WarpOptions& opts = {}, const Context& ctx = {});
+
 // The same for bspline_prefilter_tiled on an image of width x height.
 RowRange bspline_prefilter_tiled_source_rows(int width, int height, const PrefilterOptions& opts,
                                              int y0, int y1);

@@ -366,6 +366,57 @@ std::tuple<int, int, int, std::string> tiff_info_py(const std::string& path) {
     return {r.width(), r.height(), r.channels(), to_string(r.type())};
 }
 
+// ---- two-dimensional tiles of the point transforms for upres.dask: a task computes the
+// outputs in a box from the source pixels in the box warp_source_box names (bit-identical to
+// the whole-image call). Boxes are (x0, y0, x1, y1).
+using BoxTuple = std::tuple<int, int, int, int>;
+Box box_of(const BoxTuple& b) {
+    return {std::get<0>(b), std::get<1>(b), std::get<2>(b), std::get<3>(b)};
+}
+
+Transform make_transform(const std::string& kind, const std::vector<double>& matrix,
+                         const Array& field);
+
+BoxTuple warp_source_box_py(int src_width, int src_height, int out_width, int out_height,
+                            const std::string& kind, const std::vector<double>& matrix, Array field,
+                            const WarpOptionsHandle& h, const BoxTuple& out) {
+    const Transform t = make_transform(kind, matrix, field);
+    nb::gil_scoped_release unlock;  // remap / flow: a scan of the box's field
+    const Box b =
+        warp_source_box(src_width, src_height, out_width, out_height, t, h.o, box_of(out));
+    return {b.x0, b.y0, b.x1, b.y1};
+}
+
+void warp_box_py(Array src, const BoxTuple& in, int src_width, int src_height, const NdArray& out,
+                 const BoxTuple& out_box, int out_width, int out_height, const std::string& kind,
+                 const std::vector<double>& matrix, Array field, const WarpOptionsHandle& h,
+                 int threads) {
+    const Transform t = make_transform(kind, matrix, field);
+    const detail::RawView d = host_rows(out, "out");
+    const Box ib = box_of(in);
+    detail::RawView s{};  // none: an empty box (the outputs read no source pixel)
+    s.type = d.type;
+    if (!ib.empty()) {
+        NdArray a;
+        if (src.is_none() || !nb::try_cast(src, a)) invalid("warp box: the block is not an array");
+        s = host_rows(a, "block");
+        if (s.type != d.type) invalid("warp box: the output's dtype must be the source's");
+    }
+    const Context ctx = cpu_context(threads);
+    nb::gil_scoped_release unlock;
+    const auto run = [&](auto zero) {
+        using T = decltype(zero);
+        warp_box(ib.empty() ? ImageView<const T>() : typed<const T>(s), ib, src_width, src_height,
+                 typed<T>(d), box_of(out_box), out_width, out_height, t, h.o, ctx);
+    };
+    if (d.type == PixelType::U8)
+        run(std::uint8_t{});
+    else if (d.type == PixelType::U16)
+        run(std::uint16_t{});
+    else
+        run(float{});
+}
+
 WarpOptionsHandle warp_options_py(const Options& kv) {
     return {options<WarpOptions>(
         "warp", kv, [](WarpOptions& w, const std::string& name, const std::string& text) {
@@ -375,10 +426,8 @@ WarpOptionsHandle warp_options_py(const Options& kv) {
         })};
 }
 
-void warp_py(const Array& src, const Array& dst, const std::string& kind,
-             const std::vector<double>& matrix, Array field, const WarpOptionsHandle& h,
-             const std::string& backend, int threads, std::uintptr_t stream) {
-    const WarpOptions& o = h.o;
+Transform make_transform(const std::string& kind, const std::vector<double>& matrix,
+                         const Array& field) {
     Transform t;
     if (kind == "affine") {
         if (matrix.size() != 6) invalid("warp: an affine matrix has 6 entries");
@@ -399,6 +448,14 @@ void warp_py(const Array& src, const Array& dst, const std::string& kind,
     } else {
         invalid("warp: unknown transform '" + kind + "'");
     }
+    return t;
+}
+
+void warp_py(const Array& src, const Array& dst, const std::string& kind,
+             const std::vector<double>& matrix, Array field, const WarpOptionsHandle& h,
+             const std::string& backend, int threads, std::uintptr_t stream) {
+    const WarpOptions& o = h.o;
+    const Transform t = make_transform(kind, matrix, field);
     const detail::RawView s = raw_view(src, "input"), d = raw_view(dst, "output");
     const Context ctx = context(backend, threads, stream);
     nb::gil_scoped_release unlock;
@@ -685,6 +742,11 @@ NB_MODULE(_upres, m) {
     m.def("spline_filter_band", &spline_filter_band_py, "block"_a, "first"_a, "height"_a, "out"_a,
           "y0"_a, "options"_a, "threads"_a);
     m.def("tiff_read_rows", &tiff_read_rows_py, "path"_a, "y0"_a, "out"_a);
+    m.def("warp_source_box", &warp_source_box_py, "src_width"_a, "src_height"_a, "out_width"_a,
+          "out_height"_a, "kind"_a, "matrix"_a, "field"_a.none(), "options"_a, "out"_a);
+    m.def("warp_box", &warp_box_py, "block"_a.none(), "in_box"_a, "src_width"_a, "src_height"_a,
+          "out"_a, "out_box"_a, "out_width"_a, "out_height"_a, "kind"_a, "matrix"_a,
+          "field"_a.none(), "options"_a, "threads"_a);
     m.def("imwrite", &imwrite_py, "path"_a, "image"_a, "options"_a);
     m.def("option_tables", &option_tables);
     m.def("cuda_available", &upres::cuda_available);

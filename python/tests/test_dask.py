@@ -1,5 +1,6 @@
-"""upres.dask: tiled zoom and prefilter on dask arrays, bit-identical to the whole-image calls,
-on the threaded scheduler and on a distributed.LocalCluster of two worker processes."""
+"""upres.dask: tiled zoom, prefilter, rotation and affine transforms on dask arrays,
+bit-identical to the whole-image calls, on the threaded scheduler and on a
+distributed.LocalCluster of two worker processes."""
 
 from __future__ import annotations
 
@@ -93,6 +94,47 @@ def test_spline_filter_bit_identical(dtype: type) -> None:
     assert got.dtype == np.float64 and np.array_equal(got, ref)
 
 
+@pytest.mark.parametrize("dtype,c", [(np.uint8, 3), (np.uint16, 1), (np.float32, 2)])
+def test_rotate_affine_bit_identical(dtype: type, c: int) -> None:
+    # 2-D tiles, each computed from only its source box (the prefilter's warm-up at every cut):
+    # the bytes of the whole-image call, for rotations (the output larger, corners outside) and
+    # a shear with a shift, with tiles of awkward sizes over a source chunked another way.
+    rng = np.random.default_rng(5 + c)
+    a = _image(rng, 211, 187, c, dtype)
+    tail = (c,) if c > 1 else ()
+    x = da.from_array(a, chunks=(50, 70) + tail)
+    mat = np.eye(3)[:2, :2] if c == 1 else np.eye(3)
+    mat[:2, :2] = [[0.9, 0.21], [-0.13, 1.08]]
+    off = (-6.5, 9.25) + ((0.0,) if c > 1 else ())
+    for mode in MODES:
+        for order, pf in ((0, True), (1, True), (3, True), (3, "fir")):
+            kw = dict(order=order, mode=mode, cval=0.5, prefilter=pf)
+            ref = upres.rotate(a, 31, backend="cpu", **kw)
+            got = ud.rotate(x, 31, output_chunks=(67, 45), **kw).compute()
+            assert got.dtype == ref.dtype and np.array_equal(got, ref), (mode, order, pf)
+            ref = upres.affine_transform(a, mat, off, output_shape=(190, 230) + tail,
+                                         backend="cpu", **kw)
+            got = ud.affine_transform(x, mat, off, output_shape=(190, 230) + tail,
+                                      output_chunks=(100, 57), **kw).compute()
+            assert np.array_equal(got, ref), (mode, order, pf, "affine")
+    if dtype == np.float32:  # prefilter=False: the input holds coefficients; wrap allowed
+        coef = upres.spline_filter(a[..., 0], output=np.float32)
+        ref = upres.rotate(coef, 12, prefilter=False, mode="grid-wrap", backend="cpu")
+        got = ud.rotate(da.from_array(coef, chunks=64), 12, prefilter=False, mode="grid-wrap",
+                        output_chunks=(50, 50)).compute()
+        assert np.array_equal(got, ref)
+
+
+def test_rotate_tiles_outside() -> None:
+    # Tiles whose every output falls outside the source (constant border) read nothing.
+    a = np.arange(40 * 30, dtype=np.uint16).reshape(40, 30) + 1
+    ref = upres.affine_transform(a, np.eye(2), (-100, 0), output_shape=(200, 30), mode="constant",
+                                 cval=7, backend="cpu")
+    got = ud.affine_transform(a, np.eye(2), (-100, 0), output_shape=(200, 30), mode="constant",
+                              cval=7, output_chunks=(20, 30)).compute()
+    assert np.array_equal(got, ref) and (got[:90] == 7).all()
+
+
 def test_imread_tiff(tmp_path: pathlib.Path) -> None:
     rng = np.random.default_rng(3)
     a = rng.integers(1, 65535, (300, 170, 3), dtype=np.uint16)
@@ -156,6 +198,18 @@ def test_bad_input(tmp_path: pathlib.Path) -> None:
     bad[40, 3] = np.nan
     with pytest.raises(upres.InvalidArgumentError, match="NaN"):
         ud.zoom(da.from_array(bad), 2, chunk_rows=16).compute()
+    with pytest.raises(upres.InvalidArgumentError, match="NaN"):
+        ud.rotate(da.from_array(bad), 10, output_chunks=(16, 16)).compute()
+    with pytest.raises(upres.InvalidArgumentError, match="wrap"):
+        ud.rotate(x, 10, mode="grid-wrap")
+    with pytest.raises(upres.InvalidArgumentError, match="coefficients"):
+        ud.rotate(x.astype(np.uint8), 10, prefilter=False)
+    with pytest.raises(upres.InvalidArgumentError, match="singular"):
+        ud.affine_transform(x, [[1, 0], [2, 0]])
+    with pytest.raises(upres.InvalidArgumentError, match="output_chunks"):
+        ud.rotate(x, 10, output_chunks=(0, 8))
+    with pytest.raises(upres.InvalidArgumentError, match="axes"):
+        ud.rotate(x, 10, axes=(0, 2))
 
 
 def test_doctests() -> None:

@@ -264,14 +264,22 @@ def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool
     """
     a = A.as_array(input, "input")
     _check_ndim(a, "rotate")
-    ax = sorted(int(x) % len(a.shape) for x in axes)
+    shape, m = _rotation(tuple(a.shape), angle, axes, reshape, "rotate")
+    return _warp("rotate", a, shape, "affine", m, None, output, order, mode, cval, prefilter,
+                 interp, backend, threads, stream)
+
+
+def _rotation(in_shape: tuple[int, ...], angle: float, axes: Sequence[int], reshape: bool,
+              op: str) -> tuple[list[int], list[float]]:
+    """(output (rows, columns), upres's affine) of scipy's rotate."""
+    ax = sorted(int(x) % len(in_shape) for x in axes)
     if ax != [0, 1]:
-        raise InvalidArgumentError(f"rotate: axes {tuple(axes)}; upres rotates the image plane, "
+        raise InvalidArgumentError(f"{op}: axes {tuple(axes)}; upres rotates the image plane, "
                                    "axes (1, 0) or (0, 1)")
     c, s = _cosdg_sindg(angle)
     # scipy's geometry (rot = [[c, s], [-s, c]] on (row, col)) in plain floats: numpy's small
     # array operations cost more per call than a small GPU rotation.
-    iy, ix = a.shape[0], a.shape[1]
+    iy, ix = in_shape[0], in_shape[1]
     if reshape:
         r0 = (0.0, s * ix, c * iy, c * iy + s * ix)
         r1 = (0.0, c * ix, -s * iy, -s * iy + c * ix)
@@ -281,8 +289,7 @@ def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool
     hy, hx = (oy - 1) / 2, (ox - 1) / 2
     off_y = (iy - 1) / 2 - (c * hy + s * hx)
     off_x = (ix - 1) / 2 - (-s * hy + c * hx)
-    return _warp("rotate", a, [oy, ox], "affine", [c, -s, off_x, s, c, off_y], None, output,
-                 order, mode, cval, prefilter, interp, backend, threads, stream)
+    return [oy, ox], [c, -s, off_x, s, c, off_y]
 
 
 def shift(input: Any, shift: Union[Number, Sequence[Number]], output: Any = None,
@@ -335,37 +342,44 @@ def affine_transform(input: Any, matrix: Any, offset: Union[Number, Sequence[Num
     """
     a = A.as_array(input, "input")
     _check_ndim(a, "affine_transform")
-    nd = len(a.shape)
+    shape, m = _affine(tuple(a.shape), matrix, offset, output_shape, "affine_transform")
+    return _warp("affine_transform", a, shape, "affine", m, None, output, order, mode, cval,
+                 prefilter, interp, backend, threads, stream)
+
+
+def _affine(in_shape: tuple[int, ...], matrix: Any, offset: Union[Number, Sequence[Number]],
+            output_shape: Optional[Sequence[int]], op: str) -> tuple[Any, list[float]]:
+    """(output (rows, columns), upres's affine) of scipy's affine_transform arguments."""
+    nd = len(in_shape)
     mat = np.asarray(matrix, dtype=np.float64)
-    off = np.asarray(_normalize(offset, nd, "offset", "affine_transform"), dtype=np.float64)
+    off = np.asarray(_normalize(offset, nd, "offset", op), dtype=np.float64)
     if mat.ndim == 1:
         if mat.shape[0] != nd:
-            raise InvalidArgumentError(f"affine_transform: a 1-D matrix needs {nd} entries")
+            raise InvalidArgumentError(f"{op}: a 1-D matrix needs {nd} entries")
         mat = np.diag(mat)
     elif mat.shape == (nd + 1, nd + 1) or mat.shape == (nd, nd + 1):
         if mat.shape[0] == nd + 1 and not np.array_equal(mat[nd], [0] * nd + [1]):
             raise InvalidArgumentError(
-                f"affine_transform: the bottom row of a homogeneous matrix is {mat[nd].tolist()}, "
+                f"{op}: the bottom row of a homogeneous matrix is {mat[nd].tolist()}, "
                 f"expected {[0] * nd + [1]} (projective maps: upres warp's homography)")
         off = mat[:nd, nd].copy()
         mat = mat[:nd, :nd]
     elif mat.shape != (nd, nd):
-        raise InvalidArgumentError(f"affine_transform: matrix of shape {mat.shape} for a {nd}-D "
+        raise InvalidArgumentError(f"{op}: matrix of shape {mat.shape} for a {nd}-D "
                                    f"input (allowed: ({nd},), ({nd}, {nd}), ({nd}, {nd + 1}), "
                                    f"({nd + 1}, {nd + 1}))")
     if nd == 3:
         if not (mat[2, 2] == 1 and not mat[2, :2].any() and not mat[:2, 2].any() and off[2] == 0):
             raise InvalidArgumentError(
-                "affine_transform: the matrix mixes the channel axis of an (H, W, C) input; "
+                f"{op}: the matrix mixes the channel axis of an (H, W, C) input; "
                 "upres transforms the image plane (last row and column of an identity)")
     if not np.all(np.isfinite(mat)) or not np.all(np.isfinite(off)):
-        raise InvalidArgumentError("affine_transform: the matrix or offset is not finite")
-    shape = a.shape[:2] if output_shape is None else tuple(output_shape)[:2]
+        raise InvalidArgumentError(f"{op}: the matrix or offset is not finite")
+    shape = in_shape[:2] if output_shape is None else tuple(output_shape)[:2]
     if output_shape is not None and nd == 3 and len(output_shape) == 3 and \
-            output_shape[2] != a.shape[2]:
-        raise InvalidArgumentError("affine_transform: output_shape changes the channel count")
-    return _warp("affine_transform", a, shape, "affine", _affine_params(mat, off), None, output,
-                 order, mode, cval, prefilter, interp, backend, threads, stream)
+            output_shape[2] != in_shape[2]:
+        raise InvalidArgumentError(f"{op}: output_shape changes the channel count")
+    return shape, _affine_params(mat, off)
 
 
 def map_coordinates(input: Any, coordinates: Any, output: Any = None, order: int = 3,

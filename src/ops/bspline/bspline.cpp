@@ -233,7 +233,7 @@ TiledStats prefilter_tiled_run(RowSource& src, RowSink& dst, const PrefilterOpti
         const Span2D<const float> cb{sb.data, sb.width, sb.height, sb.channels, sb.stride};
         // Small bands on one thread: a parallel region costs more than the work (as warp_tiled).
         const int threads = std::int64_t{w} * (b - a) < (1 << 14) ? 1 : ctx.threads;
-        cpu::bspline_prefilter_band(cb, sb, opts, threads, cpu::ColumnEnds{a > 0, b < h});
+        cpu::bspline_prefilter_band(cb, sb, opts, threads, cpu::BandEnds{a > 0, b < h});
         st.buffer_bytes = std::max(
             st.buffer_bytes, in.buf.capacity() * sizeof(T) + stage.buf.capacity() * sizeof(float));
         dst.write_rows(y0, y1 - y0, stage.at(y0 - a), stage.row);

@@ -31,20 +31,26 @@ namespace upres::cpu {
 void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
                        int threads);
 
-// A band of rows cut out of a taller image (tiled execution, src/ops/warp/warp_tiled.cpp): an
-// open end is a cut, not the image's edge. There the column recursions start as if the band were
-// reflected (any start would do: its effect decays as |z|^k, z = sqrt(3) - 2), and the caller
-// keeps only the rows at least kBandWarmup rows away from an open end. Those rows are
-// bit-identical to the whole image's when the band starts at a multiple of 8 rows (the row pass
-// groups 8 rows; the ISA path of a row depends on its group) and ends at one or at the image's
-// end: the float recursions started anywhere else have met the whole image's exactly long before
-// (|z|^64 = 3e-37; a residual last-bit difference survives a step with probability < 0.3).
-// The FIR filters need only fir_length / 2 rows.
-struct ColumnEnds {
+// A band of rows, or a box, cut out of a larger image (tiled execution,
+// src/ops/warp/warp_tiled.cpp and warp_box.cpp): an open end is a cut, not the image's edge.
+// There the recursions across it (the column recursions at the top and the bottom, the row
+// recursions at the left and the right) start as if the band were reflected (any start would
+// do: its effect decays as |z|^k, z = sqrt(3) - 2), and the caller keeps only the samples at
+// least kBandWarmup rows or columns away from an open end. Those are bit-identical to the whole
+// image's when the band starts at a multiple of kBandAlign rows (the row pass groups 8 rows;
+// the ISA path of a row depends on its group) and ends at one or at the image's end, and (left
+// and right cuts) starts at a multiple of kBoxAlignX columns and ends at one or at the image's
+// end (the column pass's strips of 64 floats then coincide with the whole image's; a partial
+// strip takes another ISA path): the float recursions started anywhere else have met the whole
+// image's exactly long before (|z|^64 = 3e-37; a residual last-bit difference survives a step
+// with probability < 0.3). The FIR filters need only fir_length / 2 samples.
+struct BandEnds {
     bool open_top = false, open_bottom = false;
+    bool open_left = false, open_right = false;
 };
 inline constexpr int kBandWarmup = 64;
 inline constexpr int kBandAlign = 8;
+inline constexpr int kBoxAlignX = 64;
 // The rows [a, b) of an image of h rows that its band [y0, y1) is prefiltered with: `warm` more
 // at each end that is not the image's, a at a multiple of kBandAlign and b at one or at the
 // image's end (the conditions above for the whole image's bits).
@@ -52,8 +58,13 @@ inline std::pair<int, int> prefilter_band_span(int h, int warm, int y0, int y1) 
     return {std::max(0, y0 - warm) / kBandAlign * kBandAlign,
             std::min(h, (y1 + warm + kBandAlign - 1) / kBandAlign * kBandAlign)};
 }
+// The same across columns: [a, b) of w columns for a box's columns [x0, x1).
+inline std::pair<int, int> prefilter_box_columns(int w, int warm, int x0, int x1) {
+    return {std::max(0, x0 - warm) / kBoxAlignX * kBoxAlignX,
+            std::min(w, (x1 + warm + kBoxAlignX - 1) / kBoxAlignX * kBoxAlignX)};
+}
 void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
-                            const PrefilterOptions& opts, int threads, ColumnEnds ends);
+                            const PrefilterOptions& opts, int threads, BandEnds ends);
 }  // namespace upres::cpu
 
 namespace upres::cuda {

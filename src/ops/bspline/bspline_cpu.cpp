@@ -93,9 +93,10 @@ void fir_lines(const float* ext, float* out, std::ptrdiff_t ostep, int n, int la
 
 struct Filter {
     Border border;
-    // The column pass's start-up at the first and the last row: `border`, or Reflect at a band's
-    // open end (ColumnEnds): the IIR then starts from a one-sided extension there.
-    Border top, bottom;
+    // The column pass's start-up at the first and the last row, the row pass's at the first and
+    // the last column: `border`, or Reflect at a band's open end (BandEnds): the IIR then
+    // starts from a one-sided extension there.
+    Border top, bottom, left, right;
     int K;  // FIR radius; -1 for the exact IIR
     std::array<float, bspline::kMaxFirLength> taps{};
 };
@@ -129,7 +130,7 @@ void row_strip8_iir_avx2(const Filter& f, Span2D<const float> src, Span2D<float>
         for (int c = 0; c < nc; ++c) {
             const auto x = [&](int i) { return g * in[r][i * nc + c]; };
             c0[c * kRowBlock + r] =
-                bspline::causal_init<float>(x, w, f.border, bspline::kFloatHorizon);
+                bspline::causal_init<float>(x, w, f.left, bspline::kFloatHorizon);
         }
     }
     a.resize(static_cast<std::size_t>(n) * kRowBlock);
@@ -140,7 +141,7 @@ void row_strip8_iir_avx2(const Filter& f, Span2D<const float> src, Span2D<float>
                 return a[(static_cast<std::size_t>(i) * nc + c) * kRowBlock + r];
             };
             a0[c * kRowBlock + r] =
-                bspline::anticausal_init<float>(cp, w, f.border, bspline::kFloatHorizon);
+                bspline::anticausal_init<float>(cp, w, f.right, bspline::kFloatHorizon);
         }
     simd::iir_rows8_anticausal_avx2(a.data(), n, nc, z, a0, out);
 }
@@ -171,7 +172,7 @@ void row_strip(const Filter& f, Span2D<const float> src, Span2D<float> dst, int 
     }
     const float* res = line;
     if (f.K < 0) {
-        iir_lines<LC>(line, lanes, w, lanes, f.border, f.border);
+        iir_lines<LC>(line, lanes, w, lanes, f.left, f.right);
     } else {
         extend_strip(a.data(), w, lanes, K, f.border);
         b.resize(static_cast<std::size_t>(w) * lanes);
@@ -226,15 +227,17 @@ void col_strip(const Filter& f, Span2D<float> dst, int j0, int lanes_rt, std::ve
 
 void bspline_prefilter(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
                        int threads) {
-    bspline_prefilter_band(src, dst, opts, threads, ColumnEnds{});
+    bspline_prefilter_band(src, dst, opts, threads, BandEnds{});
 }
 
 void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
-                            const PrefilterOptions& opts, int threads, ColumnEnds ends) {
+                            const PrefilterOptions& opts, int threads, BandEnds ends) {
     Filter f;
     f.border = opts.border;
     f.top = ends.open_top ? Border::Reflect : opts.border;
     f.bottom = ends.open_bottom ? Border::Reflect : opts.border;
+    f.left = ends.open_left ? Border::Reflect : opts.border;
+    f.right = ends.open_right ? Border::Reflect : opts.border;
     f.K = opts.fir_length > 0 ? (opts.fir_length - 1) / 2 : -1;
     if (f.K >= 0) {
         std::array<double, bspline::kMaxFirLength> t{};

@@ -130,6 +130,27 @@ void check_warp_options(const WarpOptions& o, const Transform& t) {
     }
 }
 
+void check_transform(const Transform& t, int dw, int dh, Location loc, bool field_values,
+                     const Context& ctx) {
+    const char* field_name = t.kind == Transform::Kind::Flow ? "flow" : "remap";
+    switch (t.kind) {
+        case Transform::Kind::Affine:
+            check_affine(t.affine);
+            break;
+        case Transform::Kind::Perspective:
+            check_homography(t.homography);
+            break;
+        case Transform::Kind::Resize:
+            break;
+        case Transform::Kind::Remap:
+        case Transform::Kind::Flow:
+            check_field(t.field, dw, dh, loc, field_name, field_values, ctx);
+            break;
+        default:
+            fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
+    }
+}
+
 WarpPlan make_warp_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int dw, int dh) {
     WarpPlan p;
     p.kind = t.kind;
@@ -316,25 +337,9 @@ void warp_impl(ImageView<const T> src, ImageView<T> dst, const Transform& t,
                  "; " + (std::is_same_v<T, std::uint8_t> ? "u8" : "u16") +
                  " images need a finite fill (rounded and saturated to the pixel range; NaN or "
                  "infinite fills are for float images)");
-    const char* field_name = t.kind == Transform::Kind::Flow ? "flow" : "remap";
-    switch (t.kind) {
-        case Transform::Kind::Affine:
-            check_affine(t.affine);
-            break;
-        case Transform::Kind::Perspective:
-            check_homography(t.homography);
-            break;
-        case Transform::Kind::Resize:
-            break;
-        case Transform::Kind::Remap:
-        case Transform::Kind::Flow:
-            check_field(t.field, dst.width(), dst.height(), src.location(), field_name,
-                        opts.check_field, ctx);
-            break;
-        default:
-            fail("unknown transform kind " + std::to_string(static_cast<int>(t.kind)));
-    }
+    check_transform(t, dst.width(), dst.height(), src.location(), opts.check_field, ctx);
 #if UPRES_HAVE_CUDA
+    const char* field_name = t.kind == Transform::Kind::Flow ? "flow" : "remap";
     // A device field's values: every kernel reports the outputs whose entry is not finite into
     // one device word (WarpPlan::field_bad), read back after the warp (one synchronization, no
     // separate pass over the field; a scan before the warp cost a read of the field and a round

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <utility>
 
+#include <upres/context.hpp>
 #include <upres/warp.hpp>
 
 #include "core/span2d.hpp"
@@ -63,6 +64,10 @@ struct WarpPlan {
 // of sw x sh and an output of dw x dh (for warp_tiled, which shares both).
 void check_warp_options(const WarpOptions& o, const Transform& t);
 WarpPlan make_warp_plan(const Transform& t, const WarpOptions& o, int sw, int sh, int dw, int dh);
+// The transform's checks for an output of dw x dh in `loc` memory (matrices, the field's size,
+// memory and, with field_values, a host field's values).
+void check_transform(const Transform& t, int dw, int dh, Location loc, bool field_values,
+                     const Context& ctx);
 
 }  // namespace upres
 
@@ -94,6 +99,16 @@ void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan&
 template <class S, class D>
 void warp_resize_band(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int span_h, int y0,
                       int r0, int threads);
+// Tiled execution (warp_box.cpp), point maps (Affine, Perspective, Remap, Flow): outputs
+// [ox, ox + dst.width) x [oy, oy + dst.height) of the whole output (plan.field: that box of the
+// field) from samples [sx0, sx0 + src.width) x [sy0, sy0 + src.height) of the whole call's
+// span_w x span_h source span, which must hold every sample those outputs read (the whole
+// call's indices address them) and be followed by kBoxSlack readable elements (a 3-channel
+// pixel is read as 4 samples). The whole call's per-pixel arithmetic: bit-identical pixels.
+inline constexpr int kBoxSlack = 64;
+template <class S, class D>
+void warp_box(Span2D<const S> src, int sx0, int sy0, int span_w, int span_h, Span2D<D> dst, int ox,
+              int oy, const WarpPlan& plan, int threads);
 // The span rows that output rows [y0, y1) of a Resize plan read: [first, last]; first > last
 // when no output row reads any (Border::Constant, every row outside).
 std::pair<int, int> resize_band_rows(const WarpPlan& plan, int span_h, int y0, int y1);

@@ -223,8 +223,13 @@ void copy_pixels(const S* __restrict src, const int* __restrict ofs,
     }
 }
 
+// dst holds outputs [ox, ox + dst.width) x [oy, oy + dst.height) of the whole output (the
+// whole call: ox = oy = 0), and p.field the same box of the field; src may be a view whose
+// data points where sample (0, 0) of the span would be (cpu::warp_box): every index below is
+// the whole call's.
 template <class S, class D, int C, Interp I>
-void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads) {
+void warp_points(Span2D<const S> src, Span2D<D> dst, int ox, int oy, const WarpPlan& p,
+                 int threads) {
     const double pad = p.pad;
     const int sw = src.width, sh = src.height;
     const double m0 = p.m[0], m3 = p.m[3];
@@ -305,12 +310,15 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
         float vbuf[kTileW * (C == 1 ? 1 : 4)] = {};
         std::uint8_t vflag[kTileW];
         int vofs[I == Interp::Nearest ? kTileW : 1];
-        const int y0 = band * kTileH, y1 = std::min(dst.height, y0 + kTileH);
-        // Output pixels [x0, x0 + kTileW) of row y.
+        const int y0 = oy + band * kTileH, y1 = std::min(oy + dst.height, y0 + kTileH);
+        const int xend = ox + dst.width;
+        // Output pixels [x0, x0 + kTileW) of row y; out and frow indexed by the whole
+        // output's x.
         auto tile_row = [&](int x0, int y) {
-            const int x1 = std::min(dst.width, x0 + kTileW);
-            D* out = dst.row(y);
-            const float* frow = p.field.data ? p.field.row(y) : nullptr;
+            const int x1 = std::min(xend, x0 + kTileW);
+            D* out = dst.row(y - oy) - std::ptrdiff_t{ox} * C;
+            const float* frow =
+                p.field.data ? p.field.row(y - oy) - 2 * std::ptrdiff_t{ox} : nullptr;
             const double ub = p.m[1] * y + p.m[2] + pad, vb = p.m[4] * y + p.m[5] + pad;
             if constexpr (I == Interp::Nearest) {
                 if (vec_nearest) {  // AVX2 coordinates and offsets, 8 at a time; pixels copied
@@ -372,25 +380,26 @@ void warp_points(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thre
         };
         if (by_rows) {
             for (int y = y0; y < y1; ++y)
-                for (int x0 = 0; x0 < dst.width; x0 += kTileW) tile_row(x0, y);
+                for (int x0 = ox; x0 < xend; x0 += kTileW) tile_row(x0, y);
         } else {
-            for (int x0 = 0; x0 < dst.width; x0 += kTileW)
+            for (int x0 = ox; x0 < xend; x0 += kTileW)
                 for (int y = y0; y < y1; ++y) tile_row(x0, y);
         }
     });
 }
 
 template <class S, class D, int C>
-void warp_points_c(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int threads) {
+void warp_points_c(Span2D<const S> src, Span2D<D> dst, int ox, int oy, const WarpPlan& p,
+                   int threads) {
     switch (p.interp) {
         case Interp::Nearest:
-            return warp_points<S, D, C, Interp::Nearest>(src, dst, p, threads);
+            return warp_points<S, D, C, Interp::Nearest>(src, dst, ox, oy, p, threads);
         case Interp::Linear:
-            return warp_points<S, D, C, Interp::Linear>(src, dst, p, threads);
+            return warp_points<S, D, C, Interp::Linear>(src, dst, ox, oy, p, threads);
         case Interp::Cubic:
-            return warp_points<S, D, C, Interp::Cubic>(src, dst, p, threads);
+            return warp_points<S, D, C, Interp::Cubic>(src, dst, ox, oy, p, threads);
         case Interp::BSpline:
-            return warp_points<S, D, C, Interp::BSpline>(src, dst, p, threads);
+            return warp_points<S, D, C, Interp::BSpline>(src, dst, ox, oy, p, threads);
     }
 }
 
@@ -583,11 +592,11 @@ void resize_rows(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, const Ax
     });
 }
 
-// Band: output rows [band.y0, band.y0 + dst.height) of the whole output, reading rows
+// Band (Resize): output rows [band.y0, band.y0 + dst.height) of the whole output, reading rows
 // [band.r0, band.r0 + src.height) of a band.span_h-row span (the whole call: y0 = r0 = 0 and
-// span_h = src.height).
+// span_h = src.height). Point maps: dst's outputs start at (band.x0, band.y0) (warp_points).
 struct Band {
-    int y0 = 0, r0 = 0, span_h = 0;
+    int y0 = 0, r0 = 0, span_h = 0, x0 = 0;
 };
 
 template <class S, class D, int C>
@@ -625,16 +634,16 @@ void warp_impl(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thread
     switch (dst.channels) {
         case 1:
             return resize ? resize_separable<S, D, 1>(src, dst, p, threads, band)
-                          : warp_points_c<S, D, 1>(src, dst, p, threads);
+                          : warp_points_c<S, D, 1>(src, dst, band.x0, band.y0, p, threads);
         case 2:
             return resize ? resize_separable<S, D, 2>(src, dst, p, threads, band)
-                          : warp_points_c<S, D, 2>(src, dst, p, threads);
+                          : warp_points_c<S, D, 2>(src, dst, band.x0, band.y0, p, threads);
         case 3:
             return resize ? resize_separable<S, D, 3>(src, dst, p, threads, band)
-                          : warp_points_c<S, D, 3>(src, dst, p, threads);
+                          : warp_points_c<S, D, 3>(src, dst, band.x0, band.y0, p, threads);
         default:
             return resize ? resize_separable<S, D, 4>(src, dst, p, threads, band)
-                          : warp_points_c<S, D, 4>(src, dst, p, threads);
+                          : warp_points_c<S, D, 4>(src, dst, band.x0, band.y0, p, threads);
     }
 }
 
@@ -651,6 +660,26 @@ std::pair<int, int> resize_band_rows(const WarpPlan& plan, int span_h, int y0, i
     }
     return {lo, hi};
 }
+
+template <class S, class D>
+void warp_box(Span2D<const S> src, int sx0, int sy0, int span_w, int span_h, Span2D<D> dst, int ox,
+              int oy, const WarpPlan& plan, int threads) {
+    // The view of the span whose sample (0, 0) is where the box's sample (-sx0, -sy0) would
+    // be: the whole call's indices then address the box's samples.
+    const Span2D<const S> span{src.data - sy0 * src.stride - std::ptrdiff_t{sx0} * src.channels,
+                               span_w, span_h, src.channels, src.stride};
+    warp_impl(span, dst, plan, threads, Band{oy, 0, span_h, ox});
+}
+template void warp_box(Span2D<const std::uint8_t>, int, int, int, int, Span2D<std::uint8_t>, int,
+                       int, const WarpPlan&, int);
+template void warp_box(Span2D<const std::uint16_t>, int, int, int, int, Span2D<std::uint16_t>, int,
+                       int, const WarpPlan&, int);
+template void warp_box(Span2D<const float>, int, int, int, int, Span2D<float>, int, int,
+                       const WarpPlan&, int);
+template void warp_box(Span2D<const float>, int, int, int, int, Span2D<std::uint8_t>, int, int,
+                       const WarpPlan&, int);
+template void warp_box(Span2D<const float>, int, int, int, int, Span2D<std::uint16_t>, int, int,
+                       const WarpPlan&, int);
 
 template <class S, class D>
 void warp_resize_band(Span2D<const S> src, Span2D<D> dst, const WarpPlan& plan, int span_h, int y0,

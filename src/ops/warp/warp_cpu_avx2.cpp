@@ -214,7 +214,9 @@ class Geometry {
         const __m256i lanes =
             _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(m), lane_bits), lane_bits);
         _mm256_store_si256(reinterpret_cast<__m256i*>(L.ofs), _mm256_and_si256(idx, lanes));
-        if constexpr (C > 1) {  // lanes not interpolated read an interpolated lane's taps
+        // Lanes not interpolated read an interpolated lane's taps (offset 0 may lie outside a
+        // box's samples: cpu::warp_box addresses them from the whole span's origin).
+        {
             if (m != 0xff) {
                 const int f = L.ofs[__builtin_ctz(static_cast<unsigned>(m))];
                 for (int i = 0; i < 8; ++i)

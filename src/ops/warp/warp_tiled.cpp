@@ -142,7 +142,7 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
             const int threads = std::int64_t{g.span_w} * (b - a) < (1 << 14) ? 1 : ctx.threads;
             if (g.prefilter)
                 cpu::bspline_prefilter_band(cb, sb, po, threads,
-                                            cpu::ColumnEnds{a > 0, b < g.span_h});
+                                            cpu::BandEnds{a > 0, b < g.span_h});
             cpu::warp_resize_band<float, T>(cb, ob, p, g.span_h, y0, a, ctx.threads);
         } else {
             const Span2D<const T> sb{inp, g.sw, ib - ia + 1, g.c, in_row};

@@ -1,0 +1,305 @@
+// Two-dimensional tiles of the point transforms (upres/tiled.hpp: warp_source_box, warp_box):
+// tile by tile, each computed from only its source box (a sub-image view of the source), the
+// affine, rotation, perspective (with and without a pole in the output), remap and flow warps
+// are bit-identical to the whole-image upres::warp on the cpu backend for every pixel type,
+// channel count, interpolation, prefilter and border, at awkward tile sizes; points on the tile
+// seams agree with the double reference; source boxes stay near the tile's footprint; bad
+// arguments are refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <upres/tiled.hpp>
+#include <upres/warp.hpp>
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::ctx_of;
+using test::expect_error;
+using test::random_image;
+using test::same_bytes;
+
+// A map of one of the kinds, for a source of sw x sh and an output of ow x oh; the remap and
+// flow fields (smooth, with a few samples far outside) live in `field`.
+Transform make_map(int kind, int sw, int sh, int ow, int oh, Image<float>& field) {
+    switch (kind) {
+        case 0:  // rotation about the centre, the output larger (corners outside)
+            return Transform::make_affine([&] {
+                Affine a = rotation(27.0, ow, oh);
+                a.m[2] += 0.5 * (sw - ow), a.m[5] += 0.5 * (sh - oh);
+                return a;
+            }());
+        case 1: {  // shear and a zoom of 0.8, shifted: reads past the left and the top
+            Affine a;
+            const double m[6] = {0.8, 0.23, -17.3, -0.11, 0.85, -9.6};
+            std::copy(m, m + 6, a.m);
+            return Transform::make_affine(a);
+        }
+        case 2: {  // mild perspective, no pole
+            Homography h;
+            const double m[9] = {1.02, 0.05, -3.0, 0.03, 0.97, 2.0, 4e-4, -2e-4, 1.0};
+            std::copy(m, m + 9, h.h);
+            return Transform::make_perspective(h);
+        }
+        case 3: {  // strong perspective: the horizon (w' = 0) crosses the output
+            Homography h;
+            const double m[9] = {1.0, 0.2, 3.0, 0.1, 1.1, -4.0, -2e-3, 6e-3, -0.4};
+            std::copy(m, m + 9, h.h);
+            return Transform::make_perspective(h);
+        }
+        default: {  // 4: remap, 5: flow
+            field = Image<float>(ow, oh, 2);
+            std::mt19937 rng(static_cast<std::uint32_t>(kind));
+            std::uniform_real_distribution<double> jitter(-1.5, 1.5);
+            for (int y = 0; y < oh; ++y)
+                for (int x = 0; x < ow; ++x) {
+                    double u = 0.9 * x + 3.0 * std::sin(y / 13.0) + jitter(rng) - 4.0;
+                    double v = 1.05 * y + 2.0 * std::cos(x / 9.0) + jitter(rng) - 3.0;
+                    if ((x * 7 + y * 3) % 97 == 0) u += 1.5 * sw, v -= 0.7 * sh;  // far outside
+                    if (kind == 5) u -= x, v -= y;
+                    field.view()(x, y, 0) = static_cast<float>(u);
+                    field.view()(x, y, 1) = static_cast<float>(v);
+                }
+            const ImageView<const float> f = std::as_const(field).view();
+            return kind == 4 ? Transform::make_remap(f) : Transform::make_flow(f);
+        }
+    }
+}
+
+// The output assembled tile by tile (tiles of tw x th), each from its source box only.
+template <class T>
+Image<T> by_tiles(ImageView<const T> in, int ow, int oh, int kind, const Image<float>& field,
+                  const WarpOptions& o, int tw, int th, int* inner = nullptr) {
+    Image<T> out(ow, oh, in.channels());
+    Image<float> dummy;
+    for (int y0 = 0; y0 < oh; y0 += th)
+        for (int x0 = 0; x0 < ow; x0 += tw) {
+            const Box ob{x0, y0, std::min(ow, x0 + tw), std::min(oh, y0 + th)};
+            Transform t = make_map(kind, in.width(), in.height(), ow, oh, dummy);
+            if (kind >= 4) t.field = field.view().sub(ob.x0, ob.y0, ob.width(), ob.height());
+            const Box ib = warp_source_box(in.width(), in.height(), ow, oh, t, o, ob);
+            ImageView<const T> src;
+            if (!ib.empty()) src = in.sub(ib.x0, ib.y0, ib.width(), ib.height());
+            if (inner && ib.x0 > 0 && ib.y0 > 0 && ib.x1 < in.width() && ib.y1 < in.height())
+                ++*inner;  // cut on all four sides
+            warp_box(src, ib, in.width(), in.height(),
+                     out.view().sub(ob.x0, ob.y0, ob.width(), ob.height()), ob, ow, oh, t, o,
+                     ctx_of(Backend::Cpu));
+        }
+    return out;
+}
+
+template <class T>
+Image<T> whole(ImageView<const T> in, int ow, int oh, int kind, const WarpOptions& o,
+               Backend b = Backend::Cpu) {
+    Image<float> field;
+    const Transform t = make_map(kind, in.width(), in.height(), ow, oh, field);
+    Image<T> out(ow, oh, in.channels());
+    warp(in, out.view(), t, o, ctx_of(b));
+    return out;
+}
+
+struct Case {
+    Interp interp;
+    int prefilter;  // B-spline FIR length (0: exact)
+    bool prefiltered;
+};
+
+template <class T>
+void sweep(std::uint32_t seed, int channels, int sw, int sh) {
+    const Image<T> in = random_image<T>(sw, sh, channels, seed, 0.0,
+                                        std::is_same_v<T, float> ? 1.0 : PixelTraits<T>::max_value);
+    std::vector<Case> cases = {{Interp::BSpline, 0, false},
+                               {Interp::BSpline, 17, false},
+                               {Interp::Cubic, 0, false},
+                               {Interp::Linear, 0, false},
+                               {Interp::Nearest, 0, false}};
+    if (std::is_same_v<T, float>) cases.push_back({Interp::BSpline, 0, true});
+    const Border borders[] = {Border::Mirror, Border::Reflect, Border::Nearest, Border::Constant,
+                              Border::Wrap};
+    const int ow = sw + 23, oh = sh - 11;
+    const int tiles[][2] = {{67, 45}, {128, 200}};
+    for (int kind = 0; kind < 6; ++kind) {
+        Image<float> field;
+        make_map(kind, sw, sh, ow, oh, field);
+        for (const Case& k : cases)
+            for (Border b : borders) {
+                if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
+                WarpOptions o;
+                o.interp = k.interp;
+                o.prefilter = k.prefilter;
+                o.prefiltered = k.prefiltered;
+                o.border = b;
+                o.fill = 0.25f * PixelTraits<T>::max_value;
+                const Image<T> ref = whole(in.view(), ow, oh, kind, o);
+                for (const auto& tl : tiles) {
+                    const Image<T> t = by_tiles(in.view(), ow, oh, kind, field, o, tl[0], tl[1]);
+                    EXPECT_TRUE(same_bytes(t, ref))
+                        << "map " << kind << " interp " << to_string(k.interp) << " fir "
+                        << k.prefilter << " prefiltered " << k.prefiltered << " border "
+                        << to_string(b) << " tiles " << tl[0] << "x" << tl[1] << " channels "
+                        << channels;
+                }
+            }
+    }
+}
+
+TEST(WarpBox, BitIdenticalU8) {
+    sweep<std::uint8_t>(1, 1, 241, 203);
+    sweep<std::uint8_t>(2, 3, 181, 150);
+}
+TEST(WarpBox, BitIdenticalU16) {
+    sweep<std::uint16_t>(3, 2, 233, 190);
+    sweep<std::uint16_t>(4, 4, 150, 161);
+}
+TEST(WarpBox, BitIdenticalF32) {
+    sweep<float>(5, 1, 229, 190);
+    sweep<float>(6, 3, 150, 131);
+}
+
+// A photo (not noise), rotated, as a sub-image view of a larger one; boxes cut on all four
+// sides (the prefilter's warm-up at every cut).
+TEST(WarpBox, PhotoSubImage) {
+    const Image<std::uint8_t> photo = test::tall_photo("baboon.jpg", 720, 610);
+    const ImageView<const std::uint8_t> in = photo.sub(31, 17, 680, 590);
+    const int ow = 700, oh = 600;
+    for (Border b : {Border::Mirror, Border::Constant}) {
+        WarpOptions o;
+        o.border = b;
+        int inner = 0;
+        EXPECT_TRUE(same_bytes(by_tiles(in, ow, oh, 0, Image<float>(), o, 100, 90, &inner),
+                               whole(in, ow, oh, 0, o)));
+        EXPECT_GT(inner, 4);
+    }
+}
+
+// 1000 random points on tile seams (the rows and columns either side of a tile's edge)
+// against the double-precision reference: within the cpu backend's tolerance (docs/numerics.md:
+// half a level plus rounding for u8).
+TEST(WarpBox, SeamPointsAgainstReference) {
+    const Image<std::uint8_t> in = random_image<std::uint8_t>(190, 170, 1, 11);
+    WarpOptions o;
+    const int ow = 200, oh = 180, tw = 47, th = 39;
+    const Image<std::uint8_t> ref = whole(in.view(), ow, oh, 1, o, Backend::Reference);
+    const Image<std::uint8_t> t = by_tiles(in.view(), ow, oh, 1, Image<float>(), o, tw, th);
+    std::mt19937 rng(5);
+    for (int k = 0; k < 1000; ++k) {
+        int x = static_cast<int>(rng() % ow), y = static_cast<int>(rng() % oh);
+        if (k % 2) {
+            x = tw * (1 + static_cast<int>(rng() % ((ow - 1) / tw))) - 1 +
+                static_cast<int>(rng() % 2);
+        } else {
+            y = th * (1 + static_cast<int>(rng() % ((oh - 1) / th))) - 1 +
+                static_cast<int>(rng() % 2);
+        }
+        EXPECT_LE(std::abs(int{t.view()(x, y)} - int{ref.view()(x, y)}), 1)
+            << "(" << x << ", " << y << ")";
+    }
+}
+
+// A tile reads about its footprint: the map's image of the tile, the taps and, with the
+// B-spline prefilter, 64 samples of warm-up each side aligned to 64 columns and 8 rows.
+TEST(WarpBox, SourceBoxNearTheFootprint) {
+    const int n = 4096, t = 256;
+    const Transform rot = Transform::make_rotation(30.0, n, n);
+    const Box ob{1024, 2048, 1024 + t, 2048 + t};
+    WarpOptions lin;
+    lin.interp = Interp::Linear;
+    const double side = t * (std::cos(M_PI / 6) + std::sin(M_PI / 6));  // the footprint's box
+    const Box a = warp_source_box(n, n, n, n, rot, lin, ob);
+    EXPECT_LE(a.width(), side + 8);
+    EXPECT_LE(a.height(), side + 8);
+    EXPECT_GE(a.width(), side - 2);
+    const Box b = warp_source_box(n, n, n, n, rot, WarpOptions{}, ob);  // B-spline, prefilter
+    EXPECT_LE(b.width(), side + 8 + 2 * 64 + 2 * 64);
+    EXPECT_LE(b.height(), side + 8 + 2 * 64 + 2 * 8);
+    EXPECT_EQ(b.x0 % 64, 0);
+    EXPECT_EQ(b.y0 % 8, 0);
+    // Constant border, a tile whose every output is outside: nothing to read.
+    WarpOptions c;
+    c.border = Border::Constant;
+    Affine far;
+    far.m[2] = 5000;
+    const Box e = warp_source_box(n, n, n, n, Transform::make_affine(far), c, ob);
+    EXPECT_TRUE(e.empty());
+    Image<std::uint16_t> out(t, t, 1);
+    c.fill = 7;
+    warp_box(ImageView<const std::uint16_t>(), Box{}, n, n, out.view(), ob, n, n,
+             Transform::make_affine(far), c);
+    EXPECT_EQ(out.view()(0, 0), 7);
+    EXPECT_EQ(out.view()(t - 1, t - 1), 7);
+}
+
+TEST(WarpBox, BadArguments) {
+    const Image<float> in = random_image<float>(100, 80, 1, 1, 0.0, 1.0);
+    Image<float> out(30, 20, 1);
+    const Transform rot = Transform::make_rotation(10, 100, 80);
+    const Box ob{10, 10, 40, 30};
+    const Box ib = warp_source_box(100, 80, 100, 80, rot, {}, ob);
+    const auto run = [&](const Transform& t, const WarpOptions& o, Box in_box, Box out_box,
+                         const Context& ctx) {
+        warp_box(in.sub(in_box.x0, in_box.y0, in_box.width(), in_box.height()), in_box, 100, 80,
+                 out.view(), out_box, 100, 80, t, o, ctx);
+    };
+    run(rot, {}, ib, ob, {});  // fine
+    expect_error([&] { run(Transform::make_resize(), {}, ib, ob, {}); }, ErrorCode::InvalidArgument,
+                 "bands of rows");
+    WarpOptions wrap;
+    wrap.border = Border::Wrap;
+    expect_error([&] { run(rot, wrap, ib, ob, {}); }, ErrorCode::InvalidArgument, "wrap");
+    expect_error(
+        [&] {
+            run(rot, {}, ib, Box{90, 70, 120, 90}, {});
+        },
+        ErrorCode::InvalidArgument, "output box");
+    const Box small{ib.x0 + 1, ib.y0, ib.x1, ib.y1};
+    expect_error([&] { run(rot, {}, small, ob, {}); }, ErrorCode::InvalidArgument, "does not hold");
+    expect_error(
+        [&] {
+            run(rot, {}, ib, Box{10, 10, 41, 30}, {});
+        },
+        ErrorCode::InvalidArgument, "destination");
+    expect_error([&] { run(rot, {}, ib, ob, ctx_of(Backend::Cuda)); }, ErrorCode::InvalidArgument,
+                 "cpu backend");
+    expect_error([&] { warp_source_box(0, 80, 100, 80, rot, {}, ob); }, ErrorCode::InvalidArgument,
+                 "source width");
+    Affine singular;
+    singular.m[0] = singular.m[4] = 0;
+    expect_error(
+        [&] { warp_source_box(100, 80, 100, 80, Transform::make_affine(singular), {}, ob); },
+        ErrorCode::InvalidArgument, "singular");
+    Image<float> field(30, 20, 2);
+    field.view()(3, 4, 1) = NAN;
+    expect_error(
+        [&] {
+            warp_source_box(100, 80, 100, 80, Transform::make_remap(std::as_const(field).view()),
+                            {}, ob);
+        },
+        ErrorCode::InvalidArgument, "NaN");
+    expect_error(
+        [&] {
+            warp_source_box(100, 80, 100, 80,
+                            Transform::make_remap(std::as_const(field).sub(0, 0, 29, 20)), {}, ob);
+        },
+        ErrorCode::InvalidArgument, "field");
+    Image<float> bad = random_image<float>(100, 80, 1, 2, 0.0, 1.0);
+    bad.view()(ib.x0 + 5, ib.y0 + 5) = INFINITY;
+    expect_error(
+        [&] {
+            warp_box(std::as_const(bad).sub(ib.x0, ib.y0, ib.width(), ib.height()), ib, 100, 80,
+                     out.view(), ob, 100, 80, rot, {}, {});
+        },
+        ErrorCode::InvalidArgument, "infinite");
+}
+
+}  // namespace
+}  // namespace upres
