@@ -77,7 +77,7 @@ def main():
                                       dashboard_address=None) as cluster, \
                 distributed.Client(cluster) as client:
             def run():
-                z = ud.zoom(ud.imread_tiff(path, chunk_rows=512), 2, mode="mirror",
+                z = ud.zoom(ud.imread_tiff(path, chunk_rows=512), 2, mode="mirror", grid_mode=True,
                             chunk_rows=a.chunk_rows)
                 return int(client.compute(z.sum(dtype=np.uint64)).result())
             assert run() == ref_sum, "the dask zoom differs from the whole-image one"
@@ -86,7 +86,7 @@ def main():
                             f"{workers} worker(s)",
                      "seconds": dask_t[workers]})
     # Bit for bit, once (the sums above only guard each timed run).
-    got = ud.zoom(ud.imread_tiff(path, chunk_rows=512), 2, mode="mirror",
+    got = ud.zoom(ud.imread_tiff(path, chunk_rows=512), 2, mode="mirror", grid_mode=True,
                   chunk_rows=a.chunk_rows).compute(scheduler="threads")
     identical = bool(np.array_equal(got, upres.zoom(img, 2, mode="mirror", grid_mode=True,
                                                     backend="cpu")))

@@ -40,7 +40,7 @@ def test_zoom_bit_identical(dtype: type, c: int) -> None:
                 # Bands of one row (every seam) for the exact B-spline only: a task per row
                 # costs Dask's overhead, not upres's.
                 for rows in ((1, 37, None) if order == 3 and mode == "mirror" else (37,)):
-                    got = ud.zoom(x, zz, order=order, mode=mode, cval=0.5,
+                    got = ud.zoom(x, zz, order=order, mode=mode, cval=0.5, grid_mode=True,
                                   chunk_rows=rows).compute(scheduler="threads")
                     assert got.dtype == a.dtype and got.shape == ref.shape
                     assert np.array_equal(got, ref), (z, mode, order, rows)
@@ -53,9 +53,15 @@ def test_zoom_options_and_views(baboon: np.ndarray) -> None:
     for kw in ({"prefilter": "fir"}, {"interp": "keys"}, {"order": 3}):
         ref = upres.zoom(np.ascontiguousarray(view), (1.5, 1.5, 1), mode="mirror",
                          grid_mode=True, backend="cpu", **kw)
-        got = ud.zoom(x, (1.5, 1.5, 1), mode="mirror", chunk_rows=100, **kw).compute()
+        got = ud.zoom(x, (1.5, 1.5, 1), mode="mirror", grid_mode=True, chunk_rows=100,
+                      **kw).compute()
         assert np.array_equal(got, ref), kw
-    got = ud.zoom(x, 1, output_shape=(500, 120), mode="mirror").compute()
+        # Corner pixels aligned (upres.zoom's and scipy's default): 2-D tiles.
+        ref = upres.zoom(np.ascontiguousarray(view), (1.5, 1.5, 1), mode="mirror",
+                         backend="cpu", **kw)
+        got = ud.zoom(x, (1.5, 1.5, 1), mode="mirror", output_chunks=(90, 111), **kw).compute()
+        assert np.array_equal(got, ref), (kw, "grid_mode=False")
+    got = ud.zoom(x, 1, output_shape=(500, 120), mode="mirror", grid_mode=True).compute()
     ref = np.empty((500, 120, 3), np.uint8)
     from upres import _upres
     _upres.warp(np.ascontiguousarray(view), ref, "resize", [], None,
@@ -64,7 +70,8 @@ def test_zoom_options_and_views(baboon: np.ndarray) -> None:
     # Coefficients in, prefilter=False.
     coef = upres.spline_filter(baboon[..., 0], output=np.float32, backend="cpu")
     ref = upres.zoom(coef, 2, mode="mirror", prefilter=False, grid_mode=True, backend="cpu")
-    got = ud.zoom(da.from_array(coef, chunks=(100, 512)), 2, mode="mirror", prefilter=False)
+    got = ud.zoom(da.from_array(coef, chunks=(100, 512)), 2, mode="mirror", prefilter=False,
+                  grid_mode=True)
     assert np.array_equal(got.compute(), ref)
 
 
@@ -163,7 +170,7 @@ def test_local_cluster(tmp_path: pathlib.Path) -> None:
                                   dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
             x = ud.imread_tiff(p, chunk_rows=100)
-            y = ud.zoom(x, 2, mode="mirror", chunk_rows=128)
+            y = ud.zoom(x, 2, mode="mirror", grid_mode=True, chunk_rows=128)
             y = y.persist()
             distributed.wait(y)
             # The bands ran on both workers.
@@ -175,14 +182,14 @@ def test_local_cluster(tmp_path: pathlib.Path) -> None:
 
 def test_bad_input(tmp_path: pathlib.Path) -> None:
     x = da.from_array(np.ones((20, 20), np.float32))
-    with pytest.raises(upres.InvalidArgumentError, match="grid_mode"):
-        ud.zoom(x, 2, grid_mode=False)
+    with pytest.raises(upres.InvalidArgumentError, match="wrap"):
+        ud.zoom(x, 2, mode="grid-wrap", grid_mode=True)
     with pytest.raises(upres.InvalidArgumentError, match="wrap"):
         ud.zoom(x, 2, mode="grid-wrap")
     with pytest.raises(upres.InvalidArgumentError, match="dtype"):
         ud.zoom(x.astype(np.float64), 2)
     with pytest.raises(upres.InvalidArgumentError, match="chunk_rows"):
-        ud.zoom(x, 2, chunk_rows=0)
+        ud.zoom(x, 2, grid_mode=True, chunk_rows=0)
     with pytest.raises(upres.InvalidArgumentError, match="empty"):
         ud.zoom(x, 0.01)
     with pytest.raises(upres.InvalidArgumentError, match="mode"):
@@ -197,7 +204,7 @@ def test_bad_input(tmp_path: pathlib.Path) -> None:
     bad = np.ones((64, 64), np.float32)
     bad[40, 3] = np.nan
     with pytest.raises(upres.InvalidArgumentError, match="NaN"):
-        ud.zoom(da.from_array(bad), 2, chunk_rows=16).compute()
+        ud.zoom(da.from_array(bad), 2, grid_mode=True, chunk_rows=16).compute()
     with pytest.raises(upres.InvalidArgumentError, match="NaN"):
         ud.rotate(da.from_array(bad), 10, output_chunks=(16, 16)).compute()
     with pytest.raises(upres.InvalidArgumentError, match="wrap"):

@@ -1,10 +1,14 @@
 """upres on Dask arrays: images larger than memory, on every core of a host or on a cluster.
 
-``zoom``, ``spline_filter`` and ``spline_filter1d`` take a dask array (or a NumPy one) and
-return a dask array whose every chunk is a band of full rows computed by its own task, with
-the same pixels as the whole-image call, bit for bit: each band reads the source rows its
-taps need plus the exact B-spline prefilter's warm-up (``upres::warp_tiled_source_rows``,
-docs/scale.md), and runs as one band of upres's tiled execution. ``imread_tiff`` makes a dask
+``zoom``, ``affine_transform``, ``rotate``, ``spline_filter`` and ``spline_filter1d`` take a
+dask array (or a NumPy one) and return a dask array whose every chunk is computed by its own
+task, with the same pixels as the whole-image call, bit for bit. The prefilter and the zoom with
+``grid_mode=True`` go by bands of full rows: each band reads the source rows its taps need plus
+the exact B-spline prefilter's warm-up (``upres::warp_tiled_source_rows``, docs/scale.md) and
+runs as one band of upres's tiled execution. The affine maps (``zoom`` with ``grid_mode=False``
+included) go by 2-D output tiles, each given the source box it reads
+(``upres::warp_source_box``; with the B-spline, 64 pixels of warm-up at each cut), whatever the
+input's chunks. ``imread_tiff`` makes a dask
 array of a TIFF or BigTIFF whose tasks open the file by its path and read their rows (no file
 handle is pickled). The native calls release the GIL; each task runs ``threads`` CPU threads
 (default 1: Dask runs the tasks in parallel).
@@ -37,7 +41,8 @@ import numpy as np
 
 from . import _upres
 from ._errors import InvalidArgumentError
-from .ndimage import _PREFILTER_MODES, _affine, _fir_length, _rotation, _warp_option_text
+from .ndimage import (_PREFILTER_MODES, _affine, _corner_zoom, _fir_length, _rotation,
+                      _warp_option_text)
 
 __all__ = ["imread_tiff", "zoom", "affine_transform", "rotate", "spline_filter", "spline_filter1d"]
 
@@ -105,30 +110,29 @@ class _ZoomBand:
 
 def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
          mode: str = "constant", cval: float = 0.0, prefilter: Union[bool, str] = True, *,
-         grid_mode: bool = True, interp: Optional[str] = None,
+         grid_mode: bool = False, interp: Optional[str] = None,
          output_shape: Optional[tuple[int, int]] = None, chunk_rows: Optional[int] = None,
-         threads: int = 1) -> Any:
-    """Zoom a dask array, as upres.zoom with grid_mode=True (pixel edges aligned, the
-    ``upres warp --zoom`` convention), band by band of output rows.
+         output_chunks: Optional[tuple[int, int]] = None, threads: int = 1) -> Any:
+    """Zoom a dask array, as upres.zoom (scipy's zoom).
 
     Parameters: input (H, W) or (H, W, C) dask or NumPy array of uint8, uint16 or float32;
     zoom: factor, or (rows, columns[, 1]); order 0, 1, 3 (or interp='keys'); mode: 'constant'
-    (default), 'nearest', 'mirror', 'reflect' / 'grid-mirror' ('grid-wrap' is refused: its
-    prefilter couples the first and the last rows); cval; prefilter: True (exact B-spline),
-    False (input holds float32 coefficients), 'fir' / 'firK'; grid_mode: must be True (the
-    corner-aligned zoom is not tiled); output_shape: (rows, columns) instead of round(n *
-    zoom); chunk_rows: output rows per task (default: bands of about 32 MiB and at least 256
-    source rows); threads: CPU threads per task. Returns a dask array of the input's dtype whose
-    pixels equal the whole-image warp's (``upres warp --zoom``, ``upres.zoom_tiff``) bit for
-    bit.
+    (default), 'nearest', 'mirror', 'reflect' / 'grid-mirror' ('grid-wrap' with the B-spline
+    prefilter is refused: its recursions couple opposite edges); cval; prefilter: True (exact
+    B-spline), False (input holds float32 coefficients), 'fir' / 'firK'; grid_mode: False
+    (default: corner pixels aligned, computed tile by tile of the output as affine_transform)
+    or True (pixel edges aligned, the ``upres warp --zoom`` convention: the separable resize,
+    band by band of output rows, several times faster); output_shape: (rows, columns) instead
+    of round(n * zoom); chunk_rows: output rows per task with grid_mode=True (default: bands of
+    about 32 MiB and at least 256 source rows); output_chunks: (rows, columns) per task with
+    grid_mode=False (as affine_transform); threads: CPU threads per task. Returns a dask array
+    of the input's dtype whose pixels equal upres.zoom's (cpu backend) bit for bit.
     """
     op = "upres.dask.zoom"
-    if not grid_mode:
-        raise InvalidArgumentError(f"{op}: grid_mode=False (corner pixels aligned) is not tiled; "
-                                   "grid_mode=True aligns pixel edges (upres warp --zoom)")
-    x = _as_dask(input, op)
-    if x.dtype not in _NATIVE:
-        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
+    x = input if isinstance(input, da.Array) else da.from_array(np.asarray(input))
+    if x.ndim not in (2, 3):
+        raise InvalidArgumentError(f"{op}: shape {tuple(x.shape)}; images are (H, W) or "
+                                   "(H, W, C) with C in 1..4")
     h, w = int(x.shape[0]), int(x.shape[1])
     if output_shape is not None:
         oh, ow = int(output_shape[0]), int(output_shape[1])
@@ -142,6 +146,12 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
         oh, ow = int(round(h * z[0])), int(round(w * z[1]))
     if min(oh, ow) < 1:
         raise InvalidArgumentError(f"{op}: output shape {(oh, ow)} is empty")
+    if not grid_mode:
+        return _warp_tiles(op, x, (oh, ow), _corner_zoom((h, w), (oh, ow)), order, mode, cval,
+                           prefilter, interp, output_chunks, threads)
+    x = _as_dask(x, op)
+    if x.dtype not in _NATIVE:
+        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
     _, opts = _warp_option_text(op, order, interp, mode, cval, prefilter)
     handle = _upres.warp_options(opts)  # checks the options now, not in a task
     c = int(x.shape[2]) if x.ndim == 3 else 1

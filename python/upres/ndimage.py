@@ -214,17 +214,21 @@ def zoom(input: Any, zoom: Union[Number, Sequence[Number]], output: Any = None, 
         # (`upres warp --zoom`), whose separable path is also what upres.dask.zoom tiles.
         return _warp("zoom", a, out, "resize", [], None, output, order, mode, cval, prefilter,
                      interp, backend, threads, stream)
+    return _warp("zoom", a, out, "affine", _corner_zoom(a.shape[:2], out), None, output, order,
+                 mode, cval, prefilter, interp, backend, threads, stream)
+
+
+def _corner_zoom(in_hw: Sequence[int], out_hw: Sequence[int]) -> list[float]:
+    """upres's affine of scipy's zoom with grid_mode=False (corner pixels aligned)."""
     m = [0.0] * 6
     # output (row o_r, col o_c) -> input, per axis: scipy's zoom_shift.
-    for axis, (n_in, n_out) in enumerate(zip(a.shape[:2], out)):
+    for axis, (n_in, n_out) in enumerate(zip(in_hw, out_hw)):
         s = (n_in - 1) / (n_out - 1) if n_out > 1 else 1.0
-        off = 0.0
         if axis == 1:  # x (columns): u = m0 x + m1 y + m2
-            m[0], m[2] = s, off
+            m[0] = s
         else:  # y (rows): v = m3 x + m4 y + m5
-            m[4], m[5] = s, off
-    return _warp("zoom", a, out, "affine", m, None, output, order, mode, cval, prefilter, interp,
-                 backend, threads, stream)
+            m[4] = s
+    return m
 
 
 def _cosdg_sindg(angle: float) -> tuple[float, float]:
