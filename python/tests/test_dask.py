@@ -132,6 +132,30 @@ def test_rotate_affine_bit_identical(dtype: type, c: int) -> None:
         assert np.array_equal(got, ref)
 
 
+@pytest.mark.parametrize("dtype,c", [(np.uint8, 3), (np.float32, 1)])
+def test_map_coordinates_bit_identical(dtype: type, c: int) -> None:
+    # Each chunk of coordinates holds its source box only (from the chunk's range, computed
+    # first); 2-D, flat and 3-D coordinate arrays, a sample far outside.
+    rng = np.random.default_rng(3 + c)
+    a = _image(rng, 131, 117, c, dtype)
+    x = da.from_array(a, chunks=(40, 50) + ((c,) if c > 1 else ()))
+    yy, xx = np.mgrid[0:90, 0:100].astype(np.float64)
+    co = np.stack([yy * 1.3 - 9 + 3 * np.sin(xx / 7), xx * 1.15 - 5 + 2 * np.cos(yy / 5)])
+    co[:, 3, 5] = (400, -300)
+    for mode in MODES:
+        for order in (0, 1, 3):
+            ref = upres.map_coordinates(a, co, order=order, mode=mode, cval=0.5, backend="cpu")
+            got = ud.map_coordinates(x, da.from_array(co, chunks=(2, 40, 33)), order=order,
+                                     mode=mode, cval=0.5).compute()
+            assert got.shape == ref.shape and np.array_equal(got, ref), (mode, order)
+    flat = co.reshape(2, -1)
+    assert np.array_equal(ud.map_coordinates(x, da.from_array(flat, chunks=(2, 2000))).compute(),
+                          upres.map_coordinates(a, flat, backend="cpu"))
+    deep = co.reshape(2, 30, 3, 100)
+    assert np.array_equal(ud.map_coordinates(x, deep).compute(),
+                          upres.map_coordinates(a, deep, backend="cpu"))
+
+
 def test_rotate_tiles_outside() -> None:
     # Tiles whose every output falls outside the source (constant border) read nothing.
     a = np.arange(40 * 30, dtype=np.uint16).reshape(40, 30) + 1
@@ -217,6 +241,10 @@ def test_bad_input(tmp_path: pathlib.Path) -> None:
         ud.rotate(x, 10, output_chunks=(0, 8))
     with pytest.raises(upres.InvalidArgumentError, match="axes"):
         ud.rotate(x, 10, axes=(0, 2))
+    with pytest.raises(upres.InvalidArgumentError, match="finite"):
+        ud.map_coordinates(x, np.array([[1.0, np.nan], [2.0, 3.0]]))
+    with pytest.raises(upres.InvalidArgumentError, match="coordinates of shape"):
+        ud.map_coordinates(x, np.ones((3, 4)))
 
 
 def test_doctests() -> None:

@@ -1,7 +1,7 @@
 """upres on Dask arrays: images larger than memory, on every core of a host or on a cluster.
 
-``zoom``, ``affine_transform``, ``rotate``, ``spline_filter`` and ``spline_filter1d`` take a
-dask array (or a NumPy one) and return a dask array whose every chunk is computed by its own
+``zoom``, ``affine_transform``, ``rotate``, ``map_coordinates``, ``spline_filter`` and
+``spline_filter1d`` take a dask array (or a NumPy one) and return a dask array whose every chunk is computed by its own
 task, with the same pixels as the whole-image call, bit for bit. The prefilter and the zoom with
 ``grid_mode=True`` go by bands of full rows: each band reads the source rows its taps need plus
 the exact B-spline prefilter's warm-up (``upres::warp_tiled_source_rows``, docs/scale.md) and
@@ -44,7 +44,8 @@ from ._errors import InvalidArgumentError
 from .ndimage import (_PREFILTER_MODES, _affine, _corner_zoom, _fir_length, _rotation,
                       _warp_option_text)
 
-__all__ = ["imread_tiff", "zoom", "affine_transform", "rotate", "spline_filter", "spline_filter1d"]
+__all__ = ["imread_tiff", "zoom", "affine_transform", "rotate", "map_coordinates", "spline_filter",
+           "spline_filter1d"]
 
 _NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 # Bands of at least 256 source rows of their own (the prefilter's warm-up, 2 x 64 rows a band,
@@ -267,6 +268,107 @@ def rotate(input: Any, angle: float, axes: tuple[int, int] = (1, 0), reshape: bo
     shape, m = _rotation(tuple(int(v) for v in np.shape(input)), angle, axes, reshape, op)
     return _warp_tiles(op, input, shape, m, order, mode, cval, prefilter, interp, output_chunks,
                        threads)
+
+
+class _RemapChunk:
+    """One chunk of map_coordinates: picklable (plain options, parsed in the task)."""
+
+    def __init__(self, options: dict[str, str], src_shape: tuple[int, int], dtype: Any,
+                 threads: int) -> None:
+        self.options, self.src_shape, self.threads = options, src_shape, threads
+        self.dtype = np.dtype(dtype)
+
+    def __call__(self, block: Optional[np.ndarray[Any, Any]], in_box: tuple[int, int, int, int],
+                 coords: np.ndarray[Any, Any], tail: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        shape = coords.shape[1:]
+        n = int(np.prod(shape))
+        # The chunk as a remap of its own: a field of (column, row) per output sample, on one
+        # row (each output reads its own field entry only: the whole call's arithmetic).
+        field = np.empty((1, n, 2), np.float32)
+        field[0, :, 0] = coords[1].reshape(n)
+        field[0, :, 1] = coords[0].reshape(n)
+        out = np.empty((1, n) + tail, self.dtype)
+        src = None if block is None else np.ascontiguousarray(block, self.dtype)
+        h, w = self.src_shape
+        _upres.warp_box(src, in_box, w, h, out, (0, 0, n, 1), n, 1, "remap", [], field,
+                        _upres.warp_options(self.options), self.threads)
+        return out.reshape(shape + tail)
+
+
+def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "constant",
+                    cval: float = 0.0, prefilter: Union[bool, str] = True, *,
+                    interp: Optional[str] = None, threads: int = 1) -> Any:
+    """Sample a dask array at coordinates, as upres.map_coordinates (scipy's arguments:
+    coordinates (2, ...) of (row, column) positions, a dask or NumPy array; the output has
+    their shape after the first axis, plus the input's channels, and their chunks). The
+    coordinates' range per chunk is computed first (one pass over them, as dask-image does);
+    each chunk's task then holds only the source box that range reads (with the B-spline,
+    64 pixels of warm-up at each cut) and its coordinates, and its samples equal
+    upres.map_coordinates' (cpu backend) bit for bit. threads: CPU threads per task.
+    """
+    op = "upres.dask.map_coordinates"
+    x = input if isinstance(input, da.Array) else da.from_array(np.asarray(input))
+    if x.ndim not in (2, 3) or (x.ndim == 3 and not 1 <= x.shape[2] <= 4) or \
+            min(x.shape[:2]) < 1:
+        raise InvalidArgumentError(f"{op}: shape {tuple(x.shape)}; images are (H, W) or "
+                                   "(H, W, C) with C in 1..4")
+    if x.dtype not in _NATIVE:
+        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
+    c = coordinates if isinstance(coordinates, da.Array) else \
+        da.from_array(np.asarray(coordinates, dtype=np.float64))
+    if c.ndim < 2 or c.shape[0] != 2 or math.prod(c.shape[1:]) == 0:
+        raise InvalidArgumentError(f"{op}: coordinates of shape {tuple(c.shape)}; expected "
+                                   "(2, ...) (row, col) for a 2-D image, not empty")
+    c = c.rechunk({0: 2})
+    method, opts = _warp_option_text(op, order, interp, mode, cval, prefilter)
+    if method == "bspline" and prefilter is False and x.dtype != np.float32:
+        raise InvalidArgumentError(f"{op}: prefilter=False takes float32 B-spline coefficients, "
+                                   f"not {x.dtype}")
+    handle = _upres.warp_options(opts)
+    h, w = int(x.shape[0]), int(x.shape[1])
+    tail = tuple(int(v) for v in x.shape[2:])
+    # Per chunk: the least and the largest row and column (as float32, the field's type), in
+    # one pass over the coordinates: block i1, ..., ik gives lim[:, 2 i1 : 2 i1 + 2, i2, ...].
+    def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        f = b.astype(np.float32).reshape(2, -1)
+        r = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)  # [row | col][min | max]
+        return r.reshape((2, 2) + (1,) * (b.ndim - 2))
+
+    nb = tuple(len(ch) for ch in c.chunks[1:])
+    lim = c.map_blocks(bounds, dtype=np.float32,
+                       chunks=((2,), (2,) * nb[0]) + tuple((1,) * n for n in nb[1:])).compute()
+    if not np.all(np.isfinite(lim)):
+        raise InvalidArgumentError(f"{op}: the coordinates hold NaN or infinite values; they "
+                                   "must be finite")
+    task_fn = _RemapChunk(opts, (h, w), x.dtype, threads)
+    meta = np.empty((0,) * (c.ndim - 1 + len(tail)), x.dtype)
+    blocks: dict[tuple[int, ...], Any] = {}
+    for idx in np.ndindex(*nb):
+        cb = c.blocks[(0,) + idx]
+        b = lim[(slice(None), slice(2 * idx[0], 2 * idx[0] + 2)) + idx[1:]]
+        (rmin, rmax), (cmin, cmax) = b.tolist()
+        # The chunk's range as a 2-sample field: the source box of every coordinate in it.
+        field = np.array([[[cmin, rmin], [cmax, rmax]]], np.float32)
+        bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle,
+                                                    (0, 0, 2, 1))
+        block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
+        task = delayed(task_fn, pure=True)(block, (bx0, by0, bx1, by1), cb, tail)
+        blocks[idx] = da.from_delayed(task, shape=tuple(cb.shape[1:]) + tail, dtype=x.dtype,
+                                      meta=meta, name="upres-map-coordinates-" +
+                                      "-".join(map(str, idx)) + "-" + tokenize(task.key))
+    return da.block(_nested(blocks, nb, (), len(tail)))
+
+
+def _nested(blocks: dict[tuple[int, ...], Any], nb: tuple[int, ...], idx: tuple[int, ...],
+            extra: int) -> Any:
+    """da.block's nested lists of the blocks (nb per axis) under index prefix idx, with `extra`
+    trailing axes of one block each."""
+    if len(idx) == len(nb):
+        out: Any = blocks[idx]
+        for _ in range(extra):
+            out = [out]
+        return out
+    return [_nested(blocks, nb, idx + (i,), extra) for i in range(nb[len(idx)])]
 
 
 class _FilterBand:
