@@ -9,6 +9,7 @@
 // (H, W, 2) = (dx, dy), or a 3-channel PFM whose first two channels are dx, dy, of IN's size,
 // which the output keeps). The pixel type is kept (float images stay float through PFM/NPY/TIFF).
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
@@ -155,13 +156,39 @@ struct ResumeFiles {
     }
 };
 
-// --tiled: a TIFF of any size zoomed band by band (warp_tiled) into a tiled TIFF (BigTIFF over
+// The map of --rotate, --affine or --homography for a w x h input, and its description.
+Transform point_transform(const WarpArgs& args, Given which, int w, int h, std::string& what) {
+    if (which == Given::Affine) {
+        if (args.affine.size() != 6)
+            throw CLI::ValidationError(
+                "--affine", fmt::format("needs 6 numbers a,b,c,d,e,f, got {}", args.affine.size()));
+        Affine a;
+        for (int i = 0; i < 6; ++i) a.m[i] = args.affine[static_cast<std::size_t>(i)];
+        what = fmt::format("affine {}", fmt::join(args.affine, ","));
+        return Transform::make_affine(a);
+    }
+    if (which == Given::Homography) {
+        if (args.homography.size() != 9)
+            throw CLI::ValidationError(
+                "--homography",
+                fmt::format("needs 9 numbers h1,...,h9, got {}", args.homography.size()));
+        Homography hm;
+        for (int i = 0; i < 9; ++i) hm.h[i] = args.homography[static_cast<std::size_t>(i)];
+        what = fmt::format("homography {}", fmt::join(args.homography, ","));
+        return Transform::make_perspective(hm);
+    }
+    what = fmt::format("rotate {} deg", args.rotate);
+    return Transform::make_rotation(args.rotate, w, h);
+}
+
+// --tiled: a TIFF of any size warped band by band (warp_tiled: zoom and resize by bands of rows,
+// rotations, affine maps and homographies by bands of 2-D tiles) into a tiled TIFF (BigTIFF over
 // 3.9 GB), in bounded memory; the output equals the whole-image command's pixels.
 void run_tiled(const WarpArgs& args, const Common& common, Given which) {
-    if (which != Given::Zoom && which != Given::Size)
+    if (which == Given::Flow)
         throw Error(ErrorCode::InvalidArgument,
-                    "warp: --tiled runs --zoom and --size (the other transforms need the whole "
-                    "image)");
+                    "warp: --tiled does not take --flow (the displacement field is read whole; "
+                    "run it without --tiled)");
     if (format_from_path(args.in) != FileFormat::Tiff)
         throw Error(ErrorCode::InvalidArgument,
                     "warp: " + args.in + ": --tiled reads TIFF or BigTIFF (.tif, .tiff)");
@@ -182,10 +209,14 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     TiffRowReader in(args.in);
     const int w = in.width(), h = in.height();
     int ow = w, oh = h;
+    Transform t = Transform::make_resize();
+    std::string what = "resize";
     if (which == Given::Size) {
         parse_size(args.size, ow, oh, kMaxTiledDimension);
-    } else {
+    } else if (which == Given::Zoom) {
         zoom_size(args.zoom, w, h, kMaxTiledDimension, ow, oh);
+    } else {
+        t = point_transform(args, which, w, h, what);
     }
     if (args.band_rows > oh)
         throw Error(ErrorCode::InvalidArgument,
@@ -208,10 +239,10 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     // kill, a Ctrl-C or an error copies those rows and computes the rest.
     std::error_code fs_ec;  // the input was opened: its size and time are there
     const std::string key = fmt::format(
-        "input {} {} {}; output {} x {}; interp {} border {} fill {} prefilter {} prefiltered {} "
-        "antialias {} cubic_a {}; tile {} deflate {}",
+        "input {} {} {}; {}; output {} x {}; interp {} border {} fill {} prefilter {} "
+        "prefiltered {} antialias {} cubic_a {}; tile {} deflate {}",
         std::filesystem::absolute(args.in).string(), std::filesystem::file_size(args.in, fs_ec),
-        std::filesystem::last_write_time(args.in, fs_ec).time_since_epoch().count(), ow, oh,
+        std::filesystem::last_write_time(args.in, fs_ec).time_since_epoch().count(), what, ow, oh,
         to_string(o.interp), to_string(o.border), o.fill, o.prefilter, o.prefiltered, o.antialias,
         o.cubic_a, tile, args.deflate);
     const ResumeFiles rf{args.out};
@@ -276,7 +307,7 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
             }
             bar.update(done);
         }
-        st = warp_tiled(in, out, ow, oh, Transform::make_resize(), o, to, ctx);
+        st = warp_tiled(in, out, ow, oh, t, o, to, ctx);
         rf.remove_all();
     } catch (const Error& e) {
         bar.abandon();
@@ -341,23 +372,6 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
         zoom_size(args.zoom, w, h, kMaxDimension, ow, oh);
         t = Transform::make_resize();
         what = fmt::format("zoom x{} to {} x {}", args.zoom, ow, oh);
-    } else if (which == Given::Affine) {
-        if (args.affine.size() != 6)
-            throw CLI::ValidationError(
-                "--affine", fmt::format("needs 6 numbers a,b,c,d,e,f, got {}", args.affine.size()));
-        Affine a;
-        for (int i = 0; i < 6; ++i) a.m[i] = args.affine[static_cast<std::size_t>(i)];
-        t = Transform::make_affine(a);
-        what = "affine";
-    } else if (which == Given::Homography) {
-        if (args.homography.size() != 9)
-            throw CLI::ValidationError(
-                "--homography",
-                fmt::format("needs 9 numbers h1,...,h9, got {}", args.homography.size()));
-        Homography hm;
-        for (int i = 0; i < 9; ++i) hm.h[i] = args.homography[static_cast<std::size_t>(i)];
-        t = Transform::make_perspective(hm);
-        what = "homography";
     } else if (which == Given::Flow) {
         // A field of another size is almost always one computed at another resolution (its
         // vectors in other units): refused, not cropped or padded.
@@ -369,8 +383,7 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
         t = Transform::make_flow(flow.view());
         what = "flow";
     } else {
-        t = Transform::make_rotation(args.rotate, w, h);
-        what = fmt::format("rotate {} deg", args.rotate);
+        t = point_transform(args, which, w, h, what);
     }
 
     AnyImage result;
@@ -426,7 +439,8 @@ void add_warp(CLI::App& app, const Common& common) {
     auto* tiled = cmd->add_flag(
         "--tiled", args->tiled,
         "TIFF of any size in, tiled (Big)TIFF out, band by band of rows in bounded "
-        "memory (--zoom / --size; cpu backend); the pixels equal the whole-image run's");
+        "memory (--zoom / --size; --rotate, --affine, --homography by 2-D tiles; cpu backend); "
+        "the pixels equal the whole-image run's");
     const std::vector<CLI::Option*> tiled_only = {
         cmd->add_option("--band-rows", args->band_rows,
                         "--tiled: output rows per band (default 0: from --max-memory)"),

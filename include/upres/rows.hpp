@@ -30,6 +30,13 @@ class RowSource {
         (void)y0, (void)rows, (void)stride;
         return nullptr;
     }
+    // Pixels [x0, x0 + w) of rows [y0, y0 + h) into dst (host memory, `stride` elements from
+    // row to row, each w * channels() elements of type()): the source box of a 2-D tile
+    // (warp_tiled on rotations and other point maps). The default copies them out of
+    // rows_in_memory, or reads the rows (read_rows, about 8 MiB at a time) and keeps the columns;
+    // TiffRowReader decodes only the tiles of a tiled TIFF that the box crosses.
+    // Error(InvalidArgument) for a box outside the image.
+    virtual void read_box(int x0, int y0, int w, int h, void* dst, std::ptrdiff_t stride);
 };
 
 // Rows written once each, top to bottom.

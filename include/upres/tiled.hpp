@@ -50,13 +50,18 @@ struct TiledOptions {
 struct TiledStats {
     int bands = 0;
     int band_rows = 0;             // output rows per band (the last may have fewer)
-    std::int64_t rows_read = 0;    // input rows read, halos included
+    std::int64_t rows_read = 0;    // input rows read, halos included (2-D tiles: boxes' rows)
+    std::int64_t pixels_read = 0;  // 2-D tiles: input pixels read, halos included
     std::size_t buffer_bytes = 0;  // the bands' buffers
 };
 
 // upres::warp over a RowSource into a RowSink of out_width x out_height (the source's type and
-// channels). Transforms: Resize (zoom). Interpolations, borders and options as upres::warp,
-// except Border::Wrap (its prefilter couples the first and the last rows) and fast_texture.
+// channels). Transforms: Resize (zoom), in bands of full rows; Affine (rotations), Perspective,
+// Remap and Flow (t.field: the whole output's field, in host memory), in bands of square
+// tiles each computed from its source box (warp_source_box, read by RowSource::read_box: a
+// tiled TIFF decodes only the tiles it crosses). Interpolations, borders and options as
+// upres::warp, except Border::Wrap with the B-spline prefilter (the prefilter couples opposite
+// edges; zoom: Wrap refused altogether) and fast_texture.
 // Backend: cpu (the Reference and CUDA backends are refused, never substituted). The output is
 // bit-identical to upres::warp on the whole image with the same options and backend.
 // Error(InvalidArgument) for unsupported transforms or options, sizes over kMaxTiledDimension,

@@ -1,9 +1,11 @@
 // ViewRowSource / ViewRowSink (upres/rows.hpp): host images as row sources and sinks.
 #include <upres/rows.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace upres {
 
@@ -23,6 +25,40 @@ void check_host(const detail::RawView& v, const char* what) {
                     std::string(what) + " needs a non-empty image in host memory");
 }
 }  // namespace
+
+void RowSource::read_box(int x0, int y0, int w, int h, void* dst, std::ptrdiff_t stride) {
+    if (x0 < 0 || y0 < 0 || w < 1 || h < 1 || std::int64_t{x0} + w > width() ||
+        std::int64_t{y0} + h > height())
+        throw Error(ErrorCode::InvalidArgument,
+                    "read_box: the box of " + std::to_string(w) + " x " + std::to_string(h) +
+                        " pixels at (" + std::to_string(x0) + ", " + std::to_string(y0) +
+                        ") is not inside the " + std::to_string(width()) + " x " +
+                        std::to_string(height()) + " image");
+    const std::size_t px = pixel_size(type());
+    const std::size_t c = static_cast<std::size_t>(channels());
+    const std::size_t row_bytes = static_cast<std::size_t>(w) * c * px;
+    auto* out = static_cast<unsigned char*>(dst);
+    const auto copy = [&](const unsigned char* rows, std::ptrdiff_t rstride, int first, int n) {
+        for (int y = 0; y < n; ++y)
+            std::memcpy(out + static_cast<std::ptrdiff_t>(first + y) * stride * px,
+                        rows + static_cast<std::ptrdiff_t>(y) * rstride * px + x0 * c * px,
+                        row_bytes);
+    };
+    std::ptrdiff_t st = 0;
+    if (const void* p = rows_in_memory(y0, h, &st)) {
+        copy(static_cast<const unsigned char*>(p), st, 0, h);
+        return;
+    }
+    const std::ptrdiff_t full = std::ptrdiff_t{width()} * channels();
+    const int chunk = static_cast<int>(std::clamp<std::int64_t>(
+        (std::int64_t{8} << 20) / (full * static_cast<std::int64_t>(px)), 1, h));
+    std::vector<unsigned char> buf(static_cast<std::size_t>(chunk) * full * px);
+    for (int y = 0; y < h; y += chunk) {
+        const int n = std::min(chunk, h - y);
+        read_rows(y0 + y, n, buf.data(), full);
+        copy(buf.data(), full, y, n);
+    }
+}
 
 ViewRowSource::ViewRowSource(const detail::RawView& v) : ViewRowSource(v, 0, v.height) {}
 

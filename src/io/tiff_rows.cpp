@@ -38,6 +38,16 @@ struct TiffRowReader::Impl {
     std::size_t px = 1;            // bytes per sample
     std::vector<unsigned char> block, tile;
     int block_index = -1;  // the decoded block in `block`
+    // read_box on a tiled TIFF: decoded tiles, the least recently used replaced first (about
+    // kTileCacheBytes: the boxes of neighbouring 2-D tiles overlap).
+    static constexpr std::size_t kTileCacheBytes = std::size_t{64} << 20;
+    struct Cached {
+        std::int64_t index = -1;
+        std::uint64_t used = 0;
+        std::vector<unsigned char> data;
+    };
+    std::vector<Cached> cache;
+    std::uint64_t clock = 0;
 
     ~Impl() {
         tif.reset();
@@ -82,6 +92,38 @@ struct TiffRowReader::Impl {
             }
         }
         block_index = b;
+    }
+
+    // The decoded tile at tile column tx, tile row ty (tw x th pixels, edge tiles padded).
+    const unsigned char* tile_at(std::uint32_t tx, std::uint32_t ty) {
+        const std::uint32_t across = (layout.width + tw - 1) / tw;
+        const std::int64_t index = std::int64_t{ty} * across + tx;
+        const std::size_t bytes = std::size_t{tw} * th * layout.channels * px;
+        Cached* slot = nullptr;
+        for (Cached& c : cache) {
+            if (c.index == index) {
+                c.used = ++clock;
+                return c.data.data();
+            }
+            if (!slot || c.used < slot->used) slot = &c;
+        }
+        if (cache.size() < std::max<std::size_t>(8, kTileCacheBytes / bytes)) {
+            cache.emplace_back();
+            slot = &cache.back();
+        }
+        slot->index = -1;
+        slot->data.resize(bytes);
+        const std::uint32_t x = tx * tw, y = ty * th;
+        const ttile_t k = TIFFComputeTile(tif.get(), x, y, 0, 0);
+        if (TIFFReadEncodedTile(tif.get(), k, slot->data.data(), static_cast<tmsize_t>(bytes)) <
+            static_cast<tmsize_t>(bytes))
+            fail(ErrorCode::CorruptData, path,
+                 "cannot read the TIFF tile at (x " + std::to_string(x) + ", y " +
+                     std::to_string(y) + "): it is missing, truncated or corrupt" +
+                     libtiff_says(msgs));
+        slot->index = index;
+        slot->used = ++clock;
+        return slot->data.data();
     }
 };
 
@@ -165,6 +207,35 @@ void TiffRowReader::read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride
                         m.block.data() + (in_block + r) * rb, rb);
         y += n;
     }
+}
+
+void TiffRowReader::read_box(int x0, int y0, int w, int h, void* dst, std::ptrdiff_t stride) {
+    Impl& m = *impl_;
+    if (x0 < 0 || y0 < 0 || w < 1 || h < 1 || std::int64_t{x0} + w > m.layout.width ||
+        std::int64_t{y0} + h > m.layout.height)
+        fail(ErrorCode::InvalidArgument, m.path,
+             "the box of " + std::to_string(w) + " x " + std::to_string(h) + " pixels at (" +
+                 std::to_string(x0) + ", " + std::to_string(y0) + ") is not inside the image");
+    if (!m.tiled) return RowSource::read_box(x0, y0, w, h, dst, stride);  // strips: whole rows
+    const std::size_t pb = std::size_t{static_cast<std::size_t>(m.layout.channels)} * m.px;
+    const std::size_t trow = m.tw * pb;
+    auto* out = static_cast<unsigned char*>(dst);
+    const std::uint32_t x1 = static_cast<std::uint32_t>(x0 + w),
+                        y1 = static_cast<std::uint32_t>(y0 + h);
+    for (std::uint32_t ty = static_cast<std::uint32_t>(y0) / m.th; ty * m.th < y1; ++ty)
+        for (std::uint32_t tx = static_cast<std::uint32_t>(x0) / m.tw; tx * m.tw < x1; ++tx) {
+            const unsigned char* t = m.tile_at(tx, ty);
+            const std::uint32_t ax = std::max<std::uint32_t>(tx * m.tw, x0);
+            const std::uint32_t bx = std::min<std::uint32_t>((tx + 1) * m.tw, x1);
+            const std::uint32_t ay = std::max<std::uint32_t>(ty * m.th, y0);
+            const std::uint32_t by = std::min<std::uint32_t>((ty + 1) * m.th, y1);
+            for (std::uint32_t y = ay; y < by; ++y)
+                std::memcpy(out +
+                                (static_cast<std::ptrdiff_t>(y) - y0) * stride *
+                                    static_cast<std::ptrdiff_t>(m.px) +
+                                (ax - x0) * pb,
+                            t + (y - ty * m.th) * trow + (ax - tx * m.tw) * pb, (bx - ax) * pb);
+        }
 }
 
 struct TiffRowWriter::Impl {
@@ -359,6 +430,7 @@ int TiffRowReader::height() const { return 0; }
 int TiffRowReader::channels() const { return 0; }
 bool TiffRowReader::tiled() const noexcept { return false; }
 void TiffRowReader::read_rows(int, int, void*, std::ptrdiff_t) {}
+void TiffRowReader::read_box(int, int, int, int, void*, std::ptrdiff_t) {}
 TiffRowWriter::TiffRowWriter(const std::string& path, int, int, int, PixelType,
                              const TiffRowWriterOptions&) {
     no_tiff(path);

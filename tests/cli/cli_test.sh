@@ -590,6 +590,22 @@ if "$upres" -q convert "$sample" "$tmp/t8.tif" 2>/dev/null; then
     done
     [ "$tiled_ok" = 1 ] && pass "warp --tiled equals the whole-image warp (4 option sets)" ||
         fail "warp --tiled differs from the whole-image warp"
+    # Rotations, affine maps and homographies by 2-D tiles, read from a tiled TIFF (the output
+    # above) and from a stripped one.
+    tiled_ok=1
+    for map in "--rotate 23" "--affine 0.9,0.2,-5,-0.1,1.1,7 --interp linear" \
+        "--homography 1,0.1,2,0.05,1,-3,0.001,0.0005,1 --border constant --fill 3"; do
+        for src in "$tmp/t8.tif" "$tmp/tl.tif"; do
+            # shellcheck disable=SC2086  # the words of $map
+            "$upres" -q warp "$src" "$tmp/w.tif" $map &&
+                "$upres" -q warp "$src" "$tmp/tr.tif" $map --tiled --band-rows 24 ||
+                tiled_ok=0
+            run "$upres" compare "$tmp/w.tif" "$tmp/tr.tif" --json
+            grep -q '"psnr": "inf"' <<<"$out" || { tiled_ok=0; echo "tiled $map: $out $err"; }
+        done
+    done
+    [ "$tiled_ok" = 1 ] && pass "warp --tiled --rotate / --affine / --homography equal the whole-image warp" ||
+        fail "warp --tiled by 2-D tiles differs from the whole-image warp"
     run "$upres" warp "$tmp/t8.tif" "$tmp/tl.tif" --size 100x77 --tiled --tile-size 16 --deflate
     expect_rc "warp --tiled --size --tile-size 16 --deflate" 0
     if grep -Eq "bands? of" <<<"$out" && [ -f "$tmp/tl.tif" ]; then

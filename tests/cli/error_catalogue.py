@@ -90,7 +90,7 @@ ENTRIES = [
     ("stream-not-pgm", "options", "--stream with a PNG input", ["upscale", "$T/small.png", "$T/o.pgm", "--method", "silseabi", "--stream"], None),
     ("stream-method", "options", "--stream with a method that cannot stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "lseabi", "--stream"], None),
     ("stream-output", "options", "--stream into a PNG", ["upscale", "$T/gray.pgm", "$T/o.png", "--method", "silseabi", "--stream"], None),
-    ("tiled-rotate", "options", "--tiled with a transform other than zoom/resize", ["warp", "$T/t.tif", "$T/o.tif", "--rotate", "10", "--tiled"], None),
+    ("tiled-flow", "options", "--tiled with a displacement field", ["warp", "$T/t.tif", "$T/o.tif", "--flow", "$T/none.npy", "--tiled"], None),
     ("tiled-not-tiff", "options", "--tiled with a PNG input", ["warp", "$T/small.png", "$T/o.tif", "--zoom", "2", "--tiled"], None),
     ("tiled-output", "options", "--tiled into a PNG", ["warp", "$T/t.tif", "$T/o.png", "--zoom", "2", "--tiled"], None),
     ("tiled-wrap", "options", "--tiled with the wrap border", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--border", "wrap"], None),

@@ -14,6 +14,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -688,6 +689,37 @@ TEST_F(IoTest, TiffRowsRoundTrip) {
     const Image<std::uint16_t> t = test_image<std::uint16_t>(37, 21, 3, 312);
     write_tiff_layout(path("t.tif"), t, true, false);
     EXPECT_TRUE(same_pixels(read_by_rows<std::uint16_t>(path("t.tif"), 3).view(), t.view()));
+}
+
+// Boxes of a TIFF through TiffRowReader::read_box (tiled: the tiles it crosses, kept in its
+// cache; stripped: whole rows) equal the image's pixels there; a box outside is refused.
+TEST_F(IoTest, TiffBoxes) {
+    const Image<std::uint16_t> img = test_image<std::uint16_t>(203, 150, 3, 320);
+    TiffRowWriterOptions o;
+    o.tile = 48;
+    {
+        TiffRowWriter w(path("tiles.tif"), 203, 150, 3, PixelType::U16, o);
+        w.write_rows(0, 150, img.view().row(0), img.view().stride());
+        w.commit();
+    }
+    write_image(path("strips.tif"), img.view());
+    std::mt19937 rng(9);
+    for (const char* name : {"tiles.tif", "strips.tif"}) {
+        TiffRowReader r(path(name));
+        EXPECT_EQ(r.tiled(), std::string(name) == "tiles.tif");
+        for (int k = 0; k < 60; ++k) {
+            const int x0 = static_cast<int>(rng() % 203), y0 = static_cast<int>(rng() % 150);
+            const int w = 1 + static_cast<int>(rng() % (203 - x0));
+            const int h = 1 + static_cast<int>(rng() % (150 - y0));
+            Image<std::uint16_t> box(w, h, 3);
+            r.read_box(x0, y0, w, h, box.view().row(0), box.view().stride());
+            EXPECT_TRUE(same_pixels(box.view(), img.view().sub(x0, y0, w, h)))
+                << name << " box " << w << " x " << h << " at (" << x0 << ", " << y0 << ")";
+        }
+        Image<std::uint16_t> one(4, 4, 3);
+        expect_error([&] { r.read_box(200, 0, 4, 4, one.view().row(0), one.view().stride()); },
+                     ErrorCode::InvalidArgument, path(name), {"not inside"});
+    }
 }
 
 // Sides past kMaxDimension: read_image refuses them and points to the tiled paths, which read

@@ -235,8 +235,15 @@ TEST(WarpTiled, BadArguments) {
     WarpOptions wrap;
     wrap.border = Border::Wrap;
     expect_error([&] { run(rz, wrap, {}, {}); }, ErrorCode::InvalidArgument, "wrap");
-    expect_error([&] { run(Transform::make_rotation(10, 20, 20), {}, {}, {}); },
-                 ErrorCode::InvalidArgument, "zoom/resize");
+    expect_error(
+        [&] {
+            warp_tiled_source_rows(20, 20, 40, 40, Transform::make_rotation(10, 20, 20), {}, 0, 8);
+        },
+        ErrorCode::InvalidArgument, "zoom/resize");
+    WarpOptions wrap_bspline;
+    wrap_bspline.border = Border::Wrap;
+    expect_error([&] { run(Transform::make_rotation(10, 20, 20), wrap_bspline, {}, {}); },
+                 ErrorCode::InvalidArgument, "wrap");
     expect_error([&] { run(rz, {}, {}, ctx_of(Backend::Cuda)); }, ErrorCode::InvalidArgument,
                  "cpu backend");
     expect_error([&] { run(rz, {}, {}, ctx_of(Backend::Reference)); }, ErrorCode::InvalidArgument,

@@ -159,13 +159,88 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
     return st;
 }
 
+// Point maps (affine, perspective, remap, flow): bands of output rows cut into square tiles,
+// each computed from its source box (warp_source_box, read with RowSource::read_box) by
+// warp_box; the band goes to the sink whole.
+template <class T>
+TiledStats run_points(RowSource& src, RowSink& dst, int ow, int oh, const Transform& t,
+                      const WarpOptions& o, const TiledOptions& to, const Context& ctx) {
+    const int sw = src.width(), sh = src.height(), c = src.channels();
+    const bool bspline = o.interp == Interp::BSpline;
+    // The tile of up to w x h outputs at (x0, y0), and its map (a field's tile for Remap, Flow).
+    const auto tile_of = [&](int x0, int y0, int w, int h) {
+        Transform tt = t;
+        const Box ob{x0, y0, std::min(ow, x0 + w), std::min(oh, y0 + h)};
+        if (t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow)
+            tt.field = t.field.sub(ob.x0, ob.y0, ob.width(), ob.height());
+        return std::pair{ob, tt};
+    };
+    // Buffers of a band of `rows` output rows in tiles of rows x rows (at least 32 wide): the
+    // band, the largest source box of a tile at the corners and the centre of the output, and
+    // warp_box's staging of it.
+    const auto tile_width = [](int rows) { return std::max(rows, 32); };
+    const auto need = [&](int rows) {
+        rows = std::min(oh, rows);
+        const int side = tile_width(rows);
+        std::size_t box = 0;
+        for (int y0 : {0, (oh - rows) / 2, oh - rows})
+            for (int x0 : {0, std::max(0, (ow - side) / 2), std::max(0, ow - side)}) {
+                const auto [ob, tt] = tile_of(x0, y0, side, rows);
+                const Box ib = warp_source_box(sw, sh, ow, oh, tt, o, ob);
+                box = std::max(box, static_cast<std::size_t>(ib.width()) * ib.height());
+            }
+        return static_cast<std::size_t>(rows) * ow * c * sizeof(T) +
+               box * c * (sizeof(T) + (bspline ? sizeof(float) : sizeof(T)));
+    };
+    std::size_t budget = to.max_memory;
+    if (budget == 0) budget = std::max(std::size_t{64} << 20, need(std::min(oh, 256)));
+    const int band = tiled::band_rows(kOp, to, ow, oh, c, budget, need);
+    const int tw = tile_width(band);
+
+    TiledStats st;
+    st.band_rows = band;
+    Rows<T> out, box;
+    const int end = tiled::end_row(to, oh);
+    for (int y0 = to.first_row; y0 < end; y0 += band) {
+        const int y1 = std::min(end, y0 + band);
+        std::ptrdiff_t out_row = 0;
+        T* outp = static_cast<T*>(dst.rows_in_memory(y0, y1 - y0, &out_row));
+        if (!outp) {
+            out.reset(band, std::ptrdiff_t{ow} * c);
+            outp = out.buf.data(), out_row = out.row;
+        }
+        for (int x0 = 0; x0 < ow; x0 += tw) {
+            const auto [ob, tt] = tile_of(x0, y0, tw, y1 - y0);
+            const Box ib = warp_source_box(sw, sh, ow, oh, tt, o, ob);
+            ImageView<const T> sv;
+            if (!ib.empty()) {
+                box.reset(ib.height(), std::ptrdiff_t{ib.width()} * c);
+                src.read_box(ib.x0, ib.y0, ib.width(), ib.height(), box.buf.data(), box.row);
+                sv = ImageView<const T>(box.buf.data(), ib.width(), ib.height(), c, box.row);
+                st.rows_read += ib.height();
+                st.pixels_read += std::int64_t{ib.width()} * ib.height();
+            }
+            const ImageView<T> dv(outp + std::ptrdiff_t{ob.x0} * c, ob.width(), ob.height(), c,
+                                  out_row);
+            warp_box(sv, ib, sw, sh, dv, ob, ow, oh, tt, o, ctx);
+        }
+        st.buffer_bytes =
+            std::max(st.buffer_bytes, (out.buf.capacity() + box.buf.capacity()) * sizeof(T));
+        dst.write_rows(y0, y1 - y0, outp, out_row);
+        ++st.bands;
+        if (to.progress) to.progress(y1, oh);
+    }
+    dst.commit();
+    return st;
+}
+
 // The checks that do not need the source's pixels, and the band geometry.
 Geometry check_and_plan(int sw, int sh, int c, int ow, int oh, const Transform& t,
                         const WarpOptions& opts, WarpPlan& p) {
     if (t.kind != Transform::Kind::Resize)
         fail(
-            "tiled execution runs zoom/resize transforms (Transform::make_resize); the other "
-            "transforms need the whole image (upres::warp)");
+            "the rows of a band are those of zoom/resize transforms (Transform::make_resize); "
+            "the other maps read source boxes (warp_source_box)");
     check_warp_options(opts, t);
     if (opts.border == Border::Wrap)
         fail(
@@ -191,6 +266,19 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
                       const Transform& t, const WarpOptions& opts, const TiledOptions& topts,
                       const Context& ctx) {
     tiled::check_call(kOp, src, out_width, out_height, topts, ctx);
+    if (t.kind != Transform::Kind::Resize) {
+        switch (src.type()) {
+            case PixelType::U8:
+                return run_points<std::uint8_t>(src, dst, out_width, out_height, t, opts, topts,
+                                                ctx);
+            case PixelType::U16:
+                return run_points<std::uint16_t>(src, dst, out_width, out_height, t, opts, topts,
+                                                 ctx);
+            case PixelType::F32:
+                return run_points<float>(src, dst, out_width, out_height, t, opts, topts, ctx);
+        }
+        fail("unknown pixel type");
+    }
     WarpPlan p;
     const Geometry g = check_and_plan(src.width(), src.height(), src.channels(), out_width,
                                       out_height, t, opts, p);
