@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Time and peak memory of `upres warp --tiled --zoom 2` on large u16 TIFFs, against libvips'
 cubic resize (`vips resize --kernel cubic`, the anchor of docs/scale.md) and the whole-image
-`upres warp`, on the same machine in the same run. Writes a JSON report and rewrites the table
-between the markers of docs/scale.md.
+`upres warp`, on the same machine in the same run; with --op rotate, of `upres warp --tiled
+--rotate 30` (2-D tiles) against `vips rotate --interpolate bicubic` and the whole-image
+rotation. Writes a JSON report and rewrites the table between the markers of docs/scale.md.
 
-    tools/scale_bench.py --upres build/cpu-rel/upres [--sides 4096,16384,40000] [--reps 3]
+    tools/scale_bench.py --upres build/cpu-rel/upres [--op zoom|rotate]
+                         [--sides 4096,16384,40000] [--reps 3]
                          [--work /tmp/upres-scale] [--json docs/bench_reports/X.json]
 
 Inputs come from tools/make_big_tiff.py (smooth structure and noise). Each timing is the median
@@ -24,7 +26,15 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DOC = os.path.join(ROOT, "docs", "scale.md")
-BEGIN, END = "<!-- scale-table begin -->", "<!-- scale-table end -->"
+MARKERS = {"zoom": ("<!-- scale-table begin -->", "<!-- scale-table end -->"),
+           "rotate": ("<!-- rotate-table begin -->", "<!-- rotate-table end -->")}
+# Per operation: upres's arguments, libvips' command (IN, OUT appended where {} stand) and
+# the table's first column.
+OPS = {"zoom": (["--zoom", "2"], ["resize", "{in}", "{out}", "2", "--kernel", "cubic"],
+                "side (u16, zoom x2)", "libvips cubic"),
+       "rotate": (["--rotate", "30"], ["rotate", "{in}", "{out}", "30", "--interpolate",
+                                       "bicubic"], "side (u16, rotate 30 deg)",
+                  "libvips rotate bicubic")}
 
 
 def timed(cmd):
@@ -54,7 +64,10 @@ def main():
     ap.add_argument("--work", default="/tmp/upres-scale")
     ap.add_argument("--json", default="")
     ap.add_argument("--no-doc", action="store_true")
+    ap.add_argument("--op", choices=sorted(OPS), default="zoom")
     a = ap.parse_args()
+    args, vips_args, first_col, vips_name = OPS[a.op]
+    BEGIN, END = MARKERS[a.op]
     os.makedirs(a.work, exist_ok=True)
     vips = shutil.which("vips")
     rows = []
@@ -66,23 +79,24 @@ def main():
                             str(side)], check=True)
         reps = a.reps if side <= 16384 else 1
         row = {"side": side, "input_bytes": os.path.getsize(src)}
-        row["upres_tiled"] = measure([a.upres, "-q", "warp", src, out, "--zoom", "2", "--tiled"],
+        row["upres_tiled"] = measure([a.upres, "-q", "warp", src, out] + args + ["--tiled"],
                                      reps, out)
         if side <= 16384:  # the whole-image path stops at 2^30 output pixels
-            row["upres_whole"] = measure([a.upres, "-q", "warp", src, out, "--zoom", "2"], 1, out)
+            row["upres_whole"] = measure([a.upres, "-q", "warp", src, out] + args, 1, out)
             if vips:
-                row["vips_cubic"] = measure([vips, "resize", src, out, "2", "--kernel", "cubic"],
-                                            reps, out)
+                row["vips_cubic"] = measure(
+                    [vips] + [v.format(**{"in": src, "out": out}) for v in vips_args], reps,
+                    out)
         rows.append(row)
         print(json.dumps(row), flush=True)
-    report = {"machine": platform.node(), "cpus": os.cpu_count(),
+    report = {"machine": platform.node(), "cpus": os.cpu_count(), "op": a.op,
               "vips": subprocess.run([vips, "--version"], capture_output=True,
                                      text=True).stdout.strip() if vips else None,
               "rows": rows}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1)
-    table = ["| side (u16, zoom x2) | upres --tiled | upres whole image | libvips cubic | "
+    table = [f"| {first_col} | upres --tiled | upres whole image | {vips_name} | "
              "tiled / libvips time | tiled / libvips memory |", "|---|---|---|---|---|---|"]
     cell = lambda m: f"{m['seconds']:.1f} s, {m['peak_mib']:.0f} MiB" if m else "-"
     for r in rows:

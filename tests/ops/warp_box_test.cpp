@@ -260,9 +260,10 @@ TEST(WarpBox, TiledFromRowSources) {
                     test::RowEnds ends(in.view().raw(), out.view().raw(), in_place);
                     TiledOptions to;
                     to.band_rows = band;
-                    to.max_memory = std::size_t{1} << 20;
-                    const TiledStats st =
-                        warp_tiled(ends.src(), ends.dst(), ow, oh, t, o, to, ctx_of(Backend::Cpu));
+                    to.max_memory = std::size_t{4} << 20;
+                    Context ctx = ctx_of(Backend::Cpu);
+                    ctx.threads = 2;  // the budget holds a box per thread
+                    const TiledStats st = warp_tiled(ends.src(), ends.dst(), ow, oh, t, o, to, ctx);
                     EXPECT_TRUE(same_bytes(out, ref)) << "map " << kind << " band " << band;
                     if (band == 0) {
                         EXPECT_LE(st.buffer_bytes, to.max_memory);
@@ -333,6 +334,14 @@ TEST(WarpBox, BadArguments) {
                      out.view(), ob, 100, 80, rot, {}, {});
         },
         ErrorCode::InvalidArgument, "infinite");
+    // The same from warp_tiled, whose tiles run in parallel: the error reaches the caller.
+    ViewRowSource vs(bad.view());
+    Image<float> whole_out(100, 80, 1);
+    ViewRowSink vd(whole_out.view());
+    TiledOptions to;
+    to.band_rows = 16;
+    expect_error([&] { warp_tiled(vs, vd, 100, 80, rot, {}, to, {}); }, ErrorCode::InvalidArgument,
+                 "infinite");
 }
 
 }  // namespace

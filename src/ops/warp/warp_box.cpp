@@ -243,16 +243,26 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
     const int w = b.span.width(), h = b.span.height();
     const std::ptrdiff_t row = std::ptrdiff_t{w} * c;
     const int threads = std::int64_t{w} * h < (1 << 14) ? 1 : ctx.threads;
+    // Span columns [xa, xb) map to image columns inside the image; the others (a padded span's
+    // edges) replicate the first or the last column.
+    const int ix0 = b.span.x0 - b.p.pad;
+    const int xa = std::clamp(-ix0, 0, w), xb = std::clamp(sw - ix0, xa, w);
     auto stage = [&](auto* buf) {
         using S = std::remove_pointer_t<decltype(buf)>;
         for (int y = 0; y < h; ++y) {
-            const T* s = src.row(std::clamp(b.span.y0 + y - b.p.pad, 0, sh - 1) - in.y0);
+            const T* s = src.row(std::clamp(b.span.y0 + y - b.p.pad, 0, sh - 1) - in.y0) -
+                         std::ptrdiff_t{in.x0} * c;  // image column x at s + x c
             S* r = buf + y * row;
-            for (int x = 0; x < w; ++x) {
-                const T* px =
-                    s + std::ptrdiff_t{std::clamp(b.span.x0 + x - b.p.pad, 0, sw - 1) - in.x0} * c;
-                for (int k = 0; k < c; ++k) r[std::ptrdiff_t{x} * c + k] = static_cast<S>(px[k]);
-            }
+            const T* first = s;
+            const T* last = s + std::ptrdiff_t{sw - 1} * c;
+            for (int x = 0; x < xa; ++x)
+                for (int k = 0; k < c; ++k) r[std::ptrdiff_t{x} * c + k] = static_cast<S>(first[k]);
+            const T* mid = s + std::ptrdiff_t{ix0 + xa} * c;
+            S* rm = r + std::ptrdiff_t{xa} * c;
+            const std::ptrdiff_t n = std::ptrdiff_t{xb - xa} * c;
+            for (std::ptrdiff_t i = 0; i < n; ++i) rm[i] = static_cast<S>(mid[i]);
+            for (int x = xb; x < w; ++x)
+                for (int k = 0; k < c; ++k) r[std::ptrdiff_t{x} * c + k] = static_cast<S>(last[k]);
         }
     };
     const std::size_t n = static_cast<std::size_t>(row) * h + cpu::kBoxSlack;
