@@ -52,7 +52,7 @@ struct TiledStats {
     int band_rows = 0;             // output rows per band (the last may have fewer)
     std::int64_t rows_read = 0;    // input rows read, halos included (2-D tiles: boxes' rows)
     std::int64_t pixels_read = 0;  // 2-D tiles: input pixels read, halos included
-    std::size_t buffer_bytes = 0;  // the bands' buffers
+    std::size_t buffer_bytes = 0;  // the bands' buffers (not a source's own, e.g. a TIFF cache)
 };
 
 // upres::warp over a RowSource into a RowSink of out_width x out_height (the source's type and

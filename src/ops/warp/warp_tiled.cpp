@@ -1,4 +1,7 @@
-// upres::warp_tiled: the zoom/resize warp band by band of output rows (upres/tiled.hpp).
+// upres::warp_tiled: the warp band by band of output rows (upres/tiled.hpp). The point maps
+// (affine, perspective, remap, flow) cut each band into square tiles, each computed from its
+// source box by warp_box (warp_box.cpp: run_points below). The zoom/resize warp computes whole
+// bands:
 //
 // Each band of output rows [y0, y1) needs the source rows its vertical taps name, [lo, hi]
 // (cpu::resize_band_rows, from the whole call's tap tables). With the B-spline, those rows'
@@ -170,6 +173,10 @@ TiledStats run_points(RowSource& src, RowSink& dst, int ow, int oh, const Transf
                       const WarpOptions& o, const TiledOptions& to, const Context& ctx) {
     const int sw = src.width(), sh = src.height(), c = src.channels();
     const bool bspline = o.interp == Interp::BSpline;
+    // The map's checks (a field of the output's size, finite: errors name the output pixel)
+    // before its tiles are cut.
+    check_warp_options(o, t);
+    check_transform(t, ow, oh, Location::Host, true, ctx);
     // The tile of up to w x h outputs at (x0, y0), and its map (a field's tile for Remap, Flow).
     const auto tile_of = [&](int x0, int y0, int w, int h) {
         Transform tt = t;
