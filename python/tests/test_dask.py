@@ -151,6 +151,10 @@ def test_map_coordinates_bit_identical(dtype: type, c: int) -> None:
     flat = co.reshape(2, -1)
     assert np.array_equal(ud.map_coordinates(x, da.from_array(flat, chunks=(2, 2000))).compute(),
                           upres.map_coordinates(a, flat, backend="cpu"))
+    # A chunk of more samples than a row holds (rows of 4096, the last one padded).
+    long = np.tile(flat, 8)[:, :70001]
+    assert np.array_equal(ud.map_coordinates(x, da.from_array(long, chunks=(2, 70001))).compute(),
+                          upres.map_coordinates(a, long, backend="cpu"))
     deep = co.reshape(2, 30, 3, 100)
     assert np.array_equal(ud.map_coordinates(x, deep).compute(),
                           upres.map_coordinates(a, deep, backend="cpu"))

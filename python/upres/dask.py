@@ -282,17 +282,23 @@ class _RemapChunk:
                  coords: np.ndarray[Any, Any], tail: tuple[int, ...]) -> np.ndarray[Any, Any]:
         shape = coords.shape[1:]
         n = int(np.prod(shape))
-        # The chunk as a remap of its own: a field of (column, row) per output sample, on one
-        # row (each output reads its own field entry only: the whole call's arithmetic).
-        field = np.empty((1, n, 2), np.float32)
-        field[0, :, 0] = coords[1].reshape(n)
-        field[0, :, 1] = coords[0].reshape(n)
-        out = np.empty((1, n) + tail, self.dtype)
+        # The chunk as a remap of its own: a field of (column, row) per output sample, on rows
+        # of at most 4096 (each output reads its own field entry only: the whole call's
+        # arithmetic; the padding repeats the first sample, inside the chunk's box, and is
+        # dropped).
+        fw = min(n, 4096)
+        fh = -(-n // fw)
+        field = np.empty((fh * fw, 2), np.float32)
+        field[:n, 0] = coords[1].reshape(n)
+        field[:n, 1] = coords[0].reshape(n)
+        field[n:] = field[0]
+        out = np.empty((fh, fw) + tail, self.dtype)
         src = None if block is None else np.ascontiguousarray(block, self.dtype)
         h, w = self.src_shape
-        _upres.warp_box(src, in_box, w, h, out, (0, 0, n, 1), n, 1, "remap", [], field,
-                        _upres.warp_options(self.options), self.threads)
-        return out.reshape(shape + tail)
+        _upres.warp_box(src, in_box, w, h, out, (0, 0, fw, fh), fw, fh, "remap", [],
+                        field.reshape(fh, fw, 2), _upres.warp_options(self.options),
+                        self.threads)
+        return out.reshape((fh * fw,) + tail)[:n].reshape(shape + tail)
 
 
 def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "constant",
