@@ -81,6 +81,8 @@ Image<T> by_tiles(ImageView<const T> in, int ow, int oh, int kind, const Image<f
                   const WarpOptions& o, int tw, int th, int* inner = nullptr) {
     Image<T> out(ow, oh, in.channels());
     Image<float> dummy;
+    Context one_thread = ctx_of(Backend::Cpu);  // as a task of upres.dask (small tiles)
+    one_thread.threads = 1;
     for (int y0 = 0; y0 < oh; y0 += th)
         for (int x0 = 0; x0 < ow; x0 += tw) {
             const Box ob{x0, y0, std::min(ow, x0 + tw), std::min(oh, y0 + th)};
@@ -93,7 +95,7 @@ Image<T> by_tiles(ImageView<const T> in, int ow, int oh, int kind, const Image<f
                 ++*inner;  // cut on all four sides
             warp_box(src, ib, in.width(), in.height(),
                      out.view().sub(ob.x0, ob.y0, ob.width(), ob.height()), ob, ow, oh, t, o,
-                     ctx_of(Backend::Cpu));
+                     one_thread);
         }
     return out;
 }
@@ -142,6 +144,9 @@ void sweep(std::uint32_t seed, int channels, int sw, int sh) {
                 o.fill = 0.25f * PixelTraits<T>::max_value;
                 const Image<T> ref = whole(in.view(), ow, oh, kind, o);
                 for (const auto& tl : tiles) {
+                    // The second tiling for the rotation and the exact B-spline only (the
+                    // sanitizer build runs this sweep too).
+                    if (tl[0] == 128 && (kind != 0 || k.prefilter != 0)) continue;
                     const Image<T> t = by_tiles(in.view(), ow, oh, kind, field, o, tl[0], tl[1]);
                     EXPECT_TRUE(same_bytes(t, ref))
                         << "map " << kind << " interp " << to_string(k.interp) << " fir "
@@ -169,9 +174,9 @@ TEST(WarpBox, BitIdenticalF32) {
 // A photo (not noise), rotated, as a sub-image view of a larger one; boxes cut on all four
 // sides (the prefilter's warm-up at every cut).
 TEST(WarpBox, PhotoSubImage) {
-    const Image<std::uint8_t> photo = test::tall_photo("baboon.jpg", 720, 610);
-    const ImageView<const std::uint8_t> in = photo.sub(31, 17, 680, 590);
-    const int ow = 700, oh = 600;
+    const Image<std::uint8_t> photo = test::tall_photo("baboon.jpg", 512, 700);  // 512 wide
+    const ImageView<const std::uint8_t> in = photo.sub(17, 31, 490, 650);
+    const int ow = 500, oh = 640;
     for (Border b : {Border::Mirror, Border::Constant}) {
         WarpOptions o;
         o.border = b;
@@ -241,7 +246,7 @@ TEST(WarpBox, SourceBoxNearTheFootprint) {
 
 // warp_tiled on the point maps: bands of square tiles, each from its source box read from the
 // RowSource (in place from a view, or through read_rows), bit-identical to the whole image's
-// warp at band heights of 1, 37 rows and the budget's; the buffers follow the budget.
+// warp at band heights of 3, 37 rows and the budget's; the buffers follow the budget.
 TEST(WarpBox, TiledFromRowSources) {
     const Image<std::uint16_t> in = random_image<std::uint16_t>(230, 190, 2, 21);
     const int ow = 250, oh = 180;
@@ -254,7 +259,7 @@ TEST(WarpBox, TiledFromRowSources) {
             o.border = kind == 3 ? Border::Constant : Border::Mirror;
             Image<std::uint16_t> ref(ow, oh, 2);
             warp(in.view(), ref.view(), t, o, ctx_of(Backend::Cpu));
-            for (int band : {1, 37, 0})
+            for (int band : {3, 37, 0})
                 for (bool in_place : {true, false}) {
                     Image<std::uint16_t> out(ow, oh, 2);
                     test::RowEnds ends(in.view().raw(), out.view().raw(), in_place);
