@@ -65,6 +65,19 @@ def _as_dask(input: Any, op: str) -> Any:
     return x.rechunk({1: -1, 2: -1} if x.ndim == 3 else {1: -1})
 
 
+def _pieces(x: Any) -> Any:
+    """A dask array as a task argument: the nested list of its chunks, unoptimised. (A dask
+    array passed to a delayed call is optimised alone, which fuses its source's tasks into it
+    under new names: every task whose slice shares a source chunk then computed that chunk again,
+    a TIFF band decoded once per band and tile that read it.)"""
+    return x.to_delayed(optimize_graph=False).tolist()
+
+
+def _joined(parts: Any) -> Any:
+    """The array of _pieces' chunks, in a task."""
+    return np.block(parts) if isinstance(parts, list) else parts
+
+
 def _band_edges(out_h: int, src_h: int, row_bytes: int, chunk_rows: Optional[int],
                 op: str) -> list[int]:
     if chunk_rows is None:
@@ -86,7 +99,7 @@ def _assemble(x: Any, out_w: int, out_h: int, dtype: Any, edges: list[int],
     parts = []
     for y0, y1 in zip(edges[:-1], edges[1:]):
         first, last = rows_of(y0, y1)
-        task = delayed(band, pure=True)(x[first:last], first, y0, y1)
+        task = delayed(band, pure=True)(_pieces(x[first:last]), first, y0, y1)
         parts.append(da.from_delayed(task, shape=(y1 - y0, out_w) + tail, dtype=dtype,
                                      meta=np.empty((0,) * x.ndim, dtype),
                                      name=f"{name}-{y0}-" + tokenize(task.key)))
@@ -101,8 +114,8 @@ class _ZoomBand:
         self.options, self.src_h, self.out_w, self.out_h = options, src_h, out_w, out_h
         self.dtype, self.threads = np.dtype(dtype), threads
 
-    def __call__(self, block: np.ndarray[Any, Any], first: int, y0: int,
-                 y1: int) -> np.ndarray[Any, Any]:
+    def __call__(self, block: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
+        block = _joined(block)
         out = np.empty((y1 - y0, self.out_w) + block.shape[2:], self.dtype)
         _upres.zoom_band(np.ascontiguousarray(block, self.dtype), first, self.src_h, out, y0,
                          self.out_h, _upres.warp_options(self.options), self.threads)
@@ -173,8 +186,9 @@ class _WarpTile:
         self.src_shape, self.out_shape, self.threads = src_shape, out_shape, threads
         self.dtype = np.dtype(dtype)
 
-    def __call__(self, block: Optional[np.ndarray[Any, Any]], in_box: tuple[int, int, int, int],
+    def __call__(self, block: Any, in_box: tuple[int, int, int, int],
                  out_box: tuple[int, int, int, int], tail: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        block = _joined(block)
         x0, y0, x1, y1 = out_box
         out = np.empty((y1 - y0, x1 - x0) + tail, self.dtype)
         src = None if block is None else np.ascontiguousarray(block, self.dtype)
@@ -227,7 +241,8 @@ def _warp_tiles(op: str, input: Any, out_shape: Any, matrix: list[float], order:
             bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, ow, oh, "affine", matrix, None,
                                                         handle, box)
             block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
-            task = delayed(tile, pure=True)(block, (bx0, by0, bx1, by1), box, tail)
+            task = delayed(tile, pure=True)(None if block is None else _pieces(block),
+                                            (bx0, by0, bx1, by1), box, tail)
             row.append(da.from_delayed(task, shape=(y1 - y0, x1 - x0) + tail, dtype=x.dtype,
                                        meta=meta,
                                        name=f"upres-{op}-{y0}-{x0}-" + tokenize(task.key)))
@@ -278,8 +293,9 @@ class _RemapChunk:
         self.options, self.src_shape, self.threads = options, src_shape, threads
         self.dtype = np.dtype(dtype)
 
-    def __call__(self, block: Optional[np.ndarray[Any, Any]], in_box: tuple[int, int, int, int],
-                 coords: np.ndarray[Any, Any], tail: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    def __call__(self, block: Any, in_box: tuple[int, int, int, int], coords: Any,
+                 tail: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        block, coords = _joined(block), _joined(coords)
         shape = coords.shape[1:]
         n = int(np.prod(shape))
         # The chunk as a remap of its own: a field of (column, row) per output sample, on rows
@@ -358,7 +374,8 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
         bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle,
                                                     (0, 0, 2, 1))
         block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
-        task = delayed(task_fn, pure=True)(block, (bx0, by0, bx1, by1), cb, tail)
+        task = delayed(task_fn, pure=True)(None if block is None else _pieces(block),
+                                           (bx0, by0, bx1, by1), _pieces(cb), tail)
         blocks[idx] = da.from_delayed(task, shape=tuple(cb.shape[1:]) + tail, dtype=x.dtype,
                                       meta=meta, name="upres-map-coordinates-" +
                                       "-".join(map(str, idx)) + "-" + tokenize(task.key))
@@ -381,8 +398,8 @@ class _FilterBand:
     def __init__(self, options: dict[str, str], height: int, threads: int) -> None:
         self.options, self.height, self.threads = options, height, threads
 
-    def __call__(self, block: np.ndarray[Any, Any], first: int, y0: int,
-                 y1: int) -> np.ndarray[Any, Any]:
+    def __call__(self, block: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
+        block = _joined(block)
         if block.dtype not in _NATIVE:
             block = block.astype(np.float32)
         out = np.empty((y1 - y0,) + block.shape[1:], np.float32)
@@ -469,11 +486,14 @@ def imread_tiff(path: Union[str, "os.PathLike[str]"], chunk_rows: int = 1024) ->
     dtype = {"u8": np.uint8, "u16": np.uint16, "f32": np.float32}[t]
     read = _ReadRows(os.path.abspath(p), w, c, dtype)
     tail = (c,) if c > 1 else ()
-    parts = []
-    for y0 in range(0, h, int(chunk_rows)):
-        y1 = min(h, y0 + int(chunk_rows))
-        key = f"upres-imread-{y0}-" + tokenize(read.__dict__, y0, y1, os.stat(p).st_mtime_ns)
-        task = delayed(read, pure=True)(y0, y1, dask_key_name=key)
-        parts.append(da.from_delayed(task, shape=(y1 - y0, w) + tail, dtype=dtype,
-                                     meta=np.empty((0,) * (2 + len(tail)), dtype)))
-    return da.concatenate(parts, axis=0)
+    # The chunks are the read tasks themselves (not from_delayed aliases, which Dask's graph
+    # optimisation copied into every slice that reads them: a rotation's 64 tiles of an 8192^2
+    # TIFF decoded its 16 bands 242 times).
+    name = "upres-imread-" + tokenize(read.__dict__, int(chunk_rows), os.stat(p).st_mtime_ns)
+    edges = list(range(0, h, int(chunk_rows))) + [h]
+    index = (0,) * (1 + len(tail))
+    dsk = {(name, i) + index: (read, y0, y1)
+           for i, (y0, y1) in enumerate(zip(edges[:-1], edges[1:]))}
+    chunks = (tuple(b - a for a, b in zip(edges[:-1], edges[1:])), (w,)) + tuple((v,) for v in tail)
+    return da.Array(dsk, name, chunks, dtype=dtype,
+                    meta=np.empty((0,) * (2 + len(tail)), dtype))
