@@ -2,10 +2,10 @@
 """Scaling of upres.dask from one to two worker processes (distributed.LocalCluster, one thread
 each; each task one CPU thread): the exact B-spline zoom x2 (bands of rows) and rotation by 30
 degrees (2-D tiles) of a u16 TIFF read by the workers (upres.dask.imread_tiff), against the
-whole-image upres.zoom / upres.rotate on one and on two threads in the same run. Every timing is the median of --reps runs after a warm-up; the output is reduced on
-the workers (a sum) so that no gigabyte travels to the client. Checks that the dask result
-equals the whole-image one (bit for bit) once. Writes a JSON report and rewrites the table
-between the markers of docs/scale.md.
+whole-image upres.zoom / upres.rotate on one and on two threads in the same run. Every timing is
+the median of --reps runs after a warm-up; the output is reduced on the workers (a sum) so that
+no gigabyte travels to the client. Checks that the dask result equals the whole-image one (bit
+for bit) once. Writes a JSON report and rewrites the table between the markers of docs/scale.md.
 
     PYTHONPATH=build/cpu-rel/python build/cpu-rel/pyenv/bin/python tools/dask_scale.py \
         [--side 8192] [--reps 3] [--json docs/bench_reports/scale/dask-X.json]

@@ -1,17 +1,17 @@
 """upres on Dask arrays: images larger than memory, on every core of a host or on a cluster.
 
 ``zoom``, ``affine_transform``, ``rotate``, ``map_coordinates``, ``spline_filter`` and
-``spline_filter1d`` take a dask array (or a NumPy one) and return a dask array whose every
-chunk is computed by its own task, with the same pixels as the whole-image call, bit for bit. The prefilter and the zoom with
-``grid_mode=True`` go by bands of full rows: each band reads the source rows its taps need plus
-the exact B-spline prefilter's warm-up (``upres::warp_tiled_source_rows``, docs/scale.md) and
-runs as one band of upres's tiled execution. The affine maps (``zoom`` with ``grid_mode=False``
-included) go by 2-D output tiles, each given the source box it reads
-(``upres::warp_source_box``; with the B-spline, 64 pixels of warm-up at each cut), whatever the
-input's chunks. ``imread_tiff`` makes a dask
-array of a TIFF or BigTIFF whose tasks open the file by its path and read their rows (no file
-handle is pickled). The native calls release the GIL; each task runs ``threads`` CPU threads
-(default 1: Dask runs the tasks in parallel).
+``spline_filter1d`` take a dask array (or a NumPy one) and return a dask array whose every chunk
+is computed by its own task, with the same pixels as the whole-image call, bit for bit. The
+prefilter and the zoom with ``grid_mode=True`` go by bands of full rows: each band reads the
+source rows its taps need plus the exact B-spline prefilter's warm-up
+(``upres::warp_tiled_source_rows``, docs/scale.md) and runs as one band of upres's tiled
+execution. The affine maps (``zoom`` with ``grid_mode=False`` included) go by 2-D output tiles,
+each given the source box it reads (``upres::warp_source_box``; with the B-spline, 64 pixels of
+warm-up at each cut), whatever the input's chunks. ``imread_tiff`` makes a dask array of a TIFF
+or BigTIFF whose tasks open the file by its path and read their rows (no file handle is
+pickled). The native calls release the GIL; each task runs ``threads`` CPU threads (default 1:
+Dask runs the tasks in parallel).
 
 Why not ``dask.array.map_overlap``: its halo is the same on every chunk, but a zoom's band of
 output rows reads a band of source rows that is not a chunk of the source, and the exact
@@ -353,8 +353,8 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     # one pass over the coordinates: block i1, ..., ik gives lim[:, 2 i1 : 2 i1 + 2, i2, ...].
     def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         f = b.astype(np.float32).reshape(2, -1)
-        r = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)  # [row | col][min | max]
-        return r.reshape((2, 2) + (1,) * (b.ndim - 2))
+        r: np.ndarray[Any, Any] = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)
+        return r.reshape((2, 2) + (1,) * (b.ndim - 2))  # [row | col][min | max]
 
     nb = tuple(len(ch) for ch in c.chunks[1:])
     lim = c.map_blocks(bounds, dtype=np.float32,
