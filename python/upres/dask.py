@@ -54,15 +54,33 @@ _BAND_BYTES = 32 << 20
 _MIN_SOURCE_ROWS = 256
 
 
-def _as_dask(input: Any, op: str) -> Any:
+def _image(input: Any, op: str) -> Any:
+    """The input as a dask array of an image: (H, W) or (H, W, C), C in 1..4, not empty."""
     x = input if isinstance(input, da.Array) else da.from_array(np.asarray(input))
     if x.ndim not in (2, 3) or (x.ndim == 3 and not 1 <= x.shape[2] <= 4):
         raise InvalidArgumentError(f"{op}: shape {tuple(x.shape)}; images are (H, W) or "
                                    "(H, W, C) with C in 1..4")
     if min(x.shape[:2]) < 1:
         raise InvalidArgumentError(f"{op}: the image {tuple(x.shape)} is empty")
+    return x
+
+
+def _as_dask(input: Any, op: str) -> Any:
     # Bands of full rows: one chunk across the columns and the channels.
+    x = _image(input, op)
     return x.rechunk({1: -1, 2: -1} if x.ndim == 3 else {1: -1})
+
+
+def _point_options(op: str, x: Any, order: int, interp: Optional[str], mode: str, cval: float,
+                   prefilter: Union[bool, str]) -> tuple[dict[str, str], Any]:
+    """(the options as text for the tasks, parsed for the graph) of a point map of x, checked."""
+    if x.dtype not in _NATIVE:
+        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
+    method, opts = _warp_option_text(op, order, interp, mode, cval, prefilter)
+    if method == "bspline" and prefilter is False and x.dtype != np.float32:
+        raise InvalidArgumentError(f"{op}: prefilter=False takes float32 B-spline coefficients, "
+                                   f"not {x.dtype}")
+    return opts, _upres.warp_options(opts)  # checks the options now, not in a task
 
 
 def _pieces(x: Any) -> Any:
@@ -207,21 +225,12 @@ def _warp_tiles(op: str, input: Any, out_shape: Any, matrix: list[float], order:
                 chunks: Optional[tuple[int, int]], threads: int) -> Any:
     """An affine warp of a dask array, one task per output tile given only its source box
     (``upres::warp_source_box``), bit-identical to the whole-image call."""
-    x = input if isinstance(input, da.Array) else da.from_array(np.asarray(input))
-    if x.ndim not in (2, 3) or (x.ndim == 3 and not 1 <= x.shape[2] <= 4):
-        raise InvalidArgumentError(f"{op}: shape {tuple(x.shape)}; images are (H, W) or "
-                                   "(H, W, C) with C in 1..4")
-    if x.dtype not in _NATIVE:
-        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
-    method, opts = _warp_option_text(op, order, interp, mode, cval, prefilter)
-    if method == "bspline" and prefilter is False and x.dtype != np.float32:
-        raise InvalidArgumentError(f"{op}: prefilter=False takes float32 B-spline coefficients, "
-                                   f"not {x.dtype}")
-    handle = _upres.warp_options(opts)  # checks the options now, not in a task
+    x = _image(input, op)
+    opts, handle = _point_options(op, x, order, interp, mode, cval, prefilter)
     h, w = int(x.shape[0]), int(x.shape[1])
     oh, ow = int(out_shape[0]), int(out_shape[1])
-    if min(h, w, oh, ow) < 1:
-        raise InvalidArgumentError(f"{op}: an empty image ({h}, {w}) or output ({oh}, {ow})")
+    if min(oh, ow) < 1:
+        raise InvalidArgumentError(f"{op}: the output shape ({oh}, {ow}) is empty")
     tail = tuple(int(v) for v in x.shape[2:])
     if chunks is None:  # about 16 MiB of output per tile, square
         side = int(math.sqrt((16 << 20) / (max(1, math.prod(tail)) * x.dtype.itemsize)))
@@ -329,24 +338,14 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     upres.map_coordinates' (cpu backend) bit for bit. threads: CPU threads per task.
     """
     op = "upres.dask.map_coordinates"
-    x = input if isinstance(input, da.Array) else da.from_array(np.asarray(input))
-    if x.ndim not in (2, 3) or (x.ndim == 3 and not 1 <= x.shape[2] <= 4) or \
-            min(x.shape[:2]) < 1:
-        raise InvalidArgumentError(f"{op}: shape {tuple(x.shape)}; images are (H, W) or "
-                                   "(H, W, C) with C in 1..4")
-    if x.dtype not in _NATIVE:
-        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
+    x = _image(input, op)
     c = coordinates if isinstance(coordinates, da.Array) else \
         da.from_array(np.asarray(coordinates, dtype=np.float64))
     if c.ndim < 2 or c.shape[0] != 2 or math.prod(c.shape[1:]) == 0:
         raise InvalidArgumentError(f"{op}: coordinates of shape {tuple(c.shape)}; expected "
                                    "(2, ...) (row, col) for a 2-D image, not empty")
     c = c.rechunk({0: 2})
-    method, opts = _warp_option_text(op, order, interp, mode, cval, prefilter)
-    if method == "bspline" and prefilter is False and x.dtype != np.float32:
-        raise InvalidArgumentError(f"{op}: prefilter=False takes float32 B-spline coefficients, "
-                                   f"not {x.dtype}")
-    handle = _upres.warp_options(opts)
+    opts, handle = _point_options(op, x, order, interp, mode, cval, prefilter)
     h, w = int(x.shape[0]), int(x.shape[1])
     tail = tuple(int(v) for v in x.shape[2:])
     # Per chunk: the least and the largest row and column (as float32, the field's type), in

@@ -96,11 +96,12 @@ struct BoxPlan {
     Box image;  // the source pixels behind them (edge replication of the padded span)
 };
 
-void check_box(Box b, int w, int h, const char* what) {
+// `image`: "output" or "source".
+void check_box(Box b, int w, int h, const char* image) {
     if (b.x0 < 0 || b.y0 < 0 || b.x1 > w || b.y1 > h || b.empty())
-        fail(std::string(what) + " " + text(b) + " is not a non-empty box inside the " +
-             std::to_string(w) + " x " + std::to_string(h) + " " +
-             (std::string(what) == "the output box" ? "output" : "source"));
+        fail(std::string("the ") + image + " box " + text(b) +
+             " is not a non-empty box inside the " + std::to_string(w) + " x " +
+             std::to_string(h) + " " + image);
 }
 
 // Every check that needs no pixels, and the boxes.
@@ -110,7 +111,7 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
     tiled::check_side(kOp, sh, "the source height");
     tiled::check_side(kOp, ow, "the output width");
     tiled::check_side(kOp, oh, "the output height");
-    check_box(out, ow, oh, "the output box");
+    check_box(out, ow, oh, "output");
     if (t.kind == Transform::Kind::Resize)
         fail(
             "zoom/resize runs in bands of rows (warp_tiled, warp_tiled_source_rows); boxes are for "
@@ -208,7 +209,7 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
              std::to_string(dst.channels()) + " (allowed: 1 to 4, the same)");
     // An empty source box: no pixels (the outputs must then read none).
     if (!in.empty()) {
-        check_box(in, sw, sh, "the source box");
+        check_box(in, sw, sh, "source");
         if (src.data() == nullptr || src.width() != in.width() || src.height() != in.height())
             fail("the source holds " + std::to_string(src.width()) + " x " +
                  std::to_string(src.height()) + " pixels but its box " + text(in) + " has " +
