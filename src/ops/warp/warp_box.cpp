@@ -100,8 +100,8 @@ struct BoxPlan {
 void check_box(Box b, int w, int h, const char* image) {
     if (b.x0 < 0 || b.y0 < 0 || b.x1 > w || b.y1 > h || b.empty())
         fail(std::string("the ") + image + " box " + text(b) +
-             " is not a non-empty box inside the " + std::to_string(w) + " x " +
-             std::to_string(h) + " " + image);
+             " is not a non-empty box inside the " + std::to_string(w) + " x " + std::to_string(h) +
+             " " + image);
 }
 
 // Every check that needs no pixels, and the boxes.
