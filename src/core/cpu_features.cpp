@@ -14,4 +14,16 @@ bool cpu_avx2_fma() noexcept {
 #endif
 }
 
+bool cpu_avx512_popcnt() noexcept {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool ok =
+        cpu_avx2_fma() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vpopcntdq") &&
+        !std::getenv("UPRES_CPU_NO_AVX512");
+    return ok;
+#else
+    return false;
+#endif
+}
+
 }  // namespace upres

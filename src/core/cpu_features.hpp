@@ -10,4 +10,9 @@ namespace upres {
 // those instructions.
 bool cpu_avx2_fma() noexcept;
 
+// True when cpu_avx2_fma() holds, the CPU has AVX-512 F, BW, VL and VPOPCNTDQ, and neither
+// UPRES_CPU_BASELINE nor UPRES_CPU_NO_AVX512 is set (the latter keeps the AVX2 paths, to test
+// them on AVX-512 machines). Checked once.
+bool cpu_avx512_popcnt() noexcept;
+
 }  // namespace upres

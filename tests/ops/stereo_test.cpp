@@ -199,8 +199,9 @@ TEST(Stereo, CpuStreamingEqualsReference) {
 }
 
 // The semi-global cpu backend (and the median) equals the reference bit for bit: both costs,
-// u8 / u16 / f32, 1 and 3 channels, sub-views, ranges, 4 and 8 paths, windows, checks, one
-// and two threads, the right map and mask.
+// u8 / u16 / f32, 1 and 3 channels, sub-views, ranges, 4 and 8 paths, windows, checks, one,
+// two and three threads (two: the passes meet in the middle; three: the costs as a cube
+// first), the right map and mask.
 TEST(Stereo, SgmCpuEqualsReference) {
     std::uint32_t seed = 700;
     struct Size {
@@ -212,12 +213,50 @@ TEST(Stereo, SgmCpuEqualsReference) {
             test::for_each_pixel_type([&](auto tag, const char* type) {
                 const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
                 const test::Maps want = test::host_maps(p.l, p.r, o, ctx_of(Backend::Reference));
-                for (int threads : {1, 2})
+                for (int threads : {1, 2, 3})
                     test::expect_same_maps(
                         test::host_maps(p.l, p.r, o, ctx_of(Backend::Cpu, threads)), want,
                         test::case_name(type, s.w, s.h, s.c, k) + " threads " +
                             std::to_string(threads));
             });
+        }
+    }
+}
+
+// The same on a crop of a real pair (scikit-image's Motorcycle, 200 x 120 at (300, 200)), RGB
+// and gray, with 48 disparities: census with 8 paths and the check, absolute differences with
+// 4 paths and uniqueness.
+TEST(Stereo, SgmCpuEqualsReferenceOnARealPair) {
+    const auto crop = [](const char* file, bool gray) {
+        const Image<std::uint8_t> img =
+            std::move(read_image(test::sample_path(file)).as<std::uint8_t>());
+        Image<std::uint8_t> out(200, 120, gray ? 1 : 3);
+        for (int y = 0; y < 120; ++y)
+            for (int x = 0; x < 200; ++x)
+                for (int c = 0; c < out.channels(); ++c) {
+                    const std::uint8_t* p = img.view().row(200 + y) + (300 + x) * img.channels();
+                    out.view().row(y)[x * out.channels() + c] =
+                        gray ? static_cast<std::uint8_t>((p[0] + p[1] + p[2]) / 3) : p[c];
+                }
+        return out;
+    };
+    for (bool gray : {false, true}) {
+        const Image<std::uint8_t> l = crop("motorcycle_left.png", gray);
+        const Image<std::uint8_t> r = crop("motorcycle_right.png", gray);
+        for (int k = 0; k < 2; ++k) {
+            StereoOptions o;
+            o.num_disparities = 48;
+            o.cost = k == 0 ? StereoCost::Census : StereoCost::AbsDiff;
+            o.aggregation = k == 0 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
+            o.lr_check = k == 0 ? 1 : -1;
+            o.uniqueness = k == 0 ? 0 : 10;
+            const ImageView<const std::uint8_t> lv(l.view()), rv(r.view());
+            const test::Maps want = test::host_maps(lv, rv, o, ctx_of(Backend::Reference));
+            for (int threads : {1, 2, 3})
+                test::expect_same_maps(
+                    test::host_maps(lv, rv, o, ctx_of(Backend::Cpu, threads)), want,
+                    std::string(gray ? "gray" : "rgb") + " case " + std::to_string(k) +
+                        " threads " + std::to_string(threads));
         }
     }
 }

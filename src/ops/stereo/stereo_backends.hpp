@@ -60,11 +60,13 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
             Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
             int threads);
 // The semi-global matcher (plan.sgm_paths > 0), called by stereo(); census codes W x H (census
-// cost) or null.
+// cost) or null; scratch: sgm_scratch_bytes(plan, W x H, threads) bytes, 64-byte aligned.
 template <class T>
 void stereo_sgm(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
                 Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
-                const std::uint64_t* census_left, const std::uint64_t* census_right, int threads);
+                const std::uint64_t* census_left, const std::uint64_t* census_right, void* scratch,
+                int threads);
+std::size_t sgm_scratch_bytes(const StereoPlan& plan, std::size_t pixels, int threads);
 }  // namespace upres::cpu
 
 namespace upres::cuda {

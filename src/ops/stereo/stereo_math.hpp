@@ -60,15 +60,17 @@ UPRES_HD double intensity(const T* p, int channels) {
     return s;
 }
 // The code of (x, y) from the image's intensity plane (w x h, rows packed; each backend fills
-// it once with intensity()).
-UPRES_HD std::uint64_t census_code(const double* plane, int w, int h, int x, int y) {
+// it once with intensity()). P: double, or float where the channel sums are exact in it (the
+// cpu backend's u8 and u16 pairs: sums below 2^24).
+template <class P>
+UPRES_HD std::uint64_t census_code(const P* plane, int w, int h, int x, int y) {
     if (x >= kCensusRx && x < w - kCensusRx && y >= kCensusRy && y < h - kCensusRy) {
         // Inside: no clamping (the same bits, a third of the time on the cpu backend).
-        const double* p = plane + static_cast<std::ptrdiff_t>(y) * w + x;
-        const double c = p[0];
+        const P* p = plane + static_cast<std::ptrdiff_t>(y) * w + x;
+        const P c = p[0];
         std::uint64_t code = 0;
         for (int dy = -kCensusRy; dy <= kCensusRy; ++dy) {
-            const double* r = p + static_cast<std::ptrdiff_t>(dy) * w;
+            const P* r = p + static_cast<std::ptrdiff_t>(dy) * w;
             for (int dx = -kCensusRx; dx <= kCensusRx; ++dx) {
                 if (dx == 0 && dy == 0) continue;
                 code = (code << 1) | (r[dx] < c ? 1u : 0u);
@@ -81,7 +83,7 @@ UPRES_HD std::uint64_t census_code(const double* plane, int w, int h, int x, int
         yy = yy < 0 ? 0 : (yy >= h ? h - 1 : yy);
         return plane[static_cast<std::ptrdiff_t>(yy) * w + xx];
     };
-    const double c = at(x, y);
+    const P c = at(x, y);
     std::uint64_t code = 0;
     for (int dy = -kCensusRy; dy <= kCensusRy; ++dy)
         for (int dx = -kCensusRx; dx <= kCensusRx; ++dx) {

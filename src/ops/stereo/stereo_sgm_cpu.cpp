@@ -1,17 +1,28 @@
 // Cpu backend of the semi-global matcher (aggregation sgm4 / sgm8; stereo_math.hpp's rule).
-// The costs C(x, y, d) as a W x H x D cube of 16-bit values (d fastest), then two passes over
-// the image: forward (rows top to bottom, the paths from the left, above, above-left and
-// above-right) and backward (the opposite four), run at once on two threads, each into its own
-// 16-bit cube of path sums; every path step is a loop over d on 16-bit lanes (AVX2: 16 at a
-// time; a copy compiled for the baseline x86-64). The winner search then reads the two cubes'
-// sum per pixel. Memory: three W x H x D 16-bit cubes, kept between calls
-// (core/host_scratch.hpp). Bit-identical to the reference.
+// Two passes over the image, each advancing a row at a time: forward (rows top to bottom: the
+// paths from the left, above, above-left and above-right) and backward (the opposite four). A
+// pass computes its row's costs itself (16-bit, d fastest; the census cost four disparities to
+// an AVX2 register), steps its paths over them (a loop over d on 16-bit lanes) and either
+// stores the row's path sums or, where the other pass has already stored that row, adds them
+// and searches the row's winners at once. The forward pass stores the upper half's rows, the
+// backward pass the lower half's, so with two threads the passes run at once and meet in the
+// middle without waiting: one W x H x D 16-bit cube, each value written and read once. With a
+// pre-window (sgm_window > 1) the costs' window mean is computed first as a cube the passes
+// read. Every function is compiled for baseline x86-64 and for AVX2 (chosen at run time). The
+// cube is kept between calls (core/host_scratch.hpp). Bit-identical to the reference.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
+#include <omp.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
+
 #include "core/cpu_features.hpp"
-#include "core/host_scratch.hpp"
 #include "core/parallel.hpp"
 #include "ops/stereo/stereo_backends.hpp"
 #include "ops/stereo/stereo_math.hpp"
@@ -32,311 +43,644 @@ using u16 = std::uint16_t;
 // check), and + P1 still fits 16 bits.
 constexpr u16 kPad = 0x7fff;
 
-// One path step: out[1 .. D] from the costs c[0 .. D) and the previous vector p (D + 2 long:
-// p[0] and p[D + 1] hold kPad, p[1 .. D] the costs; nullptr: the path starts here) with its
-// minimum pmin. Adds out to s; returns out's minimum.
-// kAdd false: the pass's first path, which stores into s instead of adding (s is not
-// initialised).
-template <bool kAdd>
-UPRES_SGM_INLINE u16 step(const u16* __restrict c, const u16* __restrict p, u16 pmin, int D, u16 p1,
-                          u16 p2, u16* __restrict out, u16* __restrict s) {
-    u16 m = 0xffff;
-    if (!p) {
-        for (int k = 0; k < D; ++k) {
-            out[k + 1] = c[k];
-            s[k] = kAdd ? static_cast<u16>(s[k] + c[k]) : c[k];
-            m = std::min(m, c[k]);
-        }
-        return m;
-    }
-    const u16 jump = static_cast<u16>(pmin + p2);
-#pragma omp simd reduction(min : m)
-    for (int k = 0; k < D; ++k) {
-        u16 v = p[k + 1];
-        v = std::min(v, static_cast<u16>(p[k] + p1));
-        v = std::min(v, static_cast<u16>(p[k + 2] + p1));
-        v = std::min(v, jump);
-        const u16 l = static_cast<u16>(c[k] + v - pmin);
-        out[k + 1] = l;
-        s[k] = kAdd ? static_cast<u16>(s[k] + l) : l;
-        m = std::min(m, l);
-    }
-    return m;
-}
-
-struct Job {
-    int W, H, D, paths;
-    u16 p1, p2;
-    const u16* cost;  // W x H x D
+// One path's step at a pixel: out[1 .. D] = L(p, .) from the costs c[0 .. D) and the path's
+// previous vector p (D + 2 long: p[0] = p[D + 1] = kPad, p[1 .. D] its values) with its
+// minimum pmin. A path that starts at the pixel reads a vector of zeros with pmin 0 (its step
+// is then L = C, the rule's start).
+struct PathStep {
+    const u16* p;
+    u16 pmin;
+    u16* out;
 };
 
-// One pass (forward: dir +1, backward: dir -1) writing the sum of its paths into sums
-// (W x H x D).
-UPRES_SGM_INLINE void pass(const Job& j, int dir, u16* sums) {
-    const int W = j.W, H = j.H, D = j.D, V = j.paths == 8 ? 3 : 1;  // vertical-ish paths
-    const std::size_t vl = static_cast<std::size_t>(D) + 2;
-    // Previous and current rows' vectors of the vertical (0), diagonal a (1), diagonal b (2)
-    // paths, W each; their minima; the horizontal path's last vector.
-    std::vector<u16> prev(V * W * vl, kPad), cur(V * W * vl, kPad), ha(vl, kPad), hb(vl, kPad);
-    std::vector<u16> prev_min(static_cast<std::size_t>(V) * W, 0), cur_min(prev_min.size(), 0);
-    auto vec = [&](std::vector<u16>& v, int path, int x) {
-        return v.data() + (static_cast<std::size_t>(path) * W + x) * vl;
-    };
-    for (int yi = 0; yi < H; ++yi) {
-        const int y = dir > 0 ? yi : H - 1 - yi;
-        const bool first_row = yi == 0;
-        u16 hmin = 0;
-        for (int xi = 0; xi < W; ++xi) {
-            const int x = dir > 0 ? xi : W - 1 - xi;
-            const std::size_t at = (static_cast<std::size_t>(y) * W + x) * D;
-            const u16* c = j.cost + at;
-            u16* s = sums + at;
-            // Horizontal: from (x - dir, y).
-            hmin = step<false>(c, xi == 0 ? nullptr : ha.data(), hmin, D, j.p1, j.p2, hb.data(), s);
-            std::swap(ha, hb);
-            // Vertical: from (x, y - dir).
-            cur_min[x] = step<true>(c, first_row ? nullptr : vec(prev, 0, x), prev_min[x], D, j.p1,
-                                    j.p2, vec(cur, 0, x), s);
-            if (V == 3) {
-                // Diagonal a: from (x - dir, y - dir); diagonal b: from (x + dir, y - dir).
-                const int xa = x - dir, xb = x + dir;
-                const bool sa = first_row || xa < 0 || xa >= W;
-                const bool sb = first_row || xb < 0 || xb >= W;
-                cur_min[W + x] =
-                    step<true>(c, sa ? nullptr : vec(prev, 1, xa), sa ? u16{0} : prev_min[W + xa],
-                               D, j.p1, j.p2, vec(cur, 1, x), s);
-                cur_min[2 * W + x] = step<true>(c, sb ? nullptr : vec(prev, 2, xb),
-                                                sb ? u16{0} : prev_min[2 * W + xb], D, j.p1, j.p2,
-                                                vec(cur, 2, x), s);
-            }
+// kP paths' steps at one pixel together, so that the costs are read and the sum s[0 .. D)
+// written once (the paths one after another read and wrote s once per path: 1.2x the time of
+// the passes with 4 paths); mins: each path's minimum over d.
+template <int kP>
+UPRES_SGM_INLINE void steps(const u16* __restrict c, const PathStep* st, int D, u16 p1, u16 p2,
+                            u16* __restrict s, u16* mins) {
+    for (int i = 0; i < kP; ++i) mins[i] = 0xffff;
+    for (int k = 0; k < D; ++k) {
+        u16 acc = 0;
+        for (int i = 0; i < kP; ++i) {
+            const u16* p = st[i].p;
+            u16 v = p[k + 1];
+            v = std::min(v, static_cast<u16>(p[k] + p1));
+            v = std::min(v, static_cast<u16>(p[k + 2] + p1));
+            v = std::min(v, static_cast<u16>(st[i].pmin + p2));
+            const u16 l = static_cast<u16>(c[k] + v - st[i].pmin);
+            st[i].out[k + 1] = l;
+            acc = static_cast<u16>(acc + l);
+            mins[i] = std::min(mins[i], l);
         }
-        std::swap(prev, cur);
-        std::swap(prev_min, cur_min);
+        s[k] = acc;
     }
 }
 
-// The costs of row y, W x D (d fastest): the census or absolute-difference cost of left pixel
-// x against right pixel clamp(x - d).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same on sixteen 16-bit lanes.
+template <int kP>
+__attribute__((target("avx2,popcnt"))) inline void steps_avx2(const u16* __restrict c,
+                                                              const PathStep* st, int D, u16 p1,
+                                                              u16 p2, u16* __restrict s,
+                                                              u16* mins) {
+    const __m256i vp1 = _mm256_set1_epi16(static_cast<short>(p1));
+    __m256i jump[kP], pm[kP], m[kP];
+    for (int i = 0; i < kP; ++i) {
+        pm[i] = _mm256_set1_epi16(static_cast<short>(st[i].pmin));
+        jump[i] = _mm256_set1_epi16(static_cast<short>(static_cast<u16>(st[i].pmin + p2)));
+        m[i] = _mm256_set1_epi16(-1);
+    }
+    int k = 0;
+    for (; k + 16 <= D; k += 16) {
+        const __m256i cv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + k));
+        __m256i acc = _mm256_setzero_si256();
+        for (int i = 0; i < kP; ++i) {
+            const u16* p = st[i].p + k;
+            __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 1));
+            v = _mm256_min_epu16(
+                v, _mm256_add_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), vp1));
+            v = _mm256_min_epu16(
+                v,
+                _mm256_add_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2)), vp1));
+            v = _mm256_min_epu16(v, jump[i]);
+            const __m256i l = _mm256_add_epi16(cv, _mm256_sub_epi16(v, pm[i]));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(st[i].out + k + 1), l);
+            acc = _mm256_add_epi16(acc, l);
+            m[i] = _mm256_min_epu16(m[i], l);
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(s + k), acc);
+    }
+    for (int i = 0; i < kP; ++i) {
+        const __m128i h = _mm_minpos_epu16(
+            _mm_min_epu16(_mm256_castsi256_si128(m[i]), _mm256_extracti128_si256(m[i], 1)));
+        mins[i] = static_cast<u16>(_mm_extract_epi16(h, 0));
+    }
+    for (; k < D; ++k) {
+        u16 acc = 0;
+        for (int i = 0; i < kP; ++i) {
+            const u16* p = st[i].p;
+            u16 v = p[k + 1];
+            v = std::min(v, static_cast<u16>(p[k] + p1));
+            v = std::min(v, static_cast<u16>(p[k + 2] + p1));
+            v = std::min(v, static_cast<u16>(st[i].pmin + p2));
+            const u16 l = static_cast<u16>(c[k] + v - st[i].pmin);
+            st[i].out[k + 1] = l;
+            acc = static_cast<u16>(acc + l);
+            mins[i] = std::min(mins[i], l);
+        }
+        s[k] = acc;
+    }
+}
+#endif
+
+// What every row of the call shares.
 template <class T>
-struct CostJob {
+struct Call {
+    int W, H, D, mid;  // the forward pass stores rows [0, mid), the backward pass [mid, H)
+    const StereoPlan* plan;
     Span2D<const T> left, right;
     const std::uint64_t* census_left;  // W x H codes, or null (ad)
     const std::uint64_t* census_right;
-    int min_d, D, max_q;
+    const u16* costs;  // W x H x D precomputed costs (the pre-window's mean), or null
+    u16* half;         // W x H x D: the stored rows' path sums
+    Span2D<float> disparity, right_disparity;
+    Span2D<std::uint8_t> valid;
+    bool avx512 = false;  // the census costs with AVX-512 (cpu_avx512_popcnt())
 };
 
+// One pass's state: its paths' previous vectors, its row buffers.
+struct Pass {
+    int dir;     // +1 forward, -1 backward
+    int V;       // vertical-ish paths: 1 (sgm4) or 3 (sgm8)
+    int yi = 0;  // rows done
+    std::size_t vl;
+    // Previous and current rows' vectors of the vertical (0), diagonal a (1), diagonal b (2)
+    // paths, W each; their minima; the horizontal path's last vector.
+    std::vector<u16> prev, cur, ha, hb, prev_min, cur_min;
+    std::vector<u16> zero;         // a path's start: zeros between the pads
+    std::vector<u16> cost, sums;   // the row's costs and path sums, W x D
+    std::vector<std::uint64_t> q;  // the right row's census codes, reversed, W + D - 1
+    std::vector<std::uint32_t> left, right, rev;  // the row's winner keys
+    Pass(int dir_, int W, int D, int paths)
+        : dir(dir_),
+          V(paths == 8 ? 3 : 1),
+          vl(static_cast<std::size_t>(D) + 2),
+          prev(V * W * vl, kPad),
+          cur(prev.size(), kPad),
+          ha(vl, kPad),
+          hb(vl, kPad),
+          prev_min(static_cast<std::size_t>(V) * W, 0),
+          cur_min(prev_min.size(), 0),
+          zero(vl, 0),
+          cost(static_cast<std::size_t>(W) * D),
+          sums(cost.size()),
+          q(static_cast<std::size_t>(W) + D - 1),
+          left(W),
+          right(W),
+          rev(q.size()) {
+        zero.front() = zero.back() = kPad;
+    }
+    u16* vec(std::vector<u16>& v, int path, int x, int W) {
+        return v.data() + (static_cast<std::size_t>(path) * W + x) * vl;
+    }
+};
+
+// kP paths' steps at a pixel, on the build's widest lanes.
+template <int kP, bool kAvx2>
+UPRES_SGM_INLINE void run_steps(const u16* c, const PathStep* st, int D, u16 p1, u16 p2, u16* s,
+                                u16* mins) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if constexpr (kAvx2) return steps_avx2<kP>(c, st, D, p1, p2, s, mins);
+#endif
+    steps<kP>(c, st, D, p1, p2, s, mins);
+}
+
+// The pass's paths over row y (its yi-th row) with costs c (W x D) into s (W x D): the
+// horizontal path (from (x - dir, y)), the vertical one (from (x, y - dir)) and with 8 paths
+// the diagonals a (from (x - dir, y - dir)) and b (from (x + dir, y - dir)).
+template <bool kAvx2>
+UPRES_SGM_INLINE void paths_row(Pass& ps, int W, int D, u16 p1, u16 p2, const u16* c, u16* s) {
+    const int dir = ps.dir;
+    const bool first_row = ps.yi == 0;
+    const u16* zero = ps.zero.data();
+    u16 hmin = 0;
+    for (int xi = 0; xi < W; ++xi) {
+        const int x = dir > 0 ? xi : W - 1 - xi;
+        const std::size_t at = static_cast<std::size_t>(x) * D;
+        PathStep st[4];
+        st[0] = {xi == 0 ? zero : ps.ha.data(), xi == 0 ? u16{0} : hmin, ps.hb.data()};
+        st[1] = {first_row ? zero : ps.vec(ps.prev, 0, x, W), first_row ? u16{0} : ps.prev_min[x],
+                 ps.vec(ps.cur, 0, x, W)};
+        u16 mins[4];
+        if (ps.V == 3) {
+            const int xa = x - dir, xb = x + dir;
+            const bool sa = first_row || xa < 0 || xa >= W;
+            const bool sb = first_row || xb < 0 || xb >= W;
+            st[2] = {sa ? zero : ps.vec(ps.prev, 1, xa, W), sa ? u16{0} : ps.prev_min[W + xa],
+                     ps.vec(ps.cur, 1, x, W)};
+            st[3] = {sb ? zero : ps.vec(ps.prev, 2, xb, W), sb ? u16{0} : ps.prev_min[2 * W + xb],
+                     ps.vec(ps.cur, 2, x, W)};
+            run_steps<4, kAvx2>(c + at, st, D, p1, p2, s + at, mins);
+            ps.cur_min[W + x] = mins[2];
+            ps.cur_min[2 * W + x] = mins[3];
+        } else {
+            run_steps<2, kAvx2>(c + at, st, D, p1, p2, s + at, mins);
+        }
+        hmin = mins[0];
+        ps.cur_min[x] = mins[1];
+        std::swap(ps.ha, ps.hb);
+    }
+    std::swap(ps.prev, ps.cur);
+    std::swap(ps.prev_min, ps.cur_min);
+}
+
+// The census costs of row y: out[x D + k] = min(16 popcount(L[x] ^ R[clamp(x - min_d - k)]),
+// max_q). q: the right row's codes reversed and edge-extended, q[t] = R[clamp(W - 1 - min_d -
+// t)], so that pixel x's candidates read q[W - 1 - x + k], ascending in k.
+UPRES_SGM_INLINE void reversed_codes(const std::uint64_t* r, int W, int min_d, int D,
+                                     std::uint64_t* q) {
+    // The image's columns W - 1 .. 0 sit at t = -min_d .. W - 1 - min_d; the rest repeat the
+    // edge columns.
+    const int n = W + D - 1, a = std::clamp(-min_d, 0, n), b = std::clamp(W - min_d, 0, n);
+    for (int t = 0; t < a; ++t) q[t] = r[W - 1];
+    const std::uint64_t* __restrict src = r + (W - 1 - min_d);
+    for (int t = a; t < b; ++t) q[t] = *(src - t);
+    for (int t = b; t < n; ++t) q[t] = r[0];
+}
+
+UPRES_SGM_INLINE void census_costs(const std::uint64_t* l, const std::uint64_t* q, int W, int D,
+                                   int max_q, u16* __restrict out) {
+    for (int x = 0; x < W; ++x) {
+        const std::uint64_t a = l[x];
+        const std::uint64_t* qx = q + (W - 1 - x);
+        u16* o = out + static_cast<std::size_t>(x) * D;
+        for (int k = 0; k < D; ++k) o[k] = static_cast<u16>(stereo::census_cost(a, qx[k], max_q));
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same with AVX2: popcounts of four codes by nibble lookups and a byte sum (vpsadbw),
+// sixteen costs packed to 16-bit lanes per iteration (the scalar popcount per cost took a
+// quarter of the call).
+__attribute__((target("avx2,popcnt"))) inline void census_costs_avx2(const std::uint64_t* l,
+                                                                     const std::uint64_t* q, int W,
+                                                                     int D, int max_q,
+                                                                     u16* __restrict out) {
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i nib = _mm256_set1_epi8(0x0f);
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i mq = _mm256_set1_epi16(static_cast<short>(max_q));
+    // After two rounds of packing, 32-bit pairs hold (k0 k1) (k4 k5) (k8 k9) (k12 k13) | (k2 k3)
+    // (k6 k7) (k10 k11) (k14 k15).
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int x = 0; x < W; ++x) {
+        const __m256i a = _mm256_set1_epi64x(static_cast<long long>(l[x]));
+        const std::uint64_t* qx = q + (W - 1 - x);
+        u16* o = out + static_cast<std::size_t>(x) * D;
+        int k = 0;
+        for (; k + 16 <= D; k += 16) {
+            __m256i c[4];
+            for (int j = 0; j < 4; ++j) {
+                const __m256i v = _mm256_xor_si256(
+                    a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qx + k + 4 * j)));
+                const __m256i lo = _mm256_and_si256(v, nib);
+                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+                c[j] = _mm256_sad_epu8(
+                    _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi)),
+                    zero);
+            }
+            __m256i v = _mm256_packus_epi32(_mm256_packus_epi32(c[0], c[1]),
+                                            _mm256_packus_epi32(c[2], c[3]));
+            v = _mm256_permutevar8x32_epi32(v, order);
+            v = _mm256_min_epu16(_mm256_slli_epi16(v, 4), mq);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + k), v);
+        }
+        for (; k < D; ++k) o[k] = static_cast<u16>(stereo::census_cost(l[x], qx[k], max_q));
+    }
+}
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same with AVX-512's 64-bit popcount: eight costs from one xor and one popcount (a third
+// of the AVX2 kernel's instructions; the census costs were a quarter of the matcher's time).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vpopcntdq"))) void census_costs_avx512(
+    const std::uint64_t* l, const std::uint64_t* q, int W, int D, int max_q, u16* __restrict out) {
+    const __m128i mq = _mm_set1_epi16(static_cast<short>(max_q));
+    for (int x = 0; x < W; ++x) {
+        const __m512i a = _mm512_set1_epi64(static_cast<long long>(l[x]));
+        const std::uint64_t* qx = q + (W - 1 - x);
+        u16* o = out + static_cast<std::size_t>(x) * D;
+        int k = 0;
+        for (; k + 8 <= D; k += 8) {
+            const __m512i v = _mm512_popcnt_epi64(_mm512_xor_si512(a, _mm512_loadu_si512(qx + k)));
+            const __m128i c =
+                _mm_min_epu16(_mm_slli_epi16(_mm512_maskz_cvtepi64_epi16(0xff, v), 4), mq);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(o + k), c);
+        }
+        for (; k < D; ++k) o[k] = static_cast<u16>(stereo::census_cost(l[x], qx[k], max_q));
+    }
+}
+#endif
+
+// The absolute-difference costs of row y, W x D (d fastest): left pixel x against right pixel
+// clamp(x - min_d - k).
 template <class T>
-UPRES_SGM_INLINE void cost_row(const CostJob<T>& j, int y, u16* __restrict out) {
-    const int W = j.left.width, C = j.left.channels, D = j.D;
-    const std::size_t row = static_cast<std::size_t>(y) * W;
+UPRES_SGM_INLINE void ad_costs(const Call<T>& j, int y, u16* __restrict out) {
+    const int W = j.W, C = j.left.channels, D = j.D, min_d = j.plan->min_d, max_q = j.plan->max_q;
+    const T* r = j.right.row(y);
     for (int x = 0; x < W; ++x) {
         u16* __restrict c = out + static_cast<std::size_t>(x) * D;
-        // Candidates k in [klo, khi] read right pixels x - min_d - k inside the image; the
-        // others the clamped columns 0 (k > khi) or W - 1 (k < klo).
-        const int khi = std::min(D - 1, x - j.min_d), klo = std::max(0, x - j.min_d - (W - 1));
-        if (j.census_left) {
-            const std::uint64_t a = j.census_left[row + x];
-            const std::uint64_t* cr = j.census_right + row;
-            for (int k = 0; k < D; ++k) {
-                const int xr = k < klo ? W - 1 : (k > khi ? 0 : x - j.min_d - k);
-                c[k] = static_cast<u16>(stereo::census_cost(a, cr[xr], j.max_q));
-            }
-        } else {
-            const T* l = j.left.row(y) + static_cast<std::ptrdiff_t>(x) * C;
-            const T* r = j.right.row(y);
-            for (int k = 0; k < D; ++k) {
-                const int xr = k < klo ? W - 1 : (k > khi ? 0 : x - j.min_d - k);
-                c[k] = static_cast<u16>(
-                    stereo::pixel_cost(l, r + static_cast<std::ptrdiff_t>(xr) * C, C, j.max_q));
-            }
+        const T* l = j.left.row(y) + static_cast<std::ptrdiff_t>(x) * C;
+        for (int k = 0; k < D; ++k) {
+            const int xr = stereo::clamp_index(x - min_d - k, W);
+            c[k] = static_cast<u16>(
+                stereo::pixel_cost(l, r + static_cast<std::ptrdiff_t>(xr) * C, C, max_q));
         }
     }
 }
 
-// The winners of row y from the two passes' sums (W x D each; their sum fits 16 bits). A
-// candidate's key is (S << 16) | k: the smallest key is the smallest sum with the smallest d,
-// so each search is one vectorised minimum.
-struct WinJob {
-    int W, D, min_d;
-    const u16* fwd;
-    const u16* bwd;
-};
-struct RowWinners {
-    std::vector<std::uint32_t> left, right;  // keys; 0xffffffff: no candidate
-};
-
-UPRES_SGM_INLINE void winners_row(const WinJob& j, int y, RowWinners& out) {
-    const int W = j.W, D = j.D;
-    out.left.assign(W, 0xffffffffu);
-    out.right.assign(W, 0xffffffffu);
-    std::uint32_t* __restrict rk = out.right.data();
+// The winners of a row from its path sums S (W x D; each fits 16 bits). A candidate's key is
+// (S << 16) | k: the smallest key is the smallest sum with the smallest d, so each search is
+// one vectorised minimum. left[x]: left pixel x's; right[xr]: right pixel xr's, over the left
+// pixels x = xr + min_d + k that see it. 0xffffffff: no candidate.
+// The right minima gather in rev (W + D - 1), right pixel xr at W - 1 - min_d - xr: left
+// pixel x's candidates are then rev[W - 1 - x + k], contiguous in k (a scatter into right
+// pixels x - min_d - k took a fifth of the call). Candidates outside the image land only in
+// slots of no right pixel, so every x runs all D.
+UPRES_SGM_INLINE void winners_row(const u16* S, int W, int D, int min_d, std::uint32_t* left,
+                                  std::uint32_t* __restrict rev, std::uint32_t* right) {
+    std::fill(rev, rev + (W + D - 1), 0xffffffffu);
     for (int x = 0; x < W; ++x) {
-        const std::size_t at = (static_cast<std::size_t>(y) * W + x) * D;
-        const u16* __restrict f = j.fwd + at;
-        const u16* __restrict b = j.bwd + at;
-        const int khi = std::min(D - 1, x - j.min_d), klo = std::max(0, x - j.min_d - (W - 1));
+        const u16* __restrict s = S + static_cast<std::size_t>(x) * D;
+        std::uint32_t* __restrict r = rev + (W - 1 - x);
+#pragma omp simd
+        for (int k = 0; k < D; ++k)
+            r[k] = std::min(
+                r[k], (static_cast<std::uint32_t>(s[k]) << 16) | static_cast<std::uint32_t>(k));
+        const int khi = std::min(D - 1, x - min_d), klo = std::max(0, x - min_d - (W - 1));
         std::uint32_t m = 0xffffffffu;
 #pragma omp simd reduction(min : m)
-        for (int k = klo; k <= khi; ++k) {
-            const std::uint32_t key =
-                (static_cast<std::uint32_t>(static_cast<u16>(f[k] + b[k])) << 16) |
-                static_cast<std::uint32_t>(k);
-            m = std::min(m, key);
-            // Right pixel x - min_d - k sees this pair; x ascending gives its candidates in
-            // increasing d, and the key keeps the smaller d on ties anyway.
-            std::uint32_t& r = rk[x - j.min_d - k];
-            r = std::min(r, key);
-        }
-        out.left[x] = m;
+        for (int k = klo; k <= khi; ++k)
+            m = std::min(m,
+                         (static_cast<std::uint32_t>(s[k]) << 16) | static_cast<std::uint32_t>(k));
+        left[x] = m;
+    }
+    for (int xr = 0; xr < W; ++xr) {
+        const int t = W - 1 - min_d - xr;
+        right[xr] = t >= 0 && t < W + D - 1 ? rev[t] : 0xffffffffu;
     }
 }
 
-void cost_row_baseline(const CostJob<std::uint8_t>& j, int y, u16* o) { cost_row(j, y, o); }
-void cost_row_baseline(const CostJob<std::uint16_t>& j, int y, u16* o) { cost_row(j, y, o); }
-void cost_row_baseline(const CostJob<float>& j, int y, u16* o) { cost_row(j, y, o); }
-void pass_baseline(const Job& j, int dir, u16* sums) { pass(j, dir, sums); }
-void winners_row_baseline(const WinJob& j, int y, RowWinners& o) { winners_row(j, y, o); }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// The same functions compiled for AVX2 (16 lanes of 16 bits, 8 of 32) and POPCNT, chosen by
-// cpu_avx2_fma() (every AVX2 processor has POPCNT).
-#define UPRES_SGM_AVX2 __attribute__((target("avx2,fma,popcnt")))
-UPRES_SGM_AVX2 void cost_row_avx2(const CostJob<std::uint8_t>& j, int y, u16* o) {
-    cost_row(j, y, o);
+// Eight keys, candidates k .. k + 7.
+__attribute__((target("avx2,popcnt"))) inline __m256i keys8(const u16* s, int k) {
+    const __m256i v =
+        _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
+    return _mm256_or_si256(
+        _mm256_slli_epi32(v, 16),
+        _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(k)));
 }
-UPRES_SGM_AVX2 void cost_row_avx2(const CostJob<std::uint16_t>& j, int y, u16* o) {
-    cost_row(j, y, o);
+// The same with AVX2 (GCC left both loops scalar).
+__attribute__((target("avx2,popcnt"))) inline void winners_row_avx2(const u16* S, int W, int D,
+                                                                    int min_d, std::uint32_t* left,
+                                                                    std::uint32_t* __restrict rev,
+                                                                    std::uint32_t* right) {
+    std::fill(rev, rev + (W + D - 1), 0xffffffffu);
+    auto key = [](const u16* s, int k) {
+        return (static_cast<std::uint32_t>(s[k]) << 16) | static_cast<std::uint32_t>(k);
+    };
+    for (int x = 0; x < W; ++x) {
+        const u16* s = S + static_cast<std::size_t>(x) * D;
+        std::uint32_t* r = rev + (W - 1 - x);
+        int k = 0;
+        for (; k + 8 <= D; k += 8) {
+            __m256i* at = reinterpret_cast<__m256i*>(r + k);
+            _mm256_storeu_si256(at, _mm256_min_epu32(_mm256_loadu_si256(at), keys8(s, k)));
+        }
+        for (; k < D; ++k) r[k] = std::min(r[k], key(s, k));
+        const int khi = std::min(D - 1, x - min_d), klo = std::max(0, x - min_d - (W - 1));
+        std::uint32_t m = 0xffffffffu;
+        k = klo;
+        if (k + 8 <= khi + 1) {
+            __m256i mv = keys8(s, k);
+            for (k += 8; k + 8 <= khi + 1; k += 8) mv = _mm256_min_epu32(mv, keys8(s, k));
+            __m128i h = _mm_min_epu32(_mm256_castsi256_si128(mv), _mm256_extracti128_si256(mv, 1));
+            h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0x4e));
+            h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0xb1));
+            m = static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
+        }
+        for (; k <= khi; ++k) m = std::min(m, key(s, k));
+        left[x] = m;
+    }
+    for (int xr = 0; xr < W; ++xr) {
+        const int t = W - 1 - min_d - xr;
+        right[xr] = t >= 0 && t < W + D - 1 ? rev[t] : 0xffffffffu;
+    }
 }
-UPRES_SGM_AVX2 void cost_row_avx2(const CostJob<float>& j, int y, u16* o) { cost_row(j, y, o); }
-UPRES_SGM_AVX2 void pass_avx2(const Job& j, int dir, u16* sums) { pass(j, dir, sums); }
-UPRES_SGM_AVX2 void winners_row_avx2(const WinJob& j, int y, RowWinners& o) {
-    winners_row(j, y, o);
+#endif
+
+// The maps of row y from its path sums S and winner keys.
+template <class T>
+UPRES_SGM_INLINE void finish_row(const Call<T>& j, int y, const u16* S, const std::uint32_t* lk,
+                                 const std::uint32_t* rk) {
+    const StereoPlan& plan = *j.plan;
+    const int W = j.W, D = j.D;
+    auto sum = [&](int x, int k) {
+        return static_cast<std::int32_t>(S[static_cast<std::size_t>(x) * D + k]);
+    };
+    float* disp = j.disparity.row(y);
+    for (int x = 0; x < W; ++x) {
+        const int khi = std::min(D - 1, x - plan.min_d),
+                  klo = std::max(0, x - plan.min_d - (W - 1));
+        stereo::Winner w;
+        if (klo <= khi) {
+            const int kb = static_cast<int>(lk[x] & 0xffff);
+            w.best = static_cast<std::int32_t>(lk[x] >> 16);
+            w.best_d = plan.min_d + kb;
+            if (kb > klo) w.before = sum(x, kb - 1);
+            if (kb < khi) w.after = sum(x, kb + 1);
+            if (plan.uniqueness > 0)
+                for (int k = klo; k <= khi; ++k)
+                    if (k < kb - 1 || k > kb + 1) w.far = stereo::min_or(w.far, sum(x, k));
+        }
+        bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
+        if (ok && plan.lr_check >= 0) {
+            const int xr = x - w.best_d;
+            const int diff = w.best_d - (plan.min_d + static_cast<int>(rk[xr] & 0xffff));
+            ok = rk[xr] != 0xffffffffu && (diff < 0 ? -diff : diff) <= plan.lr_check;
+        }
+        disp[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
+        if (j.valid.data) j.valid.row(y)[x] = ok ? 255 : 0;
+    }
+    if (!j.right_disparity.data) return;
+    float* rd = j.right_disparity.row(y);
+    for (int x = 0; x < W; ++x) {
+        stereo::Winner o;
+        if (rk[x] != 0xffffffffu) {
+            const int k = static_cast<int>(rk[x] & 0xffff), xl = x + plan.min_d + k;
+            o.best = static_cast<std::int32_t>(rk[x] >> 16);
+            o.best_d = plan.min_d + k;
+            if (k > 0 && xl - 1 >= 0) o.before = sum(xl - 1, k - 1);
+            if (k + 1 < D && xl + 1 < W) o.after = sum(xl + 1, k + 1);
+        }
+        rd[x] = o.best >= 0 ? stereo::refined(o, plan.subpixel) : plan.invalid;
+    }
+}
+
+// The pass's next row: its costs, its paths, then either the row's sums stored (the pass's
+// half) or added to the other pass's stored sums and searched.
+// The costs of row y into out (W x D); q: W + D - 1 codes of scratch.
+template <class T, bool kAvx2>
+UPRES_SGM_INLINE void costs_row(const Call<T>& j, int y, std::uint64_t* q, u16* out) {
+    const int W = j.W, D = j.D;
+    if (!j.census_left) return ad_costs(j, y, out);
+    const std::size_t row = static_cast<std::size_t>(y) * W;
+    reversed_codes(j.census_right + row, W, j.plan->min_d, D, q);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if constexpr (kAvx2) {
+        if (j.avx512) return census_costs_avx512(j.census_left + row, q, W, D, j.plan->max_q, out);
+        return census_costs_avx2(j.census_left + row, q, W, D, j.plan->max_q, out);
+    }
+#endif
+    census_costs(j.census_left + row, q, W, D, j.plan->max_q, out);
+}
+
+template <class T, bool kAvx2>
+UPRES_SGM_INLINE void pass_row(const Call<T>& j, Pass& ps) {
+    const int W = j.W, D = j.D, y = ps.dir > 0 ? ps.yi : j.H - 1 - ps.yi;
+    const std::size_t n = static_cast<std::size_t>(W) * D, at = static_cast<std::size_t>(y) * n;
+    const u16* c = ps.cost.data();
+    if (j.costs)
+        c = j.costs + at;
+    else
+        costs_row<T, kAvx2>(j, y, ps.q.data(), ps.cost.data());
+    const bool store = ps.dir > 0 ? y < j.mid : y >= j.mid;
+    u16* s = store ? j.half + at : ps.sums.data();
+    paths_row<kAvx2>(ps, W, D, static_cast<u16>(j.plan->p1), static_cast<u16>(j.plan->p2), c, s);
+    ++ps.yi;
+    if (store) return;
+    const u16* __restrict other = j.half + at;
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<u16>(s[i] + other[i]);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if constexpr (kAvx2) {
+        winners_row_avx2(s, W, D, j.plan->min_d, ps.left.data(), ps.rev.data(), ps.right.data());
+    } else
+#endif
+        winners_row(s, W, D, j.plan->min_d, ps.left.data(), ps.rev.data(), ps.right.data());
+    finish_row(j, y, s, ps.left.data(), ps.right.data());
+}
+
+template <class T>
+void pass_row_baseline(const Call<T>& j, Pass& ps) {
+    pass_row<T, false>(j, ps);
+}
+template <class T>
+void costs_row_baseline(const Call<T>& j, int y, std::uint64_t* q, u16* out) {
+    costs_row<T, false>(j, y, q, out);
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same compiled for AVX2 (16 lanes of 16 bits, 8 of 32) and POPCNT, chosen by
+// cpu_avx2_fma() (every AVX2 processor has POPCNT). Without FMA: the parabola's double
+// arithmetic stays that of the baseline build.
+template <class T>
+__attribute__((target("avx2,popcnt"))) void pass_row_avx2(const Call<T>& j, Pass& ps) {
+    pass_row<T, true>(j, ps);
+}
+template <class T>
+__attribute__((target("avx2,popcnt"))) void costs_row_avx2(const Call<T>& j, int y,
+                                                           std::uint64_t* q, u16* out) {
+    costs_row<T, true>(j, y, q, out);
 }
 constexpr bool kAvx2Compiled = true;
 #else
 template <class T>
-void cost_row_avx2(const CostJob<T>& j, int y, u16* o) {
-    cost_row(j, y, o);
+void pass_row_avx2(const Call<T>& j, Pass& ps) {
+    pass_row<T, false>(j, ps);
 }
-void pass_avx2(const Job& j, int dir, u16* sums) { pass(j, dir, sums); }
-void winners_row_avx2(const WinJob& j, int y, RowWinners& o) { winners_row(j, y, o); }
+template <class T>
+void costs_row_avx2(const Call<T>& j, int y, std::uint64_t* q, u16* out) {
+    costs_row<T, false>(j, y, q, out);
+}
 constexpr bool kAvx2Compiled = false;
 #endif
+
+// The costs as a cube (raw, W x H x D) on all threads, and with a pre-window (s > 0) their
+// window mean over a (2s + 1)^2 square (rows and columns clamped) into mean. Returns the cube
+// the passes read.
+template <class T>
+const u16* cost_cube(const Call<T>& j, int s, bool avx2, u16* raw, u16* mean, int threads) {
+    const int W = j.W, H = j.H, D = j.D;
+    const std::size_t n = static_cast<std::size_t>(W) * D;
+    parallel_for(0, H, threads, [&](int y) {
+        thread_local std::vector<std::uint64_t> q;
+        q.resize(static_cast<std::size_t>(W) + D - 1);
+        if (avx2)
+            costs_row_avx2(j, y, q.data(), raw + y * n);
+        else
+            costs_row_baseline(j, y, q.data(), raw + y * n);
+    });
+    if (s == 0) return raw;
+    const int cnt = (2 * s + 1) * (2 * s + 1);
+    parallel_for(0, H, threads, [&](int y) {
+        std::vector<std::int64_t> acc(n);
+        for (int i = -s; i <= s; ++i) {
+            const u16* row = raw + static_cast<std::size_t>(stereo::clamp_index(y + i, H)) * n;
+            for (int x = 0; x < W; ++x)
+                for (int jx = -s; jx <= s; ++jx) {
+                    const u16* c =
+                        row + static_cast<std::size_t>(stereo::clamp_index(x + jx, W)) * D;
+                    std::int64_t* a = acc.data() + static_cast<std::size_t>(x) * D;
+                    for (int k = 0; k < D; ++k) a[k] += c[k];
+                }
+        }
+        u16* out = mean + y * n;
+        for (std::size_t e = 0; e < n; ++e)
+            out[e] = static_cast<u16>(stereo::window_mean(acc[e], cnt));
+    });
+    return mean;
+}
+
+// Whether the costs are computed first as a cube on all threads (a pre-window, or more than
+// the passes' two threads to share the work with) rather than row by row in the passes.
+bool precomputed_costs(const StereoPlan& plan, int threads) {
+    return plan.sgm_radius > 0 || resolve_threads(threads) > 2;
+}
 
 }  // namespace
 
 template <class T>
 void stereo_sgm(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity,
                 Span2D<float> right_disparity, Span2D<std::uint8_t> valid, const StereoPlan& plan,
-                const std::uint64_t* census_left, const std::uint64_t* census_right, int threads) {
+                const std::uint64_t* census_left, const std::uint64_t* census_right, void* scratch,
+                int threads) {
     const int W = left.width, H = left.height, D = plan.num_d, s = plan.sgm_radius;
     const std::size_t n = static_cast<std::size_t>(W) * H * D;
     const bool avx2 = kAvx2Compiled && cpu_avx2_fma();
-    // The costs, then their pre-window mean.
-    // Scratch kept between calls (core/host_scratch.hpp): the costs (and their window mean)
-    // and the two passes' sums.
-    const HostScratch scratch((s > 0 ? 4 : 3) * n * sizeof(u16), "stereo (sgm cubes)");
-    u16* cost = scratch.as<u16>();
-    u16* fwd = cost + n;
-    u16* bwd = fwd + n;
-    const CostJob<T> cj{left, right, census_left, census_right, plan.min_d, D, plan.max_q};
-    parallel_for(0, H, threads, [&](int y) {
-        u16* out = cost + static_cast<std::size_t>(y) * W * D;
-        if (avx2)
-            cost_row_avx2(cj, y, out);
-        else
-            cost_row_baseline(cj, y, out);
-    });
-    if (s > 0) {
-        u16* mean = bwd + n;
-        const int cnt = (2 * s + 1) * (2 * s + 1);
-        parallel_for(0, H, threads, [&](int y) {
-            std::vector<std::int64_t> acc(static_cast<std::size_t>(W) * D);
-            for (int i = -s; i <= s; ++i) {
-                const u16* row =
-                    cost + static_cast<std::size_t>(stereo::clamp_index(y + i, H)) * W * D;
-                for (int x = 0; x < W; ++x)
-                    for (int jx = -s; jx <= s; ++jx) {
-                        const u16* c =
-                            row + static_cast<std::size_t>(stereo::clamp_index(x + jx, W)) * D;
-                        std::int64_t* a = acc.data() + static_cast<std::size_t>(x) * D;
-                        for (int k = 0; k < D; ++k) a[k] += c[k];
-                    }
-            }
-            u16* out = mean + static_cast<std::size_t>(y) * W * D;
-            for (std::size_t e = 0; e < acc.size(); ++e)
-                out[e] = static_cast<u16>(stereo::window_mean(acc[e], cnt));
-        });
-        cost = mean;
+    // The scratch (kept between calls by the caller): the stored rows' sums, and with a
+    // pre-window the costs and their mean.
+    Call<T> j{W,
+              H,
+              D,
+              H / 2,
+              &plan,
+              left,
+              right,
+              census_left,
+              census_right,
+              nullptr,
+              static_cast<u16*>(scratch),
+              disparity,
+              right_disparity,
+              valid};
+    j.avx512 = avx2 && cpu_avx512_popcnt();
+    if (precomputed_costs(plan, threads)) {
+        u16* raw = j.half + n;
+        j.costs = cost_cube(j, s, avx2, raw, raw + n, threads);
     }
-    // The two passes, at once where two threads may run.
-    const Job job{W,   H, D, plan.sgm_paths, static_cast<u16>(plan.p1), static_cast<u16>(plan.p2),
-                  cost};
-    parallel_for(0, 2, threads, [&](int i) {
-        u16* out = i == 0 ? fwd : bwd;
+    Pass fwd(1, W, D, plan.sgm_paths), bwd(-1, W, D, plan.sgm_paths);
+    const auto advance = [&](Pass& ps) {
         if (avx2)
-            pass_avx2(job, i == 0 ? 1 : -1, out);
+            pass_row_avx2(j, ps);
         else
-            pass_baseline(job, i == 0 ? 1 : -1, out);
-    });
-    // The winners and the maps.
-    auto S = [&](int x, int y, int k) {
-        const std::size_t i = (static_cast<std::size_t>(y) * W + x) * D + k;
-        return static_cast<std::int32_t>(fwd[i]) + bwd[i];
+            pass_row_baseline(j, ps);
     };
-    const WinJob wj{W, D, plan.min_d, fwd, bwd};
-    parallel_for(0, H, threads, [&](int y) {
-        thread_local RowWinners rw;
-        if (avx2)
-            winners_row_avx2(wj, y, rw);
-        else
-            winners_row_baseline(wj, y, rw);
-        auto right_d = [&](int xr) { return plan.min_d + static_cast<int>(rw.right[xr] & 0xffff); };
-        for (int x = 0; x < W; ++x) {
-            const int khi = std::min(D - 1, x - plan.min_d),
-                      klo = std::max(0, x - plan.min_d - (W - 1));
-            stereo::Winner w;
-            if (klo <= khi) {
-                const int kb = static_cast<int>(rw.left[x] & 0xffff);
-                w.best = static_cast<std::int32_t>(rw.left[x] >> 16);
-                w.best_d = plan.min_d + kb;
-                if (kb > klo) w.before = S(x, y, kb - 1);
-                if (kb < khi) w.after = S(x, y, kb + 1);
-                if (plan.uniqueness > 0)
-                    for (int k = klo; k <= khi; ++k)
-                        if (k < kb - 1 || k > kb + 1) w.far = stereo::min_or(w.far, S(x, y, k));
-            }
-            bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
-            if (ok && plan.lr_check >= 0) {
-                const int xr = x - w.best_d;
-                const int diff = w.best_d - right_d(xr);
-                ok = rw.right[xr] != 0xffffffffu && (diff < 0 ? -diff : diff) <= plan.lr_check;
-            }
-            disparity.row(y)[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
-            if (valid.data) valid.row(y)[x] = ok ? 255 : 0;
-            if (right_disparity.data) {
-                stereo::Winner o;
-                if (rw.right[x] != 0xffffffffu) {
-                    const int k = static_cast<int>(rw.right[x] & 0xffff), xl = x + plan.min_d + k;
-                    o.best = static_cast<std::int32_t>(rw.right[x] >> 16);
-                    o.best_d = plan.min_d + k;
-                    if (k > 0 && xl - 1 >= 0) o.before = S(xl - 1, y, k - 1);
-                    if (k + 1 < D && xl + 1 < W) o.after = S(xl + 1, y, k + 1);
-                }
-                right_disparity.row(y)[x] =
-                    o.best >= 0 ? stereo::refined(o, plan.subpixel) : plan.invalid;
-            }
+    // The forward pass's rows from mid on need the backward pass's stored rows and the other
+    // way round: each has stored them before it needs them when the two run at the same speed.
+    // fwd_done: rows [0, fwd_done) stored; bwd_from: rows [bwd_from, H) stored.
+    std::atomic<int> fwd_done{0}, bwd_from{H};
+    const auto wait = [](const auto& ready) {
+        while (!ready()) std::this_thread::yield();
+    };
+    const auto run_fwd = [&](int rows) {
+        for (int i = 0; i < rows; ++i) {
+            const int y = fwd.yi;
+            if (y >= j.mid) wait([&] { return bwd_from.load(std::memory_order_acquire) <= y; });
+            advance(fwd);
+            if (y < j.mid) fwd_done.store(y + 1, std::memory_order_release);
         }
-    });
+    };
+    const auto run_bwd = [&](int rows) {
+        for (int i = 0; i < rows; ++i) {
+            const int y = H - 1 - bwd.yi;
+            if (y < j.mid) wait([&] { return fwd_done.load(std::memory_order_acquire) > y; });
+            advance(bwd);
+            if (y >= j.mid) bwd_from.store(y, std::memory_order_release);
+        }
+    };
+    const int team = std::min(2, resolve_threads(threads));
+#pragma omp parallel num_threads(team)
+    {
+        if (omp_get_num_threads() == 2) {
+            if (omp_get_thread_num() == 0)
+                run_fwd(H);
+            else
+                run_bwd(H);
+        } else if (omp_get_thread_num() == 0) {
+            // One thread: each pass's stored half first.
+            run_fwd(j.mid);
+            run_bwd(H - j.mid);
+            run_fwd(H - j.mid);
+            run_bwd(j.mid);
+        }
+    }
+}
+
+std::size_t sgm_scratch_bytes(const StereoPlan& plan, std::size_t pixels, int threads) {
+    const std::size_t cubes = plan.sgm_radius > 0 ? 3 : (precomputed_costs(plan, threads) ? 2 : 1);
+    return cubes * pixels * static_cast<std::size_t>(plan.num_d) * sizeof(u16);
 }
 
 template void stereo_sgm(Span2D<const std::uint8_t>, Span2D<const std::uint8_t>, Span2D<float>,
                          Span2D<float>, Span2D<std::uint8_t>, const StereoPlan&,
-                         const std::uint64_t*, const std::uint64_t*, int);
+                         const std::uint64_t*, const std::uint64_t*, void*, int);
 template void stereo_sgm(Span2D<const std::uint16_t>, Span2D<const std::uint16_t>, Span2D<float>,
                          Span2D<float>, Span2D<std::uint8_t>, const StereoPlan&,
-                         const std::uint64_t*, const std::uint64_t*, int);
+                         const std::uint64_t*, const std::uint64_t*, void*, int);
 template void stereo_sgm(Span2D<const float>, Span2D<const float>, Span2D<float>, Span2D<float>,
                          Span2D<std::uint8_t>, const StereoPlan&, const std::uint64_t*,
-                         const std::uint64_t*, int);
+                         const std::uint64_t*, void*, int);
 
 }  // namespace upres::cpu
