@@ -198,6 +198,79 @@ TEST(Stereo, CpuStreamingEqualsReference) {
     }
 }
 
+// The cpu backend's row schedule (costs all multiples of 16: gray u8 absolute differences or
+// census with a truncation that is a multiple of 16; at most 256 candidates; no right-based map
+// asked for) against the reference, bit for bit (left map and mask): the window cases on
+// sub-views of every pixel type (the others take the streaming schedule), one to three threads
+// (parts of rows with their own ring warm-up).
+TEST(Stereo, CpuRowScheduleEqualsReference) {
+    std::uint32_t seed = 900;
+    struct Size {
+        int w, h, c;
+    };
+    const auto left_maps = [](auto l, auto r, const StereoOptions& o, const Context& ctx) {
+        test::Maps m{Image<float>(l.width(), l.height(), 1), Image<float>(),
+                     Image<std::uint8_t>(l.width(), l.height(), 1)};
+        stereo_disparity(l, r, m.d.view(), o, ctx, {}, m.m.view());
+        return m;
+    };
+    for (const Size s : {Size{37, 23, 1}, Size{50, 41, 3}, Size{13, 70, 1}, Size{300, 9, 1}}) {
+        for (int k = 0; k < 5; ++k) {
+            StereoOptions o = test::window_case(k, s.w);
+            if (s.w == 300) o.num_disparities = k == 3 ? 256 : 200;
+            if (o.aggregation == StereoAggregation::Gauss13 && (s.w < 13 || s.h < 13)) continue;
+            test::for_each_pixel_type([&](auto tag, const char* type) {
+                const auto p = test::subview_pair<decltype(tag)>(s.w, s.h, s.c, seed);
+                const test::Maps want = left_maps(p.l, p.r, o, ctx_of(Backend::Reference));
+                for (int threads : {1, 2, 3}) {
+                    const test::Maps got = left_maps(p.l, p.r, o, ctx_of(Backend::Cpu, threads));
+                    const std::string what = test::case_name(type, s.w, s.h, s.c, k) + " threads " +
+                                             std::to_string(threads);
+                    EXPECT_TRUE(test::same(got.d.view(), want.d.view())) << what;
+                    EXPECT_TRUE(test::images_near(got.m.view(), want.m.view(), 0.0)) << what;
+                }
+            });
+        }
+    }
+}
+
+// The row schedule on a real pair (scikit-image's Motorcycle, gray, 320 x 200 at (200, 150), 64
+// disparities) equals the streaming schedule (taken when the right map is asked for): every
+// aggregation, both costs, checks and uniqueness.
+TEST(Stereo, CpuRowScheduleOnARealPair) {
+    const auto crop = [](const char* file) {
+        const Image<std::uint8_t> img =
+            std::move(read_image(test::sample_path(file)).as<std::uint8_t>());
+        Image<std::uint8_t> out(320, 200, 1);
+        for (int y = 0; y < 200; ++y)
+            for (int x = 0; x < 320; ++x) {
+                const std::uint8_t* p = img.view().row(150 + y) + (200 + x) * img.channels();
+                out.view().row(y)[x] = static_cast<std::uint8_t>((p[0] + p[1] + p[2]) / 3);
+            }
+        return out;
+    };
+    const Image<std::uint8_t> l = crop("motorcycle_left.png"), r = crop("motorcycle_right.png");
+    const ImageView<const std::uint8_t> lv(l.view()), rv(r.view());
+    for (int k = 0; k < 6; ++k) {
+        StereoOptions o;
+        o.num_disparities = 64;
+        o.aggregation = k % 3 == 0   ? StereoAggregation::Gauss7
+                        : k % 3 == 1 ? StereoAggregation::Gauss13
+                                     : StereoAggregation::Box;
+        o.box_size = 9;
+        o.cost = k < 3 ? StereoCost::AbsDiff : StereoCost::Census;
+        o.lr_check = k % 2;
+        o.uniqueness = k == 2 || k == 5 ? 10 : 0;
+        Image<float> d(320, 200, 1), d_stream(320, 200, 1), dr(320, 200, 1);
+        Image<std::uint8_t> m(320, 200, 1), m_stream(320, 200, 1);
+        stereo_disparity(lv, rv, d.view(), o, ctx_of(Backend::Cpu), {}, m.view());
+        stereo_disparity(lv, rv, d_stream.view(), o, ctx_of(Backend::Cpu), dr.view(),
+                         m_stream.view());
+        EXPECT_TRUE(test::same(d.view(), d_stream.view())) << "case " << k;
+        EXPECT_TRUE(test::images_near(m.view(), m_stream.view(), 0.0)) << "case " << k;
+    }
+}
+
 // The semi-global cpu backend (and the median) equals the reference bit for bit: both costs,
 // u8 / u16 / f32, 1 and 3 channels, sub-views, ranges, 4 and 8 paths, windows, checks, one,
 // two and three threads (two: the passes meet in the middle; three: the costs as a cube

@@ -24,6 +24,7 @@
 #include "core/host_scratch.hpp"
 #include "core/parallel.hpp"
 #include "ops/stereo/stereo_backends.hpp"
+#include "ops/stereo/stereo_cpu_rows.hpp"
 #include "ops/stereo/stereo_math.hpp"
 
 namespace upres::cpu {
@@ -360,6 +361,268 @@ void census_codes(Span2D<const T> left, Span2D<const T> right, int threads, P* p
     });
 }
 
+// The row schedule of the window matcher, for plans whose costs are all multiples of 16 (gray
+// u8 absolute differences or census, a truncation that is a multiple of 16) with at most 256
+// candidates and no right-based map asked for: the rows of a part one after another, each
+// row's sums for every pixel and candidate at once (d fastest), then the row's search with the
+// semi-global matcher's keys. In units of 16 the costs are at most 255, the column sums (weights'
+// sum x 255) fit 16 bits and the row sums (sum^2 x 255) are below 2^24, exact in float; the
+// sums are the streaming schedule's / 16, and every decision (the smallest sum, ties, the
+// uniqueness ratio, the parabola) is the same on sums scaled by 16. Per row: the new cost row
+// into a ring of the window's 2r + 1 rows, the column pass on 16-bit lanes, the row pass and
+// the search per pixel on its D sums.
+template <class T>
+bool row_schedule(const StereoPlan& plan, int channels, bool right_map) {
+    if (right_map || plan.num_d > 256 || plan.max_q % stereo::kCostScale != 0) return false;
+    if (!plan.census && !(std::is_same_v<T, std::uint8_t> && channels == 1)) return false;
+    long sum = plan.weights[0];
+    for (int i = 1; i <= plan.radius; ++i) sum += 2L * plan.weights[i];
+    return sum * 255 <= 65535 && sum * sum * 255 < (1L << 24);
+}
+
+// The row schedule's column pass: out[e] = g0 rows[0][e] + sum_i g_i (rows[2i - 1][e] +
+// rows[2i][e]) for e < n, on 16-bit integers (exact: below 2^16), stored as float.
+inline void column_pass(const std::uint16_t* const* rows, int r, const int* g, std::size_t n,
+                        float* __restrict out) {
+    for (std::size_t e = 0; e < n; ++e) {
+        int v = g[0] * rows[0][e];
+        for (int i = 1; i <= r; ++i) v += g[i] * (rows[2 * i - 1][e] + rows[2 * i][e]);
+        out[e] = static_cast<float>(v);
+    }
+}
+#if UPRES_STEREO_X86
+// The same on sixteen 16-bit lanes (GCC left the loop above scalar).
+__attribute__((target("avx2,fma"))) inline void column_pass_avx2(const std::uint16_t* const* rows,
+                                                                 int r, const int* g, std::size_t n,
+                                                                 float* out) {
+    __m256i gv[8];
+    for (int i = 0; i <= r; ++i) gv[i] = _mm256_set1_epi16(static_cast<short>(g[i]));
+    std::size_t e = 0;
+    for (; e + 16 <= n; e += 16) {
+        __m256i v = _mm256_mullo_epi16(
+            gv[0], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[0] + e)));
+        for (int i = 1; i <= r; ++i) {
+            const __m256i a =
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[2 * i - 1] + e));
+            const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[2 * i] + e));
+            v = _mm256_add_epi16(v, _mm256_mullo_epi16(gv[i], _mm256_add_epi16(a, b)));
+        }
+        _mm256_storeu_ps(out + e,
+                         _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(v))));
+        _mm256_storeu_ps(out + e + 8,
+                         _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(v, 1))));
+    }
+    for (; e < n; ++e) {
+        int v = g[0] * rows[0][e];
+        for (int i = 1; i <= r; ++i) v += g[i] * (rows[2 * i - 1][e] + rows[2 * i][e]);
+        out[e] = static_cast<float>(v);
+    }
+}
+#endif
+
+// The row schedule's row pass at one pixel: s[k] = g0 c[k] + sum_j g_j (c[k - jD] + c[k + jD])
+// (exact in float: below 2^24); rv[k] = min(rv[k], key k); returns the smallest key; k from
+// k0 to D - 1.
+inline std::uint32_t row_sums(const float* c, int D, int r, const float* g, float* __restrict s,
+                              std::uint32_t* __restrict rv, int k0 = 0) {
+    std::uint32_t m = 0xffffffffu;
+    for (int k = k0; k < D; ++k) {
+        float v = g[0] * c[k];
+        for (int j = 1; j <= r; ++j)
+            v += g[j] * (c[k - static_cast<std::ptrdiff_t>(j) * D] +
+                         c[k + static_cast<std::ptrdiff_t>(j) * D]);
+        s[k] = v;
+        const std::uint32_t key =
+            (static_cast<std::uint32_t>(v) << 8) | static_cast<std::uint32_t>(k);
+        rv[k] = std::min(rv[k], key);
+        m = std::min(m, key);
+    }
+    return m;
+}
+#if UPRES_STEREO_X86
+// The same on eight float lanes, the sum kept in a register through the window.
+__attribute__((target("avx2,fma"))) inline std::uint32_t row_sums_avx2(const float* c, int D, int r,
+                                                                       const float* g, float* s,
+                                                                       std::uint32_t* rv) {
+    __m256 gv[8];
+    for (int j = 0; j <= r; ++j) gv[j] = _mm256_set1_ps(g[j]);
+    __m256i m = _mm256_set1_epi32(-1);
+    __m256i kv = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i eight = _mm256_set1_epi32(8);
+    int k = 0;
+    for (; k + 8 <= D; k += 8) {
+        __m256 v = _mm256_mul_ps(gv[0], _mm256_loadu_ps(c + k));
+        for (int j = 1; j <= r; ++j) {
+            const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(j) * D;
+            v = _mm256_fmadd_ps(
+                gv[j], _mm256_add_ps(_mm256_loadu_ps(c + k - o), _mm256_loadu_ps(c + k + o)), v);
+        }
+        _mm256_storeu_ps(s + k, v);
+        const __m256i key = _mm256_or_si256(_mm256_slli_epi32(_mm256_cvttps_epi32(v), 8), kv);
+        __m256i* at = reinterpret_cast<__m256i*>(rv + k);
+        _mm256_storeu_si256(at, _mm256_min_epu32(_mm256_loadu_si256(at), key));
+        m = _mm256_min_epu32(m, key);
+        kv = _mm256_add_epi32(kv, eight);
+    }
+    __m128i h = _mm_min_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+    h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0x4e));
+    h = _mm_min_epu32(h, _mm_shuffle_epi32(h, 0xb1));
+    std::uint32_t mm = static_cast<std::uint32_t>(_mm_cvtsi128_si32(h));
+    if (k < D) mm = std::min(mm, row_sums(c, D, r, g, s, rv, k));
+    return mm;
+}
+#endif
+
+template <class T, bool kAvx2>
+UPRES_STEREO_INLINE void rows_part(const Job<T>& job, int ya, int yb, bool avx512) {
+    using u16 = std::uint16_t;
+    const StereoPlan& plan = *job.plan;
+    const int W = job.left.width, H = job.left.height, D = plan.num_d, r = plan.radius,
+              M = 2 * r + 1, min_d = plan.min_d, cap = plan.max_q / stereo::kCostScale;
+    const std::size_t n = static_cast<std::size_t>(W) * D;
+    int g[16];
+    for (int j = 0; j <= r; ++j) g[j] = plan.weights[j];
+    std::vector<u16> ring(M * n);
+    std::vector<std::uint64_t> qc(plan.census ? W + D - 1 : 0);
+    std::vector<std::uint8_t> qa(plan.census ? 0 : W + D - 1);
+    std::vector<float> col(static_cast<std::size_t>(W + 2 * r) * D), sum(D);
+    std::vector<std::uint32_t> rev(static_cast<std::size_t>(W) + D - 1), right(W);
+    std::vector<stereo::Winner> left(W);
+    // Source row t (clamped) in the ring's slot t mod M.
+    auto slot = [&](int t) { return ring.data() + static_cast<std::size_t>((t % M + M) % M) * n; };
+    auto costs = [&](int t) {
+        const int y = stereo::clamp_index(t, H);
+        u16* out = slot(t);
+        if (plan.census) {
+            const std::uint64_t* cl = job.census_left + static_cast<std::size_t>(y) * W;
+            stereo_rows::reversed_row(job.census_right + static_cast<std::size_t>(y) * W, W, min_d,
+                                      D, qc.data());
+#if UPRES_STEREO_X86
+            if constexpr (kAvx2) {
+                if (avx512)
+                    return stereo_rows::census_costs_avx512(cl, qc.data(), W, D, 0, cap, out);
+                return stereo_rows::census_costs_avx2(cl, qc.data(), W, D, 0, cap, out);
+            }
+#endif
+            return stereo_rows::census_costs(cl, qc.data(), W, D, 0, cap, out);
+        }
+        if constexpr (std::is_same_v<T, std::uint8_t>) {
+            stereo_rows::reversed_row(job.right.row(y), W, min_d, D, qa.data());
+            stereo_rows::ad_costs_u8(job.left.row(y), qa.data(), W, D, cap, out);
+        }
+    };
+    for (int t = ya - r; t < ya + r; ++t) costs(t);
+    for (int y = ya; y < yb; ++y) {
+        costs(y + r);
+        // The column pass, into col with r edge columns repeated on each side.
+        {
+            const u16* rows[16];
+            rows[0] = slot(y);
+            for (int i = 1; i <= r; ++i) rows[2 * i - 1] = slot(y - i), rows[2 * i] = slot(y + i);
+            float* out = col.data() + static_cast<std::size_t>(r) * D;
+#if UPRES_STEREO_X86
+            if constexpr (kAvx2)
+                column_pass_avx2(rows, r, g, n, out);
+            else
+#endif
+                column_pass(rows, r, g, n, out);
+            for (int j = 1; j <= r; ++j) {
+                std::copy(out, out + D, out - static_cast<std::ptrdiff_t>(j) * D);
+                std::copy(out + n - D, out + n, out + n - D + static_cast<std::ptrdiff_t>(j) * D);
+            }
+        }
+        std::fill(rev.begin(), rev.end(), 0xffffffffu);
+        float gf[16];
+        for (int j = 0; j <= r; ++j) gf[j] = static_cast<float>(g[j]);
+        for (int x = 0; x < W; ++x) {
+            // The row pass, the D sums of pixel x, and their keys (sum << 8) | k: the right
+            // pixels' minima over all candidates (those outside the image land in slots of no
+            // right pixel) and the smallest key over all of them (the left pixel's when all
+            // are its candidates).
+            const float* c = col.data() + static_cast<std::size_t>(x + r) * D;
+            float* sx = sum.data();
+            std::uint32_t* rv = rev.data() + (W - 1 - x);
+            std::uint32_t all;
+#if UPRES_STEREO_X86
+            if constexpr (kAvx2)
+                all = row_sums_avx2(c, D, r, gf, sx, rv);
+            else
+#endif
+                all = row_sums(c, D, r, gf, sx, rv);
+            const int khi = std::min(D - 1, x - min_d), klo = std::max(0, x - min_d - (W - 1));
+            stereo::Winner w;
+            if (klo <= khi) {
+                std::uint32_t m = all;
+                if (klo > 0 || khi < D - 1) {
+                    m = 0xffffffffu;
+                    for (int k = klo; k <= khi; ++k)
+                        m = std::min(m, (static_cast<std::uint32_t>(sx[k]) << 8) |
+                                            static_cast<std::uint32_t>(k));
+                }
+                const int kb = static_cast<int>(m & 0xff);
+                w.best = static_cast<std::int32_t>(m >> 8);
+                w.best_d = min_d + kb;
+                if (kb > klo) w.before = static_cast<std::int32_t>(sx[kb - 1]);
+                if (kb < khi) w.after = static_cast<std::int32_t>(sx[kb + 1]);
+                if (plan.uniqueness > 0)
+                    for (int k = klo; k <= khi; ++k)
+                        if (k < kb - 1 || k > kb + 1)
+                            w.far = stereo::min_or(w.far, static_cast<std::int32_t>(sx[k]));
+            }
+            left[x] = w;
+        }
+        for (int xr = 0; xr < W; ++xr) {
+            const int t = W - 1 - min_d - xr;
+            right[xr] = t >= 0 && t < W + D - 1 ? rev[t] : 0xffffffffu;
+        }
+        float* disp = job.disparity.row(y);
+        for (int x = 0; x < W; ++x) {
+            const stereo::Winner& w = left[x];
+            bool ok = w.best >= 0 && stereo::unique_enough(w, plan.uniqueness);
+            if (ok && plan.lr_check >= 0) {
+                const std::uint32_t o = right[x - w.best_d];
+                const int diff = w.best_d - (min_d + static_cast<int>(o & 0xff));
+                ok = o != 0xffffffffu && (diff < 0 ? -diff : diff) <= plan.lr_check;
+            }
+            disp[x] = ok ? stereo::refined(w, plan.subpixel) : plan.invalid;
+            if (job.valid.data) job.valid.row(y)[x] = ok ? 255 : 0;
+        }
+    }
+}
+
+template <class T>
+void rows_part_baseline(const Job<T>& job, int ya, int yb, bool avx512) {
+    rows_part<T, false>(job, ya, yb, avx512);
+}
+#if UPRES_STEREO_X86
+template <class T>
+__attribute__((target("avx2,fma"))) void rows_part_avx2(const Job<T>& job, int ya, int yb,
+                                                        bool avx512) {
+    rows_part<T, true>(job, ya, yb, avx512);
+}
+#else
+template <class T>
+void rows_part_avx2(const Job<T>& job, int ya, int yb, bool avx512) {
+    rows_part<T, false>(job, ya, yb, avx512);
+}
+#endif
+
+// The row schedule over all rows: one part of consecutive rows per thread (each part warms its
+// ring up with the window's 2r rows above it).
+template <class T>
+void run_rows(const Job<T>& job, int threads) {
+    const int H = job.left.height, parts = std::min(H, resolve_threads(threads));
+    const bool avx2 = kAvx2Compiled && cpu_avx2_fma(), avx512 = avx2 && cpu_avx512_popcnt();
+    parallel_for(0, parts, threads, [&](int i) {
+        const int ya = static_cast<int>(static_cast<long>(H) * i / parts),
+                  yb = static_cast<int>(static_cast<long>(H) * (i + 1) / parts);
+        if (avx2)
+            rows_part_avx2(job, ya, yb, avx512);
+        else
+            rows_part_baseline(job, ya, yb, avx512);
+    });
+}
+
 template <class T, int C>
 void run(const Job<T>& job, int threads) {
     const int stripes = (job.left.height + kStripe - 1) / kStripe;
@@ -397,7 +660,9 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
     if (plan.sgm_paths > 0)
         return stereo_sgm(left, right, disparity, right_disparity, valid, plan, job.census_left,
                           job.census_right, after_codes, threads);
-    if (left.channels == 1)
+    if (row_schedule<T>(plan, left.channels, right_disparity.data != nullptr))
+        run_rows(job, threads);
+    else if (left.channels == 1)
         run<T, 1>(job, threads);
     else
         run<T, 3>(job, threads);

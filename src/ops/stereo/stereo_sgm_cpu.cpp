@@ -25,6 +25,7 @@
 #include "core/cpu_features.hpp"
 #include "core/parallel.hpp"
 #include "ops/stereo/stereo_backends.hpp"
+#include "ops/stereo/stereo_cpu_rows.hpp"
 #include "ops/stereo/stereo_math.hpp"
 
 namespace upres::cpu {
@@ -235,95 +236,6 @@ UPRES_SGM_INLINE void paths_row(Pass& ps, int W, int D, u16 p1, u16 p2, const u1
     std::swap(ps.prev_min, ps.cur_min);
 }
 
-// The census costs of row y: out[x D + k] = min(16 popcount(L[x] ^ R[clamp(x - min_d - k)]),
-// max_q). q: the right row's codes reversed and edge-extended, q[t] = R[clamp(W - 1 - min_d -
-// t)], so that pixel x's candidates read q[W - 1 - x + k], ascending in k.
-UPRES_SGM_INLINE void reversed_codes(const std::uint64_t* r, int W, int min_d, int D,
-                                     std::uint64_t* q) {
-    // The image's columns W - 1 .. 0 sit at t = -min_d .. W - 1 - min_d; the rest repeat the
-    // edge columns.
-    const int n = W + D - 1, a = std::clamp(-min_d, 0, n), b = std::clamp(W - min_d, 0, n);
-    for (int t = 0; t < a; ++t) q[t] = r[W - 1];
-    const std::uint64_t* __restrict src = r + (W - 1 - min_d);
-    for (int t = a; t < b; ++t) q[t] = *(src - t);
-    for (int t = b; t < n; ++t) q[t] = r[0];
-}
-
-UPRES_SGM_INLINE void census_costs(const std::uint64_t* l, const std::uint64_t* q, int W, int D,
-                                   int max_q, u16* __restrict out) {
-    for (int x = 0; x < W; ++x) {
-        const std::uint64_t a = l[x];
-        const std::uint64_t* qx = q + (W - 1 - x);
-        u16* o = out + static_cast<std::size_t>(x) * D;
-        for (int k = 0; k < D; ++k) o[k] = static_cast<u16>(stereo::census_cost(a, qx[k], max_q));
-    }
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// The same with AVX2: popcounts of four codes by nibble lookups and a byte sum (vpsadbw),
-// sixteen costs packed to 16-bit lanes per iteration (the scalar popcount per cost took a
-// quarter of the call).
-__attribute__((target("avx2,popcnt"))) inline void census_costs_avx2(const std::uint64_t* l,
-                                                                     const std::uint64_t* q, int W,
-                                                                     int D, int max_q,
-                                                                     u16* __restrict out) {
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
-                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i nib = _mm256_set1_epi8(0x0f);
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i mq = _mm256_set1_epi16(static_cast<short>(max_q));
-    // After two rounds of packing, 32-bit pairs hold (k0 k1) (k4 k5) (k8 k9) (k12 k13) | (k2 k3)
-    // (k6 k7) (k10 k11) (k14 k15).
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    for (int x = 0; x < W; ++x) {
-        const __m256i a = _mm256_set1_epi64x(static_cast<long long>(l[x]));
-        const std::uint64_t* qx = q + (W - 1 - x);
-        u16* o = out + static_cast<std::size_t>(x) * D;
-        int k = 0;
-        for (; k + 16 <= D; k += 16) {
-            __m256i c[4];
-            for (int j = 0; j < 4; ++j) {
-                const __m256i v = _mm256_xor_si256(
-                    a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qx + k + 4 * j)));
-                const __m256i lo = _mm256_and_si256(v, nib);
-                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
-                c[j] = _mm256_sad_epu8(
-                    _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi)),
-                    zero);
-            }
-            __m256i v = _mm256_packus_epi32(_mm256_packus_epi32(c[0], c[1]),
-                                            _mm256_packus_epi32(c[2], c[3]));
-            v = _mm256_permutevar8x32_epi32(v, order);
-            v = _mm256_min_epu16(_mm256_slli_epi16(v, 4), mq);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + k), v);
-        }
-        for (; k < D; ++k) o[k] = static_cast<u16>(stereo::census_cost(l[x], qx[k], max_q));
-    }
-}
-#endif
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// The same with AVX-512's 64-bit popcount: eight costs from one xor and one popcount (a third
-// of the AVX2 kernel's instructions; the census costs were a quarter of the matcher's time).
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512vpopcntdq"))) void census_costs_avx512(
-    const std::uint64_t* l, const std::uint64_t* q, int W, int D, int max_q, u16* __restrict out) {
-    const __m128i mq = _mm_set1_epi16(static_cast<short>(max_q));
-    for (int x = 0; x < W; ++x) {
-        const __m512i a = _mm512_set1_epi64(static_cast<long long>(l[x]));
-        const std::uint64_t* qx = q + (W - 1 - x);
-        u16* o = out + static_cast<std::size_t>(x) * D;
-        int k = 0;
-        for (; k + 8 <= D; k += 8) {
-            const __m512i v = _mm512_popcnt_epi64(_mm512_xor_si512(a, _mm512_loadu_si512(qx + k)));
-            const __m128i c =
-                _mm_min_epu16(_mm_slli_epi16(_mm512_maskz_cvtepi64_epi16(0xff, v), 4), mq);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(o + k), c);
-        }
-        for (; k < D; ++k) o[k] = static_cast<u16>(stereo::census_cost(l[x], qx[k], max_q));
-    }
-}
-#endif
-
 // The absolute-difference costs of row y, W x D (d fastest): left pixel x against right pixel
 // clamp(x - min_d - k).
 template <class T>
@@ -477,14 +389,16 @@ UPRES_SGM_INLINE void costs_row(const Call<T>& j, int y, std::uint64_t* q, u16* 
     const int W = j.W, D = j.D;
     if (!j.census_left) return ad_costs(j, y, out);
     const std::size_t row = static_cast<std::size_t>(y) * W;
-    reversed_codes(j.census_right + row, W, j.plan->min_d, D, q);
+    stereo_rows::reversed_row(j.census_right + row, W, j.plan->min_d, D, q);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if constexpr (kAvx2) {
-        if (j.avx512) return census_costs_avx512(j.census_left + row, q, W, D, j.plan->max_q, out);
-        return census_costs_avx2(j.census_left + row, q, W, D, j.plan->max_q, out);
+        if (j.avx512)
+            return stereo_rows::census_costs_avx512(j.census_left + row, q, W, D, 4, j.plan->max_q,
+                                                    out);
+        return stereo_rows::census_costs_avx2(j.census_left + row, q, W, D, 4, j.plan->max_q, out);
     }
 #endif
-    census_costs(j.census_left + row, q, W, D, j.plan->max_q, out);
+    stereo_rows::census_costs(j.census_left + row, q, W, D, 4, j.plan->max_q, out);
 }
 
 template <class T, bool kAvx2>
