@@ -124,19 +124,44 @@ census_costs_avx512(const std::uint64_t* l, const std::uint64_t* q, int W, int D
 #endif
 
 // Gray 8-bit absolute differences in units of 16 (stereo::pixel_cost / 16, exact for one
-// channel): out[x D + k] = min(|L[x] - q[W - 1 - x + k]|, cap). A loop that vectorises.
+// channel), as bytes: out[x D + k] = min(|L[x] - q[W - 1 - x + k]|, cap), cap <= 255.
 inline void ad_costs_u8(const std::uint8_t* __restrict l, const std::uint8_t* __restrict q, int W,
-                        int D, int cap, u16* __restrict out) {
+                        int D, int cap, std::uint8_t* __restrict out) {
     for (int x = 0; x < W; ++x) {
         const int a = l[x];
         const std::uint8_t* __restrict qx = q + (W - 1 - x);
-        u16* __restrict o = out + static_cast<std::size_t>(x) * D;
+        std::uint8_t* __restrict o = out + static_cast<std::size_t>(x) * D;
         for (int k = 0; k < D; ++k) {
             const int d = a - qx[k];
             const int v = d < 0 ? -d : d;
-            o[k] = static_cast<u16>(v < cap ? v : cap);
+            o[k] = static_cast<std::uint8_t>(v < cap ? v : cap);
         }
     }
 }
+
+#if UPRES_STEREO_X86
+// The same on 32 byte lanes: |a - b| as max - min.
+__attribute__((target("avx2"))) inline void ad_costs_u8_avx2(const std::uint8_t* l,
+                                                             const std::uint8_t* q, int W, int D,
+                                                             int cap, std::uint8_t* out) {
+    const __m256i cv = _mm256_set1_epi8(static_cast<char>(cap));
+    for (int x = 0; x < W; ++x) {
+        const __m256i a = _mm256_set1_epi8(static_cast<char>(l[x]));
+        const std::uint8_t* qx = q + (W - 1 - x);
+        std::uint8_t* o = out + static_cast<std::size_t>(x) * D;
+        int k = 0;
+        for (; k + 32 <= D; k += 32) {
+            const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qx + k));
+            const __m256i d = _mm256_sub_epi8(_mm256_max_epu8(a, b), _mm256_min_epu8(a, b));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + k), _mm256_min_epu8(d, cv));
+        }
+        for (; k < D; ++k) {
+            const int d = l[x] - qx[k];
+            const int v = d < 0 ? -d : d;
+            o[k] = static_cast<std::uint8_t>(v < cap ? v : cap);
+        }
+    }
+}
+#endif
 
 }  // namespace upres::cpu::stereo_rows
