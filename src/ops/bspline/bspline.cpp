@@ -13,7 +13,6 @@
 #include "core/border_math.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
-#include "core/finite_scan_cuda.hpp"
 #include "core/overlap.hpp"
 #include "core/tiled_bands.hpp"
 #include "ops/bspline/bspline_backends.hpp"
@@ -21,6 +20,7 @@
 
 #if UPRES_HAVE_CUDA
 #include "core/device_image.hpp"
+#include "core/finite_scan_cuda.hpp"
 #endif
 
 namespace upres {
