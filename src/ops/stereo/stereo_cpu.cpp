@@ -633,10 +633,7 @@ UPRES_STEREO_INLINE void rows_part(const Job<T>& job, int ya, int yb, bool avx51
                 left[x] = w;
             }
         }
-        for (int xr = 0; xr < W; ++xr) {
-            const int t = W - 1 - min_d - xr;
-            right[xr] = t >= 0 && t < W + D - 1 ? rev[t] : 0xffffffffu;
-        }
+        stereo_rows::right_keys(rev.data(), W, D, min_d, right.data());
         float* disp = job.disparity.row(y);
         for (int x = 0; x < W; ++x) {
             const stereo::Winner& w = left[x];

@@ -36,18 +36,26 @@ inline void reversed_row(const V* r, int W, int min_d, int D, V* __restrict q) {
     for (int t = b; t < n; ++t) q[t] = r[0];
 }
 
-// Census: out[x D + k] = min(popcount(L[x] ^ q[W - 1 - x + k]) << shift, cap) (shift 4, cap
-// max_q: stereo::census_cost; shift 0, cap max_q / 16: the same in units of 16).
+// One census cost: min(popcount(a ^ b) << shift, cap) (shift 4, cap max_q:
+// stereo::census_cost; shift 0, cap max_q / 16: the same in units of 16).
+inline u16 census_unit(std::uint64_t a, std::uint64_t b, int shift, int cap) {
+    const int v = __builtin_popcountll(a ^ b) << shift;
+    return static_cast<u16>(v < cap ? v : cap);
+}
+// One gray 8-bit absolute difference in units of 16, capped.
+inline std::uint8_t ad_unit(int a, int b, int cap) {
+    const int v = a < b ? b - a : a - b;
+    return static_cast<std::uint8_t>(v < cap ? v : cap);
+}
+
+// Census: out[x D + k] = census_unit(L[x], q[W - 1 - x + k], shift, cap).
 inline void census_costs(const std::uint64_t* l, const std::uint64_t* q, int W, int D, int shift,
                          int cap, u16* __restrict out) {
     for (int x = 0; x < W; ++x) {
         const std::uint64_t a = l[x];
         const std::uint64_t* qx = q + (W - 1 - x);
         u16* o = out + static_cast<std::size_t>(x) * D;
-        for (int k = 0; k < D; ++k) {
-            const int v = __builtin_popcountll(a ^ qx[k]) << shift;
-            o[k] = static_cast<u16>(v < cap ? v : cap);
-        }
+        for (int k = 0; k < D; ++k) o[k] = census_unit(a, qx[k], shift, cap);
     }
 }
 
@@ -90,10 +98,7 @@ __attribute__((target("avx2,popcnt"))) inline void census_costs_avx2(const std::
             v = _mm256_min_epu16(_mm256_sll_epi16(v, sh), mq);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + k), v);
         }
-        for (; k < D; ++k) {
-            const int v = __builtin_popcountll(l[x] ^ qx[k]) << shift;
-            o[k] = static_cast<u16>(v < cap ? v : cap);
-        }
+        for (; k < D; ++k) o[k] = census_unit(l[x], qx[k], shift, cap);
     }
 }
 
@@ -115,10 +120,7 @@ census_costs_avx512(const std::uint64_t* l, const std::uint64_t* q, int W, int D
                 _mm_min_epu16(_mm_sll_epi16(_mm512_maskz_cvtepi64_epi16(0xff, v), sh), mq);
             _mm_storeu_si128(reinterpret_cast<__m128i*>(o + k), c);
         }
-        for (; k < D; ++k) {
-            const int v = __builtin_popcountll(l[x] ^ qx[k]) << shift;
-            o[k] = static_cast<u16>(v < cap ? v : cap);
-        }
+        for (; k < D; ++k) o[k] = census_unit(l[x], qx[k], shift, cap);
     }
 }
 #endif
@@ -131,11 +133,7 @@ inline void ad_costs_u8(const std::uint8_t* __restrict l, const std::uint8_t* __
         const int a = l[x];
         const std::uint8_t* __restrict qx = q + (W - 1 - x);
         std::uint8_t* __restrict o = out + static_cast<std::size_t>(x) * D;
-        for (int k = 0; k < D; ++k) {
-            const int d = a - qx[k];
-            const int v = d < 0 ? -d : d;
-            o[k] = static_cast<std::uint8_t>(v < cap ? v : cap);
-        }
+        for (int k = 0; k < D; ++k) o[k] = ad_unit(a, qx[k], cap);
     }
 }
 
@@ -155,13 +153,18 @@ __attribute__((target("avx2"))) inline void ad_costs_u8_avx2(const std::uint8_t*
             const __m256i d = _mm256_sub_epi8(_mm256_max_epu8(a, b), _mm256_min_epu8(a, b));
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + k), _mm256_min_epu8(d, cv));
         }
-        for (; k < D; ++k) {
-            const int d = l[x] - qx[k];
-            const int v = d < 0 ? -d : d;
-            o[k] = static_cast<std::uint8_t>(v < cap ? v : cap);
-        }
+        for (; k < D; ++k) o[k] = ad_unit(l[x], qx[k], cap);
     }
 }
 #endif
+
+// Right pixel xr's key from the reversed row rev (W + D - 1, right pixel xr at W - 1 - min_d -
+// xr); 0xffffffff where xr has no candidate.
+inline void right_keys(const std::uint32_t* rev, int W, int D, int min_d, std::uint32_t* right) {
+    for (int xr = 0; xr < W; ++xr) {
+        const int t = W - 1 - min_d - xr;
+        right[xr] = t >= 0 && t < W + D - 1 ? rev[t] : 0xffffffffu;
+    }
+}
 
 }  // namespace upres::cpu::stereo_rows

@@ -57,11 +57,11 @@ struct PathStep {
 // kP paths' steps at one pixel together, so that the costs are read and the sum s[0 .. D)
 // written once (the paths one after another read and wrote s once per path: 1.2x the time of
 // the passes with 4 paths); mins: each path's minimum over d.
-template <int kP, bool kAdd = false>
-UPRES_SGM_INLINE void steps(const u16* __restrict c, const PathStep* st, int D, u16 p1, u16 p2,
-                            u16* __restrict s, u16* mins) {
-    for (int i = 0; i < kP; ++i) mins[i] = 0xffff;
-    for (int k = 0; k < D; ++k) {
+// The steps for candidates [k0, D); mins are updated (the caller sets them first).
+template <int kP, bool kAdd>
+UPRES_SGM_INLINE void steps_from(int k0, const u16* __restrict c, const PathStep* st, int D, u16 p1,
+                                 u16 p2, u16* __restrict s, u16* mins) {
+    for (int k = k0; k < D; ++k) {
         u16 acc = kAdd ? s[k] : u16{0};
         for (int i = 0; i < kP; ++i) {
             const u16* p = st[i].p;
@@ -76,6 +76,12 @@ UPRES_SGM_INLINE void steps(const u16* __restrict c, const PathStep* st, int D, 
         }
         s[k] = acc;
     }
+}
+template <int kP, bool kAdd = false>
+UPRES_SGM_INLINE void steps(const u16* __restrict c, const PathStep* st, int D, u16 p1, u16 p2,
+                            u16* __restrict s, u16* mins) {
+    for (int i = 0; i < kP; ++i) mins[i] = 0xffff;
+    steps_from<kP, kAdd>(0, c, st, D, p1, p2, s, mins);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -118,21 +124,7 @@ __attribute__((target("avx2,popcnt"))) inline void steps_avx2(const u16* __restr
             _mm_min_epu16(_mm256_castsi256_si128(m[i]), _mm256_extracti128_si256(m[i], 1)));
         mins[i] = static_cast<u16>(_mm_extract_epi16(h, 0));
     }
-    for (; k < D; ++k) {
-        u16 acc = kAdd ? s[k] : u16{0};
-        for (int i = 0; i < kP; ++i) {
-            const u16* p = st[i].p;
-            u16 v = p[k + 1];
-            v = std::min(v, static_cast<u16>(p[k] + p1));
-            v = std::min(v, static_cast<u16>(p[k + 2] + p1));
-            v = std::min(v, static_cast<u16>(st[i].pmin + p2));
-            const u16 l = static_cast<u16>(c[k] + v - st[i].pmin);
-            st[i].out[k + 1] = l;
-            acc = static_cast<u16>(acc + l);
-            mins[i] = std::min(mins[i], l);
-        }
-        s[k] = acc;
-    }
+    steps_from<kP, kAdd>(k, c, st, D, p1, p2, s, mins);
 }
 #endif
 
@@ -280,10 +272,7 @@ UPRES_SGM_INLINE void winners_row(const u16* S, int W, int D, int min_d, std::ui
                          (static_cast<std::uint32_t>(s[k]) << 16) | static_cast<std::uint32_t>(k));
         left[x] = m;
     }
-    for (int xr = 0; xr < W; ++xr) {
-        const int t = W - 1 - min_d - xr;
-        right[xr] = t >= 0 && t < W + D - 1 ? rev[t] : 0xffffffffu;
-    }
+    stereo_rows::right_keys(rev, W, D, min_d, right);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -327,10 +316,7 @@ __attribute__((target("avx2,popcnt"))) inline void winners_row_avx2(const u16* S
         for (; k <= khi; ++k) m = std::min(m, key(s, k));
         left[x] = m;
     }
-    for (int xr = 0; xr < W; ++xr) {
-        const int t = W - 1 - min_d - xr;
-        right[xr] = t >= 0 && t < W + D - 1 ? rev[t] : 0xffffffffu;
-    }
+    stereo_rows::right_keys(rev, W, D, min_d, right);
 }
 #endif
 
