@@ -525,7 +525,9 @@ UPRES_STEREO_INLINE void rows_part(const Job<T>& job, int ya, int yb, bool avx51
     std::vector<std::uint8_t> qa(plan.census ? 0 : W + D - 1);
     constexpr int kChunk = 128;
     const bool pairs = pairable_weights(r, g);
-    std::vector<float> col(static_cast<std::size_t>(kChunk + 2 * r) * D), sum(D);
+    std::vector<float> col(static_cast<std::size_t>(kChunk + 2 * r) * D),
+        sum(static_cast<std::size_t>(kChunk) * D);
+    std::uint32_t all[kChunk];
     std::vector<std::uint32_t> rev(static_cast<std::size_t>(W) + D - 1), right(W);
     std::vector<stereo::Winner> left(W);
     // Source row t (clamped) in the ring's slot t mod M.
@@ -593,27 +595,32 @@ UPRES_STEREO_INLINE void rows_part(const Job<T>& job, int ya, int yb, bool avx51
             for (int x = cb; x < x1 + r; ++x)
                 std::copy(out + cols - D, out + cols,
                           col.data() + static_cast<std::size_t>(x - (x0 - r)) * D);
+            // The row pass, the D sums of each pixel x of the chunk, and their keys (sum << 8)
+            // | k: the right pixels' minima over all candidates (those outside the image land
+            // in slots of no right pixel) and the smallest key over all of them (the left
+            // pixel's when all are its candidates).
             for (int x = x0; x < x1; ++x) {
-                // The row pass, the D sums of pixel x, and their keys (sum << 8) | k: the right
-                // pixels' minima over all candidates (those outside the image land in slots of
-                // no right pixel) and the smallest key over all of them (the left pixel's when
-                // all are its candidates).
                 const float* c = col.data() + static_cast<std::size_t>(x - x0 + r) * D;
-                float* sx = sum.data();
+                float* sx = sum.data() + static_cast<std::size_t>(x - x0) * D;
                 std::uint32_t* rv = rev.data() + (W - 1 - x);
-                std::uint32_t all;
 #if UPRES_STEREO_X86
                 if constexpr (kAvx2)
-                    all = r == 3   ? row_sums_avx2<3>(c, D, r, gf, sx, rv)
-                          : r == 6 ? row_sums_avx2<6>(c, D, r, gf, sx, rv)
-                                   : row_sums_avx2<0>(c, D, r, gf, sx, rv);
+                    all[x - x0] = r == 3   ? row_sums_avx2<3>(c, D, r, gf, sx, rv)
+                                  : r == 6 ? row_sums_avx2<6>(c, D, r, gf, sx, rv)
+                                           : row_sums_avx2<0>(c, D, r, gf, sx, rv);
                 else
 #endif
-                    all = row_sums(c, D, r, gf, sx, rv);
+                    all[x - x0] = row_sums(c, D, r, gf, sx, rv);
+            }
+            // The chunk's left winners, once its sums are all there (read back per pixel
+            // right after its own row pass, the winner's neighbours waited on the key's
+            // reduction: 1.1x the time).
+            for (int x = x0; x < x1; ++x) {
+                const float* sx = sum.data() + static_cast<std::size_t>(x - x0) * D;
                 const int khi = std::min(D - 1, x - min_d), klo = std::max(0, x - min_d - (W - 1));
                 stereo::Winner w;
                 if (klo <= khi) {
-                    std::uint32_t m = all;
+                    std::uint32_t m = all[x - x0];
                     if (klo > 0 || khi < D - 1) {
                         m = 0xffffffffu;
                         for (int k = klo; k <= khi; ++k)
