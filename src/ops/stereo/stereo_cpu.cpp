@@ -372,9 +372,14 @@ void census_codes(Span2D<const T> left, Span2D<const T> right, int threads, P* p
 // uniqueness ratio, the parabola) is the same on sums scaled by 16. Per row: the new cost row
 // into a ring of the window's 2r + 1 rows, the column pass on 16-bit lanes, the row pass and
 // the search per pixel on its D sums.
+// Its ring holds (2r + 1) x W x D bytes per thread: above 64 MiB (a 30000-pixel-wide pair with
+// 13 x 13 and 256 disparities would take 100 MB per thread) the streaming schedule runs instead.
 template <class T>
-bool row_schedule(const StereoPlan& plan, int channels, bool right_map) {
+bool row_schedule(const StereoPlan& plan, int width, int channels, bool right_map) {
     if (right_map || plan.num_d > 256 || plan.max_q % stereo::kCostScale != 0) return false;
+    if (static_cast<std::size_t>(2 * plan.radius + 1) * width * plan.num_d >
+        (std::size_t{64} << 20))
+        return false;
     if (!plan.census && !(std::is_same_v<T, std::uint8_t> && channels == 1)) return false;
     long sum = plan.weights[0];
     for (int i = 1; i <= plan.radius; ++i) sum += 2L * plan.weights[i];
@@ -726,7 +731,7 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
     if (plan.sgm_paths > 0)
         return stereo_sgm(left, right, disparity, right_disparity, valid, plan, job.census_left,
                           job.census_right, after_codes, threads);
-    if (row_schedule<T>(plan, left.channels, right_disparity.data != nullptr))
+    if (row_schedule<T>(plan, left.width, left.channels, right_disparity.data != nullptr))
         run_rows(job, threads);
     else if (left.channels == 1)
         run<T, 1>(job, threads);
