@@ -55,12 +55,15 @@ TEST(NlmsrCuda, EveryVariantMatchesTheReference) {
     };
     for (const Case c : {Case{4, 37, 23, 13, 5}, Case{1, 13, 70, 5, 3}, Case{5, 96, 9, 7, 11},
                          Case{3, 33, 35, 9, 1}, Case{2, 64, 40, 1, 7},
-                         // Enough 32-row tiles to fill an H200: the fast variant's tall tiles.
-                         Case{1, 1100, 300, 5, 3}}) {
+                         // The largest patch and search window.
+                         Case{1, 64, 40, 31, 3}, Case{2, 50, 45, 3, 41},
+                         // The fast variant's blocks of 4 warps, with frame and search-row
+                         // groups, and enough of them for one group (outputs written directly).
+                         Case{2, 2000, 1030, 5, 3}, Case{1, 4100, 2100, 1, 3}}) {
         const test::Planes p = test::random_planes(c.n, c.w, c.h, seed += 10);
         const test::Planes e = test::random_planes(1, c.w, c.h, seed + 5);
         const DevicePlanes dp = to_device(p.views), de = to_device(e.views);
-        for (double sigma : {4.0, 15.0}) {
+        for (double sigma : {4.0, 15.0, 60.0}) {
             NlmsrPlan plan = test::plan_of(c.patch, c.search, sigma);
             Image<float> want(c.w, c.h, 1);
             ref::nlm_fuse(p.spans(), span_of(e.views[0]), span_of(want.view()), plan);

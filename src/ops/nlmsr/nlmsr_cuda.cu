@@ -5,11 +5,15 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <upres/error.hpp>
 
 #include "core/cuda_check.hpp"
+#include "core/device_temp.hpp"
 #include "ops/nlmsr/nlmsr_backends.hpp"
 #include "ops/nlmsr/nlmsr_math.hpp"
 
@@ -125,106 +129,267 @@ __global__ void shared_kernel(Frames f, Params p) {
     finish(p, x, y, num, den);
 }
 
-// The fast variant: a block of kFx x kFy threads owns kFx x kTile outputs; per frame and search
-// offset it writes the squared differences of its (kFx + 2 pr) x (kTile + 2 pr) region to shared
-// memory, sums them down the columns, then along the rows: about 2 (2 pr + 1) shared reads per
-// output and offset instead of the patch's (2 pr + 1)^2 terms. kTile 32 on large images; 8
-// where 32 would leave the device's SMs idle (fewer blocks than twice the SMs: the paper's
-// 256 x 256 output makes 64 blocks of 32 rows).
-constexpr int kFx = 32, kFy = 8;
+// The fast variant. A warp owns 8 output rows of a band of 128 - 2 pr columns; its lanes hold
+// the patch's column sums of 128 consecutive columns (4 consecutive ones each, in registers),
+// slid down the rows: one row's squared differences added and the row 2 pr + 1 above taken
+// away per output row, for up to 4 horizontal search offsets at once (one load of the
+// estimate's row, two of the frame's, for 16 sums). The patch's row sums come from the
+// neighbouring lanes' column sums by shuffles (6 for a 13-pixel patch) and the 8 rows' weight
+// sums stay in registers. A block of 1 or 4 warps (stacked) holds the estimate's and one
+// frame's region in shared memory; blocks take groups of frames (one each where the image
+// alone would make too few blocks), whose sums a second kernel adds in frame order. The weight
+// by the hardware's 2^x (ex2.approx: relative error 2^-22, as small as exp_nonpos's).
+constexpr int kLaneCols = 4, kBandCols = 32 * kLaneCols, kWarpRows = 8, kChunk = 4;
 
-template <int kTile>
-__global__ void __launch_bounds__(kFx* kFy) fast_kernel(Frames f, Params p) {
-    extern __shared__ float sm[];
-    const int pr = p.pr, rw = kFx + 2 * pr, rh = kTile + 2 * pr;
-    float* est = sm;            // rw x rh: the estimate around the tile
-    float* dq = est + rw * rh;  // rw x rh: squared differences of one offset
-    float* cs = dq + rw * rh;   // rw x kTile: their column sums
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kFx + tx, nt = kFx * kFy;
-    const int x0 = blockIdx.x * kFx, y0 = blockIdx.y * kTile;
-    for (int i = tid; i < rw * rh; i += nt) {
-        const int j = i / rw, c = i - j * rw;
-        est[i] =
-            at(p.est, p.est_stride, clamp_index(x0 - pr + c, p.W), clamp_index(y0 - pr + j, p.H));
+struct FastArgs {
+    Frames f;
+    Params p;
+    float nl2;     // neg_inv log2(e): w = 2^(sum_sq nl2)
+    float2* part;  // groups x H x W (num, den), or null: one group writes the outputs
+    int per_t, per_oy, oy_groups;  // a group: per_t frames x per_oy search rows
+};
+
+__device__ __forceinline__ float ex2_approx(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// The sums of L consecutive column sums starting at each of the lane's 4 columns: its own
+// suffix, the whole sums of the lanes in between, a prefix of the last lane's.
+template <int L>
+__device__ __forceinline__ void box_row(const float (&v)[4], float (&out)[4]) {
+    float suf[4], pre[4];
+    suf[3] = v[3];
+    suf[2] = v[2] + suf[3];
+    suf[1] = v[1] + suf[2];
+    suf[0] = v[0] + suf[1];
+    pre[0] = 0.0f;
+    pre[1] = v[0];
+    pre[2] = pre[1] + v[1];
+    pre[3] = pre[2] + v[2];
+    constexpr int kA = (3 + L) / 4 + 1;
+    float mid[kA];  // mid[a]: the whole sums of lanes l + 1 .. l + a - 1
+    mid[0] = mid[1] = 0.0f;
+#pragma unroll
+    for (int a = 2; a < kA; ++a) mid[a] = mid[a - 1] + __shfl_down_sync(~0u, suf[0], a - 1);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const int a = (k + L) / 4, b = (k + L) % 4;
+        float s = 0.0f;
+        if (a == 0) {
+#pragma unroll
+            for (int j = k; j < k + L && j < 4; ++j) s += v[j];
+        } else {
+            s = suf[k] + mid[a];
+            if (b != 0) s += __shfl_down_sync(~0u, pre[b], a);
+        }
+        out[k] = s;
     }
-    constexpr int kRowsPer = (kTile + kFy - 1) / kFy;
-    float num[kRowsPer], den[kRowsPer];
+}
+
+// One (frame, search row oy, chunk of up to 4 search columns from ox0) for the warp's rows.
+// es: the estimate's region (rows from the block's first output row - PR, 128 columns from its
+// first column - PR); fs: the frame's (rows and columns sr further out, fw4 float4 a row).
+template <int PR>
+__device__ __forceinline__ void fast_pass(const float4* es, const float4* fs, int fw4, int lane,
+                                          int wr0, int c, int nx, int oy, int ox0, int x, int y0,
+                                          const Params& p, float nl2, float (&num)[kWarpRows][4],
+                                          float (&den)[kWarpRows][4]) {
+    constexpr int L = 2 * PR + 1, kQ = (PR % 4 + 6) / 4 + 1;  // float4s holding the centres
+    const int sr = p.sr;
+    float cs[kChunk][4];
 #pragma unroll
-    for (int k = 0; k < kRowsPer; ++k) num[k] = den[k] = 0.0f;
-    const int x = x0 + tx;
-    for (int t = 0; t < f.n; ++t)
-        for (int oy = -p.sr; oy <= p.sr; ++oy)
-            for (int ox = -p.sr; ox <= p.sr; ++ox) {
-                __syncthreads();  // est written / the last offset's sums read
-                for (int i = tid; i < rw * rh; i += nt) {
-                    const int j = i / rw, c = i - j * rw;
-                    const float b = at(f.data[t], f.stride[t], clamp_index(x0 - pr + c + ox, p.W),
-                                       clamp_index(y0 - pr + j + oy, p.H));
-                    const float d = est[i] - b;
-                    dq[i] = d * d;
-                }
-                __syncthreads();
-                if constexpr (kTile >= 32) {
-                    // Tall tiles: a running sum down each column (the region's width in
-                    // threads; 2.38 ms against 3.05 ms for direct sums on 5 x 1080p, H200).
-                    for (int c = tid; c < rw; c += nt) {
-                        float s = 0.0f;
-                        for (int j = 0; j < 2 * pr; ++j) s += dq[j * rw + c];
-                        for (int k = 0; k < kTile; ++k) {
-                            s += dq[(k + 2 * pr) * rw + c];
-                            cs[k * rw + c] = s;
-                            s -= dq[k * rw + c];
-                        }
-                    }
-                } else {
-                    // Short tiles: every thread sums whole windows (173 us against 320 us for
-                    // 32-row tiles with running sums on the paper's 4 x 256 x 256, H200).
-                    for (int i = tid; i < rw * kTile; i += nt) {
-                        const float* q = dq + i;  // row i / rw, column i % rw
-                        float s = 0.0f;
-                        for (int j = 0; j <= 2 * pr; ++j) s += q[j * rw];
-                        cs[i] = s;
-                    }
-                }
-                __syncthreads();
+    for (int i = 0; i < kChunk; ++i)
 #pragma unroll
-                for (int k = 0; k < kRowsPer; ++k) {
-                    const int ly = ty + k * kFy, y = y0 + ly;
-                    if (ly >= kTile || x >= p.W || y >= p.H ||
-                        !nlmsr::candidate(x + ox, y + oy, p.W, p.H))
-                        continue;
-                    const float* c = cs + ly * rw + tx;
-                    float d = 0.0f;
-                    for (int j = 0; j <= 2 * pr; ++j) d += c[j];
-                    const float w = nlmsr::weight(d, p.neg_inv);
-                    num[k] += w * at(f.data[t], f.stride[t], x + ox, y + oy);
-                    den[k] += w;
+        for (int k = 0; k < 4; ++k) cs[i][k] = 0.0f;
+    // Row j of the estimate's region against row j + oy + sr of the frame's, sign +1 or -1.
+    auto add_row = [&](int j, float sign) {
+        const float4 e4 = es[j * (kBandCols / 4) + lane];
+        const float4 fa = fs[(j + oy + sr) * fw4 + lane + c],
+                     fb = fs[(j + oy + sr) * fw4 + lane + c + 1];
+        const float e[4] = {e4.x, e4.y, e4.z, e4.w};
+        const float fv[8] = {fa.x, fa.y, fa.z, fa.w, fb.x, fb.y, fb.z, fb.w};
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i)
+            if (i < nx)
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    const float d = e[k] - fv[k + i];
+                    cs[i][k] = fmaf(sign * d, d, cs[i][k]);
+                }
+    };
+#pragma unroll 1
+    for (int j = wr0; j < wr0 + 2 * PR; ++j) add_row(j, 1.0f);
+    // Candidates: the search target inside the image.
+    unsigned colok = 0;
+#pragma unroll
+    for (int i = 0; i < kChunk; ++i)
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            colok |= static_cast<unsigned>(static_cast<unsigned>(x + k + ox0 + i) <
+                                           static_cast<unsigned>(p.W))
+                     << (i * 4 + k);
+#pragma unroll
+    for (int o = 0; o < kWarpRows; ++o) {
+        add_row(wr0 + o + 2 * PR, 1.0f);
+        if (o > 0) add_row(wr0 + o - 1, -1.0f);
+        const int yc = y0 + o + oy;  // the centre's row
+        const bool rowok = static_cast<unsigned>(yc) < static_cast<unsigned>(p.H);
+        // The centres: frame row (wr0 + o + PR + oy + sr), columns 4 (lane + c) + PR + k + i.
+        float cv[4 * kQ];
+        {
+            const float4* q = fs + (wr0 + o + PR + oy + sr) * fw4 + lane + c + PR / 4;
+#pragma unroll
+            for (int m = 0; m < kQ; ++m) {
+                const float4 v = q[m];
+                cv[4 * m] = v.x;
+                cv[4 * m + 1] = v.y;
+                cv[4 * m + 2] = v.z;
+                cv[4 * m + 3] = v.w;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < kChunk; ++i)
+            if (i < nx) {
+                float d[4];
+                box_row<L>(cs[i], d);
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    float w = ex2_approx(d[k] * nl2);
+                    w = (rowok && ((colok >> (i * 4 + k)) & 1u)) ? w : 0.0f;
+                    num[o][k] = fmaf(w, cv[PR % 4 + k + i], num[o][k]);
+                    den[o][k] += w;
                 }
             }
-#pragma unroll
-    for (int k = 0; k < kRowsPer; ++k) {
-        const int ly = ty + k * kFy, y = y0 + ly;
-        if (ly < kTile && x < p.W && y < p.H) finish(p, x, y, num[k], den[k]);
     }
 }
 
-template <int kTile>
-void launch_fast(const Frames& f, const Params& p, cudaStream_t s) {
-    const int rw = kFx + 2 * p.pr, rh = kTile + 2 * p.pr;
-    const std::size_t smem = sizeof(float) * (2 * static_cast<std::size_t>(rw) * rh +
-                                              static_cast<std::size_t>(rw) * kTile);
-    UPRES_CUDA_CHECK(cudaFuncSetAttribute(
-        fast_kernel<kTile>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    const dim3 b(kFx, kFy), g((p.W + kFx - 1) / kFx, (p.H + kTile - 1) / kTile);
-    fast_kernel<kTile><<<g, b, smem, s>>>(f, p);
-    UPRES_CUDA_CHECK_LAUNCH();
+template <int PR>
+__global__ void __launch_bounds__(128, 3) fast_kernel(FastArgs a) {
+    extern __shared__ float4 sm4[];
+    const Params& p = a.p;
+    const int nw = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int sr = p.sr, ow = kBandCols - 2 * PR, rows = nw * kWarpRows;
+    const int bx0 = blockIdx.x * ow, by0 = blockIdx.y * rows;
+    const int eh = rows + 2 * PR, fh = eh + 2 * sr, fw4 = 37 + sr / 2, fw = 4 * fw4;
+    float* es = reinterpret_cast<float*>(sm4);
+    float* fs = es + eh * kBandCols;
+    for (int r = warp; r < eh; r += nw) {
+        const float* src = p.est + clamp_index(by0 - PR + r, p.H) * p.est_stride;
+        for (int cc = lane; cc < kBandCols; cc += 32)
+            es[r * kBandCols + cc] = __ldg(src + clamp_index(bx0 - PR + cc, p.W));
+    }
+    float num[kWarpRows][4], den[kWarpRows][4];
+#pragma unroll
+    for (int o = 0; o < kWarpRows; ++o)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) num[o][k] = den[o][k] = 0.0f;
+    const int wr0 = warp * kWarpRows, x = bx0 + lane * 4, y0 = by0 + wr0;
+    const int gt = blockIdx.z / a.oy_groups, go = blockIdx.z - gt * a.oy_groups;
+    const int t0 = gt * a.per_t, t1 = min(a.f.n, t0 + a.per_t);
+    const int oy0 = -sr + go * a.per_oy, oy1 = min(sr, oy0 + a.per_oy - 1);
+    // The frame's rows these search rows reach.
+    const int fr0 = oy0 + sr, fr1 = min(fh, eh + oy1 + sr);
+    for (int t = t0; t < t1; ++t) {
+        __syncthreads();  // the last frame's region read
+        for (int r = fr0 + warp; r < fr1; r += nw) {
+            const float* src = a.f.data[t] + clamp_index(by0 - PR - sr + r, p.H) * a.f.stride[t];
+            for (int cc = lane; cc < fw; cc += 32)
+                fs[r * fw + cc] = __ldg(src + clamp_index(bx0 - PR - sr + cc, p.W));
+        }
+        __syncthreads();
+        for (int oy = oy0; oy <= oy1; ++oy)
+            for (int c = 0; 4 * c <= 2 * sr; ++c)
+                fast_pass<PR>(reinterpret_cast<const float4*>(es),
+                              reinterpret_cast<const float4*>(fs), fw4, lane, wr0, c,
+                              min(kChunk, 2 * sr + 1 - 4 * c), oy, -sr + 4 * c, x, y0, p, a.nl2,
+                              num, den);
+    }
+#pragma unroll
+    for (int o = 0; o < kWarpRows; ++o)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int y = y0 + o, xk = x + k;
+            if (lane * 4 + k >= ow || xk >= p.W || y >= p.H) continue;
+            if (a.part)
+                a.part[(static_cast<long long>(blockIdx.z) * p.H + y) * p.W + xk] =
+                    make_float2(num[o][k], den[o][k]);
+            else
+                finish(p, xk, y, num[o][k], den[o][k]);
+        }
 }
 
-int sm_count() {
-    int dev = 0, v = 0;
-    UPRES_CUDA_CHECK(cudaGetDevice(&dev));
-    UPRES_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
-    return v;
+// The groups' sums added in their order (frames, then search rows).
+__global__ void fast_finish(Params p, const float2* part, int groups) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= p.W || y >= p.H) return;
+    float num = 0.0f, den = 0.0f;
+    for (int g = 0; g < groups; ++g) {
+        const float2 v = part[(static_cast<long long>(g) * p.H + y) * p.W + x];
+        num += v.x;
+        den += v.y;
+    }
+    finish(p, x, y, num, den);
+}
+
+template <int... P>
+constexpr auto fast_kernels(std::integer_sequence<int, P...>) {
+    return std::array<void (*)(FastArgs), sizeof...(P)>{&fast_kernel<P>...};
+}
+
+void launch_fast(const Frames& f, const Params& p, cudaStream_t s) {
+    static_assert(nlmsr::kMaxPatch / 2 < 16);
+    static constexpr auto kernels = fast_kernels(std::make_integer_sequence<int, 16>());
+    const int ow = kBandCols - 2 * p.pr, col_tiles = (p.W + ow - 1) / ow;
+    // Blocks of 4 warps where the image gives enough of them, else of 1 (the paper's 256 x 256
+    // output: 96 blocks of 4 warps would leave most SMs idle). Then groups of frames, and of
+    // search rows, until there are enough blocks to fill a large GPU; from the sizes alone (the
+    // sums' order, hence the bits, then do not depend on the device).
+    const int nw = static_cast<long long>(col_tiles) * ((p.H + 31) / 32) >= 512 ? 4 : 1;
+    const int row_tiles = (p.H + nw * kWarpRows - 1) / (nw * kWarpRows);
+    if (row_tiles > 65535)
+        throw Error(ErrorCode::InvalidArgument, "nlm_fuse: the output's height " +
+                                                    std::to_string(p.H) +
+                                                    " is more than the fast variant's " +
+                                                    std::to_string(65535 * kWarpRows) + " rows");
+    const long long blocks = static_cast<long long>(col_tiles) * row_tiles;
+    const auto split = [](int n, long long want) {  // parts of n items, want of them at most
+        const int per =
+            static_cast<int>((n + std::min<long long>(n, want) - 1) / std::min<long long>(n, want));
+        return std::pair{per, (n + per - 1) / per};
+    };
+    const auto [per_t, t_groups] = split(f.n, (4096 + blocks - 1) / blocks);
+    const int side = 2 * p.sr + 1;
+    const long long units = blocks * t_groups;
+    const auto [per_oy, oy_groups] = split(side, units >= 2048 ? 1 : (2048 + units - 1) / units);
+    const int groups = t_groups * oy_groups;
+    const int eh = nw * kWarpRows + 2 * p.pr, fw = 4 * (37 + p.sr / 2);
+    const std::size_t smem = sizeof(float) * (static_cast<std::size_t>(eh) * kBandCols +
+                                              static_cast<std::size_t>(eh + 2 * p.sr) * fw);
+    FastArgs a{};
+    a.f = f;
+    a.p = p;
+    a.nl2 = static_cast<float>(p.neg_inv * 1.4426950408889634);
+    a.per_t = per_t;
+    a.per_oy = per_oy;
+    a.oy_groups = oy_groups;
+    std::optional<DeviceTemp> part;
+    if (groups > 1) {
+        part.emplace(sizeof(float2) * static_cast<std::size_t>(groups) * p.W * p.H, s,
+                     "nlm_fuse (fast variant's partial sums)");
+        a.part = part->as<float2>();
+    }
+    const auto k = kernels[p.pr];
+    UPRES_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(smem)));
+    k<<<dim3(col_tiles, row_tiles, groups), 32 * nw, smem, s>>>(a);
+    UPRES_CUDA_CHECK_LAUNCH();
+    if (groups > 1) {
+        const dim3 b(32, 8), g((p.W + 31) / 32, (p.H + 7) / 8);
+        fast_finish<<<g, b, 0, s>>>(p, a.part, groups);
+        UPRES_CUDA_CHECK_LAUNCH();
+    }
 }
 
 int shared_limit() {
@@ -289,15 +454,9 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
             UPRES_CUDA_CHECK_LAUNCH();
             return;
         }
-        case NlmsrVariant::Fast: {
-            const long long blocks32 =
-                static_cast<long long>((p.W + kFx - 1) / kFx) * ((p.H + 31) / 32);
-            if (blocks32 < 2LL * sm_count())
-                launch_fast<8>(f, p, s);
-            else
-                launch_fast<32>(f, p, s);
+        case NlmsrVariant::Fast:
+            launch_fast(f, p, s);
             return;
-        }
     }
     throw Error(ErrorCode::Internal, "nlm_fuse: unknown cuda variant");
 }
