@@ -14,6 +14,10 @@
 //                                  height, search side; patch 13. The paper's workload (4 x
 //                                  256 x 256, search 5) for every variant; 5 x 1920 x 1080 for
 //                                  fast at search 5, 11 and 21, and 2 to 16 frames at search 5.
+//   Cuda_Nlmsr/frames/search       the whole call on the cuda backend, frames and output in
+//                                  device memory: `frames` gray u8 frames of 960 x 540 -> 1920 x
+//                                  1080, patch 13, the other options the defaults (noise-adaptive
+//                                  weight scale, 3 back-projections).
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -119,6 +123,35 @@ void Cuda_NlmsrFuse(benchmark::State& state, NlmsrVariant v) {
     state.SetLabel(to_string(v));
     ub::set_rates(state, double(px), double(px) * sizeof(float) * (n + 2));
 }
+// args: frames, search side.
+void Cuda_Nlmsr(benchmark::State& state) {
+    if (!ub::require_cuda(state)) return;
+    const int n = static_cast<int>(state.range(0)), w = 960, h = 540;
+    ub::Stream st;
+    std::vector<Image<std::uint8_t>> f;
+    std::vector<ImageView<const std::uint8_t>> v;
+    Image<std::uint8_t> host(w, h, 1);
+    for (int t = 0; t < n; ++t) {
+        ub::fill_random(host.data(), static_cast<std::size_t>(w) * h, 30 + t);
+        f.push_back(clone(ImageView<const std::uint8_t>(host.view()), Location::Device));
+    }
+    for (const auto& im : f) v.push_back(im.view());
+    Image<std::uint8_t> out(2 * w, 2 * h, 1, Location::Device);
+    NlmsrOptions o;
+    o.search = static_cast<int>(state.range(1));
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.cuda_stream = st.get();
+    ub::time_device(state, st.get(), [&](std::int64_t) { nlm_fuse(v, out.view(), o, ctx); });
+    ub::set_rates(state, 4.0 * w * h, double(w) * h * (n + 4));
+}
+BENCHMARK(Cuda_Nlmsr)
+    ->ArgNames({"frames", "search"})
+    ->Args({5, 5})
+    ->Args({5, 3})
+    ->UseManualTime()
+    ->MinTime(0.2);
+
 BENCHMARK_CAPTURE(Cuda_NlmsrFuse, simple, NlmsrVariant::Simple)
     ->ArgNames({"frames", "w", "h", "search"})
     ->Args({4, 256, 256, 5})

@@ -1,8 +1,8 @@
 // upres::nlm_fuse on the cuda backend: every variant of the fusion (simple, shared at several
 // block shapes, fast) against the reference on random planes at awkward sizes and device
 // sub-views, the whole call against the cpu backend on real photo sequences (gray and colour),
-// and the shared variant's refusal of tiles larger than shared memory (GPU suite; skips
-// visibly without a device).
+// device-resident frames and outputs against staged host frames, and the shared variant's refusal
+// of tiles larger than shared memory (GPU suite; skips visibly without a device).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -110,6 +110,63 @@ TEST(NlmsrCuda, WholeCallMatchesTheCpuOnPhotos) {
     const AnyImage b = nlm_fuse(rgb, {}, ctx_of(Backend::Cuda));
     EXPECT_TRUE(images_near(std::get<Image<U8>>(a.variant()).view(),
                             std::get<Image<U8>>(b.variant()).view(), 1.0));
+}
+
+// Device copies of host frames, each a sub-view of a wider device image.
+struct DeviceFrames {
+    std::vector<Image<U8>> owners;
+    std::vector<ImageView<const U8>> views;
+};
+DeviceFrames device_frames(const std::vector<Image<U8>>& frames) {
+    DeviceFrames d;
+    for (const auto& f : frames) {
+        d.owners.emplace_back(f.width() + 3, f.height() + 2, f.channels(), Location::Device);
+        const ImageView<U8> sub = d.owners.back().view().sub(2, 1, f.width(), f.height());
+        copy(f.view(), sub);
+        d.views.push_back(sub);
+    }
+    return d;
+}
+
+// The whole pipeline runs on the device for device frames and for staged host frames alike:
+// the same bits, whichever memory the frames and the output are in.
+TEST(NlmsrCuda, DeviceFramesGiveTheStagedResult) {
+    UPRES_REQUIRE_GPU();
+    const test::Sequence s = test::photo_sequence("building.jpg", 5, 2, 45, 31, 2, 5.0, 12);
+    std::vector<Image<U8>> rgb;
+    for (const auto& f : s.frames) rgb.push_back(test::rgb_of(f));
+    const std::vector<Image<U8>>& colour = rgb;
+    for (const auto* frames : {&s.frames, &colour}) {
+        const int c = (*frames)[0].channels();
+        std::vector<ImageView<const U8>> host;
+        for (const auto& f : *frames) host.push_back(f.view());
+        const DeviceFrames dev = device_frames(*frames);
+        NlmsrOptions o;
+        o.search = 5;
+        Image<U8> staged(90, 62, c), to_host(90, 62, c), wide(93, 63, c, Location::Device);
+        const ImageView<U8> on_device = wide.view().sub(1, 1, 90, 62);
+        nlm_fuse(host, staged.view(), o, ctx_of(Backend::Cuda));
+        nlm_fuse(dev.views, to_host.view(), o, ctx_of(Backend::Cuda));
+        nlm_fuse(dev.views, on_device, o, ctx_of(Backend::Auto));
+        EXPECT_TRUE(images_near(to_host.view(), staged.view(), 0.0)) << c << " channels";
+        EXPECT_TRUE(images_near(clone(ImageView<const U8>(on_device)).view(), staged.view(), 0.0))
+            << c << " channels";
+        // And within 1 LSB of the cpu backend.
+        Image<U8> cpu(90, 62, c);
+        nlm_fuse(host, cpu.view(), o, ctx_of(Backend::Cpu));
+        EXPECT_TRUE(images_near(cpu.view(), staged.view(), 1.0)) << c << " channels";
+    }
+    // Where the memory does not fit the backend.
+    const DeviceFrames dev = device_frames(s.frames);
+    std::vector<ImageView<const U8>> mixed = dev.views;
+    mixed[1] = s.frames[1].view();
+    Image<U8> out(90, 62, 1), dout(90, 62, 1, Location::Device);
+    test::expect_error([&] { nlm_fuse(dev.views, out.view(), {}, ctx_of(Backend::Cpu)); },
+                       ErrorCode::InvalidArgument, "device");
+    test::expect_error([&] { nlm_fuse(mixed, out.view(), {}, ctx_of(Backend::Cuda)); },
+                       ErrorCode::InvalidArgument, "all frames in one place");
+    test::expect_error([&] { nlm_fuse(s.views(), dout.view(), {}, ctx_of(Backend::Cpu)); },
+                       ErrorCode::InvalidArgument, "allowed with the cuda backend");
 }
 
 TEST(NlmsrCuda, SharedVariantRefusesTilesBeyondSharedMemory) {

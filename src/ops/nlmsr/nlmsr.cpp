@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -17,11 +18,14 @@
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/format_number.hpp"
+#include "core/span2d.hpp"
 #include "ops/nlmsr/nlmsr_backends.hpp"
 #include "ops/nlmsr/nlmsr_math.hpp"
+#include "ops/srcnn/matlab_bicubic.hpp"
 
 #if UPRES_HAVE_CUDA
 #include "core/device_image.hpp"
+#include "core/finite_scan_cuda.hpp"
 #endif
 
 namespace upres {
@@ -75,54 +79,117 @@ void check_options(const NlmsrOptions& o) {
 template <class T>
 constexpr float kToLevels = static_cast<float>(255.0 / PixelTraits<T>::max_value);
 
+// A float image of the pipeline: host memory for the host backends, upres's device pool for
+// the cuda backend (every step then runs on the device; host frames are uploaded once and the
+// result downloaded once).
+class Plane {
+  public:
+    Plane() = default;
+    Plane(int w, int h, int c, Location loc, [[maybe_unused]] void* stream) {
+        if (loc == Location::Host) {
+            host_ = Image<float>(w, h, c);
+            return;
+        }
+#if UPRES_HAVE_CUDA
+        dev_.emplace(w, h, c, stream, "nlm_fuse");
+#else
+        throw Error(ErrorCode::Internal, "nlm_fuse: a device plane in a build without CUDA");
+#endif
+    }
+    ImageView<float> view() const {
+#if UPRES_HAVE_CUDA
+        if (dev_) return dev_->view();
+#endif
+        return host_.view();
+    }
+    ImageView<const float> cview() const { return view(); }
+    Span2D<float> span() const { return span_of(view()); }
+    Span2D<const float> cspan() const { return span_of(cview()); }
+
+  private:
+    mutable Image<float> host_;  // a handle: view() writes through it
+#if UPRES_HAVE_CUDA
+    std::optional<cuda::PooledImage<float>> dev_;
+#endif
+};
+
+// Runs host(), or on the device the cuda pipeline step dev() (CUDA builds only).
+template <class Host, class Dev>
+void step(Location loc, Host&& host, [[maybe_unused]] Dev&& dev) {
+    if (loc == Location::Host) return host();
+#if UPRES_HAVE_CUDA
+    dev();
+#else
+    throw Error(ErrorCode::Internal, "nlm_fuse: a device step in a build without CUDA");
+#endif
+}
+
 // Luma on the 8-bit scale (gray: the value; colour: BT.601 Y), and for the reference frame of a
 // colour sequence its Cb and Cr.
 template <class T>
-Image<float> luma_plane(ImageView<const T> f, const Context& ctx, Image<float>* cbcr) {
+Plane luma_plane(ImageView<const T> f, const Context& ctx, Plane* cbcr) {
     const int w = f.width(), h = f.height();
-    Image<float> y(w, h, 1);
+    const Location loc = f.location();
+    void* st = ctx.cuda_stream;
+    Plane y(w, h, 1, loc, st);
     if (f.channels() == 1) {
-        for (int r = 0; r < h; ++r) {
-            float* yr = y.data() + static_cast<std::size_t>(r) * w;
-            for (int x = 0; x < w; ++x) yr[x] = kToLevels<T> * f.row(r)[x];
-        }
+        step(
+            loc,
+            [&] {
+                const ImageView<float> yv = y.view();
+                for (int r = 0; r < h; ++r)
+                    for (int x = 0; x < w; ++x) yv.row(r)[x] = kToLevels<T> * f.row(r)[x];
+            },
+            [&] { cuda::nlm_scale(span_of(f), y.span(), kToLevels<T>, st); });
         return y;
     }
-    Image<float> ycc(w, h, 3);
+    const Plane ycc(w, h, 3, loc, st);
     rgb_to_ycbcr(f, ycc.view(), ctx);
-    if (cbcr) *cbcr = Image<float>(w, h, 2);
-    for (int r = 0; r < h; ++r)
-        for (int x = 0; x < w; ++x) {
-            const float* p = ycc.data() + (static_cast<std::size_t>(r) * w + x) * 3;
-            y.data()[static_cast<std::size_t>(r) * w + x] = p[0];
-            if (cbcr) {
-                cbcr->data()[(static_cast<std::size_t>(r) * w + x) * 2] = p[1];
-                cbcr->data()[(static_cast<std::size_t>(r) * w + x) * 2 + 1] = p[2];
-            }
-        }
+    if (cbcr) *cbcr = Plane(w, h, 2, loc, st);
+    step(
+        loc,
+        [&] {
+            const ImageView<float> yv = y.view(), cv = cbcr ? cbcr->view() : ImageView<float>();
+            for (int r = 0; r < h; ++r)
+                for (int x = 0; x < w; ++x) {
+                    const float* p = ycc.view().row(r) + 3 * x;
+                    yv.row(r)[x] = p[0];
+                    if (cbcr) {
+                        cv.row(r)[2 * x] = p[1];
+                        cv.row(r)[2 * x + 1] = p[2];
+                    }
+                }
+        },
+        [&] {
+            cuda::nlm_get_channels(ycc.cspan(), 0, y.span(), st);
+            if (cbcr) cuda::nlm_get_channels(ycc.cspan(), 1, cbcr->span(), st);
+        });
     return y;
 }
 
-Image<float> resize(const Image<float>& p, double s, const Context& ctx) {
-    AnyImage r = bicubic_resize(AnyImage(clone(p.view())), s, ctx);
-    return std::move(std::get<Image<float>>(r.variant()));
+// p resized to w x h (MATLAB's bicubic), in p's memory.
+Plane resized(const Plane& p, int w, int h, const Context& ctx) {
+    const ImageView<const float> v = p.cview();
+    Plane r(w, h, v.channels(), v.location(), ctx.cuda_stream);
+    matlab_bicubic(v, r.view(), ctx);
+    return r;
 }
 
 // Immerkaer's estimate of the noise's standard deviation ("Fast noise variance estimation",
 // CVIU 1996): sqrt(pi / 2) / (6 (W - 2) (H - 2)) sum |I * N|, N the 3 x 3 difference of two
 // Laplacians (1 -2 1 / -2 4 -2 / 1 -2 1).
-double immerkaer_sigma(const Image<float>& y) {
-    const int w = y.width(), h = y.height();
+double immerkaer_sigma(const Plane& y, const Context& ctx) {
+    const ImageView<const float> v = y.cview();
+    const int w = v.width(), h = v.height();
     if (w < 3 || h < 3) return 0.0;
     double s = 0.0;
-    for (int r = 1; r + 1 < h; ++r) {
-        const float *a = y.view().row(r - 1), *b = y.view().row(r), *c = y.view().row(r + 1);
-        for (int x = 1; x + 1 < w; ++x) {
-            const double v = (a[x - 1] + a[x + 1] + c[x - 1] + c[x + 1]) -
-                             2.0 * (a[x] + c[x] + b[x - 1] + b[x + 1]) + 4.0 * b[x];
-            s += std::fabs(v);
-        }
-    }
+    step(
+        v.location(),
+        [&] {
+            for (int r = 1; r + 1 < h; ++r)
+                s += nlmsr::immerkaer_row(v.row(r - 1), v.row(r), v.row(r + 1), w);
+        },
+        [&] { s = cuda::nlm_immerkaer_sum(span_of(v), ctx.cuda_stream); });
     return std::sqrt(std::acos(-1.0) / 2.0) * s / (6.0 * (w - 2.0) * (h - 2.0));
 }
 
@@ -142,41 +209,72 @@ NlmsrPlan plan_of(int patch, int search, double sigma, const NlmsrOptions& o) {
     return p;
 }
 
-void fuse_planes(const std::vector<Image<float>>& up, const Image<float>& estimate,
-                 Image<float>& out, const NlmsrPlan& plan, Backend b,
-                 [[maybe_unused]] const NlmsrOptions& o, const Context& ctx) {
+// The fusion of `frames` around `estimate` into a new plane, on backend b (the planes' memory:
+// the host's for Reference / Cpu, the device's for Cuda).
+Plane fuse_planes(const std::vector<Plane>& frames, const Plane& estimate, const NlmsrPlan& plan,
+                  Backend b, [[maybe_unused]] const NlmsrOptions& o, const Context& ctx) {
+    const ImageView<const float> e = estimate.cview();
+    Plane out(e.width(), e.height(), 1, e.location(), ctx.cuda_stream);
     std::vector<Span2D<const float>> spans;
-    for (const Image<float>& u : up) spans.push_back(span_of(u.view()));
+    for (const Plane& f : frames) spans.push_back(f.cspan());
     switch (b) {
         case Backend::Reference:
-            return ref::nlm_fuse(spans, span_of(estimate.view()), span_of(out.view()), plan);
+            ref::nlm_fuse(spans, span_of(e), out.span(), plan);
+            return out;
         case Backend::Cpu:
-            return cpu::nlm_fuse(spans, span_of(estimate.view()), span_of(out.view()), plan,
-                                 ctx.threads);
-        case Backend::Cuda: {
+            cpu::nlm_fuse(spans, span_of(e), out.span(), plan, ctx.threads);
+            return out;
+        case Backend::Cuda:
 #if UPRES_HAVE_CUDA
-            const char* what = "nlm_fuse (staging)";
-            std::vector<cuda::PooledImage<float>> d;
-            std::vector<Span2D<const float>> ds;
-            d.reserve(up.size());
-            for (const Image<float>& u : up) {
-                d.push_back(cuda::upload(u.view(), ctx.cuda_stream, what));
-                ds.push_back(span_of(d.back().cview()));
-            }
-            const auto de = cuda::upload(estimate.view(), ctx.cuda_stream, what);
-            const cuda::PooledImage<float> dz(out.width(), out.height(), 1, ctx.cuda_stream, what);
-            cuda::nlm_fuse(ds, span_of(de.cview()), span_of(dz.view()), plan, o.variant,
-                           ctx.cuda_stream);
-            copy(dz.cview(), out.view(), ctx.cuda_stream);
-            return;
+            cuda::nlm_fuse(spans, span_of(e), out.span(), plan, o.variant, ctx.cuda_stream);
+            return out;
 #else
             break;
 #endif
-        }
         case Backend::Auto:
             break;
     }
     throw Error(ErrorCode::Internal, "nlm_fuse: unresolved backend");
+}
+
+// The luma result x (8-bit scale) and, for colour, the reference's Cb / Cr on the input grid,
+// written to `out` (same memory as the planes).
+template <class T>
+void write_output(const Plane& x, const Plane& cbcr, ImageView<T> out, const Context& ctx) {
+    const ImageView<const float> xv = x.cview();
+    const int W = xv.width(), H = xv.height();
+    const Location loc = xv.location();
+    void* st = ctx.cuda_stream;
+    if (out.channels() == 1) {
+        const Plane v(W, H, 1, loc, st);
+        step(
+            loc,
+            [&] {
+                for (int r = 0; r < H; ++r)
+                    for (int i = 0; i < W; ++i) v.view().row(r)[i] = xv.row(r)[i] / 255.0f;
+            },
+            [&] { cuda::nlm_divide(span_of(xv), v.span(), 255.0f, st); });
+        convert(v.cview(), out, true, st, ctx.threads);
+        return;
+    }
+    const Plane cbcr_up = resized(cbcr, W, H, ctx);
+    const Plane ycc(W, H, 3, loc, st);
+    step(
+        loc,
+        [&] {
+            for (int r = 0; r < H; ++r)
+                for (int i = 0; i < W; ++i) {
+                    float* p = ycc.view().row(r) + 3 * i;
+                    p[0] = xv.row(r)[i];
+                    p[1] = cbcr_up.cview().row(r)[2 * i];
+                    p[2] = cbcr_up.cview().row(r)[2 * i + 1];
+                }
+        },
+        [&] {
+            cuda::nlm_set_channels(span_of(xv), ycc.span(), 0, st);
+            cuda::nlm_set_channels(cbcr_up.cspan(), ycc.span(), 1, st);
+        });
+    ycbcr_to_rgb(ycc.cview(), out, ctx);
 }
 
 template <class T>
@@ -190,6 +288,7 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
     const ImageView<const T>& f0 = frames[0];
     if (f0.empty() || f0.data() == nullptr) fail("frame 0 is empty");
     const int w = f0.width(), h = f0.height(), c = f0.channels(), s = o.scale;
+    const Location in_loc = f0.location();
     if (c != 1 && c != 3)
         fail("the frames have " + std::to_string(c) + " channels (allowed: 1 gray, 3 RGB)");
     for (int i = 0; i < n; ++i) {
@@ -199,17 +298,10 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
             fail("frame " + std::to_string(i) + " is " +
                  shape_text(f.width(), f.height(), f.channels()) + " but frame 0 is " +
                  shape_text(w, h, c) + " (all frames have one size and channel count)");
-        if (f.on_device())
-            fail("frame " + std::to_string(i) +
-                 " is in device memory (allowed: host frames; the cuda backend stages them)");
-        if constexpr (std::is_same_v<T, float>) {
-            const std::int64_t at =
-                find_nonfinite_host(f.data(), std::ptrdiff_t{w} * c, h, f.stride(), ctx.threads);
-            if (at >= 0)
-                fail("frame " + std::to_string(i) + " has a non-finite value at x " +
-                     std::to_string(at % (std::int64_t{w} * c) / c) + ", y " +
-                     std::to_string(at / (std::int64_t{w} * c)) + " (allowed: finite values)");
-        }
+        if (f.location() != in_loc)
+            fail("frame " + std::to_string(i) + " is in " + to_string(f.location()) +
+                 " memory but frame 0 in " + to_string(in_loc) +
+                 " memory (all frames in one place)");
     }
     const int ref = o.reference < 0 ? (n - 1) / 2 : o.reference;
     if (ref >= n)
@@ -221,71 +313,105 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
     if (out.width() != s * w || out.height() != s * h || out.channels() != c)
         fail("the output is " + shape_text(out.width(), out.height(), out.channels()) +
              " but must be " + shape_text(s * w, s * h, c) + " (scale x the frames' size)");
-    if (out.on_device()) fail("the output is in device memory (allowed: host memory)");
     if (o.patch > s * w || o.patch > s * h || o.search > s * w || o.search > s * h)
         fail("the patch (" + std::to_string(o.patch) + ") or search window (" +
              std::to_string(o.search) + ") is larger than the " + std::to_string(s * w) + " x " +
              std::to_string(s * h) + " output");
-    const Backend b = resolve_backend(ctx, Location::Host, kOp);
+    const Backend b = resolve_backend(ctx, in_loc, kOp);
+    if (out.on_device() && b != Backend::Cuda)
+        fail(std::string("the output is in device memory (allowed with the cuda backend; the ") +
+             to_string(b) + " backend writes host memory)");
     if (b != Backend::Cuda && o.variant != NlmsrVariant::Fast)
         fail(std::string("variant ") + to_string(o.variant) + " is a cuda variant; the " +
              to_string(b) + " backend runs its own form (allowed: fast)");
+    const Location loc = b == Backend::Cuda ? Location::Device : Location::Host;
+    void* st = ctx.cuda_stream;
+    if constexpr (std::is_same_v<T, float>)
+        for (int i = 0; i < n; ++i) {
+            const ImageView<const float>& f = frames[i];
+            std::int64_t at = -1;
+            step(
+                in_loc,
+                [&] {
+                    at = find_nonfinite_host(f.data(), std::ptrdiff_t{w} * c, h, f.stride(),
+                                             ctx.threads);
+                },
+                [&] {
+#if UPRES_HAVE_CUDA
+                    at = cuda::find_nonfinite_device(span_of(f), st);
+#endif
+                });
+            if (at >= 0)
+                fail("frame " + std::to_string(i) + " has a non-finite value at x " +
+                     std::to_string(at % (std::int64_t{w} * c) / c) + ", y " +
+                     std::to_string(at / (std::int64_t{w} * c)) + " (allowed: finite values)");
+        }
+
+        // The frames where the pipeline runs: host frames uploaded once for the cuda backend.
+#if UPRES_HAVE_CUDA
+    std::vector<cuda::PooledImage<T>> staged;
+#endif
+    std::vector<ImageView<const T>> fv(frames.begin(), frames.end());
+    if (loc != in_loc) {
+#if UPRES_HAVE_CUDA
+        staged.reserve(n);
+        for (int i = 0; i < n; ++i) {
+            staged.push_back(cuda::upload(frames[i], st, "nlm_fuse (staging)"));
+            fv[i] = staged.back().cview();
+        }
+#endif
+    }
 
     // Luma of every frame on the output grid; the reference's luma is the initial estimate.
-    Image<float> cbcr;
-    std::vector<Image<float>> luma, up;
+    Plane cbcr;
+    std::vector<Plane> luma, up;
     luma.reserve(n);
     up.reserve(n);
     for (int i = 0; i < n; ++i) {
-        luma.push_back(luma_plane(frames[i], ctx, i == ref ? &cbcr : nullptr));
-        up.push_back(resize(luma.back(), s, ctx));
+        luma.push_back(luma_plane(fv[i], ctx, i == ref ? &cbcr : nullptr));
+        up.push_back(resized(luma.back(), s * w, s * h, ctx));
     }
-    const double noise = immerkaer_sigma(luma[ref]);
+    const double noise = immerkaer_sigma(luma[ref], ctx);
     const double sigma = sigma_of(noise, o);
     const NlmsrPlan plan = plan_of(o.patch, o.search, sigma, o);
-    Image<float> x = clone(up[ref].view()), z(s * w, s * h, 1);
-    for (int it = 0; it < o.iterations; ++it) {
-        fuse_planes(up, x, z, plan, b, o, ctx);
-        std::swap(x, z);
-    }
+    Plane x = fuse_planes(up, up[ref], plan, b, o, ctx);
+    for (int it = 1; it < o.iterations; ++it) x = fuse_planes(up, x, plan, b, o, ctx);
     if (o.post == NlmsrPost::BackProject) {
         // The target: the reference denoised by the same fusion on the input grid (the patch
         // side divided by the scale, made odd; the weight scale the estimated noise).
-        Image<float> target(w, h, 1);
         const NlmsrPlan lr_plan =
             plan_of((o.patch / s) | 1, o.search, std::max(kLowSigmaFloor, noise), o);
-        fuse_planes(luma, luma[ref], target, lr_plan, b, o, ctx);
+        const Plane target = fuse_planes(luma, luma[ref], lr_plan, b, o, ctx);
         for (int k = 0; k < o.back_projections; ++k) {
-            Image<float> down = resize(x, 1.0 / s, ctx);
-            for (int r = 0; r < h; ++r)
-                for (int i = 0; i < w; ++i)
-                    down.data()[r * w + i] = target.data()[r * w + i] - down.data()[r * w + i];
-            const Image<float> corr = resize(down, s, ctx);
-            for (int r = 0; r < s * h; ++r)
-                for (int i = 0; i < s * w; ++i)
-                    x.data()[r * s * w + i] += corr.data()[r * s * w + i];
+            const Plane down = resized(x, w, h, ctx);
+            step(
+                loc,
+                [&] {
+                    for (int r = 0; r < h; ++r)
+                        for (int i = 0; i < w; ++i)
+                            down.view().row(r)[i] =
+                                target.cview().row(r)[i] - down.view().row(r)[i];
+                },
+                [&] { cuda::nlm_axpy(target.cspan(), down.span(), -1.0f, st); });
+            const Plane corr = resized(down, s * w, s * h, ctx);
+            step(
+                loc,
+                [&] {
+                    for (int r = 0; r < s * h; ++r)
+                        for (int i = 0; i < s * w; ++i)
+                            x.view().row(r)[i] += corr.cview().row(r)[i];
+                },
+                [&] { cuda::nlm_axpy(corr.cspan(), x.span(), 1.0f, st); });
         }
     }
 
-    if (c == 1) {
-        Image<float> v(s * w, s * h, 1);
-        for (int r = 0; r < s * h; ++r)
-            for (int i = 0; i < s * w; ++i)
-                v.data()[r * s * w + i] = x.data()[r * s * w + i] / 255.0f;
-        convert(ImageView<const float>(v.view()), out, true, nullptr, ctx.threads);
-        return;
-    }
-    const Image<float> cbcr_up = resize(cbcr, s, ctx);
-    Image<float> ycc(s * w, s * h, 3);
-    for (int r = 0; r < s * h; ++r)
-        for (int i = 0; i < s * w; ++i) {
-            const std::size_t k = static_cast<std::size_t>(r) * s * w + i;
-            float* p = ycc.data() + 3 * k;
-            p[0] = x.data()[k];
-            p[1] = cbcr_up.data()[2 * k];
-            p[2] = cbcr_up.data()[2 * k + 1];
-        }
-    ycbcr_to_rgb(ImageView<const float>(ycc.view()), out, ctx);
+    if (loc == out.location()) return write_output(x, cbcr, out, ctx);
+#if UPRES_HAVE_CUDA
+    // A host output of the cuda backend: written on the device, downloaded once.
+    const cuda::PooledImage<T> d(out.width(), out.height(), c, st, "nlm_fuse (staging)");
+    write_output(x, cbcr, d.view(), ctx);
+    copy(d.cview(), out, st);
+#endif
 }
 
 }  // namespace
@@ -301,7 +427,8 @@ double nlmsr_sigma(const AnyImage& reference_frame, const NlmsrOptions& opts) {
                 fail("the frame has " + std::to_string(im.channels()) +
                      " channels (allowed: 1 gray, 3 RGB)");
             return sigma_of(
-                immerkaer_sigma(luma_plane(ImageView<const T>(im.view()), Context{}, nullptr)),
+                immerkaer_sigma(luma_plane(ImageView<const T>(im.view()), Context{}, nullptr),
+                                Context{}),
                 opts);
         },
         reference_frame.variant());

@@ -36,4 +36,21 @@ namespace upres::cuda {
 // (InvalidArgument) when the Shared variant's tile does not fit in shared memory.
 void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> estimate,
               Span2D<float> out, const NlmsrPlan& plan, NlmsrVariant variant, void* stream);
+
+// The element-wise steps of the device pipeline (nlmsr.cpp), asynchronous on `stream`; each the
+// same float expression as the host loop it replaces.
+// out = scale * v (gray frames' luma on the 8-bit scale).
+template <class T>
+void nlm_scale(Span2D<const T> in, Span2D<float> out, float scale, void* stream);
+// out = in / d.
+void nlm_divide(Span2D<const float> in, Span2D<float> out, float d, void* stream);
+// out's channels = in's channels first .. first + out.channels - 1.
+void nlm_get_channels(Span2D<const float> in, int first, Span2D<float> out, void* stream);
+// out's channels first .. first + in.channels - 1 = in's channels.
+void nlm_set_channels(Span2D<const float> in, Span2D<float> out, int first, void* stream);
+// d = a + k d (k = -1: the residual a - d; k = 1: the correction added).
+void nlm_axpy(Span2D<const float> a, Span2D<float> d, float k, void* stream);
+// Immerkaer's sum over the interior rows (nlmsr::immerkaer_row, rows added in order on the
+// host); synchronizes `stream`.
+double nlm_immerkaer_sum(Span2D<const float> y, void* stream);
 }  // namespace upres::cuda

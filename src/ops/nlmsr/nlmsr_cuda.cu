@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <upres/error.hpp>
 
@@ -459,6 +461,94 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
             return;
     }
     throw Error(ErrorCode::Internal, "nlm_fuse: unknown cuda variant");
+}
+
+// ---------------------------------------------------------------- the pipeline's element steps
+
+namespace {
+
+dim3 grid_of(int w, int h) { return dim3((w + 31) / 32, (h + 7) / 8); }
+
+template <class T>
+__global__ void scale_kernel(Span2D<const T> in, Span2D<float> out, float scale) {
+    const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    if (x < out.width && y < out.height) out(x, y) = scale * static_cast<float>(in(x, y));
+}
+
+__global__ void divide_kernel(Span2D<const float> in, Span2D<float> out, float d) {
+    const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    if (x < out.width && y < out.height) out(x, y) = in(x, y) / d;
+}
+
+__global__ void channels_kernel(Span2D<const float> in, int in_first, Span2D<float> out,
+                                int out_first, int count) {
+    const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    if (x < out.width && y < out.height)
+        for (int c = 0; c < count; ++c) out(x, y, out_first + c) = in(x, y, in_first + c);
+}
+
+__global__ void axpy_kernel(Span2D<const float> a, Span2D<float> d, float k) {
+    const int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    if (x < d.width && y < d.height) d(x, y) = __fadd_rn(a(x, y), __fmul_rn(k, d(x, y)));
+}
+
+// A thread per interior row: the row's sum in the host's order.
+__global__ void immerkaer_kernel(Span2D<const float> y, double* rows) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x + 1;
+    if (r + 1 >= y.height) return;
+    rows[r - 1] = nlmsr::immerkaer_row(y.row(r - 1), y.row(r), y.row(r + 1), y.width);
+}
+
+}  // namespace
+
+template <class T>
+void nlm_scale(Span2D<const T> in, Span2D<float> out, float scale, void* stream) {
+    scale_kernel<<<grid_of(out.width, out.height), dim3(32, 8), 0,
+                   static_cast<cudaStream_t>(stream)>>>(in, out, scale);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+template void nlm_scale(Span2D<const std::uint8_t>, Span2D<float>, float, void*);
+template void nlm_scale(Span2D<const std::uint16_t>, Span2D<float>, float, void*);
+template void nlm_scale(Span2D<const float>, Span2D<float>, float, void*);
+
+void nlm_divide(Span2D<const float> in, Span2D<float> out, float d, void* stream) {
+    divide_kernel<<<grid_of(out.width, out.height), dim3(32, 8), 0,
+                    static_cast<cudaStream_t>(stream)>>>(in, out, d);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+void nlm_get_channels(Span2D<const float> in, int first, Span2D<float> out, void* stream) {
+    channels_kernel<<<grid_of(out.width, out.height), dim3(32, 8), 0,
+                      static_cast<cudaStream_t>(stream)>>>(in, first, out, 0, out.channels);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+void nlm_set_channels(Span2D<const float> in, Span2D<float> out, int first, void* stream) {
+    channels_kernel<<<grid_of(out.width, out.height), dim3(32, 8), 0,
+                      static_cast<cudaStream_t>(stream)>>>(in, 0, out, first, in.channels);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+void nlm_axpy(Span2D<const float> a, Span2D<float> d, float k, void* stream) {
+    axpy_kernel<<<grid_of(d.width, d.height), dim3(32, 8), 0, static_cast<cudaStream_t>(stream)>>>(
+        a, d, k);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+double nlm_immerkaer_sum(Span2D<const float> y, void* stream) {
+    if (y.width < 3 || y.height < 3) return 0.0;
+    const auto s = static_cast<cudaStream_t>(stream);
+    const int rows = y.height - 2;
+    const DeviceTemp d(sizeof(double) * rows, s, "nlm_fuse (noise estimate)");
+    immerkaer_kernel<<<(rows + 127) / 128, 128, 0, s>>>(y, d.as<double>());
+    UPRES_CUDA_CHECK_LAUNCH();
+    std::vector<double> h(rows);
+    UPRES_CUDA_CHECK(cudaMemcpyAsync(h.data(), d.as<double>(), sizeof(double) * rows,
+                                     cudaMemcpyDeviceToHost, s));
+    UPRES_CUDA_CHECK(cudaStreamSynchronize(s));
+    double sum = 0.0;
+    for (const double v : h) sum += v;
+    return sum;
 }
 
 }  // namespace upres::cuda

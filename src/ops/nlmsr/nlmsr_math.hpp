@@ -56,6 +56,19 @@ UPRES_HD float exp_nonpos(float x) {
 UPRES_HD double weight(double sum_sq, double neg_inv) { return exp(sum_sq * neg_inv); }
 UPRES_HD float weight(float sum_sq, float neg_inv) { return exp_nonpos(sum_sq * neg_inv); }
 
+// One interior row of Immerkaer's noise estimate (nlmsr.cpp): the sum over x in [1, w - 2] of
+// |I * N| at row b (a above it, c below), N the 3 x 3 difference of two Laplacians
+// (1 -2 1 / -2 4 -2 / 1 -2 1), in double. The estimate adds the rows in order.
+UPRES_HD double immerkaer_row(const float* a, const float* b, const float* c, int w) {
+    double s = 0.0;
+    for (int x = 1; x + 1 < w; ++x) {
+        const double v = (a[x - 1] + a[x + 1] + c[x - 1] + c[x + 1]) -
+                         2.0 * (a[x] + c[x] + b[x - 1] + b[x + 1]) + 4.0 * b[x];
+        s += v < 0.0 ? -v : v;
+    }
+    return s;
+}
+
 // Where every weight underflows (all patches more than ~9 sigma apart, RMS) the pixel keeps the
 // estimate: the result of num / den with den below this.
 inline constexpr float kMinWeightSum = 1e-30f;

@@ -26,6 +26,7 @@
 #include "core/dispatch.hpp"
 #include "core/overlap.hpp"
 #include "core/span2d.hpp"
+#include "ops/srcnn/matlab_bicubic.hpp"
 #include "ops/srcnn/srcnn_backends.hpp"
 #include "ops/srcnn/srcnn_math.hpp"
 
@@ -451,18 +452,6 @@ namespace {
 // Output length of a resize by s: MATLAB imresize's ceil(s * n) (exact products stay exact).
 int resized_length(double s, int n) {
     return static_cast<int>(std::ceil(s * static_cast<double>(n) - 1e-9));
-}
-
-// MATLAB-style bicubic resize of src into dst (dst's size sets the factor): centre-aligned
-// (u = (x + 0.5) * n / m - 0.5), Keys a = -0.5, Border::Reflect, antialias when shrinking.
-template <class T>
-void matlab_bicubic(ImageView<const T> src, ImageView<T> dst, const Context& ctx) {
-    WarpOptions wo;
-    wo.interp = Interp::Cubic;
-    wo.cubic_a = -0.5;
-    wo.border = Border::Reflect;
-    wo.antialias = dst.width() < src.width() || dst.height() < src.height();
-    warp(src, dst, Transform::make_resize(), wo, ctx);
 }
 
 template <class T>
