@@ -24,15 +24,17 @@
 //   through bicubic; the result is converted back (upres/color.hpp).
 //
 // Input: 1 to 64 frames of one size, channel count (1 or 3) and pixel type (u8, u16, f32 on
-// [0, 1], finite), in host memory. One frame is single-image NLM up-scaling. Output:
-// scale W x scale H, the frames' channels and type.
+// [0, 1], finite), all in host memory or all in device memory (device frames and outputs need
+// the cuda backend; Auto picks it for them). One frame is single-image NLM up-scaling. Output:
+// scale W x scale H, the frames' channels and type, in either memory.
 // Backends (Context::backend): Reference (double, the formula literally), Cpu (float, patch
 // distances as running box sums per search offset, OpenMP over rows; threads 1 is the
-// single-threaded column of the paper's table), Cuda (float; host frames are staged through the
-// device) in three variants: Simple (the paper's Fig. 2: one thread per output pixel, every
+// single-threaded column of the paper's table), Cuda (float; the whole call on the device, host
+// frames uploaded once and a host output downloaded once) with three variants of the fusion: Simple (the paper's Fig. 2: one thread per output pixel, every
 // patch read from global memory), Shared (Fig. 4: a block of bx x by x bz threads caches its
 // tile of every frame in shared memory with Fig. 3's load mapping, z threads split the frames
-// and sum through shared memory), Fast (the default: box sums per search offset, as Cpu).
+// and sum through shared memory), Fast (the default: box sums per search offset, slid down the
+// rows in registers).
 // Every backend agrees with Reference within 0.02 8-bit levels on the fused luma (float
 // rounding of the distances); deterministic run to run.
 #pragma once
@@ -75,14 +77,15 @@ struct NlmsrOptions {
 // The weight scale nlm_fuse uses for these frames (opts.sigma, or the noise-adaptive value).
 double nlmsr_sigma(const AnyImage& reference_frame, const NlmsrOptions& opts = {});
 
-// frames: host views of one size / channels; out: scale W x scale H, the same channels.
+// frames: views of one size / channels, all in host or all in device memory; out: scale W x
+// scale H, the same channels, in either memory.
 void nlm_fuse(std::span<const ImageView<const std::uint8_t>> frames, ImageView<std::uint8_t> out,
               const NlmsrOptions& opts = {}, const Context& ctx = {});
 void nlm_fuse(std::span<const ImageView<const std::uint16_t>> frames, ImageView<std::uint16_t> out,
               const NlmsrOptions& opts = {}, const Context& ctx = {});
 void nlm_fuse(std::span<const ImageView<const float>> frames, ImageView<float> out,
               const NlmsrOptions& opts = {}, const Context& ctx = {});
-// Any pixel type (all the same); returns the fused frame.
+// Any pixel type (all the same); returns the fused frame, in the frames' memory.
 AnyImage nlm_fuse(std::span<const AnyImage> frames, const NlmsrOptions& opts = {},
                   const Context& ctx = {});
 

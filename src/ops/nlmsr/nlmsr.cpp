@@ -463,7 +463,8 @@ AnyImage nlm_fuse(std::span<const AnyImage> frames, const NlmsrOptions& opts, co
             using T = std::remove_cvref_t<decltype(*f0.data())>;
             std::vector<ImageView<const T>> views;
             for (const AnyImage& f : frames) views.push_back(std::get<I>(f.variant()).view());
-            Image<T> out(opts.scale * f0.width(), opts.scale * f0.height(), f0.channels());
+            Image<T> out(opts.scale * f0.width(), opts.scale * f0.height(), f0.channels(),
+                         f0.location());
             run<T>(views, out.view(), opts, ctx);
             return AnyImage(std::move(out));
         },
