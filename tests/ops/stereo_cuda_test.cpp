@@ -15,6 +15,8 @@
 #include "test_util.hpp"
 
 #if UPRES_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
 #include "core/device_temp.hpp"
 #endif
 
@@ -143,6 +145,41 @@ TEST(StereoCuda, RealPairEqualsCpu) {
             o.variant = v;
             stereo_disparity(lv, rv, b.view(), o, ctx_of(Backend::Cuda));
             EXPECT_TRUE(same(b.view(), a.view())) << "case " << k << " " << to_string(v);
+        }
+    }
+}
+
+// Stripes beyond a whole number of waves (one block of 384 threads per SM at 1120 columns) run
+// as disparity chunks whose states merge afterwards: an Aloe crop with 1 / 8 of a wave left
+// over, against the cpu backend (both maps, sub-pixel), every variant.
+TEST(StereoCuda, StreamTailChunksEqualCpu) {
+    UPRES_REQUIRE_GPU();
+    int sms = 0;
+#if UPRES_HAVE_CUDA
+    int dev = 0;
+    ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+#endif
+    const int w = 1120, h = std::min(1110, 4 * (sms + std::max(1, sms / 8)));
+    const Image<U8> l = std::move(read_image(test::sample_path("aloeL.jpg")).as<U8>());
+    const Image<U8> r = std::move(read_image(test::sample_path("aloeR.jpg")).as<U8>());
+    const ImageView<const U8> lv = ImageView<const U8>(l.view()).sub(80, 0, w, h);
+    const ImageView<const U8> rv = ImageView<const U8>(r.view()).sub(80, 0, w, h);
+    for (int k = 0; k < 3; ++k) {
+        StereoOptions o;
+        o.num_disparities = k == 2 ? 37 : 96;
+        o.min_disparity = k == 2 ? 5 : 0;
+        o.cost = k == 1 ? StereoCost::Census : StereoCost::AbsDiff;
+        o.aggregation = k == 2 ? StereoAggregation::Gauss7 : StereoAggregation::Gauss13;
+        o.lr_check = k == 0 ? -1 : 1;
+        Image<float> a(w, h, 1), ar(w, h, 1), b(w, h, 1), br(w, h, 1);
+        stereo_disparity(lv, rv, a.view(), o, ctx_of(Backend::Cpu), ar.view());
+        for (StereoVariant v : kVariants) {
+            o.variant = v;
+            stereo_disparity(lv, rv, b.view(), o, ctx_of(Backend::Cuda), br.view());
+            EXPECT_TRUE(same(b.view(), a.view())) << "case " << k << " " << to_string(v);
+            EXPECT_TRUE(same(br.view(), ar.view()))
+                << "case " << k << " " << to_string(v) << " right map";
         }
     }
 }

@@ -146,6 +146,18 @@ struct LeanLeft {
     __device__ __forceinline__ stereo::Winner winner() const {
         return stereo::finished(to_i32(best), bd, to_i32(before), to_i32(after), kNone);
     }
+    // A block that runs a chunk of the disparities (the stream variant's tail) also visits the
+    // candidate just before its chunk (mode 0: only its sum, the `before` of a winner at the
+    // chunk's first d) and the one just after it (mode 2: only the `after` of a winner at the
+    // chunk's last d); mode 1 is a step. The chunks' states then merge into the state of one pass.
+    __device__ __forceinline__ void visit(Acc h, int d, int mode) {
+        if (mode == 1)
+            step(h, d);
+        else if (mode == 0)
+            prev = h;
+        else
+            after = d == bd + 1 ? h : after;
+    }
 };
 
 // The full state (uniqueness): winner_step itself.
@@ -162,6 +174,7 @@ struct FullLeft {
     __device__ __forceinline__ stereo::Winner winner() const {
         return stereo::finished(best, bd, before, after, far);
     }
+    __device__ __forceinline__ void visit(Acc h, int d, int) { step(h, d); }  // never chunked
 };
 
 template <class Acc>
@@ -192,14 +205,26 @@ struct Shape {
 using LeanShape = Shape<4, 3, 384>;
 using FullShape = Shape<2, 3, 384>;
 
+// A chunk's states of one pixel in the stream variant's tail (sums as integers, kNone: none).
+struct TailState {
+    std::int32_t best, bd, before, after, rbest, rbd;
+};
+
 struct StreamParams {
     int W, H, min_d, num_d, r, own_w, uniqueness;
     bool subpixel;
-    int gi[16];       // one-sided weights g_0 .. g_r
-    float gf[16];     // the same as floats
-    float* left_sub;  // W x H: the left winner, refined
-    int* left_bk;     // W x H: the left winner's d (kNoD: none, or not unique)
-    int* right_bk;    // W x H: the right winner's d (kNoD: none)
+    int gi[16];         // one-sided weights g_0 .. g_r
+    float gf[16];       // the same as floats
+    unsigned wp[4][4];  // kTile: output row i's weights of the rows of group g, a byte each
+    unsigned max_c4;    // kTile: the cost's truncation in each byte (~0: none)
+    float* left_sub;    // W x H: the left winner, refined
+    int* left_bk;       // W x H: the left winner's d (kNoD: none, or not unique)
+    int* right_bk;      // W x H: the right winner's d (kNoD: none)
+    // Blocks: main_blocks = stripes x blocks_x column ranges over all disparities, then (the
+    // tail) the stripes from tail_s0 on, each as `chunks` blocks of chunk_d disparities whose
+    // states go to `tail` (chunk, row from tail_s0 * kRows, x) and merge in tail_merge_kernel.
+    int blocks_x, main_blocks, tail_s0, chunks, chunk_d;
+    TailState* tail;
 };
 
 template <class Acc>
@@ -234,8 +259,20 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
     constexpr int kRows = Sh::kRows, kSlots = Sh::kSlots;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const int W = p.W, H = p.H, r = kR > 0 ? kR : p.r, nt = blockDim.x, tid = threadIdx.x;
-    const int y0 = blockIdx.y * kRows;
-    const int own0 = blockIdx.x * p.own_w, own1 = min(W, own0 + p.own_w), own_n = own1 - own0;
+    int stripe, own0, k0 = 0, k1 = p.num_d, chunk = -1;
+    if (static_cast<int>(blockIdx.x) < p.main_blocks) {
+        stripe = blockIdx.x / p.blocks_x;
+        own0 = (blockIdx.x - stripe * p.blocks_x) * p.own_w;
+    } else {
+        const int t = blockIdx.x - p.main_blocks;
+        stripe = p.tail_s0 + t / p.chunks;
+        chunk = t - (t / p.chunks) * p.chunks;
+        own0 = 0;
+        k0 = chunk * p.chunk_d;
+        k1 = min(p.num_d, k0 + p.chunk_d);
+    }
+    const int y0 = stripe * kRows;
+    const int own1 = min(W, own0 + p.own_w), own_n = own1 - own0;
     int s0, s1;
     block_span(own0, own1, W, p.min_d, p.num_d, s0, s1);
     const int span = s1 - s0, vw = span + 2 * r, off = own0 - s0;
@@ -245,13 +282,26 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
     Acc* v = reinterpret_cast<Acc*>(smem_raw);  // kRows x vp
     Acc* hs = v + kRows * vp;                   // kRows x span: window sums
     constexpr int kSrcRows = kRows + 2 * (kR > 0 ? kR : 0);
-    [[maybe_unused]] float* lt = reinterpret_cast<float*>(hs + kRows * span);  // kTile only
-    [[maybe_unused]] float* rt = lt + kSrcRows * kTileW;
+    // kTile: the stripe's rows of both images as bytes, 4 consecutive rows to a word (group g
+    // holds rows 4g .. 4g + 3 from y0 - r), so that one VABSDIFF4 makes 4 rows' costs and one
+    // DP4A adds 4 of them, weighted, to an output row's column sum.
+    constexpr int kGroups = (kSrcRows + 3) / 4;
+    [[maybe_unused]] unsigned* lt = reinterpret_cast<unsigned*>(hs + kRows * span);
+    [[maybe_unused]] unsigned* rt = lt + kGroups * kTileW;
     if constexpr (kTile) {
-        for (int i = tid; i < kSrcRows * W; i += nt) {
-            const int s = i / W, x = i - s * W, y = clampi(y0 - r + s, 0, H - 1);
-            lt[s * kTileW + x] = src.l[y * W + x];
-            rt[s * kTileW + x] = src.r[y * W + x];
+        for (int i = tid; i < kGroups * W; i += nt) {
+            const int g = i / W, x = i - g * W;
+            unsigned a = 0, b = 0;
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+                if (4 * g + u < kSrcRows) {
+                    const int y = clampi(y0 - r + 4 * g + u, 0, H - 1);
+                    // The level n as a float is 2^23 + n once 2^23 is added: its low byte.
+                    a |= (__float_as_uint(src.l[y * W + x] + 8388608.0f) & 0xffu) << (8 * u);
+                    b |= (__float_as_uint(src.r[y * W + x] + 8388608.0f) & 0xffu) << (8 * u);
+                }
+            lt[g * kTileW + x] = a;
+            rt[g * kTileW + x] = b;
         }
         __syncthreads();
     }
@@ -268,8 +318,10 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
             right[sl][i].init();
         }
 
-    for (int k = 0; k < p.num_d; ++k) {
-        const int d = p.min_d + k;
+    // A chunk also visits the disparity before it and the one after it (Left::visit).
+    const int kb = k0 - (k0 > 0), ke = k1 + (k1 < p.num_d);
+    for (int k = kb; k < ke; ++k) {
+        const int d = p.min_d + k, mode = k < k0 ? 0 : (k < k1 ? 1 : 2);
         // Column pass: the costs of rows y0 - r .. y0 + kRows - 1 + r (clamped), each added to
         // the outputs whose window holds it.
         for (int j = tid; j < vw; j += nt) {
@@ -277,19 +329,31 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
             Acc acc[kRows];
 #pragma unroll
             for (int i = 0; i < kRows; ++i) acc[i] = 0;
-            [[maybe_unused]] const float* pl = lt + x;
-            [[maybe_unused]] const float* pr = rt + xr;
+            if constexpr (kTile) {
+                // The same integers as the float sums below: every product and sum is below
+                // 2^24 (weights on 256, costs at most 255).
+                unsigned q[kGroups];
 #pragma unroll
-            for (int s = 0; s < kRows + 2 * r; ++s) {
-                Acc q;
-                if constexpr (kTile)
-                    q = fminf(fabsf(pl[s * kTileW] - pr[s * kTileW]), src.max_c);
-                else
-                    q = src(x, xr, clampi(y0 - r + s, 0, H - 1));
+                for (int g = 0; g < kGroups; ++g) {
+                    q[g] = __vabsdiffu4(lt[g * kTileW + x], rt[g * kTileW + xr]);
+                    if (p.max_c4 != ~0u) q[g] = __vminu4(q[g], p.max_c4);
+                }
 #pragma unroll
                 for (int i = 0; i < kRows; ++i) {
-                    const int t = s - r - i;
-                    if (t >= -r && t <= r) acc[i] += weight<Acc>(p, t < 0 ? -t : t) * q;
+                    unsigned a = 0;
+#pragma unroll
+                    for (int g = 0; g < kGroups; ++g) a = __dp4a(q[g], p.wp[i][g], a);
+                    acc[i] = small_int_to_float(static_cast<int>(a));
+                }
+            } else {
+#pragma unroll
+                for (int s = 0; s < kRows + 2 * r; ++s) {
+                    const Acc q = src(x, xr, clampi(y0 - r + s, 0, H - 1));
+#pragma unroll
+                    for (int i = 0; i < kRows; ++i) {
+                        const int t = s - r - i;
+                        if (t >= -r && t <= r) acc[i] += weight<Acc>(p, t < 0 ? -t : t) * q;
+                    }
                 }
             }
 #pragma unroll
@@ -326,7 +390,7 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
                         const int o = o0 + sl, x = own0 + o;
                         if (o < own_n) {
                             hs[i * span + o + off] = h;
-                            if (x - d >= 0 && x - d < W) left[sl][i].step(h, d);
+                            if (x - d >= 0 && x - d < W) left[sl][i].visit(h, d, mode);
                         }
                     }
                 }
@@ -341,7 +405,7 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
                     for (int i = 0; i < kRows; ++i) {
                         const Acc h = row_sum(i, j);
                         hs[i * span + j] = h;
-                        if (cand) left[sl][i].step(h, d);
+                        if (cand) left[sl][i].visit(h, d, mode);
                     }
                 }
             }
@@ -358,7 +422,7 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
         for (int sl = 0; sl < kSlots; ++sl) {
             const int o = owned(sl);
             const int x = own0 + o + d;
-            if (o < own_n && x >= 0 && x < W)
+            if (mode == 1 && o < own_n && x >= 0 && x < W)
 #pragma unroll
                 for (int i = 0; i < kRows; ++i) right[sl][i].step(hs[i * span + x - s0], d);
         }
@@ -372,6 +436,16 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
         for (int i = 0; i < kRows; ++i) {
             const int y = y0 + i;
             if (y >= H) break;
+            if (chunk >= 0) {
+                if constexpr (std::is_same_v<Left, LeanLeft<Acc>>)
+                    p.tail[(static_cast<std::size_t>(chunk) * (H - p.tail_s0 * kRows) +
+                            (y - p.tail_s0 * kRows)) *
+                               W +
+                           x] = {to_i32(left[sl][i].best),   left[sl][i].bd,
+                                 to_i32(left[sl][i].before), to_i32(left[sl][i].after),
+                                 to_i32(right[sl][i].best),  right[sl][i].bd};
+                continue;
+            }
             const std::size_t idx = static_cast<std::size_t>(y) * W + x;
             const stereo::Winner w = left[sl][i].winner();
             const bool ok = w.best >= 0 && stereo::unique_enough(w, p.uniqueness);
@@ -380,6 +454,36 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
             p.right_bk[idx] = to_i32(right[sl][i].best) == kNone ? kNoD : right[sl][i].bd;
         }
     }
+}
+
+// The tail's chunk states merged in disparity order into the winner maps, as one pass over all
+// disparities would leave them: a later chunk's winner only when strictly smaller (ties: the
+// smaller d), its `before` from its visit of the disparity before it, an earlier winner's
+// `after` from that chunk's visit of the one after it.
+__global__ void tail_merge_kernel(StreamParams p, int rows0) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = rows0 + blockIdx.y;
+    if (x >= p.W) return;
+    const int tail_h = p.H - rows0;
+    std::int32_t best = kNone, bd = 0, before = kNone, after = kNone, rb = kNone, rd = 0;
+    for (int c = 0; c < p.chunks; ++c) {
+        const TailState t = p.tail[(static_cast<std::size_t>(c) * tail_h + (y - rows0)) * p.W + x];
+        if (t.best < best) {
+            best = t.best;
+            bd = t.bd;
+            before = t.before;
+            after = t.after;
+        }
+        if (t.rbest < rb) {
+            rb = t.rbest;
+            rd = t.rbd;
+        }
+    }
+    const std::size_t idx = static_cast<std::size_t>(y) * p.W + x;
+    const stereo::Winner w = stereo::finished(best, bd, before, after, kNone);
+    const bool ok = w.best >= 0 && stereo::unique_enough(w, p.uniqueness);
+    p.left_bk[idx] = ok ? w.best_d : kNoD;
+    p.left_sub[idx] = ok ? stereo::refined(w, p.subpixel) : 0.0f;
+    p.right_bk[idx] = rb == kNone ? kNoD : rd;
 }
 
 // The left winner of (x, y) where the right map's winner at x - d agrees within lr_check (-1:
@@ -615,12 +719,65 @@ void launch_stream(const Src& src, StreamParams p, int W, cudaStream_t s) {
     }
     std::size_t smem =
         sizeof(Acc) * kRows * (2 * static_cast<std::size_t>(smax) + 2 * p.r + kSlots - 1);
-    if constexpr (kTile) smem += 2 * sizeof(float) * (kRows + 2 * kR) * kTileW;
+    if constexpr (kTile) {
+        constexpr int kGroups = (kRows + 2 * kR + 3) / 4;
+        smem += 2 * sizeof(unsigned) * kGroups * kTileW;
+        static_assert(kRows <= 4 && kGroups <= 4);
+        for (int i = 0; i < kRows; ++i)
+            for (int g = 0; g < kGroups; ++g) {
+                p.wp[i][g] = 0;
+                for (int u = 0; u < 4; ++u) {
+                    const int t = 4 * g + u - kR - i;  // row 4g + u from y0 - r, output row i
+                    const int w = t >= -kR && t <= kR ? p.gi[t < 0 ? -t : t] : 0;
+                    if (w < 0 || w > 255)
+                        throw Error(ErrorCode::Internal, "stereo: a window weight above 255");
+                    p.wp[i][g] |= static_cast<unsigned>(w) << (8 * u);
+                }
+            }
+        const float mc = src.max_c;
+        p.max_c4 = mc >= 255.0f ? ~0u : 0x01010101u * static_cast<unsigned>(mc);
+    }
     auto* kernel = stream_kernel<Src, Left, kR, Sh, kTile>;
     UPRES_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(smem)));
-    kernel<<<dim3(blocks_x, (p.H + kRows - 1) / kRows), nt, smem, s>>>(src, p);
+    const int stripes = (p.H + kRows - 1) / kRows;
+    p.blocks_x = blocks_x;
+    p.main_blocks = stripes * blocks_x;
+    p.chunks = 0;
+    // The tail: a block runs a whole stripe, so stripes beyond a whole number of waves leave the
+    // last wave mostly idle (1120 rows: 280 stripes on 132 SMs, the third wave 16 blocks). Those
+    // stripes run as chunks of the disparities instead, enough to fill one wave, their states
+    // merged afterwards (rows x chunks at most H: memory O(W x H)). One column range only.
+    DeviceTemp tail;
+    if constexpr (std::is_same_v<Left, LeanLeft<Acc>>) {
+        int dev = 0, sms = 0, per_sm = 0;
+        UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+        UPRES_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        UPRES_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, nt, smem));
+        const int slots = std::max(1, sms * per_sm), rest = stripes % slots;
+        int chunks = rest > 0 ? std::min({slots / rest, p.num_d / 4, p.H / (rest * kRows)}) : 0;
+        if (blocks_x == 1 && chunks >= 2) {
+            p.chunk_d = (p.num_d + chunks - 1) / chunks;
+            chunks = (p.num_d + p.chunk_d - 1) / p.chunk_d;
+            p.chunks = chunks;
+            p.tail_s0 = stripes - rest;
+            p.main_blocks = p.tail_s0;
+            const std::size_t tail_rows = static_cast<std::size_t>(p.H - p.tail_s0 * kRows);
+            tail = DeviceTemp(sizeof(TailState) * chunks * tail_rows * W, s,
+                              "stereo (the stream variant's tail states)");
+            p.tail = tail.as<TailState>();
+        }
+    }
+    const long long blocks =
+        static_cast<long long>(p.main_blocks) +
+        (p.chunks > 0 ? static_cast<long long>(stripes - p.tail_s0) * p.chunks : 0);
+    kernel<<<static_cast<unsigned>(blocks), nt, smem, s>>>(src, p);
     UPRES_CUDA_CHECK_LAUNCH();
+    if (p.chunks > 0) {
+        const int rows0 = p.tail_s0 * kRows;
+        tail_merge_kernel<<<dim3((W + 127) / 128, p.H - rows0), 128, 0, s>>>(p, rows0);
+        UPRES_CUDA_CHECK_LAUNCH();
+    }
 }
 
 template <class Src>
