@@ -55,6 +55,10 @@ def _gauss13(torch):
 def torch_matcher(ctx):
     torch = ctx.need("torch")
     F = torch.nn.functional
+    # cuDNN's fastest convolution for these shapes (autotuned: without it, 107 ms instead of 17
+    # on an H200), in true fp32 (TF32 would round the sums and change the winners).
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False
     base = ctx.torch_random((H, W + SHIFT), dtype="uint8")
     left = base[:, :W].float().contiguous()
     right = base[:, SHIFT:SHIFT + W].float().contiguous()
@@ -99,4 +103,4 @@ def torch_matcher(ctx):
     return Work(run, pixels=W * H, bytes=4 * W * H, sets=1,
                 info={"torch": torch.__version__, "size": f"{W}x{H}", "disparities": D,
                       "window": "Gauss 13x13 separable conv2d, replicate padding",
-                      "dtype": "float32"})
+                      "dtype": "float32", "cudnn.benchmark": True, "allow_tf32": False})
