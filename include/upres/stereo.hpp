@@ -87,8 +87,10 @@ struct StereoOptions {
     // cost averaged over it before the paths; 1: none).
     double p1 = 10.0, p2 = 120.0;
     int sgm_window = 1;
-    // Post-filters of the left map: a 3 x 3 median over valid neighbours (every backend), then
-    // speckle removal (host backends) (OpenCV's filterSpeckles rule): 4-connected regions whose
+    // Post-filters: a 3 x 3 median over valid neighbours (every backend; with a left-right check,
+    // of both maps before the check, libSGM's order: a left pixel stays where the filtered right
+    // map at x - rint(d) agrees within lr_check in nearest integers), then speckle removal of the
+    // left map (host backends) (OpenCV's filterSpeckles rule): 4-connected regions whose
     // neighbours differ by at most speckle_range pixels and that have at most speckle_size pixels
     // become invalid (0: off).
     bool median = false;

@@ -118,8 +118,9 @@ TEST(Stereo, GoldenMatcher) {
     }
 }
 
-// The post-filters against the NumPy median of valid neighbours and OpenCV's filterSpeckles
-// (tools/golden/gen_stereo.py) on the gray semi-global case's integer map: exact.
+// The post-filters against NumPy's medians of valid neighbours of both maps, the check on them,
+// and OpenCV's filterSpeckles (tools/golden/gen_stereo.py) on the gray semi-global case's integer
+// maps: exact.
 TEST(Stereo, GoldenPostFilters) {
     const Image<U8> l = test::load_golden<U8>("stereo/gray_left.npy");
     const Image<U8> r = test::load_golden<U8>("stereo/gray_right.npy");

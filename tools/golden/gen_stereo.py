@@ -8,8 +8,9 @@ border), winner-takes-all with numpy.argmin over each pixel's candidates (the fi
 ties to the smaller disparity), OpenCV's uniqueness rule, the left-right check and the
 parabola. The semi-global matcher: the cost averaged over its window (correlate with ones),
 then Hirschmueller's path recurrence along each direction, vectorised over the disparities
-(sgm_cube). The post-filters: a 3 x 3 median of the valid neighbours written with NumPy, then
-OpenCV's cv2.filterSpeckles on the map x 16 (int16). Inputs: a seeded random pair (the right
+(sgm_cube). The post-filters: the 3 x 3 median of the valid neighbours of both maps (of a run
+without the check) written with NumPy, the left-right check on them, then OpenCV's
+cv2.filterSpeckles on the map x 16 (int16). Inputs: a seeded random pair (the right
 image the left shifted by 3 with noise) and crops of scikit-image's Motorcycle pair (RGB and
 gray).
 Run: /usr/bin/python3 tools/golden/gen_stereo.py
@@ -197,10 +198,9 @@ def matcher(L, R, min_d, num_d, agg='gauss7', box=7, max_cost=255.0, lr=0, subpi
     return left, right
 
 
-def post_filter(d, speckle_size, speckle_range):
+def median3(d):
     """3 x 3 median of the valid (finite) neighbours of each valid pixel (the lower middle of an
-    even count), then cv2.filterSpeckles on round(16 d) (int16, invalid -16)."""
-    import cv2
+    even count); invalid pixels stay NaN."""
     H, W = d.shape
     out = d.copy()
     for y in range(H):
@@ -210,6 +210,27 @@ def post_filter(d, speckle_size, speckle_range):
             v = d[max(0, y - 1):y + 2, max(0, x - 1):x + 2]
             v = np.sort(v[np.isfinite(v)])
             out[y, x] = v[(len(v) - 1) // 2]
+    return out
+
+
+def post_filter(dl, dr, lr, speckle_size, speckle_range):
+    """The median with a check, from the maps of a matcher run without the check: both maps'
+    medians (median3), then a left pixel stays where the filtered right map at x - rint(d) is
+    valid and its nearest integer is within lr of rint(d); then cv2.filterSpeckles on
+    round(16 d) (int16, invalid -16)."""
+    import cv2
+    H, W = dl.shape
+    ml, mr = median3(dl), median3(dr)
+    out = np.full_like(ml, np.nan)
+    for y in range(H):
+        for x in range(W):
+            d = ml[y, x]
+            if not np.isfinite(d):
+                continue
+            xr = x - int(np.rint(d))
+            ok = 0 <= xr < W and np.isfinite(mr[y, xr])
+            if ok and abs(np.rint(d) - np.rint(mr[y, xr])) <= lr:
+                out[y, x] = d
     q = np.where(np.isfinite(out), np.round(16 * out), -16).astype(np.int16)
     cv2.filterSpeckles(q, -16, speckle_size, int(round(16 * speckle_range)))
     return np.where(q == -16, np.nan, out).astype(np.float32)
@@ -251,8 +272,11 @@ def main():
         np.save(os.path.join(OUT, name + '_disp.npy'), dl)
         np.save(os.path.join(OUT, name + '_right_disp.npy'), dr)
         print(name, kw, 'valid', float(np.isfinite(dl).mean()))
-    # The post-filters on gray_sgm4's map (integer disparities: exact in OpenCV's x 16).
-    post = post_filter(np.load(os.path.join(OUT, 'gray_sgm4_disp.npy')), 20, 1.0)
+    # The post-filters on gray_sgm4's maps without the check (integer disparities: exact in
+    # OpenCV's x 16).
+    kw = dict(cases['gray_sgm4'][2], lr=-1)
+    ul, ur = matcher(gl, gr, **kw)
+    post = post_filter(ul, ur, 1, 20, 1.0)
     np.save(os.path.join(OUT, 'gray_sgm4_post_disp.npy'), post)
     print('post valid', float(np.isfinite(post).mean()))
     import cv2
@@ -268,8 +292,9 @@ def main():
                 '300:364] RGB u8; gray_*: their channel sum // 3\n')
         for name, (_, _, kw) in cases.items():
             f.write(f'{name}_disp.npy, {name}_right_disp.npy: {kw} (float32, NaN invalid)\n')
-        f.write(f'gray_sgm4_post_disp.npy: gray_sgm4_disp.npy, 3 x 3 median of valid '
-                f'neighbours, cv2.filterSpeckles(x16, -16, 20, 16) (OpenCV {cv2.__version__})\n')
+        f.write(f'gray_sgm4_post_disp.npy: gray_sgm4 without the check, both maps\' 3 x 3 median '
+                f'of valid neighbours, the check (1) on them, cv2.filterSpeckles(x16, -16, 20, '
+                f'16) (OpenCV {cv2.__version__})\n')
     print('gauss7', gauss_weights(7), 'gauss13', gauss_weights(13))
 
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -185,22 +186,39 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
         }
     }
     if (b == Backend::Reference || b == Backend::Cpu) {
-        // The post-filters need the validity mask: the caller's, or a temporary one.
+        // The post-filters need the validity mask: the caller's, or a temporary one. The median
+        // with a check filters both maps first (the matcher runs without the check, NaN for
+        // invalid pixels) and needs the right map: the caller's, or a temporary one.
+        const bool median_check = plan.median && plan.lr_check >= 0;
         Image<std::uint8_t> own_mask;
         ImageView<std::uint8_t> mask = valid;
         if (post && mask.data() == nullptr) {
             own_mask = Image<std::uint8_t>(w, h, 1);
             mask = own_mask.view();
         }
+        Image<float> own_right;
+        ImageView<float> rmap = right_disparity;
+        if (median_check && rmap.data() == nullptr) {
+            own_right = Image<float>(w, h, 1);
+            rmap = own_right.view();
+        }
+        StereoPlan bp = plan;
+        if (median_check) {
+            bp.lr_check = -1;
+            bp.invalid = std::numeric_limits<float>::quiet_NaN();
+        }
         if (b == Backend::Reference)
-            ref::stereo(span_of(left), span_of(right), span_of(disparity), span_of(right_disparity),
-                        span_of(mask), plan);
+            ref::stereo(span_of(left), span_of(right), span_of(disparity), span_of(rmap),
+                        span_of(mask), bp);
         else
-            cpu::stereo(span_of(left), span_of(right), span_of(disparity), span_of(right_disparity),
-                        span_of(mask), plan, ctx.threads);
+            cpu::stereo(span_of(left), span_of(right), span_of(disparity), span_of(rmap),
+                        span_of(mask), bp, ctx.threads);
+        if (median_check)
+            stereo_median_check(span_of(disparity), span_of(mask), span_of(rmap), plan.lr_check,
+                                plan.invalid);
         if (post)
-            stereo_post_filter(span_of(disparity), span_of(mask), plan.median, opts.speckle_size,
-                               opts.speckle_range, plan.invalid);
+            stereo_post_filter(span_of(disparity), span_of(mask), plan.median && !median_check,
+                               opts.speckle_size, opts.speckle_range, plan.invalid);
         return;
     }
     switch (b) {

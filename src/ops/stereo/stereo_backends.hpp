@@ -26,7 +26,8 @@ struct StereoPlan {
     int sgm_paths = 0;
     int p1 = 0, p2 = 0;
     int sgm_radius = 0;
-    bool median = false;  // the 3 x 3 median post-filter (the cuda backend applies it itself)
+    bool median = false;  // the 3 x 3 median post-filter (the cuda backend applies it itself;
+                          // with a check, the matcher runs without it: stereo_median_check)
 };
 
 // The left map's post-filters (stereo_post.cpp, host memory; every host backend's result goes
@@ -36,6 +37,13 @@ struct StereoPlan {
 // valid: W x H.
 void stereo_post_filter(Span2D<float> disparity, Span2D<std::uint8_t> valid, bool median,
                         int speckle_size, double speckle_range, float invalid);
+
+// The median with a left-right check (libSGM's order; docs/ops/stereo.md): the matcher ran
+// without the check and with NaN for invalid pixels; both maps get the 3 x 3 median over valid
+// neighbours, then a left pixel stays valid where the filtered right map agrees within lr_check
+// (stereo::filtered_agree); invalid pixels of both maps then take `invalid`. Host memory.
+void stereo_median_check(Span2D<float> disparity, Span2D<std::uint8_t> valid, Span2D<float> right,
+                         int lr_check, float invalid);
 
 // The widest image the cuda backend's semi-global search takes (two 32-bit keys per pixel of
 // a row in shared memory).

@@ -1163,6 +1163,34 @@ __global__ void median_kernel(const float* __restrict__ in, Span2D<std::uint8_t>
     out.row(y)[x] = v[(m - 1) / 2];
 }
 
+// The median with a check (stereo_median_check's device form): 1 where the right map is valid.
+__global__ void finite_mask_kernel(Span2D<float> in, Span2D<std::uint8_t> mask) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < in.width) mask.row(y)[x] = isnan(in.row(y)[x]) ? 0 : 1;
+}
+
+// The check on the filtered maps; the left map's invalid pixels take `invalid`.
+__global__ void filtered_check_kernel(Span2D<float> disparity, Span2D<std::uint8_t> mask,
+                                      Span2D<float> right, int lr_check, float invalid) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    const int W = disparity.width;
+    if (x >= W) return;
+    float& d = disparity.row(y)[x];
+    bool ok = mask.row(y)[x] != 0;
+    if (ok) {
+        const int xr = x - __float2int_rn(d);
+        ok = xr >= 0 && xr < W && !isnan(right.row(y)[xr]) &&
+             stereo::filtered_agree(d, right.row(y)[xr], lr_check);
+        if (!ok) mask.row(y)[x] = 0;
+    }
+    if (!ok) d = invalid;
+}
+
+__global__ void nan_to_kernel(Span2D<float> map, float invalid) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x < map.width && isnan(map.row(y)[x])) map.row(y)[x] = invalid;
+}
+
 __global__ void copy_plane_kernel(Span2D<float> in, float* __restrict__ out) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x < in.width) out[static_cast<std::size_t>(y) * in.width + x] = in.row(y)[x];
@@ -1234,21 +1262,48 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     const int W = left.width, H = left.height;
     const std::size_t n = static_cast<std::size_t>(W) * H;
-    // The median reads the validity mask: the caller's, or a temporary one.
-    DeviceTemp own_mask;
+    // The median reads the validity mask: the caller's, or a temporary one. With a check it
+    // filters both maps first (stereo_median_check): the matcher runs without the check, NaN for
+    // invalid pixels, and writes the right map (the caller's, or a temporary one).
+    const bool median_check = plan.median && plan.lr_check >= 0;
+    DeviceTemp own_mask, own_right;
     Span2D<std::uint8_t> mask = valid;
     if (plan.median && !mask.data) {
         own_mask = DeviceTemp(n, s, "stereo (validity mask)");
         mask = {own_mask.as<std::uint8_t>(), W, H, 1, W};
     }
-    const Outputs out{disparity, right_disparity, mask};
-    stereo_matcher(left, right, plan, variant, out, s);
+    Span2D<float> rmap = right_disparity;
+    if (median_check && !rmap.data) {
+        own_right = DeviceTemp(n * sizeof(float), s, "stereo (right map)");
+        rmap = {own_right.as<float>(), W, H, 1, W};
+    }
+    StereoPlan mp = plan;
+    if (median_check) {
+        mp.lr_check = -1;
+        mp.invalid = __builtin_nanf("");
+    }
+    stereo_matcher(left, right, mp, variant, Outputs{disparity, rmap, mask}, s);
     if (plan.median) {
         DeviceTemp copy(n * sizeof(float), s, "stereo (median)");
         copy_plane_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(disparity, copy.as<float>());
         UPRES_CUDA_CHECK_LAUNCH();
         median_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(copy.as<float>(), mask, disparity);
         UPRES_CUDA_CHECK_LAUNCH();
+        if (median_check) {
+            const DeviceTemp rmask_mem(n, s, "stereo (right validity)");
+            const Span2D<std::uint8_t> rmask{rmask_mem.as<std::uint8_t>(), W, H, 1, W};
+            finite_mask_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(rmap, rmask);
+            UPRES_CUDA_CHECK_LAUNCH();
+            copy_plane_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(rmap, copy.as<float>());
+            UPRES_CUDA_CHECK_LAUNCH();
+            median_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(copy.as<float>(), rmask, rmap);
+            UPRES_CUDA_CHECK_LAUNCH();
+            filtered_check_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(disparity, mask, rmap,
+                                                                       plan.lr_check, plan.invalid);
+            UPRES_CUDA_CHECK_LAUNCH();
+            nan_to_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(rmap, plan.invalid);
+            UPRES_CUDA_CHECK_LAUNCH();
+        }
     }
 }
 

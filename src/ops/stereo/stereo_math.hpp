@@ -207,4 +207,12 @@ UPRES_HD int window_mean(std::int64_t sum, int n) {
     return static_cast<int>((2 * sum + n) / (2 * n));
 }
 
+// The left-right check after the median (the `median` option with a check): left disparity d
+// and the filtered right map's value o at x - rint(d) agree when their nearest integers differ
+// by at most t (the medians are sub-pixel values of the maps).
+UPRES_HD bool filtered_agree(float d, float o, int t) {
+    const float a = rintf(d), b = rintf(o);
+    return (a > b ? a - b : b - a) <= static_cast<float>(t);
+}
+
 }  // namespace upres::stereo

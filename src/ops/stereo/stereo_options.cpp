@@ -94,7 +94,7 @@ constexpr OptionDesc kStereoOptions[] = {
      "sgm: odd side of the window the cost is averaged over before the paths (1: none)",
      UPRES_OPTION_FIELD(StereoOptions, sgm_window)},
     {"median", OptionKind::Flag, nullptr, "", 0, 0,
-     "3 x 3 median of the left map over valid neighbours",
+     "3 x 3 median over valid neighbours (with a check: of both maps, before it)",
      UPRES_OPTION_FIELD(StereoOptions, median)},
     {"speckle-size", OptionKind::Int, nullptr, "0", 0, 100000,
      "Invalidate connected regions of at most this many pixels (0: off)",
