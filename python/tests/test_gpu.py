@@ -107,6 +107,16 @@ def test_device_matches_host_and_writes_in_place(lib: str, baboon: np.ndarray) -
     left = dev[..., 0] if lib == "cupy" else dev[..., 0].contiguous()
     dl = upres.stereo.disparity(left, left, disparities=16, aggregate="box")
     assert float(np.nanmax(np.abs(to_host(dl)))) < 0.5
+    # NLM-SR: device frames run the whole call on the device (within 1 level of the cpu
+    # backend, as in C++).
+    frames_h = [np.ascontiguousarray(host[2 * i:2 * i + 60, 3 * i:3 * i + 70, 1]) for i in range(3)]
+    if lib == "cupy":
+        frames_d = [cp.asarray(f) for f in frames_h]
+    else:
+        frames_d = [torch.from_numpy(f).cuda() for f in frames_h]
+    fused = to_host(upres.fuse(frames_d, 2))
+    assert fused.shape == (120, 140)
+    assert np.abs(fused.astype(int) - upres.fuse(frames_h, 2).astype(int)).max() <= 1
 
 
 def test_cupy_stream_ordering() -> None:

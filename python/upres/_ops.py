@@ -119,8 +119,9 @@ def fuse(frames: Sequence[Any], scale: int = 2, *, output: Any = None, backend: 
          threads: int = 0, stream: Any = None, **options: Any) -> Any:
     """Multi-frame non-local-means super-resolution (paper 003), as ``upres fuse``.
 
-    Parameters: frames: a sequence of (H, W) or (H, W, C) arrays of one shape and dtype (host
-    memory), or one (N, H, W[, C]) array; scale: 2, 3 or 4; options: reference, patch,
+    Parameters: frames: a sequence of (H, W) or (H, W, C) arrays of one shape and dtype, all in
+    host memory or all on the device (CuPy, PyTorch: the whole call runs there), or one
+    (N, H, W[, C]) array; scale: 2, 3 or 4; options: reference, patch,
     search, sigma, iterations, post, back_projections, variant (upres.option_table('fuse')).
     Returns the fused reference frame, scale H x scale W, in the frames' dtype.
 
