@@ -30,11 +30,11 @@
 // Backends (Context::backend): Reference (double, the formula literally), Cpu (float, patch
 // distances as running box sums per search offset, OpenMP over rows; threads 1 is the
 // single-threaded column of the paper's table), Cuda (float; the whole call on the device, host
-// frames uploaded once and a host output downloaded once) with three variants of the fusion: Simple (the paper's Fig. 2: one thread per output pixel, every
-// patch read from global memory), Shared (Fig. 4: a block of bx x by x bz threads caches its
-// tile of every frame in shared memory with Fig. 3's load mapping, z threads split the frames
-// and sum through shared memory), Fast (the default: box sums per search offset, slid down the
-// rows in registers).
+// frames uploaded once and a host output downloaded once) with three variants of the fusion:
+// Simple (the paper's Fig. 2: one thread per output pixel, every patch read from global
+// memory), Shared (Fig. 4: a block of bx x by x bz threads caches its tile of every frame in
+// shared memory with Fig. 3's load mapping, z threads split the frames and sum through shared
+// memory), Fast (the default: box sums per search offset, slid down the rows in registers).
 // Every backend agrees with Reference within 0.02 8-bit levels on the fused luma (float
 // rounding of the distances); deterministic run to run.
 #pragma once
