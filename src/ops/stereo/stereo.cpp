@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -189,7 +188,7 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
         // The post-filters need the validity mask: the caller's, or a temporary one. The median
         // with a check filters both maps first (the matcher runs without the check, NaN for
         // invalid pixels) and needs the right map: the caller's, or a temporary one.
-        const bool median_check = plan.median && plan.lr_check >= 0;
+        const bool median_check = median_before_check(plan);
         Image<std::uint8_t> own_mask;
         ImageView<std::uint8_t> mask = valid;
         if (post && mask.data() == nullptr) {
@@ -202,11 +201,7 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
             own_right = Image<float>(w, h, 1);
             rmap = own_right.view();
         }
-        StereoPlan bp = plan;
-        if (median_check) {
-            bp.lr_check = -1;
-            bp.invalid = std::numeric_limits<float>::quiet_NaN();
-        }
+        const StereoPlan bp = matcher_plan(plan);
         if (b == Backend::Reference)
             ref::stereo(span_of(left), span_of(right), span_of(disparity), span_of(rmap),
                         span_of(mask), bp);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include <upres/stereo.hpp>
 
@@ -38,10 +39,22 @@ struct StereoPlan {
 void stereo_post_filter(Span2D<float> disparity, Span2D<std::uint8_t> valid, bool median,
                         int speckle_size, double speckle_range, float invalid);
 
-// The median with a left-right check (libSGM's order; docs/ops/stereo.md): the matcher ran
-// without the check and with NaN for invalid pixels; both maps get the 3 x 3 median over valid
-// neighbours, then a left pixel stays valid where the filtered right map agrees within lr_check
-// (stereo::filtered_agree); invalid pixels of both maps then take `invalid`. Host memory.
+// The median with a left-right check filters both maps before the check (libSGM's order;
+// docs/ops/stereo.md): the matcher then runs with matcher_plan(plan), without the check and with
+// NaN for invalid pixels.
+inline bool median_before_check(const StereoPlan& p) { return p.median && p.lr_check >= 0; }
+inline StereoPlan matcher_plan(StereoPlan p) {
+    if (median_before_check(p)) {
+        p.lr_check = -1;
+        p.invalid = std::numeric_limits<float>::quiet_NaN();
+    }
+    return p;
+}
+
+// The median with a check, after a matcher that ran with matcher_plan(plan): both maps get the 3 x
+// 3 median over valid neighbours, then a left pixel stays valid where the filtered right map agrees
+// within lr_check (stereo::filtered_agree); invalid pixels of both maps then take `invalid`. Host
+// memory.
 void stereo_median_check(Span2D<float> disparity, Span2D<std::uint8_t> valid, Span2D<float> right,
                          int lr_check, float invalid);
 

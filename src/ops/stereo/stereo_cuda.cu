@@ -227,6 +227,17 @@ struct StreamParams {
     TailState* tail;
 };
 
+// A pixel's winner maps: the left winner (invalid when not unique enough) and the right
+// winner's sum and d (kNone: none).
+__device__ __forceinline__ void store_winners(const StreamParams& p, std::size_t idx,
+                                              const stereo::Winner& w, std::int32_t rbest,
+                                              int rbd) {
+    const bool ok = w.best >= 0 && stereo::unique_enough(w, p.uniqueness);
+    p.left_bk[idx] = ok ? w.best_d : kNoD;
+    p.left_sub[idx] = ok ? stereo::refined(w, p.subpixel) : 0.0f;
+    p.right_bk[idx] = rbest == kNone ? kNoD : rbd;
+}
+
 template <class Acc>
 __device__ __forceinline__ Acc weight(const StreamParams& p, int j);
 template <>
@@ -446,12 +457,8 @@ __global__ void __launch_bounds__(Sh::kThreads) stream_kernel(Src src, StreamPar
                                  to_i32(right[sl][i].best),  right[sl][i].bd};
                 continue;
             }
-            const std::size_t idx = static_cast<std::size_t>(y) * W + x;
-            const stereo::Winner w = left[sl][i].winner();
-            const bool ok = w.best >= 0 && stereo::unique_enough(w, p.uniqueness);
-            p.left_bk[idx] = ok ? w.best_d : kNoD;
-            p.left_sub[idx] = ok ? stereo::refined(w, p.subpixel) : 0.0f;
-            p.right_bk[idx] = to_i32(right[sl][i].best) == kNone ? kNoD : right[sl][i].bd;
+            store_winners(p, static_cast<std::size_t>(y) * W + x, left[sl][i].winner(),
+                          to_i32(right[sl][i].best), right[sl][i].bd);
         }
     }
 }
@@ -478,12 +485,8 @@ __global__ void tail_merge_kernel(StreamParams p, int rows0) {
             rd = t.rbd;
         }
     }
-    const std::size_t idx = static_cast<std::size_t>(y) * p.W + x;
-    const stereo::Winner w = stereo::finished(best, bd, before, after, kNone);
-    const bool ok = w.best >= 0 && stereo::unique_enough(w, p.uniqueness);
-    p.left_bk[idx] = ok ? w.best_d : kNoD;
-    p.left_sub[idx] = ok ? stereo::refined(w, p.subpixel) : 0.0f;
-    p.right_bk[idx] = rb == kNone ? kNoD : rd;
+    store_winners(p, static_cast<std::size_t>(y) * p.W + x,
+                  stereo::finished(best, bd, before, after, kNone), rb, rd);
 }
 
 // The left winner of (x, y) where the right map's winner at x - d agrees within lr_check (-1:
@@ -1265,7 +1268,7 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
     // The median reads the validity mask: the caller's, or a temporary one. With a check it
     // filters both maps first (stereo_median_check): the matcher runs without the check, NaN for
     // invalid pixels, and writes the right map (the caller's, or a temporary one).
-    const bool median_check = plan.median && plan.lr_check >= 0;
+    const bool median_check = median_before_check(plan);
     DeviceTemp own_mask, own_right;
     Span2D<std::uint8_t> mask = valid;
     if (plan.median && !mask.data) {
@@ -1277,12 +1280,7 @@ void stereo(Span2D<const T> left, Span2D<const T> right, Span2D<float> disparity
         own_right = DeviceTemp(n * sizeof(float), s, "stereo (right map)");
         rmap = {own_right.as<float>(), W, H, 1, W};
     }
-    StereoPlan mp = plan;
-    if (median_check) {
-        mp.lr_check = -1;
-        mp.invalid = __builtin_nanf("");
-    }
-    stereo_matcher(left, right, mp, variant, Outputs{disparity, rmap, mask}, s);
+    stereo_matcher(left, right, matcher_plan(plan), variant, Outputs{disparity, rmap, mask}, s);
     if (plan.median) {
         DeviceTemp copy(n * sizeof(float), s, "stereo (median)");
         copy_plane_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(disparity, copy.as<float>());
