@@ -18,6 +18,8 @@
 //                                  device memory: `frames` gray u8 frames of 960 x 540 -> 1920 x
 //                                  1080, patch 13, the other options the defaults (noise-adaptive
 //                                  weight scale, 3 back-projections).
+//   Cuda_NlmsrReconstruct/frames/search  the same with post reconstruct (SRCNN start, 4 phases
+//                                  fused on the input grid, 10 rounds of the camera model).
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -124,7 +126,7 @@ void Cuda_NlmsrFuse(benchmark::State& state, NlmsrVariant v) {
     ub::set_rates(state, double(px), double(px) * sizeof(float) * (n + 2));
 }
 // args: frames, search side.
-void Cuda_Nlmsr(benchmark::State& state) {
+void nlmsr_whole_call(benchmark::State& state, NlmsrPost post) {
     if (!ub::require_cuda(state)) return;
     const int n = static_cast<int>(state.range(0)), w = 960, h = 540;
     ub::Stream st;
@@ -139,15 +141,25 @@ void Cuda_Nlmsr(benchmark::State& state) {
     Image<std::uint8_t> out(2 * w, 2 * h, 1, Location::Device);
     NlmsrOptions o;
     o.search = static_cast<int>(state.range(1));
+    o.post = post;
     Context ctx;
     ctx.backend = Backend::Cuda;
     ctx.cuda_stream = st.get();
     ub::time_device(state, st.get(), [&](std::int64_t) { nlm_fuse(v, out.view(), o, ctx); });
     ub::set_rates(state, 4.0 * w * h, double(w) * h * (n + 4));
 }
+void Cuda_Nlmsr(benchmark::State& state) { nlmsr_whole_call(state, NlmsrPost::BackProject); }
+void Cuda_NlmsrReconstruct(benchmark::State& state) {
+    nlmsr_whole_call(state, NlmsrPost::Reconstruct);
+}
 BENCHMARK(Cuda_Nlmsr)
     ->ArgNames({"frames", "search"})
     ->Args({5, 5})
+    ->Args({5, 3})
+    ->UseManualTime()
+    ->MinTime(0.2);
+BENCHMARK(Cuda_NlmsrReconstruct)
+    ->ArgNames({"frames", "search"})
     ->Args({5, 3})
     ->UseManualTime()
     ->MinTime(0.2);

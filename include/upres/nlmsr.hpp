@@ -20,6 +20,14 @@
 //   the same fusion on the input grid (all frames, patch (patch / scale) | 1, the same search,
 //   the weight scale the noise estimate, at least 0.5): back-projecting onto the noisy frame
 //   itself would put its noise back.
+//   Post-step Reconstruct (the frames' samples at every phase of the output grid): a camera
+//   model P, each low-resolution pixel the mean of its scale x scale output pixels after a
+//   Gaussian blur of psf_sigma input pixels, applied densely (at every output pixel, not only
+//   the reference's phase); the start X0 the SRCNN model of the scale (upres/srcnn.hpp; or
+//   `model`) on T;
+//   a dense target Z whose phase (a, b) is the fusion on the input grid of all frames against
+//   phase (a, b) of P(X0) (patch (patch / scale) | 1, the same search, the fusion's weight
+//   scale); then `reconstructions` rounds of X += P^T (Z - P X) (Landweber).
 //   Colour (3 channels, RGB): Y goes through the above, Cb and Cr of the reference frame
 //   through bicubic; the result is converted back (upres/color.hpp).
 //
@@ -41,6 +49,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include <upres/context.hpp>
 #include <upres/image.hpp>
@@ -53,8 +62,8 @@ const char* to_string(NlmsrVariant v) noexcept;  // "simple", "shared", "fast"
 template <>
 const EnumDesc& enum_desc<NlmsrVariant>() noexcept;
 
-enum class NlmsrPost { None, BackProject };
-const char* to_string(NlmsrPost p) noexcept;  // "none", "backproject"
+enum class NlmsrPost { None, BackProject, Reconstruct };
+const char* to_string(NlmsrPost p) noexcept;  // "none", "backproject", "reconstruct"
 template <>
 const EnumDesc& enum_desc<NlmsrPost>() noexcept;
 
@@ -68,7 +77,14 @@ struct NlmsrOptions {
     double sigma = 0.0;
     int iterations = 1;  // fusion passes, 1 .. 8 (the paper: 1)
     NlmsrPost post = NlmsrPost::BackProject;
-    int back_projections = 3;  // rounds of the post-step, 1 .. 20
+    int back_projections = 3;  // post BackProject: rounds, 1 .. 20
+    // post Reconstruct: the camera's optical blur, a Gaussian's sigma in input pixels, 0 .. 2
+    // (0: the pixel's area alone), and the rounds of the reconstruction, 1 .. 50.
+    double psf_sigma = 0.4;
+    int reconstructions = 10;
+    // post Reconstruct: a .srcnn weights file for the start instead of the bundled model of the
+    // scale (upres/srcnn.hpp; its scale must be `scale`).
+    std::string model;
     NlmsrVariant variant = NlmsrVariant::Fast;
     // Shared variant: thread block x, y, z (the paper: 8 x 8 x 4 on Fermi; z divides the frames).
     int block_x = 8, block_y = 8, block_z = 4;

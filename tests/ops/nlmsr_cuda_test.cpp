@@ -1,7 +1,8 @@
 // upres::nlm_fuse on the cuda backend: every variant of the fusion (simple, shared at several
 // block shapes, fast) against the reference on random planes at awkward sizes and device
 // sub-views, the whole call against the cpu backend on real photo sequences (gray and colour),
-// device-resident frames and outputs against staged host frames, and the shared variant's refusal
+// device-resident frames and outputs against staged host frames, post reconstruct against the
+// cpu backend, and the shared variant's refusal
 // of tiles larger than shared memory (GPU suite; skips visibly without a device).
 #include <gtest/gtest.h>
 
@@ -167,6 +168,39 @@ TEST(NlmsrCuda, DeviceFramesGiveTheStagedResult) {
                        ErrorCode::InvalidArgument, "all frames in one place");
     test::expect_error([&] { nlm_fuse(s.views(), dout.view(), {}, ctx_of(Backend::Cpu)); },
                        ErrorCode::InvalidArgument, "allowed with the cuda backend");
+}
+
+// post Reconstruct (SRCNN start, the camera model, every phase fused on the input grid) on the
+// device against the cpu backend: gray f32, colour u8 at scale 3, device frames.
+TEST(NlmsrCuda, ReconstructionMatchesTheCpu) {
+    UPRES_REQUIRE_GPU();
+    const test::Sequence s = test::photo_sequence("building.jpg", 4, 1, 45, 31, 2, 4.0, 5);
+    NlmsrOptions o;
+    o.post = NlmsrPost::Reconstruct;
+    std::vector<AnyImage> f32, rgb;
+    for (const auto& f : s.frames) {
+        Image<float> v(f.width(), f.height(), 1);
+        convert(ImageView<const U8>(f.view()), v.view());
+        f32.emplace_back(std::move(v));
+        rgb.emplace_back(test::rgb_of(f));
+    }
+    const AnyImage a = nlm_fuse(f32, o, ctx_of(Backend::Cpu));
+    const AnyImage b = nlm_fuse(f32, o, ctx_of(Backend::Cuda));
+    EXPECT_TRUE(images_near(std::get<Image<float>>(a.variant()).view(),
+                            std::get<Image<float>>(b.variant()).view(), 0.1 / 255.0));
+    o.scale = 3;
+    o.psf_sigma = 1.1;
+    const AnyImage ac = nlm_fuse(rgb, o, ctx_of(Backend::Cpu));
+    const AnyImage bc = nlm_fuse(rgb, o, ctx_of(Backend::Cuda));
+    EXPECT_TRUE(images_near(std::get<Image<U8>>(ac.variant()).view(),
+                            std::get<Image<U8>>(bc.variant()).view(), 1.0));
+    o = {};
+    o.post = NlmsrPost::Reconstruct;
+    const DeviceFrames dev = device_frames(s.frames);
+    Image<U8> staged(90, 62, 1), from_device(90, 62, 1);
+    nlm_fuse(s.views(), staged.view(), o, ctx_of(Backend::Cuda));
+    nlm_fuse(dev.views, from_device.view(), o, ctx_of(Backend::Cuda));
+    EXPECT_TRUE(images_near(from_device.view(), staged.view(), 0.0));
 }
 
 TEST(NlmsrCuda, SharedVariantRefusesTilesBeyondSharedMemory) {

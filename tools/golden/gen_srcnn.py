@@ -22,8 +22,11 @@ import sys
 import zlib
 
 import numpy as np
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # write_srcnn and random_model (gen_nlmsr.py) need NumPy alone
+    torch = F = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import matlab_imresize  # noqa: E402

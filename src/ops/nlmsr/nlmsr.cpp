@@ -66,6 +66,10 @@ void check_options(const NlmsrOptions& o) {
              " (allowed: " + enum_desc<NlmsrPost>().allowed() + ")");
     if (o.back_projections < 1 || o.back_projections > 20)
         fail("back_projections " + std::to_string(o.back_projections) + " is outside [1, 20]");
+    if (!std::isfinite(o.psf_sigma) || o.psf_sigma < 0.0 || o.psf_sigma > 2.0)
+        fail("psf_sigma " + format_number(o.psf_sigma) + " is outside [0, 2]");
+    if (o.reconstructions < 1 || o.reconstructions > 50)
+        fail("reconstructions " + std::to_string(o.reconstructions) + " is outside [1, 50]");
     if (!enum_desc<NlmsrVariant>().contains(static_cast<int>(o.variant)))
         fail("unknown variant " + std::to_string(static_cast<int>(o.variant)) +
              " (allowed: " + enum_desc<NlmsrVariant>().allowed() + ")");
@@ -237,6 +241,132 @@ Plane fuse_planes(const std::vector<Plane>& frames, const Plane& estimate, const
     throw Error(ErrorCode::Internal, "nlm_fuse: unresolved backend");
 }
 
+// The camera model of post Reconstruct (transpose: its transpose) applied to x, in x's memory.
+Plane psf_applied(const Plane& x, int scale, double sigma, bool transpose, Backend b,
+                  const Context& ctx) {
+    const nlmsr::PsfTaps taps = nlmsr::psf_taps(scale, sigma, transpose);
+    const ImageView<const float> v = x.cview();
+    const Plane tmp(v.width(), v.height(), 1, v.location(), ctx.cuda_stream);
+    Plane out(v.width(), v.height(), 1, v.location(), ctx.cuda_stream);
+    for (int axis = 0; axis < 2; ++axis) {
+        const Span2D<const float> in = axis == 0 ? x.cspan() : tmp.cspan();
+        const Span2D<float> o = axis == 0 ? tmp.span() : out.span();
+        switch (b) {
+            case Backend::Reference:
+                ref::nlm_psf(in, o, taps, axis);
+                break;
+            case Backend::Cpu:
+                cpu::nlm_psf(in, o, taps, axis, ctx.threads);
+                break;
+            case Backend::Cuda:
+#if UPRES_HAVE_CUDA
+                cuda::nlm_psf(in, o, taps, axis, ctx.cuda_stream);
+                break;
+#endif
+            case Backend::Auto:
+                throw Error(ErrorCode::Internal, "nlm_fuse: unresolved backend");
+        }
+    }
+    return out;
+}
+
+// Phase (a, b) of the output-grid plane hr as a plane on the input grid (gather), or lr written
+// into that phase of hr (scatter).
+void phase_copy(const Plane& hr, const Plane& lr, int s, int a, int b, bool gather,
+                const Context& ctx) {
+    const ImageView<const float> l = lr.cview();
+    step(
+        l.location(),
+        [&] {
+            for (int q = 0; q < l.height(); ++q)
+                for (int p = 0; p < l.width(); ++p) {
+                    float& hv = hr.view().row(s * q + b)[s * p + a];
+                    float& lv = lr.view().row(q)[p];
+                    if (gather)
+                        lv = hv;
+                    else
+                        hv = lv;
+                }
+        },
+        [&] {
+            if (gather)
+                cuda::nlm_phase(hr.cspan(), lr.span(), s, a, b, true, ctx.cuda_stream);
+            else
+                cuda::nlm_phase(lr.cspan(), hr.span(), s, a, b, false, ctx.cuda_stream);
+        });
+}
+
+// x = a + k x, in the planes' memory.
+void axpy(const Plane& a, const Plane& x, float k, const Context& ctx) {
+    const ImageView<const float> v = a.cview();
+    step(
+        v.location(),
+        [&] {
+            for (int r = 0; r < v.height(); ++r)
+                for (int i = 0; i < v.width(); ++i)
+                    x.view().row(r)[i] = v.row(r)[i] + k * x.view().row(r)[i];
+        },
+        [&] { cuda::nlm_axpy(a.cspan(), x.span(), k, ctx.cuda_stream); });
+}
+
+// post Reconstruct (upres/nlmsr.hpp): the start, SRCNN of the scale on the denoised reference
+// `target`; per iteration the dense target Z (every phase of the output grid fused on the input
+// grid from all frames against that phase of P(X)), then Landweber rounds X += P^T (Z - P X).
+Plane reconstruct(const std::vector<Plane>& luma, const Plane& target, const NlmsrPlan& plan,
+                  Backend b, const NlmsrOptions& o, const Context& ctx) {
+    const ImageView<const float> t = target.cview();
+    const int w = t.width(), h = t.height(), s = o.scale;
+    const Location loc = t.location();
+    void* st = ctx.cuda_stream;
+    const SrcnnModel model =
+        o.model.empty() ? load_default_srcnn_model(s) : load_srcnn_model(o.model);
+    if (model.scale != s)
+        fail("the model " + o.model + " is for x" + std::to_string(model.scale) + ", not scale " +
+             std::to_string(s));
+    if (s * w < model.receptive_field() || s * h < model.receptive_field())
+        fail("post reconstruct starts from SRCNN, whose receptive field (" +
+             std::to_string(model.receptive_field()) + " pixels) is larger than the " +
+             std::to_string(s * w) + " x " + std::to_string(s * h) +
+             " output (allowed: post none or backproject)");
+    const Plane up = resized(target, s * w, s * h, ctx);
+    const Plane in(s * w, s * h, 1, loc, st), net(s * w, s * h, 1, loc, st);
+    Plane x(s * w, s * h, 1, loc, st);
+    step(
+        loc,
+        [&] {
+            for (int r = 0; r < s * h; ++r)
+                for (int i = 0; i < s * w; ++i) in.view().row(r)[i] = up.cview().row(r)[i] / 255.0f;
+        },
+        [&] { cuda::nlm_divide(up.cspan(), in.span(), 255.0f, st); });
+    Context nctx = ctx;
+    nctx.backend = b;
+    srcnn_forward(in.cview(), net.view(), model, SrcnnOptions{}, nctx);
+    step(
+        loc,
+        [&] {
+            for (int r = 0; r < s * h; ++r)
+                for (int i = 0; i < s * w; ++i) x.view().row(r)[i] = 255.0f * net.cview().row(r)[i];
+        },
+        [&] { cuda::nlm_scale(net.cspan(), x.span(), 255.0f, st); });
+    const Plane z(s * w, s * h, 1, loc, st), phase(w, h, 1, loc, st);
+    for (int it = 0; it < o.iterations; ++it) {
+        const Plane e = psf_applied(x, s, o.psf_sigma, false, b, ctx);
+        for (int pb = 0; pb < s; ++pb)
+            for (int pa = 0; pa < s; ++pa) {
+                phase_copy(e, phase, s, pa, pb, true, ctx);
+                const Plane zp = fuse_planes(luma, phase, plan, b, o, ctx);
+                phase_copy(z, zp, s, pa, pb, false, ctx);
+            }
+        for (int k = 0; k < o.reconstructions; ++k) {
+            const Plane r = psf_applied(x, s, o.psf_sigma, false, b, ctx);
+            axpy(z, r, -1.0f, ctx);  // r = Z - P X
+            const Plane c = psf_applied(r, s, o.psf_sigma, true, b, ctx);
+            axpy(c, x, 1.0f, ctx);  // X += P^T r
+        }
+    }
+    return x;
+}
+
 // The luma result x (8-bit scale) and, for colour, the reference's Cb / Cr on the input grid,
 // written to `out` (same memory as the planes).
 template <class T>
@@ -325,7 +455,7 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
         fail(std::string("variant ") + to_string(o.variant) + " is a cuda variant; the " +
              to_string(b) + " backend runs its own form (allowed: fast)");
     const Location loc = b == Backend::Cuda ? Location::Device : Location::Host;
-    void* st = ctx.cuda_stream;
+    [[maybe_unused]] void* st = ctx.cuda_stream;
     if constexpr (std::is_same_v<T, float>)
         for (int i = 0; i < n; ++i) {
             const ImageView<const float>& f = frames[i];
@@ -362,46 +492,41 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
 #endif
     }
 
-    // Luma of every frame on the output grid; the reference's luma is the initial estimate.
+    // Luma of every frame, and on the output grid (not for post Reconstruct, which fuses on the
+    // input grid); the reference's luma there is the initial estimate.
     Plane cbcr;
     std::vector<Plane> luma, up;
     luma.reserve(n);
     up.reserve(n);
     for (int i = 0; i < n; ++i) {
         luma.push_back(luma_plane(fv[i], ctx, i == ref ? &cbcr : nullptr));
-        up.push_back(resized(luma.back(), s * w, s * h, ctx));
+        if (o.post != NlmsrPost::Reconstruct) up.push_back(resized(luma.back(), s * w, s * h, ctx));
     }
     const double noise = immerkaer_sigma(luma[ref], ctx);
     const double sigma = sigma_of(noise, o);
     const NlmsrPlan plan = plan_of(o.patch, o.search, sigma, o);
-    Plane x = fuse_planes(up, up[ref], plan, b, o, ctx);
-    for (int it = 1; it < o.iterations; ++it) x = fuse_planes(up, x, plan, b, o, ctx);
+    // The back-projection's and the reconstruction's target: the reference denoised by the same
+    // fusion on the input grid (the patch side divided by the scale, made odd; the weight scale
+    // the estimated noise).
+    const int lr_patch = (o.patch / s) | 1;
+    std::optional<Plane> target;
+    if (o.post != NlmsrPost::None)
+        target =
+            fuse_planes(luma, luma[ref],
+                        plan_of(lr_patch, o.search, std::max(kLowSigmaFloor, noise), o), b, o, ctx);
+    Plane x;
+    if (o.post == NlmsrPost::Reconstruct) {
+        x = reconstruct(luma, *target, plan_of(lr_patch, o.search, sigma, o), b, o, ctx);
+    } else {
+        x = fuse_planes(up, up[ref], plan, b, o, ctx);
+        for (int it = 1; it < o.iterations; ++it) x = fuse_planes(up, x, plan, b, o, ctx);
+    }
     if (o.post == NlmsrPost::BackProject) {
-        // The target: the reference denoised by the same fusion on the input grid (the patch
-        // side divided by the scale, made odd; the weight scale the estimated noise).
-        const NlmsrPlan lr_plan =
-            plan_of((o.patch / s) | 1, o.search, std::max(kLowSigmaFloor, noise), o);
-        const Plane target = fuse_planes(luma, luma[ref], lr_plan, b, o, ctx);
         for (int k = 0; k < o.back_projections; ++k) {
             const Plane down = resized(x, w, h, ctx);
-            step(
-                loc,
-                [&] {
-                    for (int r = 0; r < h; ++r)
-                        for (int i = 0; i < w; ++i)
-                            down.view().row(r)[i] =
-                                target.cview().row(r)[i] - down.view().row(r)[i];
-                },
-                [&] { cuda::nlm_axpy(target.cspan(), down.span(), -1.0f, st); });
+            axpy(*target, down, -1.0f, ctx);  // the residual T - D(X)
             const Plane corr = resized(down, s * w, s * h, ctx);
-            step(
-                loc,
-                [&] {
-                    for (int r = 0; r < s * h; ++r)
-                        for (int i = 0; i < s * w; ++i)
-                            x.view().row(r)[i] += corr.cview().row(r)[i];
-                },
-                [&] { cuda::nlm_axpy(corr.cspan(), x.span(), 1.0f, st); });
+            axpy(corr, x, 1.0f, ctx);
         }
     }
 

@@ -8,6 +8,7 @@
 #include <upres/nlmsr.hpp>
 
 #include "core/span2d.hpp"
+#include "ops/nlmsr/nlmsr_math.hpp"
 
 namespace upres {
 
@@ -24,11 +25,17 @@ struct NlmsrPlan {
 namespace upres::ref {
 void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> estimate,
               Span2D<float> out, const NlmsrPlan& plan);
+// The camera model's filter along x (axis 0) or y (axis 1): out(m) = nlmsr::psf_sample, in
+// double. in and out: single-channel planes of one size.
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis);
 }  // namespace upres::ref
 
 namespace upres::cpu {
 void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> estimate,
               Span2D<float> out, const NlmsrPlan& plan, int threads);
+// As ref::nlm_psf, in float.
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
+             int threads);
 }  // namespace upres::cpu
 
 namespace upres::cuda {
@@ -53,4 +60,11 @@ void nlm_axpy(Span2D<const float> a, Span2D<float> d, float k, void* stream);
 // Immerkaer's sum over the interior rows (nlmsr::immerkaer_row, rows added in order on the
 // host); synchronizes `stream`.
 double nlm_immerkaer_sum(Span2D<const float> y, void* stream);
+// As cpu::nlm_psf.
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
+             void* stream);
+// Phase (a, b) of a plane on the output grid: gather: lr(q, p) = hr(s p + a, s q + b) (x, y);
+// scatter: hr(s p + a, s q + b) = lr(q, p).
+void nlm_phase(Span2D<const float> from, Span2D<float> to, int s, int a, int b, bool gather,
+               void* stream);
 }  // namespace upres::cuda

@@ -163,4 +163,14 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
         parallel_for(0, bands, threads, [&](int b) { fuse_band_baseline(b, job); });
 }
 
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
+             int threads) {
+    parallel_for(0, in.height, threads, [&](int y) {
+        float* o = out.row(y);
+        for (int x = 0; x < in.width; ++x)
+            o[x] = axis == 0 ? nlmsr::psf_sample<float>(in.row(y), 1, in.width, x, taps)
+                             : nlmsr::psf_sample<float>(in.data + x, in.stride, in.height, y, taps);
+    });
+}
+
 }  // namespace upres::cpu

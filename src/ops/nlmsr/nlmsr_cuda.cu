@@ -492,6 +492,23 @@ __global__ void axpy_kernel(Span2D<const float> a, Span2D<float> d, float k) {
     if (x < d.width && y < d.height) d(x, y) = __fadd_rn(a(x, y), __fmul_rn(k, d(x, y)));
 }
 
+__global__ void psf_kernel(Span2D<const float> in, Span2D<float> out, nlmsr::PsfTaps t, int axis) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= in.width || y >= in.height) return;
+    out(x, y) = axis == 0 ? nlmsr::psf_sample<float>(in.row(y), 1, in.width, x, t)
+                          : nlmsr::psf_sample<float>(in.data + x, in.stride, in.height, y, t);
+}
+
+__global__ void phase_kernel(Span2D<const float> from, Span2D<float> to, int s, int a, int b,
+                             bool gather) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (gather) {
+        if (x < to.width && y < to.height) to(x, y) = from(s * x + a, s * y + b);
+    } else if (x < from.width && y < from.height) {
+        to(s * x + a, s * y + b) = from(x, y);
+    }
+}
+
 // A thread per interior row: the row's sum in the host's order.
 __global__ void immerkaer_kernel(Span2D<const float> y, double* rows) {
     const int r = blockIdx.x * blockDim.x + threadIdx.x + 1;
@@ -532,6 +549,22 @@ void nlm_set_channels(Span2D<const float> in, Span2D<float> out, int first, void
 void nlm_axpy(Span2D<const float> a, Span2D<float> d, float k, void* stream) {
     axpy_kernel<<<grid_of(d.width, d.height), dim3(32, 8), 0, static_cast<cudaStream_t>(stream)>>>(
         a, d, k);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
+             void* stream) {
+    psf_kernel<<<grid_of(in.width, in.height), dim3(32, 8), 0, static_cast<cudaStream_t>(stream)>>>(
+        in, out, taps, axis);
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+void nlm_phase(Span2D<const float> from, Span2D<float> to, int s, int a, int b, bool gather,
+               void* stream) {
+    const Span2D<const float>& lr =
+        gather ? Span2D<const float>{to.data, to.width, to.height, to.channels, to.stride} : from;
+    phase_kernel<<<grid_of(lr.width, lr.height), dim3(32, 8), 0,
+                   static_cast<cudaStream_t>(stream)>>>(from, to, s, a, b, gather);
     UPRES_CUDA_CHECK_LAUNCH();
 }
 

@@ -5,6 +5,8 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
+#include <utility>
 
 #include "core/hd.hpp"
 
@@ -72,5 +74,58 @@ UPRES_HD double immerkaer_row(const float* a, const float* b, const float* c, in
 // Where every weight underflows (all patches more than ~9 sigma apart, RMS) the pixel keeps the
 // estimate: the result of num / den with den below this.
 inline constexpr float kMinWeightSum = 1e-30f;
+
+// The camera model of post Reconstruct along one axis: each input pixel the mean of its
+// `scale` output pixels after a Gaussian blur of sigma input pixels, applied densely (output m
+// gets the input pixel whose scale output pixels start at m): out(m) = sum_j k[j] in(m - origin
+// + j), reads outside the plane reflected about its edge (half-sample symmetric). The transpose
+// (P^T of the Landweber step) is the reversed kernel with origin len - 1 - origin.
+inline constexpr int kMaxPsfTaps = 64;
+struct PsfTaps {
+    float k[kMaxPsfTaps];
+    int len = 0, origin = 0;
+};
+
+// The Gaussian (sigma x scale output pixels, cut at 3 sigma, normalised) convolved with the box
+// of `scale` taps 1 / scale; scale <= 4 and sigma <= 2 give at most 52 taps.
+inline PsfTaps psf_taps(int scale, double sigma, bool transpose) {
+    const double sh = sigma * scale;
+    const int r = sh > 0.0 ? static_cast<int>(std::ceil(3.0 * sh)) : 0;
+    double g[kMaxPsfTaps] = {}, gs = 0.0;
+    for (int i = -r; i <= r; ++i)
+        gs += g[i + r] = sh > 0.0 ? std::exp(-0.5 * i * i / (sh * sh)) : 1.0;
+    PsfTaps t;
+    t.len = 2 * r + scale;
+    t.origin = r;
+    for (int j = 0; j < t.len; ++j) {
+        double v = 0.0;
+        for (int b = 0; b < scale; ++b)
+            if (j - b >= 0 && j - b <= 2 * r) v += g[j - b];
+        t.k[j] = static_cast<float>(v / (gs * scale));
+    }
+    if (transpose) {
+        for (int j = 0; j < t.len / 2; ++j) std::swap(t.k[j], t.k[t.len - 1 - j]);
+        t.origin = t.len - 1 - t.origin;
+    }
+    return t;
+}
+
+// i folded into [0, n) by reflection about the edges (-1 -> 0, n -> n - 1).
+UPRES_HD int reflect_index(int i, int n) {
+    while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - 1 - i;
+    return i;
+}
+
+// One sample of the filter along an axis: p the first element of the line, `step` elements
+// between its samples, n samples; accumulated in Acc (double: the reference; float: the fast
+// backends), taps in order.
+template <class Acc>
+UPRES_HD float psf_sample(const float* p, std::ptrdiff_t step, int n, int m, const PsfTaps& t) {
+    Acc s = 0;
+    for (int j = 0; j < t.len; ++j)
+        s += static_cast<Acc>(t.k[j]) *
+             static_cast<Acc>(p[reflect_index(m - t.origin + j, n) * step]);
+    return static_cast<float>(s);
+}
 
 }  // namespace upres::nlmsr

@@ -4,6 +4,7 @@
 
 #include "core/operations.hpp"
 #include "ops/nlmsr/nlmsr_math.hpp"
+#include "ops/srcnn/srcnn_option_rows.hpp"
 
 namespace upres {
 
@@ -20,6 +21,8 @@ constexpr EnumEntry kPosts[] = {
     {static_cast<int>(NlmsrPost::None), "none", "the fused frame as it is (the paper)"},
     {static_cast<int>(NlmsrPost::BackProject), "backproject",
      "iterative back-projection onto the reference frame (Protter's deblurring step)"},
+    {static_cast<int>(NlmsrPost::Reconstruct), "reconstruct",
+     "every frame's samples at every phase of the output grid, through a camera model"},
 };
 constexpr EnumDesc kVariantDesc{"nlmsr variant", kVariants};
 constexpr EnumDesc kPostDesc{"nlmsr post-step", kPosts};
@@ -59,6 +62,13 @@ constexpr OptionDesc kNlmsrOptions[] = {
      UPRES_OPTION_FIELD(NlmsrOptions, post)},
     {"back-projections", OptionKind::Int, nullptr, "3", 1, 20, "post backproject: rounds",
      UPRES_OPTION_FIELD(NlmsrOptions, back_projections)},
+    {"psf-sigma", OptionKind::Real, nullptr, "0.4", 0, 2,
+     "post reconstruct: the camera's optical blur, Gaussian sigma in input pixels",
+     UPRES_OPTION_FIELD(NlmsrOptions, psf_sigma)},
+    {"reconstructions", OptionKind::Int, nullptr, "10", 1, 50, "post reconstruct: rounds",
+     UPRES_OPTION_FIELD(NlmsrOptions, reconstructions)},
+    rebound(srcnn_rows::kModel, UPRES_OPTION_FIELD(NlmsrOptions, model),
+            "post reconstruct: a .srcnn weights file for the start instead of the bundled model"),
     {"variant", OptionKind::Enum, &enum_desc<NlmsrVariant>, "fast", 0, 0,
      "How the cuda backend runs (the paper's kernels for reproduction)",
      UPRES_OPTION_FIELD(NlmsrOptions, variant)},

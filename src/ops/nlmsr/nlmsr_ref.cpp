@@ -35,4 +35,12 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
         }
 }
 
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis) {
+    for (int y = 0; y < in.height; ++y)
+        for (int x = 0; x < in.width; ++x)
+            out(x, y) = axis == 0
+                            ? nlmsr::psf_sample<double>(in.row(y), 1, in.width, x, taps)
+                            : nlmsr::psf_sample<double>(in.data + x, in.stride, in.height, y, taps);
+}
+
 }  // namespace upres::ref
