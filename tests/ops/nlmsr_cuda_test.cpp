@@ -177,13 +177,7 @@ TEST(NlmsrCuda, ReconstructionMatchesTheCpu) {
     const test::Sequence s = test::photo_sequence("building.jpg", 4, 1, 45, 31, 2, 4.0, 5);
     NlmsrOptions o;
     o.post = NlmsrPost::Reconstruct;
-    std::vector<AnyImage> f32, rgb;
-    for (const auto& f : s.frames) {
-        Image<float> v(f.width(), f.height(), 1);
-        convert(ImageView<const U8>(f.view()), v.view());
-        f32.emplace_back(std::move(v));
-        rgb.emplace_back(test::rgb_of(f));
-    }
+    const auto [f32, rgb] = test::typed_frames(s);
     const AnyImage a = nlm_fuse(f32, o, ctx_of(Backend::Cpu));
     const AnyImage b = nlm_fuse(f32, o, ctx_of(Backend::Cuda));
     EXPECT_TRUE(images_near(std::get<Image<float>>(a.variant()).view(),

@@ -275,13 +275,7 @@ TEST(Nlmsr, CpuReconstructionMatchesTheReference) {
     const test::Sequence s = test::photo_sequence("butterfly.jpg", 3, 1, 30, 22, 2, 4.0, 9);
     NlmsrOptions o;
     o.post = NlmsrPost::Reconstruct;
-    std::vector<AnyImage> f32, rgb;
-    for (const auto& f : s.frames) {
-        Image<float> v(f.width(), f.height(), 1);
-        convert(ImageView<const U8>(f.view()), v.view());
-        f32.emplace_back(std::move(v));
-        rgb.emplace_back(test::rgb_of(f));
-    }
+    const auto [f32, rgb] = test::typed_frames(s);
     const AnyImage r = nlm_fuse(f32, o, ctx_of(Backend::Reference));
     const AnyImage c = nlm_fuse(f32, o, ctx_of(Backend::Cpu, 2));
     EXPECT_TRUE(images_near(std::get<Image<float>>(r.variant()).view(),

@@ -105,4 +105,19 @@ inline Image<std::uint8_t> rgb_of(const Image<std::uint8_t>& g) {
     return c;
 }
 
+// The sequence's gray frames as f32 on [0, 1] and as colour (rgb_of).
+struct TypedFrames {
+    std::vector<AnyImage> f32, rgb;
+};
+inline TypedFrames typed_frames(const Sequence& s) {
+    TypedFrames t;
+    for (const auto& f : s.frames) {
+        Image<float> v(f.width(), f.height(), 1);
+        convert(ImageView<const std::uint8_t>(f.view()), v.view());
+        t.f32.emplace_back(std::move(v));
+        t.rgb.emplace_back(rgb_of(f));
+    }
+    return t;
+}
+
 }  // namespace upres::test
