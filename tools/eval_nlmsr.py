@@ -11,16 +11,18 @@ decimation), given Gaussian noise of sigma 0, 4 or 13 levels (13: the paper's se
 rounded to u8. Seeded (numpy default_rng(1000 + crop)).
 Real motion: frames 60 to 80 of opencv-doc's vtest.avi (people walking, 768 x 576), each
 down-scaled x2 by MATLAB's antialiased bicubic (tools/golden/matlab_imresize.py, the SRCNN
-protocol) and rounded; frames 62 to 78 are reconstructed from their 5-frame neighbourhoods.
+protocol), or by the photo sequences' camera (blur, 2 x 2 means), and rounded; frames 62 to 78
+are reconstructed from their 5-frame neighbourhoods.
 Methods: bicubic (upres upscale --method bicubic), B-spline (upres warp --zoom 2), SRCNN
 (upres upscale --method srcnn), SIL-SEABI (upres upscale --method silseabi: defined on the
 co-sited lattice, half a pixel off on these centre-aligned frames), NLM-SR given the reference
-frame alone (the same engine and weight scale), NLM-SR on all frames (upres fuse, defaults).
+frame alone (the same engine and weight scale), NLM-SR on all frames (upres fuse, defaults), and
+the same two with --post reconstruct.
 Scores: `upres compare --json --shave 4` (PSNR and SSIM on BT.601 Y).
 
 Usage: /usr/bin/python3 tools/eval_nlmsr.py --upres build/cpu-rel/upres [--out docs/ops]
 Tuning (training images only): --set train --quick --fuse-args '--iterations 2'
-Prints Markdown tables; writes docs/ops/nlmsr_crop.jpg (a crop comparison, noise 13, 4 frames).
+Prints Markdown tables; writes docs/ops/nlmsr_crop.jpg (a crop comparison, noise 4, 4 frames).
 """
 import argparse
 import json
@@ -44,6 +46,10 @@ SINGLE = {
 }
 
 
+# The NLM-SR engines: the default post-step (backproject) and post reconstruct (its defaults).
+POSTS = [('nlm', []), ('reconstruct', ['--post', 'reconstruct'])]
+
+
 def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -56,6 +62,14 @@ def score(upres, truth, out):
     return float(s['psnr']), float(s['ssim'])
 
 
+def camera(img):
+    """The photo sequences' camera: Gaussian blur of sigma 0.8 output pixels, then each pixel
+    the mean of 2 x 2 (float, H and W even)."""
+    h, w = img.shape[:2]
+    blur = cv2.GaussianBlur(img, (0, 0), 0.8, borderType=cv2.BORDER_REFLECT)
+    return blur.reshape(h // 2, 2, w // 2, 2, -1).mean(axis=(1, 3))
+
+
 def degrade(img, cx, cy, angle, dx, dy, noise, rng):
     m = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
     m[0, 2] += dx
@@ -64,8 +78,7 @@ def degrade(img, cx, cy, angle, dx, dy, noise, rng):
     warped = cv2.warpAffine(img.astype(np.float64), m, (w, h), flags=cv2.INTER_CUBIC,
                             borderMode=cv2.BORDER_REFLECT)
     crop = warped[cy - 128:cy + 128, cx - 128:cx + 128]
-    blur = cv2.GaussianBlur(crop, (0, 0), 0.8, borderType=cv2.BORDER_REFLECT)
-    lr = blur.reshape(128, 2, 128, 2, -1).mean(axis=(1, 3))
+    lr = camera(crop)
     lr = lr + rng.normal(0.0, noise, lr.shape)
     return np.clip(np.rint(lr), 0, 255).astype(np.uint8)
 
@@ -79,14 +92,17 @@ def methods_on(upres, tmp, frames, ref, truth_path, table, key, crop_store=None,
         table.setdefault((key, m), []).append(score(upres, truth_path, out))
         if crop_store is not None:
             crop_store[m] = cv2.imread(out)
-    out = os.path.join(tmp, 'nlm1.png')
-    run([upres, '--quiet', 'fuse', frames[ref], out] + list(fuse_args))
-    table.setdefault((key, 'nlm, 1 frame'), []).append(score(upres, truth_path, out))
-    out = os.path.join(tmp, 'nlm.png')
-    run([upres, '--quiet', 'fuse'] + frames + [out, '--reference', str(ref)] + list(fuse_args))
-    table.setdefault((key, f'nlm, {len(frames)} frames'), []).append(score(upres, truth_path, out))
-    if crop_store is not None:
-        crop_store['nlm'] = cv2.imread(out)
+    for name, extra in POSTS:
+        out = os.path.join(tmp, 'nlm1.png')
+        run([upres, '--quiet', 'fuse', frames[ref], out] + extra + list(fuse_args))
+        table.setdefault((key, f'{name}, 1 frame'), []).append(score(upres, truth_path, out))
+        out = os.path.join(tmp, 'nlm.png')
+        run([upres, '--quiet', 'fuse'] + frames + [out, '--reference', str(ref)] + extra +
+            list(fuse_args))
+        table.setdefault((key, f'{name}, {len(frames)} frames'), []).append(
+            score(upres, truth_path, out))
+        if crop_store is not None:
+            crop_store[name] = cv2.imread(out)
 
 
 def print_table(title, table, keys):
@@ -147,7 +163,7 @@ def main():
                     key = f'noise {noise}, {n} frames'
                     if key not in keys:
                         keys.append(key)
-                    store = {} if (name == 'butterfly.jpg' and fx == 0.5 and noise == 13 and
+                    store = {} if (name == 'butterfly.jpg' and fx == 0.5 and noise == 4 and
                                    n == 4) else None
                     methods_on(args.upres, tmp, paths, 0, truth_path, table, key, store, fuse_args,
                                single)
@@ -175,31 +191,37 @@ def main():
             frames.append(fr)
         i += 1
     vt = {}
-    lr_paths = []
-    for k, fr in enumerate(frames):
-        h, w = fr.shape[:2]
-        lr = np.stack([imresize(fr[..., c].astype(np.float64), (h // 2, w // 2))
-                       for c in range(3)], axis=2)
-        p = os.path.join(tmp, f'v{k:02d}.png')
-        cv2.imwrite(p, np.clip(np.rint(lr), 0, 255).astype(np.uint8))
-        lr_paths.append(p)
-    for k in range(2, 19):
-        truth_path = os.path.join(tmp, 'vtruth.png')
-        cv2.imwrite(truth_path, frames[k])
-        methods_on(args.upres, tmp, lr_paths[k - 2:k + 3], 2, truth_path, vt, 'vtest.avi',
-                   fuse_args=fuse_args)
-        print('video frame', 60 + k, file=sys.stderr, flush=True)
+    vkeys = []
+    for proto in ('bicubic', 'camera'):
+        key = f'vtest.avi, {proto} down-scaling'
+        vkeys.append(key)
+        lr_paths = []
+        for k, fr in enumerate(frames):
+            h, w = fr.shape[:2]
+            lr = (np.stack([imresize(fr[..., c].astype(np.float64), (h // 2, w // 2))
+                            for c in range(3)], axis=2) if proto == 'bicubic'
+                  else camera(fr.astype(np.float64)))
+            p = os.path.join(tmp, f'v{k:02d}.png')
+            cv2.imwrite(p, np.clip(np.rint(lr), 0, 255).astype(np.uint8))
+            lr_paths.append(p)
+        for k in range(2, 19):
+            truth_path = os.path.join(tmp, 'vtruth.png')
+            cv2.imwrite(truth_path, frames[k])
+            methods_on(args.upres, tmp, lr_paths[k - 2:k + 3], 2, truth_path, vt, key,
+                       fuse_args=fuse_args)
+            print('video', proto, 'frame', 60 + k, file=sys.stderr, flush=True)
     print_table('Real motion: vtest.avi frames 62-78, each from its 5-frame neighbourhood, x2 '
-                '(MATLAB bicubic down-scaling); PSNR (dB) / SSIM on Y, shave 4', vt, ['vtest.avi'])
+                '(MATLAB bicubic down-scaling, or the photo sequences\' camera); PSNR (dB) / SSIM '
+                'on Y, shave 4', vt, vkeys)
 
     if crops:
         n = 96
         panels = []
-        for key in ['original', 'bicubic', 'srcnn', 'nlm']:
+        for key in ['original', 'bicubic', 'srcnn', 'nlm', 'reconstruct']:
             c = crops[key][80:80 + n, 80:80 + n]
             c = cv2.resize(c, (3 * n, 3 * n), interpolation=cv2.INTER_NEAREST)
             c = cv2.copyMakeBorder(c, 28, 4, 4, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255))
-            label = 'NLM-SR, 4 frames' if key == 'nlm' else key
+            label = {'nlm': 'NLM-SR, 4 frames', 'reconstruct': '--post reconstruct'}.get(key, key)
             cv2.putText(c, label, (8, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1,
                         cv2.LINE_AA)
             panels.append(c)
