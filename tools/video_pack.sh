@@ -24,10 +24,10 @@ ldd "$bin" | awk '$3 ~ /^\// {print $3}' |
 strip --strip-all -o "$dir/upres" "$bin" && xz -9e -T0 "$dir/upres"
 tar -C "$dir" -cf - lib | xz -9e -T0 >"$dir/lib.tar.xz"
 rm -rf "$dir/lib"
-# The input: 150 frames of opencv-doc's vtest.avi at 480 x 270 (the script makes its 1080p
+# The input: 600 frames of opencv-doc's vtest.avi at 480 x 270 (the script makes its 1080p
 # input from it with upres itself: a 1080p clip would not fit the 64 MiB a device call carries).
 ffmpeg -hide_banner -loglevel error -y -i "${VTEST:-/usr/share/doc/opencv-doc/examples/data/vtest.avi}" \
-    -frames:v 150 -vf scale=480:270:flags=lanczos,format=yuv420p -c:v libx264 -crf 16 \
+    -frames:v 600 -vf scale=480:270:flags=lanczos,format=yuv420p -c:v libx264 -crf 16 \
     "$dir/small.mkv"
 cp "$root/tools/video_gpu_bench.sh" "$dir/"
 du -sh "$dir"
