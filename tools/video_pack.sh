@@ -10,7 +10,10 @@
 #     -DUPRES_BUILD_BENCH=OFF -DUPRES_BUILD_EXPERIMENTS=OFF -DUPRES_BUILD_PYTHON=OFF
 #   cmake --build build/cuvid --target upres
 #   tools/video_pack.sh build/cuvid DIR
-# Then on the GPU machine (DIR carried there): OUT=... bash DIR/video_gpu_bench.sh
+# Then on the GPU machine (DIR carried there): OUT=... bash DIR/video_gpu_bench.sh. DIR and the
+# repository together exceed the 64 MiB a device call carries: carry DIR/lib.tar.xz alone in a
+# first call that unpacks it to /dev/shm (xz -dc lib.tar.xz | tar -C /dev/shm/vl -xf -), then
+# the rest in the next call (the machine still warm) with VIDEO_LIBS=/dev/shm/vl/lib.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: tools/video_pack.sh BUILD DIR}
