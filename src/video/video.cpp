@@ -97,6 +97,10 @@ constexpr Format kFormats[] = {
     {AV_PIX_FMT_YUV422P10LE, AV_PIX_FMT_YUV422P10LE, 1, 0, 10, false},
     {AV_PIX_FMT_YUV444P10LE, AV_PIX_FMT_YUV444P10LE, 0, 0, 10, false},
     {AV_PIX_FMT_GRAY10LE, AV_PIX_FMT_GRAY10LE, 0, 0, 10, true},
+    // Semi-planar (Cb and Cr interleaved in one plane; what hardware decoders give): made
+    // planar when decoded (planar_from_semi), processed and encoded in the planar form.
+    {AV_PIX_FMT_NV12, AV_PIX_FMT_YUV420P, 1, 1, 8, false},
+    {AV_PIX_FMT_P010LE, AV_PIX_FMT_YUV420P10LE, 1, 1, 10, false},
 };
 
 std::string pix_name(int f) {
@@ -167,6 +171,38 @@ YuvPlanes<T> planes_of(const AVFrame* f, const Format& fm) {
         p.cr = view(2, cw, ch);
     }
     return p;
+}
+
+// A semi-planar frame (nv12; p010, whose 16-bit samples hold 10 bits in their high bits) as
+// the planar frame the pipeline processes (yuv420p; yuv420p10le, the value in the low bits),
+// written into dst (fm.proc, src's size).
+void planar_from_semi(const AVFrame* src, AVFrame* dst, const Format& fm) {
+    const int w = src->width, h = src->height;
+    const int cw = (w + 1) >> fm.shift_x, ch = (h + 1) >> fm.shift_y;
+    const auto copy_planes = [&](auto tag, int shift) {
+        using T = decltype(tag);
+        const auto row = [](const AVFrame* f, int k, int y) {
+            return reinterpret_cast<T*>(f->data[k] +
+                                        static_cast<std::ptrdiff_t>(y) * f->linesize[k]);
+        };
+        for (int y = 0; y < h; ++y) {
+            const T* in = row(src, 0, y);
+            T* out = row(dst, 0, y);
+            for (int x = 0; x < w; ++x) out[x] = static_cast<T>(in[x] >> shift);
+        }
+        for (int y = 0; y < ch; ++y) {
+            const T* in = row(src, 1, y);
+            T *cb = row(dst, 1, y), *cr = row(dst, 2, y);
+            for (int x = 0; x < cw; ++x) {
+                cb[x] = static_cast<T>(in[2 * x] >> shift);
+                cr[x] = static_cast<T>(in[2 * x + 1] >> shift);
+            }
+        }
+    };
+    if (fm.bits == 8)
+        copy_planes(std::uint8_t{}, 0);
+    else
+        copy_planes(std::uint16_t{}, 16 - fm.bits);
 }
 
 // Frames in host frame memory (alloc_host_frame_memory: page-locked when a CUDA device is
@@ -844,8 +880,31 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                     ++first;
                 }
             };
+            // A semi-planar frame made planar (in frame memory for the cuda backend).
+            const auto planar = [&](FramePtr src) {
+                FramePtr dst;
+                if (staged) {
+                    dst = in_pool->get();
+                } else {
+                    dst = new_frame();
+                    dst->format = fm.proc;
+                    dst->width = src->width;
+                    dst->height = src->height;
+                    if (av_frame_get_buffer(dst.get(), 0) < 0)
+                        fail(ErrorCode::OutOfMemory, "out of memory (a decoded frame)");
+                }
+                planar_from_semi(src.get(), dst.get(), fm);
+                av_frame_copy_props(dst.get(), src.get());
+                return dst;
+            };
+            const bool semi = fm.in != fm.proc;
             Item it;
             while (decoded.pop(it)) {
+                if (it.frame && semi) {
+                    const auto t = Clock::now();
+                    it.frame = planar(std::move(it.frame));
+                    upscale_s += since(t);
+                }
                 if (it.frame && nlm) {
                     win.push_back(std::move(it.frame));
                     ++received;
@@ -861,7 +920,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                 if (it.frame) {
                     const auto t = Clock::now();
                     FramePtr src = std::move(it.frame);
-                    if (staged) {
+                    if (staged && !semi) {
                         FramePtr pinned = in_pool->get();
                         av_image_copy(pinned->data, pinned->linesize,
                                       const_cast<const std::uint8_t**>(src->data), src->linesize,

@@ -277,6 +277,28 @@ class VideoTest(unittest.TestCase):
                     got = b[4 * w * h:8 * w * h]
                     self.assertLessEqual(max(abs(x - y) for x, y in zip(want, got)), 1)
 
+    def test_semi_planar_nv12(self):
+        """nv12 (Cb and Cr interleaved; what hardware decoders give) is made planar when decoded:
+        the output is yuv420p, byte for byte the output of the same pictures given as yuv420p,
+        and its luma the single-image result (odd size: the last chroma column)."""
+        w, h = 101, 77
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=size=128x96:rate=10", "-vf",
+               "format=yuv444p,crop=%d:%d:0:0" % (w, h), "-frames:v", 3, "-pix_fmt", "nv12",
+               "-c:v", "rawvideo", self.path("nv12.nut"))
+        # The same samples, planar (deinterleaving is exact).
+        ffmpeg("-i", self.path("nv12.nut"), "-pix_fmt", "yuv420p", "-c:v", "rawvideo",
+               self.path("yuv420p.nut"))
+        outs = []
+        for fmt in ("nv12", "yuv420p"):
+            src, dst = self.path(fmt + ".nut"), self.path(fmt + "_out.mkv")
+            self.upscale(src, dst, "--method", "bicubic", "--codec", "ffv1")
+            v = video_stream(probe(dst))
+            self.assertEqual((v["pix_fmt"], v["width"], v["height"]), ("yuv420p", 2 * w, 2 * h))
+            outs.append(raw_frames(dst, "yuv420p"))
+            if fmt == "nv12":
+                self.assert_luma_equal(src, dst, w, h, "bicubic", 2, [0, 2])
+        self.assertTrue(outs[0] == outs[1], "nv12 and yuv420p inputs give different frames")
+
     def test_nlm_window(self):
         """--method nlm --window 3: output frame i's luma is `upres fuse` of the decoded luma of
         the 3 frames around it (shifted inside the clip at its ends), reference i."""
