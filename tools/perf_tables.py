@@ -563,18 +563,15 @@ def main(argv=None):
                 sys.exit(f"perf_tables: {doc} has no '{begin}' ... '{end}' block")
             new = (new[: i + len(begin)] + "\n" + "\n".join(table(key, pick(key, runs))) + "\n" +
                    new[j:])
-        if doc in PYTHON_DOCS:
-            begin, end = "<!-- perf:python begin -->", "<!-- perf:python end -->"
+        for docs_of, key, lines in ((PYTHON_DOCS, "python", python_table),
+                                    (VIDEO_DOCS, "video-e2e", video_table)):
+            if doc not in docs_of:
+                continue
+            begin, end = f"<!-- perf:{key} begin -->", f"<!-- perf:{key} end -->"
             i, j = new.find(begin), new.find(end)
             if i < 0 or j < i:
                 sys.exit(f"perf_tables: {doc} has no '{begin}' ... '{end}' block")
-            new = new[: i + len(begin)] + "\n" + "\n".join(python_table()) + "\n" + new[j:]
-        if doc in VIDEO_DOCS:
-            begin, end = "<!-- perf:video-e2e begin -->", "<!-- perf:video-e2e end -->"
-            i, j = new.find(begin), new.find(end)
-            if i < 0 or j < i:
-                sys.exit(f"perf_tables: {doc} has no '{begin}' ... '{end}' block")
-            new = new[: i + len(begin)] + "\n" + "\n".join(video_table()) + "\n" + new[j:]
+            new = new[: i + len(begin)] + "\n" + "\n".join(lines()) + "\n" + new[j:]
         if new != text:
             stale.append(doc)
             if not args.check:

@@ -821,19 +821,21 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                 in_pool = std::make_unique<FramePool>(fm.proc, stats.in_width, stats.in_height);
                 out_pool = std::make_unique<FramePool>(fm.proc, ow, oh);
             }
+            // A frame of the processed format, w x h: from `pool` for the cuda backend (frame
+            // memory), else FFmpeg's.
+            const auto frame_of = [&](FramePool* pool, int w, int h) {
+                if (staged) return pool->get();
+                FramePtr f = new_frame();
+                f->format = fm.proc;
+                f->width = w;
+                f->height = h;
+                if (av_frame_get_buffer(f.get(), 0) < 0)
+                    fail(ErrorCode::OutOfMemory, "out of memory (a frame)");
+                return f;
+            };
             // An output frame with the props of src.
             const auto output_for = [&](const AVFrame* src) {
-                FramePtr dst;
-                if (staged) {
-                    dst = out_pool->get();
-                } else {
-                    dst = new_frame();
-                    dst->format = fm.proc;
-                    dst->width = ow;
-                    dst->height = oh;
-                    if (av_frame_get_buffer(dst.get(), 0) < 0)
-                        fail(ErrorCode::OutOfMemory, "out of memory (an output frame)");
-                }
+                FramePtr dst = frame_of(out_pool.get(), ow, oh);
                 av_frame_copy_props(dst.get(), src);
                 dst->pict_type = AV_PICTURE_TYPE_NONE;
                 return dst;
@@ -882,17 +884,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
             };
             // A semi-planar frame made planar (in frame memory for the cuda backend).
             const auto planar = [&](FramePtr src) {
-                FramePtr dst;
-                if (staged) {
-                    dst = in_pool->get();
-                } else {
-                    dst = new_frame();
-                    dst->format = fm.proc;
-                    dst->width = src->width;
-                    dst->height = src->height;
-                    if (av_frame_get_buffer(dst.get(), 0) < 0)
-                        fail(ErrorCode::OutOfMemory, "out of memory (a decoded frame)");
-                }
+                FramePtr dst = frame_of(in_pool.get(), src->width, src->height);
                 planar_from_semi(src.get(), dst.get(), fm);
                 av_frame_copy_props(dst.get(), src.get());
                 return dst;
