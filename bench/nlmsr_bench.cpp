@@ -18,8 +18,10 @@
 //                                  device memory: `frames` gray u8 frames of 960 x 540 -> 1920 x
 //                                  1080, patch 13, the other options the defaults (noise-adaptive
 //                                  weight scale, 3 back-projections).
-//   Cuda_NlmsrReconstruct/frames/search  the same with post reconstruct (SRCNN start, 4 phases
-//                                  fused on the input grid, 10 rounds of the camera model).
+//   Cuda_NlmsrReconstruct/frames/search/rounds  the same with post reconstruct (SRCNN start, 4
+//                                  phases fused on the input grid, `rounds` rounds of the camera
+//                                  model: 10, the default, and 1; SRCNN fp32, or with fastest 1
+//                                  its fastest precision).
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -126,6 +128,7 @@ void Cuda_NlmsrFuse(benchmark::State& state, NlmsrVariant v) {
     ub::set_rates(state, double(px), double(px) * sizeof(float) * (n + 2));
 }
 // args: frames, search side.
+// args: frames, search side (, post reconstruct: rounds, fastest).
 void nlmsr_whole_call(benchmark::State& state, NlmsrPost post) {
     if (!ub::require_cuda(state)) return;
     const int n = static_cast<int>(state.range(0)), w = 960, h = 540;
@@ -142,6 +145,10 @@ void nlmsr_whole_call(benchmark::State& state, NlmsrPost post) {
     NlmsrOptions o;
     o.search = static_cast<int>(state.range(1));
     o.post = post;
+    if (post == NlmsrPost::Reconstruct) {
+        o.reconstructions = static_cast<int>(state.range(2));
+        if (state.range(3)) o.precision = SrcnnPrecision::Fastest;
+    }
     Context ctx;
     ctx.backend = Backend::Cuda;
     ctx.cuda_stream = st.get();
@@ -159,8 +166,10 @@ BENCHMARK(Cuda_Nlmsr)
     ->UseManualTime()
     ->MinTime(0.2);
 BENCHMARK(Cuda_NlmsrReconstruct)
-    ->ArgNames({"frames", "search"})
-    ->Args({5, 3})
+    ->ArgNames({"frames", "search", "rounds", "fastest"})
+    ->Args({5, 3, 10, 0})
+    ->Args({5, 3, 10, 1})
+    ->Args({5, 3, 1, 0})
     ->UseManualTime()
     ->MinTime(0.2);
 

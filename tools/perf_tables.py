@@ -213,8 +213,12 @@ TABLES = {
         ("the whole call, device frames and output: 5 gray u8 frames 960 x 540 -> 1920 x 1080, "
          "patch 13, search 5, back-projection", "Cuda_Nlmsr/frames:5/search:5/", []),
         ("the same, search 3 (the default)", "Cuda_Nlmsr/frames:5/search:3/", []),
-        ("the same, search 3, post reconstruct (SRCNN start, camera model)",
-         "Cuda_NlmsrReconstruct/frames:5/search:3/", []),
+        ("the same, search 3, post reconstruct (SRCNN fp32 start, camera model, 10 rounds)",
+         "Cuda_NlmsrReconstruct/frames:5/search:3/rounds:10/fastest:0/", []),
+        ("the same, SRCNN at its fastest precision (--precision fastest)",
+         "Cuda_NlmsrReconstruct/frames:5/search:3/rounds:10/fastest:1/", []),
+        ("the same, fp32, 1 round", "Cuda_NlmsrReconstruct/frames:5/search:3/rounds:1/fastest:0/",
+         []),
     ]),
     "nlmsr-cpu": (("cpu",), ["docs/ops/nlmsr.md", "docs/benchmarks.md"], [
         ("the paper's workload (fusion, 4 x 256 x 256, patch 13, search 5), 1 thread",

@@ -54,6 +54,7 @@
 #include <upres/context.hpp>
 #include <upres/image.hpp>
 #include <upres/options.hpp>
+#include <upres/srcnn.hpp>
 
 namespace upres {
 
@@ -85,6 +86,9 @@ struct NlmsrOptions {
     // post Reconstruct: a .srcnn weights file for the start instead of the bundled model of the
     // scale (upres/srcnn.hpp; its scale must be `scale`).
     std::string model;
+    // post Reconstruct: the start's arithmetic on the cuda backend (SrcnnPrecision; the cpu and
+    // reference backends run Fp32 only and refuse the others).
+    SrcnnPrecision precision = SrcnnPrecision::Fp32;
     NlmsrVariant variant = NlmsrVariant::Fast;
     // Shared variant: thread block x, y, z (the paper: 8 x 8 x 4 on Fermi; z divides the frames).
     int block_x = 8, block_y = 8, block_z = 4;

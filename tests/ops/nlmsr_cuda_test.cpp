@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <upres/metrics.hpp>
 #include <upres/nlmsr.hpp>
 #include "nlmsr_test_util.hpp"
 #include "test_util.hpp"
@@ -195,6 +196,26 @@ TEST(NlmsrCuda, ReconstructionMatchesTheCpu) {
     nlm_fuse(s.views(), staged.view(), o, ctx_of(Backend::Cuda));
     nlm_fuse(dev.views, from_device.view(), o, ctx_of(Backend::Cuda));
     EXPECT_TRUE(images_near(from_device.view(), staged.view(), 0.0));
+}
+
+// post Reconstruct with SRCNN at its fastest precision (the start in fp16 or bf16): within
+// 0.05 dB of the fp32 start on a real photo sequence; the cpu backend refuses it by name.
+TEST(NlmsrCuda, ReconstructionAtTheFastestPrecision) {
+    UPRES_REQUIRE_GPU();
+    const test::Sequence s = test::photo_sequence("building.jpg", 5, 2, 64, 48, 2, 4.0, 12);
+    NlmsrOptions o;
+    o.post = NlmsrPost::Reconstruct;
+    o.psf_sigma = 0.0;  // these frames' camera (docs/ops/nlmsr.md)
+    Image<U8> fp32(128, 96, 1), fast(128, 96, 1);
+    nlm_fuse(s.views(), fp32.view(), o, ctx_of(Backend::Cuda));
+    o.precision = SrcnnPrecision::Fastest;
+    nlm_fuse(s.views(), fast.view(), o, ctx_of(Backend::Cuda));
+    const double a = psnr(ImageView<const U8>(fp32.view()), ImageView<const U8>(s.truth.view())),
+                 b = psnr(ImageView<const U8>(fast.view()), ImageView<const U8>(s.truth.view()));
+    EXPECT_NEAR(a, b, 0.05) << "fp32 " << a << " dB, fastest " << b << " dB";
+    EXPECT_GT(b, 30.0);
+    test::expect_error([&] { nlm_fuse(s.views(), fast.view(), o, ctx_of(Backend::Cpu)); },
+                       ErrorCode::InvalidArgument, "fp32");
 }
 
 TEST(NlmsrCuda, SharedVariantRefusesTilesBeyondSharedMemory) {

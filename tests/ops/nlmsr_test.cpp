@@ -383,6 +383,10 @@ TEST(Nlmsr, BadInputIsRefused) {
     o.model = test::data_path("nlmsr/recon_x2.srcnn");
     expect_error([&] { call({a.view()}, o, Image<U8>(60, 48, 1).view()); }, inv,
                  "is for x2, not scale 3");
+    o.model.clear();
+    o.scale = 2;
+    o.precision = SrcnnPrecision::Fp16;
+    expect_error([&] { call({a.view()}, o); }, inv, "precision fp16 needs the cuda backend");
     o = {};
     o.post = NlmsrPost::Reconstruct;
     const Image<U8> tiny = test::random_image<U8>(8, 6, 1, 7, 1, 255);

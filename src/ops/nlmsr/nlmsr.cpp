@@ -241,33 +241,32 @@ Plane fuse_planes(const std::vector<Plane>& frames, const Plane& estimate, const
     throw Error(ErrorCode::Internal, "nlm_fuse: unresolved backend");
 }
 
-// The camera model of post Reconstruct (transpose: its transpose) applied to x, in x's memory.
-Plane psf_applied(const Plane& x, int scale, double sigma, bool transpose, Backend b,
-                  const Context& ctx) {
-    const nlmsr::PsfTaps taps = nlmsr::psf_taps(scale, sigma, transpose);
-    const ImageView<const float> v = x.cview();
-    const Plane tmp(v.width(), v.height(), 1, v.location(), ctx.cuda_stream);
-    Plane out(v.width(), v.height(), 1, v.location(), ctx.cuda_stream);
+// out = the camera model of post Reconstruct (its transpose with the transposed taps) applied
+// to x, or with `add`, out = add + k (that): the rows' pass into tmp, the columns' pass with the
+// epilogue into out (which may be add, not x). Planes of one size and memory.
+void psf_apply(const Plane& x, const Plane& tmp, const Plane& out, const nlmsr::PsfTaps& taps,
+               const Plane* add, float k, Backend b, const Context& ctx) {
+    const Span2D<const float> a = add ? add->cspan() : Span2D<const float>{};
     for (int axis = 0; axis < 2; ++axis) {
         const Span2D<const float> in = axis == 0 ? x.cspan() : tmp.cspan();
         const Span2D<float> o = axis == 0 ? tmp.span() : out.span();
+        const Span2D<const float> ad = axis == 0 ? Span2D<const float>{} : a;
         switch (b) {
             case Backend::Reference:
-                ref::nlm_psf(in, o, taps, axis);
+                ref::nlm_psf(in, o, taps, axis, ad, k);
                 break;
             case Backend::Cpu:
-                cpu::nlm_psf(in, o, taps, axis, ctx.threads);
+                cpu::nlm_psf(in, o, taps, axis, ctx.threads, ad, k);
                 break;
             case Backend::Cuda:
 #if UPRES_HAVE_CUDA
-                cuda::nlm_psf(in, o, taps, axis, ctx.cuda_stream);
+                cuda::nlm_psf(in, o, taps, axis, ctx.cuda_stream, ad, k);
                 break;
 #endif
             case Backend::Auto:
                 throw Error(ErrorCode::Internal, "nlm_fuse: unresolved backend");
         }
     }
-    return out;
 }
 
 // Phase (a, b) of the output-grid plane hr as a plane on the input grid (gather), or lr written
@@ -340,7 +339,9 @@ Plane reconstruct(const std::vector<Plane>& luma, const Plane& target, const Nlm
         [&] { cuda::nlm_divide(up.cspan(), in.span(), 255.0f, st); });
     Context nctx = ctx;
     nctx.backend = b;
-    srcnn_forward(in.cview(), net.view(), model, SrcnnOptions{}, nctx);
+    SrcnnOptions so;
+    so.precision = o.precision;
+    srcnn_forward(in.cview(), net.view(), model, so, nctx);
     step(
         loc,
         [&] {
@@ -349,19 +350,20 @@ Plane reconstruct(const std::vector<Plane>& luma, const Plane& target, const Nlm
         },
         [&] { cuda::nlm_scale(net.cspan(), x.span(), 255.0f, st); });
     const Plane z(s * w, s * h, 1, loc, st), phase(w, h, 1, loc, st);
+    const Plane tmp(s * w, s * h, 1, loc, st), r(s * w, s * h, 1, loc, st);
+    const nlmsr::PsfTaps p = nlmsr::psf_taps(s, o.psf_sigma, false),
+                         pt = nlmsr::psf_taps(s, o.psf_sigma, true);
     for (int it = 0; it < o.iterations; ++it) {
-        const Plane e = psf_applied(x, s, o.psf_sigma, false, b, ctx);
+        psf_apply(x, tmp, r, p, nullptr, 1.0f, b, ctx);  // P X, whose phases the frames match
         for (int pb = 0; pb < s; ++pb)
             for (int pa = 0; pa < s; ++pa) {
-                phase_copy(e, phase, s, pa, pb, true, ctx);
+                phase_copy(r, phase, s, pa, pb, true, ctx);
                 const Plane zp = fuse_planes(luma, phase, plan, b, o, ctx);
                 phase_copy(z, zp, s, pa, pb, false, ctx);
             }
         for (int k = 0; k < o.reconstructions; ++k) {
-            const Plane r = psf_applied(x, s, o.psf_sigma, false, b, ctx);
-            axpy(z, r, -1.0f, ctx);  // r = Z - P X
-            const Plane c = psf_applied(r, s, o.psf_sigma, true, b, ctx);
-            axpy(c, x, 1.0f, ctx);  // X += P^T r
+            psf_apply(x, tmp, r, p, &z, -1.0f, b, ctx);  // r = Z - P X
+            psf_apply(r, tmp, x, pt, &x, 1.0f, b, ctx);  // X += P^T r
         }
     }
     return x;
@@ -454,6 +456,10 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
     if (b != Backend::Cuda && o.variant != NlmsrVariant::Fast)
         fail(std::string("variant ") + to_string(o.variant) + " is a cuda variant; the " +
              to_string(b) + " backend runs its own form (allowed: fast)");
+    if (b != Backend::Cuda && o.post == NlmsrPost::Reconstruct &&
+        o.precision != SrcnnPrecision::Fp32)
+        fail(std::string("precision ") + to_string(o.precision) + " needs the cuda backend (the " +
+             to_string(b) + " backend runs fp32)");
     const Location loc = b == Backend::Cuda ? Location::Device : Location::Host;
     [[maybe_unused]] void* st = ctx.cuda_stream;
     if constexpr (std::is_same_v<T, float>)

@@ -26,8 +26,10 @@ namespace upres::ref {
 void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> estimate,
               Span2D<float> out, const NlmsrPlan& plan);
 // The camera model's filter along x (axis 0) or y (axis 1): out(m) = nlmsr::psf_sample, in
-// double. in and out: single-channel planes of one size.
-void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis);
+// double, then nlmsr::psf_epilogue with `add` (data nullptr: none) and k. in, out and add:
+// single-channel planes of one size; out may be add (in place), not in.
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
+             Span2D<const float> add = {}, float k = 1.0f);
 }  // namespace upres::ref
 
 namespace upres::cpu {
@@ -35,7 +37,7 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
               Span2D<float> out, const NlmsrPlan& plan, int threads);
 // As ref::nlm_psf, in float.
 void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
-             int threads);
+             int threads, Span2D<const float> add = {}, float k = 1.0f);
 }  // namespace upres::cpu
 
 namespace upres::cuda {
@@ -62,7 +64,7 @@ void nlm_axpy(Span2D<const float> a, Span2D<float> d, float k, void* stream);
 double nlm_immerkaer_sum(Span2D<const float> y, void* stream);
 // As cpu::nlm_psf.
 void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
-             void* stream);
+             void* stream, Span2D<const float> add = {}, float k = 1.0f);
 // Phase (a, b) of a plane on the output grid: gather: lr(q, p) = hr(s p + a, s q + b) (x, y);
 // scatter: hr(s p + a, s q + b) = lr(q, p).
 void nlm_phase(Span2D<const float> from, Span2D<float> to, int s, int a, int b, bool gather,

@@ -164,12 +164,15 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
 }
 
 void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
-             int threads) {
+             int threads, Span2D<const float> add, float k) {
     parallel_for(0, in.height, threads, [&](int y) {
         float* o = out.row(y);
-        for (int x = 0; x < in.width; ++x)
-            o[x] = axis == 0 ? nlmsr::psf_sample<float>(in.row(y), 1, in.width, x, taps)
-                             : nlmsr::psf_sample<float>(in.data + x, in.stride, in.height, y, taps);
+        for (int x = 0; x < in.width; ++x) {
+            const float v =
+                axis == 0 ? nlmsr::psf_sample<float>(in.row(y), 1, in.width, x, taps)
+                          : nlmsr::psf_sample<float>(in.data + x, in.stride, in.height, y, taps);
+            o[x] = nlmsr::psf_epilogue(v, add.data ? &add(x, y) : nullptr, k);
+        }
     });
 }
 

@@ -492,11 +492,13 @@ __global__ void axpy_kernel(Span2D<const float> a, Span2D<float> d, float k) {
     if (x < d.width && y < d.height) d(x, y) = __fadd_rn(a(x, y), __fmul_rn(k, d(x, y)));
 }
 
-__global__ void psf_kernel(Span2D<const float> in, Span2D<float> out, nlmsr::PsfTaps t, int axis) {
+__global__ void psf_kernel(Span2D<const float> in, Span2D<float> out, nlmsr::PsfTaps t, int axis,
+                           Span2D<const float> add, float k) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= in.width || y >= in.height) return;
-    out(x, y) = axis == 0 ? nlmsr::psf_sample<float>(in.row(y), 1, in.width, x, t)
-                          : nlmsr::psf_sample<float>(in.data + x, in.stride, in.height, y, t);
+    const float v = axis == 0 ? nlmsr::psf_sample<float>(in.row(y), 1, in.width, x, t)
+                              : nlmsr::psf_sample<float>(in.data + x, in.stride, in.height, y, t);
+    out(x, y) = nlmsr::psf_epilogue(v, add.data ? &add(x, y) : nullptr, k);
 }
 
 __global__ void phase_kernel(Span2D<const float> from, Span2D<float> to, int s, int a, int b,
@@ -553,9 +555,9 @@ void nlm_axpy(Span2D<const float> a, Span2D<float> d, float k, void* stream) {
 }
 
 void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
-             void* stream) {
+             void* stream, Span2D<const float> add, float k) {
     psf_kernel<<<grid_of(in.width, in.height), dim3(32, 8), 0, static_cast<cudaStream_t>(stream)>>>(
-        in, out, taps, axis);
+        in, out, taps, axis, add, k);
     UPRES_CUDA_CHECK_LAUNCH();
 }
 

@@ -122,10 +122,28 @@ UPRES_HD int reflect_index(int i, int n) {
 template <class Acc>
 UPRES_HD float psf_sample(const float* p, std::ptrdiff_t step, int n, int m, const PsfTaps& t) {
     Acc s = 0;
-    for (int j = 0; j < t.len; ++j)
-        s += static_cast<Acc>(t.k[j]) *
-             static_cast<Acc>(p[reflect_index(m - t.origin + j, n) * step]);
+    const int j0 = m - t.origin;
+    if (j0 >= 0 && j0 + t.len <= n) {  // inside: no reflection (the same sum)
+        const float* q = p + j0 * step;
+        for (int j = 0; j < t.len; ++j)
+            s += static_cast<Acc>(t.k[j]) * static_cast<Acc>(q[j * step]);
+    } else {
+        for (int j = 0; j < t.len; ++j)
+            s += static_cast<Acc>(t.k[j]) * static_cast<Acc>(p[reflect_index(j0 + j, n) * step]);
+    }
     return static_cast<float>(s);
+}
+
+// The filter's epilogue: v, or with a plane to add, add + k v (the Landweber step's residual
+// Z - P X with k = -1, its update X + P^T r with k = 1), rounded as two operations everywhere
+// (no fused multiply-add on the device either), as the host computes it.
+UPRES_HD float psf_epilogue(float v, const float* add, float k) {
+    if (!add) return v;
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(*add, __fmul_rn(k, v));
+#else
+    return *add + k * v;
+#endif
 }
 
 }  // namespace upres::nlmsr

@@ -69,6 +69,9 @@ constexpr OptionDesc kNlmsrOptions[] = {
      UPRES_OPTION_FIELD(NlmsrOptions, reconstructions)},
     rebound(srcnn_rows::kModel, UPRES_OPTION_FIELD(NlmsrOptions, model),
             "post reconstruct: a .srcnn weights file for the start instead of the bundled model"),
+    rebound(srcnn_rows::kPrecision, UPRES_OPTION_FIELD(NlmsrOptions, precision),
+            "post reconstruct: the start's arithmetic on the cuda backend (cpu and reference run "
+            "fp32)"),
     {"variant", OptionKind::Enum, &enum_desc<NlmsrVariant>, "fast", 0, 0,
      "How the cuda backend runs (the paper's kernels for reproduction)",
      UPRES_OPTION_FIELD(NlmsrOptions, variant)},

@@ -35,12 +35,15 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
         }
 }
 
-void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis) {
+void nlm_psf(Span2D<const float> in, Span2D<float> out, const nlmsr::PsfTaps& taps, int axis,
+             Span2D<const float> add, float k) {
     for (int y = 0; y < in.height; ++y)
-        for (int x = 0; x < in.width; ++x)
-            out(x, y) = axis == 0
-                            ? nlmsr::psf_sample<double>(in.row(y), 1, in.width, x, taps)
-                            : nlmsr::psf_sample<double>(in.data + x, in.stride, in.height, y, taps);
+        for (int x = 0; x < in.width; ++x) {
+            const float v =
+                axis == 0 ? nlmsr::psf_sample<double>(in.row(y), 1, in.width, x, taps)
+                          : nlmsr::psf_sample<double>(in.data + x, in.stride, in.height, y, taps);
+            out(x, y) = nlmsr::psf_epilogue(v, add.data ? &add(x, y) : nullptr, k);
+        }
 }
 
 }  // namespace upres::ref
