@@ -10,6 +10,8 @@
 //                                  Peer: OpenCV fastNlMeansDenoisingMulti with the same frame
 //                                  count, template 13, search 5 on the 960 x 540 output size
 //                                  (tools/peers/peers_nlmsr_cpu.py).
+//   Cuda_NlmsrSharedBlock/bx/by/bz the paper's shared-memory kernel on its workload with block
+//                                  bx x by x bz (the paper's 8 x 8 x 4 was best on Fermi).
 //   Cuda_NlmsrFuse/<variant>/...   the cuda fusion on device planes: frames, output width and
 //                                  height, search side; patch 13. The paper's workload (4 x
 //                                  256 x 256, search 5) for every variant; 5 x 1920 x 1080 for
@@ -99,11 +101,11 @@ void Nlmsr_Cpu(benchmark::State& state) {
 BENCHMARK(Nlmsr_Cpu)->ArgNames({"frames"})->Arg(5)->Unit(benchmark::kMillisecond);
 
 #if UPRES_HAVE_CUDA
-// args: frames, output width, height, search side.
-void Cuda_NlmsrFuse(benchmark::State& state, NlmsrVariant v) {
+// The fusion alone: n frames on a w x h grid, patch 13, the search side; the shared variant's
+// block bx x by x bz.
+void fuse_bench(benchmark::State& state, NlmsrVariant v, int n, int w, int h, int search,
+                int bx = 8, int by = 8, int bz = 4) {
     if (!ub::require_cuda(state)) return;
-    const int n = static_cast<int>(state.range(0)), w = static_cast<int>(state.range(1)),
-              h = static_cast<int>(state.range(2)), search = static_cast<int>(state.range(3));
     const std::size_t px = static_cast<std::size_t>(w) * h;
     ub::Stream st;
     std::vector<ub::DeviceBuffer> planes;
@@ -120,12 +122,32 @@ void Cuda_NlmsrFuse(benchmark::State& state, NlmsrVariant v) {
     }
     ub::DeviceBuffer out(px * sizeof(float));
     const Span2D<float> o{out.as<float>(), w, h, 1, w};
-    const NlmsrPlan plan = bench_plan(13, search);
+    NlmsrPlan plan = bench_plan(13, search);
+    plan.block_x = bx;
+    plan.block_y = by;
+    plan.block_z = bz;
+    try {
+        cuda::nlm_fuse(spans, spans[n / 2], o, plan, v, st.get());
+    } catch (const Error& e) {  // a block or tile the device cannot take: no timing
+        state.SkipWithError(e.what());
+        return;
+    }
     ub::time_device(state, st.get(), [&](std::int64_t) {
         cuda::nlm_fuse(spans, spans[n / 2], o, plan, v, st.get());
     });
     state.SetLabel(to_string(v));
     ub::set_rates(state, double(px), double(px) * sizeof(float) * (n + 2));
+}
+// args: frames, output width, height, search side.
+void Cuda_NlmsrFuse(benchmark::State& state, NlmsrVariant v) {
+    fuse_bench(state, v, static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+               static_cast<int>(state.range(2)), static_cast<int>(state.range(3)));
+}
+// The shared variant's block shape on the paper's workload (4 frames, 256 x 256, search 5).
+// args: block x, y, z.
+void Cuda_NlmsrSharedBlock(benchmark::State& state) {
+    fuse_bench(state, NlmsrVariant::Shared, 4, 256, 256, 5, static_cast<int>(state.range(0)),
+               static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
 }
 // args: frames, search side.
 // args: frames, search side (, post reconstruct: rounds, fastest).
@@ -194,6 +216,24 @@ BENCHMARK_CAPTURE(Cuda_NlmsrFuse, fast, NlmsrVariant::Fast)
     ->Args({16, 1920, 1080, 5})
     ->UseManualTime()
     ->MinTime(0.2);
+BENCHMARK(Cuda_NlmsrSharedBlock)
+    ->ArgNames({"bx", "by", "bz"})
+    ->Args({8, 8, 4})  // the paper's (Fermi)
+    ->Args({8, 8, 1})
+    ->Args({8, 8, 2})
+    ->Args({16, 8, 1})
+    ->Args({16, 8, 2})
+    ->Args({16, 8, 4})
+    ->Args({16, 16, 1})
+    ->Args({16, 16, 2})
+    ->Args({16, 16, 4})
+    ->Args({32, 4, 1})
+    ->Args({32, 4, 4})
+    ->Args({32, 8, 1})
+    ->Args({32, 8, 2})
+    ->Args({32, 8, 4})
+    ->UseManualTime()
+    ->MinTime(0.1);
 #endif
 
 }  // namespace
