@@ -197,6 +197,22 @@ TABLES = {
                                      "OpenCV StereoSGBM 3-way")]),
         ("the same, 8 paths", "Stereo_CpuSgm/paths:8/", []),
     ]),
+    "nlmsr-block": (GPU, ["docs/ops/nlmsr.md"], [
+        ("block 8 x 8 x 4 (the paper's, the default)", "Cuda_NlmsrSharedBlock/bx:8/by:8/bz:4/", []),
+        ("block 8 x 8 x 1", "Cuda_NlmsrSharedBlock/bx:8/by:8/bz:1/", []),
+        ("block 8 x 8 x 2", "Cuda_NlmsrSharedBlock/bx:8/by:8/bz:2/", []),
+        ("block 16 x 8 x 1", "Cuda_NlmsrSharedBlock/bx:16/by:8/bz:1/", []),
+        ("block 16 x 8 x 2", "Cuda_NlmsrSharedBlock/bx:16/by:8/bz:2/", []),
+        ("block 16 x 8 x 4", "Cuda_NlmsrSharedBlock/bx:16/by:8/bz:4/", []),
+        ("block 16 x 16 x 1", "Cuda_NlmsrSharedBlock/bx:16/by:16/bz:1/", []),
+        ("block 16 x 16 x 2", "Cuda_NlmsrSharedBlock/bx:16/by:16/bz:2/", []),
+        ("block 16 x 16 x 4", "Cuda_NlmsrSharedBlock/bx:16/by:16/bz:4/", []),
+        ("block 32 x 4 x 1", "Cuda_NlmsrSharedBlock/bx:32/by:4/bz:1/", []),
+        ("block 32 x 4 x 4", "Cuda_NlmsrSharedBlock/bx:32/by:4/bz:4/", []),
+        ("block 32 x 8 x 1", "Cuda_NlmsrSharedBlock/bx:32/by:8/bz:1/", []),
+        ("block 32 x 8 x 2", "Cuda_NlmsrSharedBlock/bx:32/by:8/bz:2/", []),
+        ("block 32 x 8 x 4", "Cuda_NlmsrSharedBlock/bx:32/by:8/bz:4/", []),
+    ]),
     "nlmsr-gpu": (GPU, ["docs/ops/nlmsr.md", "docs/benchmarks.md"], [
         ("the paper's workload: fusion of 4 frames on a 256 x 256 grid, patch 13, search 5; the "
          "paper's simple kernel", "Cuda_NlmsrFuse/simple/frames:4/w:256/", []),
