@@ -18,16 +18,22 @@
 //       planes in pageable host memory, uploaded and downloaded by the call; host 2: planes in
 //       host frame memory (alloc_host_frame_memory, page-locked: the video command's path with
 //       --backend cuda). Counter fps = 1 / the call's median time.
+//   Cuda_NlmYuvWindow1080p/<host>   the video command's NLM-SR call (nlm_fuse_yuv, default
+//       options, x2) on a window of 5 1920x1080 yuv420p frames: host 0: the window on the device
+//       (the video command keeps it there: each frame uploaded once when decoded); host 1: the
+//       5 frames in pageable host memory, uploaded by every call. Counter fps = 1 / the median.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <upres/color.hpp>
+#include <upres/nlmsr.hpp>
 #include <upres/seabi.hpp>
 #include <upres/upscale.hpp>
 #include <upres/warp.hpp>
@@ -182,6 +188,48 @@ void Cuda_UpscaleYuv1080p(benchmark::State& state) {
 }
 BENCHMARK(Cuda_UpscaleYuv1080p)
     ->ArgsProduct({{0, 1, 2}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.3);
+
+void Cuda_NlmYuvWindow1080p(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+#if UPRES_HAVE_CUDA
+    const int w = 1920, h = 1080, frames = 5;
+    const bool host = state.range(0) != 0;
+    const Location loc = host ? Location::Host : Location::Device;
+    Stream st;
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.cuda_stream = st.get();
+    std::vector<Image<std::uint8_t>> planes;
+    for (int t = 0; t < frames; ++t)
+        for (int k = 0; k < 3; ++k) {
+            const int pw = k ? w / 2 : w, ph = k ? h / 2 : h;
+            Image<std::uint8_t> d(pw, ph, 1, Location::Device);
+            fill_random_device(d.data(), static_cast<std::size_t>(pw) * ph, 31 + 3 * t + k, st);
+            cudaStreamSynchronize(st.get());
+            planes.push_back(clone(d.view(), loc));
+        }
+    std::vector<YuvPlanes<const std::uint8_t>> in;
+    for (int t = 0; t < frames; ++t)
+        in.push_back({planes[3 * t].view(), planes[3 * t + 1].view(), planes[3 * t + 2].view()});
+    Image<std::uint8_t> oy(2 * w, 2 * h, 1, loc), ocb(w, h, 1, loc), ocr(w, h, 1, loc);
+    const YuvPlanes<std::uint8_t> out{oy.view(), ocb.view(), ocr.view()};
+    NlmsrOptions n;
+    const auto call = [&] {
+        nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint8_t>>(in), frames / 2, out,
+                     YuvLayout{}, n, ctx);
+    };
+    time_device(state, st, [&](std::int64_t) { call(); });
+    if (state.error_occurred()) return;
+    const double us = median_event_us(st, call);
+    state.counters["fps"] = 1e6 / us;
+    state.SetLabel(host ? "5 frames in host memory, uploaded per call" : "5 frames on the device");
+#endif
+}
+BENCHMARK(Cuda_NlmYuvWindow1080p)
+    ->DenseRange(0, 1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.3);

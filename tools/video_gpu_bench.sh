@@ -4,7 +4,8 @@
 # 1080p x264 input (600 frames of vtest.avi at 480 x 270, x4 by bicubic), then upscales it to 4K with
 # `--backend cuda` and each method, libx264 --preset ultrafast (the GPU has no NVENC: the
 # encoder runs on the host's cores), and writes each run's --json line to $OUT/video_gpu.jsonl,
-# with the host's CPU count and the NVIDIA video decoder's library, if the driver has one.
+# with the host's CPU count and the NVIDIA video decoder's library, if the driver has one; checks
+# the NLM window on the device against the cpu backend, and tries --hwdec cuda.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:?set OUT}
@@ -36,6 +37,35 @@ for m in ${METHODS:-srcnn silseabi bicubic}; do
     [ "$m" = srcnn ] && extra=(--precision fastest)
     "$here/upres" upscale "$work/in1080.mkv" "$work/out.mkv" --method "$m" --scale 2 \
         --backend cuda --preset ultrafast --json "${extra[@]}" >>"$out/video_gpu.jsonl" || exit 1
+done
+# NLM-SR (its window of 5 frames kept on the device), and NVDEC where the driver has it (else
+# its error, recorded).
+"$here/upres" upscale "$work/in1080.mkv" "$work/out.mkv" --method nlm --scale 2 \
+    --backend cuda --preset ultrafast --json >>"$out/video_gpu.jsonl" || exit 1
+if ! "$here/upres" upscale "$work/in1080.mkv" "$work/out.mkv" --method srcnn --scale 2 \
+    --precision fastest --backend cuda --preset ultrafast --hwdec cuda --json \
+    >>"$out/video_gpu.jsonl" 2>"$work/hwdec.txt"; then
+    echo "hwdec cuda: $(cat "$work/hwdec.txt")" >>"$out/video_gpu_host.txt"
+fi
+# The NLM window on the device against the cpu backend, 8 and 10 bits (y4m: raw planes).
+for b in 8 10; do
+    for be in cuda cpu; do
+        "$here/upres" upscale "$here/nlm$b.mkv" "$work/nlm$b-$be.y4m" --method nlm --window 3 \
+            --backend "$be" --codec wrapped_avframe --quiet || exit 1
+    done
+    python3 - "$work/nlm$b-cuda.y4m" "$work/nlm$b-cpu.y4m" "$b" >>"$out/video_gpu_host.txt" <<'PY' || exit 1
+import sys
+import numpy as np
+def planes(path, bits):
+    data = open(path, "rb").read()
+    frames = data.split(b"FRAME\n")[1:]
+    dt = np.uint16 if bits > 8 else np.uint8
+    return [np.frombuffer(f, dt).astype(np.int32) for f in frames]
+a, b = planes(sys.argv[1], int(sys.argv[3])), planes(sys.argv[2], int(sys.argv[3]))
+d = max(int(np.abs(x - y).max()) for x, y in zip(a, b))
+print("nlm window %s bits: %d frames, cuda vs cpu max |diff| %d levels" % (sys.argv[3], len(a), d))
+sys.exit(0 if len(a) == len(b) == 9 and d <= 1 else 1)
+PY
 done
 # The encoder alone: the 4K output encoded again (decode of 4K + encode, the upscale a copy).
 "$here/upres" upscale "$work/out.mkv" "$work/again.mkv" --method bicubic --scale 1 \

@@ -32,5 +32,11 @@ rm -rf "$dir/lib"
 ffmpeg -hide_banner -loglevel error -y -i "${VTEST:-/usr/share/doc/opencv-doc/examples/data/vtest.avi}" \
     -frames:v 600 -vf scale=480:270:flags=lanczos,format=yuv420p -c:v libx264 -crf 16 \
     "$dir/small.mkv"
+# Two short noisy clips (8 and 10 bits, lossless) for the NLM window's check on the device.
+for b in 8 10; do
+    fmt=yuv420p && [ "$b" = 10 ] && fmt=yuv420p10le
+    ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=96x64:rate=10 \
+        -frames:v 9 -vf "noise=alls=12:allf=t,format=$fmt" -c:v ffv1 "$dir/nlm$b.mkv"
+done
 cp "$root/tools/video_gpu_bench.sh" "$dir/"
 du -sh "$dir"

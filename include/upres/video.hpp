@@ -26,6 +26,16 @@
 
 namespace upres {
 
+// Where the input is decoded: on the CPU (FFmpeg's software decoders, the default), or by the
+// GPU's video decoder (NVDEC, through FFmpeg's CUDA hardware decoding) for 8- and 10-bit 4:2:0
+// video of the codecs the GPU decodes (H.264, HEVC, VP9, AV1 by generation). NVDEC needs the
+// driver's video decoder library (libnvcuvid): where it is missing, or the GPU cannot decode the
+// stream, the run stops with an error before any output is written (never a silent fallback).
+enum class Hwdec { None, Cuda };
+const char* to_string(Hwdec h) noexcept;  // "none", "cuda"
+template <>
+const EnumDesc& enum_desc<Hwdec>() noexcept;
+
 struct VideoOptions {
     // An FFmpeg video encoder: libx264, libx265, libsvtav1, ffv1 (lossless), libvpx-vp9, ...
     std::string codec = "libx264";
@@ -39,6 +49,7 @@ struct VideoOptions {
     // Method nlm: frames fused per output frame, centred on it (shifted inside the video at its
     // ends); 0 = 5. Refused with other methods.
     int window = 0;
+    Hwdec hwdec = Hwdec::None;  // the decoder (above)
 };
 
 // What one run did. Stage times are the time each thread spent working (not waiting), so

@@ -43,7 +43,7 @@ struct YuvLayout {
 };
 
 // One frame's planes. cb and cr empty: luma only (gray video). Every plane is a 1-channel
-// view; all in host memory, or (8 bits) all in device memory.
+// view; all in host memory, or all in device memory (upscale_yuv: 8 bits only there).
 template <class T>
 struct YuvPlanes {
     ImageView<T> y, cb, cr;
@@ -64,7 +64,9 @@ void upscale_yuv(const YuvPlanes<const std::uint16_t>& in, const YuvPlanes<std::
 // into the reference's by NLM-SR (upres/nlmsr.hpp, nlm.scale 2 to 4 and its other options;
 // nlm.reference is replaced by `reference`), on the 16-bit scale for deeper frames as above;
 // the reference frame's chroma upscaled as upscale_yuv does on the centre-aligned lattice.
-// Frames of one size and layout, in host memory; out as upscale_yuv's with method nlm.
+// Frames of one size and layout, with out as upscale_yuv's with method nlm, all in host memory
+// or all in device memory (the cuda backend; 8 or more bits): a caller that keeps a video's
+// window of frames on the device uploads each frame once, not once per output it serves.
 void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint8_t>> frames, int reference,
                   const YuvPlanes<std::uint8_t>& out, const YuvLayout& layout,
                   const NlmsrOptions& nlm = {}, const Context& ctx = {});

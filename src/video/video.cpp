@@ -5,6 +5,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libavutil/opt.h>
@@ -18,6 +19,7 @@ extern "C" {
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -208,6 +210,101 @@ void planar_from_semi(const AVFrame* src, AVFrame* dst, const Format& fm) {
 // Frames in host frame memory (alloc_host_frame_memory: page-locked when a CUDA device is
 // present) for the cuda backend, whose uploads and downloads then run at the bus's speed: one
 // buffer per frame holding every plane, from a pool, so each frame's memory is allocated once.
+// NLM-SR's window of frames kept in device memory (the cuda backend): each decoded frame's
+// planes uploaded once when it arrives, not once for each of the `window` output frames it
+// serves; one set of output planes on the device, downloaded once per output frame. Planes are
+// held as bytes (w x sizeof(sample)) and viewed with the frame's sample type.
+class DeviceWindow {
+  public:
+    DeviceWindow(const Format& fm, int w, int h, int ow, int oh, const Context& ctx)
+        : fm_(fm),
+          bytes_(fm.bits == 8 ? 1 : 2),
+          w_(w),
+          h_(h),
+          ow_(ow),
+          oh_(oh),
+          ctx_(ctx),
+          out_(make(ow, oh)) {}
+
+    void push_back(const AVFrame* f) {
+        Planes p;
+        if (spare_.empty()) {
+            p = make(w_, h_);
+        } else {
+            p = std::move(spare_.back());
+            spare_.pop_back();
+        }
+        for (int k = 0; k < planes(); ++k) {
+            const auto [pw, ph] = dims(k, w_, h_);
+            copy(ImageView<const std::uint8_t>(f->data[k], pw * bytes_, ph, 1, f->linesize[k]),
+                 p[static_cast<std::size_t>(k)].view(), ctx_.cuda_stream);
+        }
+        frames_.push_back(std::move(p));
+    }
+    void pop_front() {
+        spare_.push_back(std::move(frames_.front()));
+        frames_.pop_front();
+    }
+    template <class T>
+    YuvPlanes<T> input(std::size_t at) const {
+        return view<T>(frames_[at], w_, h_);
+    }
+    template <class T>
+    YuvPlanes<T> output() const {
+        return view<T>(out_, ow_, oh_);
+    }
+    void download(AVFrame* dst) const {
+        for (int k = 0; k < planes(); ++k) {
+            const auto [pw, ph] = dims(k, ow_, oh_);
+            copy(out_[static_cast<std::size_t>(k)].view(),
+                 ImageView<std::uint8_t>(dst->data[k], pw * bytes_, ph, 1, dst->linesize[k]),
+                 ctx_.cuda_stream);
+        }
+    }
+
+  private:
+    using Planes = std::array<Image<std::uint8_t>, 3>;
+    int planes() const { return fm_.gray ? 1 : 3; }
+    std::pair<int, int> dims(int k, int w, int h) const {
+        if (k == 0) return {w, h};
+        return {(w + (1 << fm_.shift_x) - 1) >> fm_.shift_x,
+                (h + (1 << fm_.shift_y) - 1) >> fm_.shift_y};
+    }
+    Planes make(int w, int h) const {
+        Planes p;
+        for (int k = 0; k < planes(); ++k) {
+            const auto [pw, ph] = dims(k, w, h);
+            p[static_cast<std::size_t>(k)] =
+                Image<std::uint8_t>(pw * bytes_, ph, 1, Location::Device);
+        }
+        return p;
+    }
+    template <class T>
+    YuvPlanes<T> view(const Planes& p, int w, int h) const {
+        using V = std::remove_const_t<T>;
+        const auto plane = [&](int k) {
+            const auto [pw, ph] = dims(k, w, h);
+            // The planes are the window's own: const only in this accessor.
+            auto* data = const_cast<std::uint8_t*>(p[static_cast<std::size_t>(k)].data());
+            return ImageView<T>(reinterpret_cast<V*>(data), pw, ph, 1, 0, Location::Device);
+        };
+        YuvPlanes<T> y;
+        y.y = plane(0);
+        if (!fm_.gray) {
+            y.cb = plane(1);
+            y.cr = plane(2);
+        }
+        return y;
+    }
+
+    Format fm_;
+    int bytes_, w_, h_, ow_, oh_;
+    Context ctx_;
+    Planes out_;
+    std::deque<Planes> frames_;
+    std::vector<Planes> spare_;
+};
+
 class FramePool {
   public:
     FramePool(AVPixelFormat fmt, int w, int h) : fmt_(fmt), w_(w), h_(h) {
@@ -308,11 +405,63 @@ struct Input {
     AVFormatContext* fmt = nullptr;
     AVCodecContext* dec = nullptr;
     int video = -1;
+    AVPixelFormat frames = AV_PIX_FMT_NONE;  // the decoded frames' format (after NVDEC's copy)
+    AVBufferRef* hw = nullptr;               // --hwdec cuda: FFmpeg's CUDA device
+    std::atomic<bool> hw_refused{false};     // NVDEC could not start for the stream
     ~Input() {
         avcodec_free_context(&dec);
+        av_buffer_unref(&hw);
         avformat_close_input(&fmt);
     }
 };
+
+// --hwdec cuda: the decoder's formats include CUDA frames while NVDEC can decode the stream;
+// FFmpeg drops them when NVDEC fails to start, and then the run stops (no software fallback:
+// the user asked for the GPU's decoder).
+AVPixelFormat pick_cuda_frames(AVCodecContext* c, const AVPixelFormat* formats) {
+    for (const AVPixelFormat* p = formats; *p != AV_PIX_FMT_NONE; ++p)
+        if (*p == AV_PIX_FMT_CUDA) return AV_PIX_FMT_CUDA;
+    static_cast<Input*>(c->opaque)->hw_refused = true;
+    return AV_PIX_FMT_NONE;
+}
+
+// A decoding error: NVDEC's refusal named as such, else the frame that failed.
+[[noreturn]] void decode_failed(const Input& in, const std::string& path, std::int64_t index,
+                                int r) {
+    if (in.hw_refused)
+        fail(ErrorCode::UnsupportedFormat,
+             path + ": --hwdec cuda: NVDEC cannot decode this " +
+                 avcodec_get_name(in.dec->codec_id) +
+                 " stream here (the driver's video decoder library libnvcuvid is missing, or "
+                 "this GPU does not decode its profile); decode on the CPU with --hwdec none");
+    fail(ErrorCode::CorruptData,
+         path + ": decoding frame " + std::to_string(index) + " failed (" + av_error(r) + ")");
+}
+
+// --hwdec cuda: FFmpeg's CUDA decoding on the stream's decoder, which must have it; NVDEC
+// gives 4:2:0 as nv12 (8 bits) or p010 (10 bits), copied to host memory per frame.
+void open_hwdec(Input& in, const AVCodec* dec, const std::string& path) {
+    bool has = false;
+    for (int i = 0;; ++i) {
+        const AVCodecHWConfig* c = avcodec_get_hw_config(dec, i);
+        if (!c) break;
+        has = has || ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) &&
+                      c->device_type == AV_HWDEVICE_TYPE_CUDA);
+    }
+    if (!has)
+        fail(ErrorCode::UnsupportedFormat,
+             path + ": --hwdec cuda: FFmpeg's " + dec->name +
+                 " decoder has no NVDEC path (NVDEC decodes h264, hevc, vp9, av1, mpeg2video, "
+                 "mpeg4, vc1 where the GPU supports them); decode on the CPU with --hwdec none");
+    const int r = av_hwdevice_ctx_create(&in.hw, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, 0);
+    if (r < 0)
+        fail(ErrorCode::UnsupportedFormat, "--hwdec cuda: FFmpeg cannot open a CUDA device here (" +
+                                               av_error(r) +
+                                               "); decode on the CPU with --hwdec none");
+    in.dec->hw_device_ctx = av_buffer_ref(in.hw);
+    in.dec->opaque = &in;
+    in.dec->get_format = pick_cuda_frames;
+}
 
 struct Output {
     AVFormatContext* fmt = nullptr;
@@ -339,7 +488,7 @@ std::string describe_stream(const AVStream* s) {
            avcodec_get_name(s->codecpar->codec_id) + ")";
 }
 
-void open_input(Input& in, const std::string& path, int threads) {
+void open_input(Input& in, const std::string& path, int threads, Hwdec hwdec) {
     std::error_code ec;
     if (!fs::exists(path, ec)) fail(ErrorCode::IoError, path + ": no such file");
     int r = avformat_open_input(&in.fmt, path.c_str(), nullptr, nullptr);
@@ -363,13 +512,24 @@ void open_input(Input& in, const std::string& path, int threads) {
     avcodec_parameters_to_context(in.dec, st->codecpar);
     in.dec->thread_count = std::max(threads, 0);  // 0: FFmpeg picks (frame and slice threads)
     in.dec->pkt_timebase = st->time_base;
+    if (hwdec == Hwdec::Cuda) {
+        const auto sw = static_cast<AVPixelFormat>(st->codecpar->format);
+        if (sw != AV_PIX_FMT_YUV420P && sw != AV_PIX_FMT_YUV420P10LE)
+            fail(ErrorCode::UnsupportedFormat,
+                 path + ": --hwdec cuda decodes yuv420p and yuv420p10le video, this one is " +
+                     pix_name(sw) + "; decode on the CPU with --hwdec none");
+        open_hwdec(in, dec, path);
+        in.dec->thread_count = 1;  // NVDEC runs asynchronously to the calling thread itself
+        in.frames = sw == AV_PIX_FMT_YUV420P ? AV_PIX_FMT_NV12 : AV_PIX_FMT_P010LE;
+    }
     if ((r = avcodec_open2(in.dec, dec, nullptr)) < 0)
         fail(ErrorCode::UnsupportedFormat,
              path + ": cannot open the " + dec->name + " decoder (" + av_error(r) + ")");
     if (in.dec->pix_fmt == AV_PIX_FMT_NONE)
         fail(ErrorCode::CorruptData,
              path + ": its video frames cannot be decoded (the file is truncated or corrupt)");
-    format_of(in.dec->pix_fmt);  // refuse unsupported formats before any output exists
+    if (hwdec == Hwdec::None) in.frames = in.dec->pix_fmt;
+    format_of(in.frames);  // refuse unsupported formats before any output exists
 }
 
 // The codec's default crf here (none: -1).
@@ -558,6 +718,13 @@ void open_encoder(Output& out, const Input& in, const AVCodec* enc, const VideoO
     AVStream* os = out.video;
     avcodec_parameters_from_context(os->codecpar, c);
     os->time_base = c->time_base;
+    if (std::strcmp(out.fmt->oformat->name, "yuv4mpegpipe") == 0) {
+        // y4m has no timestamps: its header's frame rate is the stream's time base inverted.
+        if (c->framerate.num > 0) os->time_base = av_inv_q(c->framerate);
+        // Its 10-bit forms (C420p10, ...) are an extension its readers share (FFmpeg, x264,
+        // SVT-AV1); FFmpeg's muxer writes them at "unofficial" compliance.
+        out.fmt->strict_std_compliance = FF_COMPLIANCE_UNOFFICIAL;
+    }
     os->avg_frame_rate = is->avg_frame_rate;
     os->r_frame_rate = is->r_frame_rate;
     os->sample_aspect_ratio = c->sample_aspect_ratio;
@@ -679,8 +846,8 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
         fail(ErrorCode::InvalidArgument, "the codec ffv1 is lossless: it has no crf");
 
     Input in;
-    open_input(in, in_path, ctx.threads);
-    const Format& fm = format_of(in.dec->pix_fmt);
+    open_input(in, in_path, ctx.threads, vo.hwdec);
+    const Format& fm = format_of(in.frames);
     VideoStats stats;
     stats.in_width = in.dec->width;
     stats.in_height = in.dec->height;
@@ -726,13 +893,22 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                 for (;;) {
                     FramePtr f = new_frame();
                     const auto t = Clock::now();
-                    const int r = avcodec_receive_frame(in.dec, f.get());
+                    int r = avcodec_receive_frame(in.dec, f.get());
+                    if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) {
+                        decode_s += since(t);
+                        return true;
+                    }
+                    if (r < 0) decode_failed(in, in_path, index, r);
+                    if (f->format == AV_PIX_FMT_CUDA) {  // NVDEC's frame, to host memory
+                        FramePtr host = new_frame();
+                        if ((r = av_hwframe_transfer_data(host.get(), f.get(), 0)) < 0 ||
+                            (r = av_frame_copy_props(host.get(), f.get())) < 0)
+                            fail(ErrorCode::IoError,
+                                 in_path + ": copying decoded frame " + std::to_string(index) +
+                                     " from the GPU failed (" + av_error(r) + ")");
+                        f = std::move(host);
+                    }
                     decode_s += since(t);
-                    if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return true;
-                    if (r < 0)
-                        fail(ErrorCode::CorruptData, in_path + ": decoding frame " +
-                                                         std::to_string(index) + " failed (" +
-                                                         av_error(r) + ")");
                     if (f->format != fm.in)
                         fail(ErrorCode::UnsupportedFormat,
                              in_path + ": frame " + std::to_string(index) + " is " +
@@ -775,10 +951,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                     r = avcodec_send_packet(in.dec, pkt.get());
                     av_packet_unref(pkt.get());
                     decode_s += since(t);
-                    if (r < 0 && r != AVERROR(EAGAIN))
-                        fail(ErrorCode::CorruptData, in_path + ": decoding frame " +
-                                                         std::to_string(index) + " failed (" +
-                                                         av_error(r) + ")");
+                    if (r < 0 && r != AVERROR(EAGAIN)) decode_failed(in, in_path, index, r);
                     if (!receive()) return;
                     continue;
                 }
@@ -808,12 +981,13 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
     });
 
     // Stage 2: upscale. The cuda backend gets its frames in host frame memory (FramePool; the
-    // input frame is copied there from the decoder's buffer); NLM-SR stages its own.
+    // input frame is copied there from the decoder's buffer) and writes its outputs there.
+    // NLM-SR on it keeps the window's frames on the device (DeviceWindow).
     const bool nlm = resolved_method(opts) == UpscaleMethod::Nlm;
     const int window = nlm ? (vo.window > 0 ? vo.window : kDefaultNlmWindow) : 1;
     NlmsrOptions nlm_opts;
     nlm_opts.scale = static_cast<int>(opts.scale);
-    const bool staged = ctx.backend == Backend::Cuda && !nlm;
+    const bool staged = ctx.backend == Backend::Cuda;
     std::thread worker([&] {
         try {
             std::unique_ptr<FramePool> in_pool, out_pool;
@@ -852,6 +1026,10 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
             // output frame i fuses the `window` frames centred on it (shifted inside the video
             // at its ends, as upres fuse --sequence), so it waits for window / 2 later frames.
             std::deque<FramePtr> win;
+            std::unique_ptr<DeviceWindow> dwin;
+            if (nlm && ctx.backend == Backend::Cuda)
+                dwin = std::make_unique<DeviceWindow>(fm, stats.in_width, stats.in_height, ow, oh,
+                                                      ctx);
             std::int64_t first = 0, next = 0, received = 0;
             const auto fuse = [&](std::int64_t i, std::int64_t start, int size) {
                 const auto t = Clock::now();
@@ -860,12 +1038,16 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                 const auto run = [&](auto tag) {
                     using T = decltype(tag);
                     std::vector<YuvPlanes<const T>> planes;
-                    for (int k = 0; k < size; ++k)
-                        planes.push_back(planes_of<const T>(
-                            win[static_cast<std::size_t>(start - first + k)].get(), fm));
+                    for (int k = 0; k < size; ++k) {
+                        const auto at = static_cast<std::size_t>(start - first + k);
+                        planes.push_back(dwin ? dwin->input<const T>(at)
+                                              : planes_of<const T>(win[at].get(), fm));
+                    }
                     nlm_fuse_yuv(std::span<const YuvPlanes<const T>>(planes),
-                                 static_cast<int>(i - start), planes_of<T>(dst.get(), fm),
+                                 static_cast<int>(i - start),
+                                 dwin ? dwin->output<T>() : planes_of<T>(dst.get(), fm),
                                  layout_of(ref), nlm_opts, ctx);
+                    if (dwin) dwin->download(dst.get());
                 };
                 if (fm.bits == 8)
                     run(std::uint8_t{});
@@ -879,6 +1061,7 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                     std::min(std::max<std::int64_t>(0, next - window / 2), received - window);
                 while (first < keep) {
                     win.pop_front();
+                    if (dwin) dwin->pop_front();
                     ++first;
                 }
             };
@@ -898,6 +1081,11 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
                     upscale_s += since(t);
                 }
                 if (it.frame && nlm) {
+                    if (dwin) {
+                        const auto t = Clock::now();
+                        dwin->push_back(it.frame.get());
+                        upscale_s += since(t);
+                    }
                     win.push_back(std::move(it.frame));
                     ++received;
                     for (;;) {

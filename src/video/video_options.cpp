@@ -11,6 +11,13 @@
 namespace upres {
 
 namespace {
+constexpr EnumEntry kHwdecs[] = {
+    {static_cast<int>(Hwdec::None), "none", "decode on the CPU (FFmpeg's software decoders)"},
+    {static_cast<int>(Hwdec::Cuda), "cuda",
+     "decode on the GPU (NVDEC; 8- and 10-bit 4:2:0; needs the driver's libnvcuvid)"},
+};
+constexpr EnumDesc kHwdecDesc{"hardware decoder", kHwdecs};
+
 constexpr OptionDesc kVideoOptions[] = {
     {"codec", OptionKind::Text, nullptr, "libx264", 0, 0,
      "Video encoder: libx264, libx265, libsvtav1, ffv1 (lossless), libvpx-vp9, ...",
@@ -28,6 +35,8 @@ constexpr OptionDesc kVideoOptions[] = {
      UPRES_OPTION_FIELD(VideoOptions, window)},
     {"queue", OptionKind::Int, nullptr, "8", 1, 64, "Frames in flight between pipeline stages",
      UPRES_OPTION_FIELD(VideoOptions, queue)},
+    {"hwdec", OptionKind::Enum, &enum_desc<Hwdec>, "none", 0, 0, "Where the input is decoded",
+     UPRES_OPTION_FIELD(VideoOptions, hwdec)},
 };
 constexpr OperationDesc kVideoDesc{"video", "Video input and output (FFmpeg's libraries)",
                                    kVideoOptions};
@@ -36,6 +45,12 @@ constexpr const char* kVideoExtensions[] = {"mp4", "mkv",  "mov", "avi",  "webm"
                                             "mpg", "mpeg", "ts",  "m2ts", "mts",  "flv",
                                             "wmv", "nut",  "y4m", "ogv",  "3gp"};
 }  // namespace
+
+template <>
+const EnumDesc& enum_desc<Hwdec>() noexcept {
+    return kHwdecDesc;
+}
+const char* to_string(Hwdec h) noexcept { return enum_name(h); }
 
 const OperationDesc& video_operation() noexcept { return kVideoDesc; }
 

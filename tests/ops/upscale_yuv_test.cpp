@@ -1,14 +1,18 @@
 // upres::upscale_yuv (upres/yuv.hpp): luma equals upscale() of the plane; chroma lands where the
 // siting and the lattice put it (a picture that is linear in luma coordinates stays the same
-// linear picture at the output's chroma positions); 10-bit depth; bad layouts; device planes.
+// linear picture at the output's chroma positions); 10-bit depth; bad layouts; device planes;
+// nlm_fuse_yuv (the video command's NLM window) on host and device frames.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <upres/error.hpp>
+#include <upres/nlmsr.hpp>
 #include <upres/upscale.hpp>
 #include <upres/yuv.hpp>
 #include "test_util.hpp"
@@ -154,6 +158,64 @@ TEST(UpscaleYuv, TenBitsKeepTheirDepth) {
             ASSERT_EQ(out.y.view()(x, y), (uv(x, y) * 1023u + 32767u) / 65535u) << x << "," << y;
 }
 
+// Three frames of a 10-bit (or 8-bit) 4:2:0 clip: a photo crop shifted by a pixel per frame,
+// plus noise, so the fusion has real structure to match.
+template <class T>
+std::vector<Frame<T>> clip(int w, int h, const YuvLayout& l) {
+    const Image<std::uint8_t> photo = test::tall_photo("baboon.jpg", w + 4, h + 4);  // RGB
+    std::vector<Frame<T>> frames;
+    for (int t = 0; t < 3; ++t) {
+        Frame<T> f(w, h, l);
+        const Image<std::uint16_t> noise = random_image<std::uint16_t>(w, h, 1, 40 + t);
+        const int maxv = (1 << l.bits) - 1;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const int v = photo.view()(x + t, y + 1, 1) * maxv / 255 +
+                              (noise.view()(x, y) % 5) * (maxv / 255) - 2 * (maxv / 255);
+                f.y.view()(x, y) = static_cast<T>(std::clamp(v, 0, maxv));
+            }
+        for (Image<T>* c : {&f.cb, &f.cr})
+            for (int y = 0; y < c->height(); ++y)
+                for (int x = 0; x < c->width(); ++x)
+                    c->view()(x, y) = static_cast<T>((x * 37 + y * 11 + t) % (maxv + 1));
+        frames.push_back(std::move(f));
+    }
+    return frames;
+}
+
+TEST(UpscaleYuv, NlmFuseYuvFusesTheLumaAndUpscalesTheChroma) {
+    YuvLayout l;
+    const int w = 40, h = 24;
+    std::vector<Frame<std::uint8_t>> frames = clip<std::uint8_t>(w, h, l);
+    std::vector<YuvPlanes<const std::uint8_t>> planes;
+    std::vector<ImageView<const std::uint8_t>> luma;
+    for (const Frame<std::uint8_t>& f : frames) {
+        planes.push_back(f.cview());
+        luma.push_back(f.y.view());
+    }
+    Context cpu;
+    cpu.backend = Backend::Cpu;
+    NlmsrOptions n;
+    n.post = NlmsrPost::None;
+    Frame<std::uint8_t> out(2 * w, 2 * h, l);
+    nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint8_t>>(planes), 2, out.view(), l, n, cpu);
+    n.reference = 2;
+    Image<std::uint8_t> fused(2 * w, 2 * h, 1);
+    nlm_fuse(luma, fused.view(), n, cpu);
+    EXPECT_TRUE(images_near(out.y.view(), fused.view(), 0.0));
+    // Chroma: the reference frame's, as upscale_yuv's centre-aligned bicubic.
+    Frame<std::uint8_t> bic(2 * w, 2 * h, l);
+    upscale_yuv(frames[2].cview(), bic.view(), l, opts_of(UpscaleMethod::Bicubic), cpu);
+    EXPECT_TRUE(images_near(out.cb.view(), bic.cb.view(), 0.0));
+    EXPECT_TRUE(images_near(out.cr.view(), bic.cr.view(), 0.0));
+    test::expect_error(
+        [&] {
+            nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint8_t>>(planes), 3, out.view(), l,
+                         n, cpu);
+        },
+        ErrorCode::InvalidArgument, "reference 3 is outside [0, 2]");
+}
+
 TEST(UpscaleYuv, BadLayoutsAreRefused) {
     YuvLayout l;
     Frame<std::uint8_t> in(20, 10, l);
@@ -214,6 +276,64 @@ TEST(UpscaleYuvCuda, DevicePlanesMatchHostPlanes) {
         EXPECT_TRUE(images_near(staged.y.view(), gy.view(), 0.0)) << to_string(m);
         EXPECT_TRUE(images_near(staged.cb.view(), gcb.view(), 0.0)) << to_string(m);
     }
+}
+
+// The video command's NLM window on the device (each frame uploaded once) gives the bytes of
+// the same frames in host memory on the cuda backend, in 8 and 10 bits.
+template <class T>
+void nlm_device_matches_host(int bits) {
+    YuvLayout l;
+    l.bits = bits;
+    const int w = 38, h = 22;  // chroma 19 x 11
+    std::vector<Frame<T>> frames = clip<T>(w, h, l);
+    Context cuda;
+    cuda.backend = Backend::Cuda;
+    NlmsrOptions n;  // the video command's: default options at the scale
+    std::vector<YuvPlanes<const T>> host;
+    std::vector<Image<T>> dev;
+    std::vector<YuvPlanes<const T>> device;
+    for (const Frame<T>& f : frames) {
+        host.push_back(f.cview());
+        for (const Image<T>* p : {&f.y, &f.cb, &f.cr})
+            dev.push_back(clone(p->view(), Location::Device));
+    }
+    for (std::size_t k = 0; k < frames.size(); ++k)
+        device.push_back({dev[3 * k].view(), dev[3 * k + 1].view(), dev[3 * k + 2].view()});
+    Frame<T> want(2 * w, 2 * h, l);
+    nlm_fuse_yuv(std::span<const YuvPlanes<const T>>(host), 1, want.view(), l, n, cuda);
+    Image<T> oy(2 * w, 2 * h, 1, Location::Device), ocb(w, h, 1, Location::Device),
+        ocr(w, h, 1, Location::Device);
+    nlm_fuse_yuv(std::span<const YuvPlanes<const T>>(device), 1,
+                 YuvPlanes<T>{oy.view(), ocb.view(), ocr.view()}, l, n, cuda);
+    EXPECT_TRUE(images_near(clone(oy.view()).view(), want.y.view(), 0.0)) << bits;
+    EXPECT_TRUE(images_near(clone(ocb.view()).view(), want.cb.view(), 0.0)) << bits;
+    EXPECT_TRUE(images_near(clone(ocr.view()).view(), want.cr.view(), 0.0)) << bits;
+    // And the cpu backend within a level (the fusion's float rounding).
+    Context cpu;
+    cpu.backend = Backend::Cpu;
+    Frame<T> ref(2 * w, 2 * h, l);
+    nlm_fuse_yuv(std::span<const YuvPlanes<const T>>(host), 1, ref.view(), l, n, cpu);
+    EXPECT_TRUE(images_near(want.y.view(), ref.y.view(), 1.0)) << bits;
+    EXPECT_TRUE(images_near(want.cb.view(), ref.cb.view(), 1.0)) << bits;
+}
+
+TEST(UpscaleYuvCuda, NlmWindowOnTheDeviceMatchesHostFrames) {
+    UPRES_REQUIRE_GPU();
+    nlm_device_matches_host<std::uint8_t>(8);
+    nlm_device_matches_host<std::uint16_t>(10);
+    // upscale_yuv itself keeps 16-bit device planes refused (the u16 methods run on host images).
+    YuvLayout ten;
+    ten.bits = 10;
+    Image<std::uint16_t> y(8, 8, 1, Location::Device), c(4, 4, 1, Location::Device);
+    Image<std::uint16_t> oy(16, 16, 1, Location::Device), oc(8, 8, 1, Location::Device),
+        oc2(8, 8, 1, Location::Device), c2(4, 4, 1, Location::Device);
+    test::expect_error(
+        [&] {
+            upscale_yuv(YuvPlanes<const std::uint16_t>{y.view(), c.view(), c2.view()},
+                        YuvPlanes<std::uint16_t>{oy.view(), oc.view(), oc2.view()}, ten,
+                        opts_of(UpscaleMethod::Bicubic));
+        },
+        ErrorCode::InvalidArgument, "16-bit planes in device memory");
 }
 
 }  // namespace

@@ -370,6 +370,9 @@ class VideoTest(unittest.TestCase):
             ([self.path("missing.mp4"), out], "no such file"),
             ([ok, out, "--method", "bicubic", "--window", "3"], "window applies to --method nlm"),
             ([ok, out, "--method", "nlm", "--scale", "2.5"], "nlm needs the scale 2, 3 or 4"),
+            ([hdr10, out, "--hwdec", "cuda"], "ffv1 decoder has no NVDEC path"),
+            ([rgb, out, "--hwdec", "cuda"], "--hwdec cuda decodes yuv420p and yuv420p10le"),
+            ([ok, out, "--hwdec", "nvdec"], "unknown hardware decoder 'nvdec' (allowed: none, cuda)"),
         ]
         for args, words in cases:
             with self.subTest(args=args[1:]):
@@ -381,6 +384,39 @@ class VideoTest(unittest.TestCase):
                 folder = os.path.dirname(args[1])
                 if os.path.isdir(folder):
                     self.assertEqual([f for f in os.listdir(folder) if ".partial-" in f], [])
+
+    def test_hwdec_cuda(self):
+        """--hwdec cuda: where NVDEC runs, the frames equal the CPU decoder's (H.264 decoding
+        is bit-exact) and so does the output; elsewhere a clear error and no output."""
+        src = self.path("h264.mp4")
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=size=96x64:rate=10", "-frames:v", 12,
+               "-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast", src)
+        cpu, gpu = self.path("cpu.mkv"), self.path("gpu.mkv")
+        self.upscale(src, cpu, "--method", "bicubic", "--codec", "ffv1")
+        r = self.upscale(src, gpu, "--method", "bicubic", "--codec", "ffv1", "--hwdec", "cuda",
+                         check=False)
+        if r.returncode != 0:
+            err = r.stderr.decode(errors="replace")
+            self.assertIn("--hwdec cuda", err)
+            self.assertIn("--hwdec none", err)
+            self.assert_nothing_left(gpu)
+            self.skipTest("NVDEC is not available here: its error checked, not its frames")
+        self.assertEqual(raw_frames(gpu, "yuv420p"), raw_frames(cpu, "yuv420p"))
+
+    def test_y4m_output(self):
+        """y4m (raw frames for other encoders): its frame rate from the input's, 10 bits as
+        the C420p10 extension, and the planes the lossless output holds."""
+        src = self.path("ten.mkv")
+        ffmpeg("-f", "lavfi", "-i", "testsrc2=size=64x48:rate=30000/1001", "-frames:v", 4,
+               "-pix_fmt", "yuv420p10le", "-c:v", "ffv1", src)
+        y4m, mkv = self.path("out.y4m"), self.path("out.mkv")
+        self.upscale(src, y4m, "--method", "bicubic", "--codec", "wrapped_avframe")
+        self.upscale(src, mkv, "--method", "bicubic", "--codec", "ffv1")
+        with open(y4m, "rb") as f:
+            header = f.readline().decode()
+        self.assertIn("F30000:1001", header)
+        self.assertIn("C420p10", header)
+        self.assertEqual(raw_frames(y4m, "yuv420p10le"), raw_frames(mkv, "yuv420p10le"))
 
     def test_tag_outside_its_enum(self):
         # An H.264 stream whose frames carry chroma location 33 (FFmpeg copies it from the

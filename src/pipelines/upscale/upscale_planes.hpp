@@ -1,6 +1,7 @@
-// The co-sited upscale pipeline's plane steps (upscale.cpp), written once for the host and the
-// device: the luma plane rounded to 8 bits plus the chroma (and alpha) planes split out of a
-// YCbCr image, and merged back. Internal header.
+// The upscale pipelines' plane steps, written once for the host and the device: the co-sited
+// pipeline's (upscale.cpp) luma plane rounded to 8 bits plus the chroma (and alpha) planes split
+// out of a YCbCr image, and merged back; the video frames' (upscale_yuv.cpp) change of depth to
+// the 16-bit scale and back. Internal header.
 #pragma once
 
 #include <cmath>
@@ -36,6 +37,17 @@ UPRES_HD void merge_pixel(const Span2D<const std::uint8_t>& luma, const Span2D<c
     for (int k = 1; k < ycc.channels; ++k) d[k] = c[k - 1];
 }
 
+// Samples of `bits` bits (maximum maxv) <-> the 16-bit scale, rounded to nearest: an exact
+// round trip, so deeper video frames run through the u16 methods and come back unchanged where
+// the method keeps them. Samples above maxv are taken as maxv.
+UPRES_HD std::uint16_t to16(std::uint32_t v, std::uint32_t maxv) {
+    v = v < maxv ? v : maxv;
+    return static_cast<std::uint16_t>((v * 65535u + maxv / 2) / maxv);
+}
+UPRES_HD std::uint16_t from16(std::uint32_t v, std::uint32_t maxv) {
+    return static_cast<std::uint16_t>((v * maxv + 32767u) / 65535u);
+}
+
 }  // namespace upres::upscale_planes
 
 namespace upres::cpu {
@@ -56,4 +68,11 @@ void split_ycc(Span2D<const float> ycc, Span2D<std::uint8_t> luma, Span2D<float>
                void* stream);
 void merge_ycc(Span2D<const std::uint8_t> luma, Span2D<const float> chroma, Span2D<float> ycc,
                void* stream);
+// Video planes of maxv = 2^bits - 1 on the device: to the 16-bit scale (to16), back (from16),
+// and clamped to maxv in place.
+void widen_depth(Span2D<const std::uint16_t> in, Span2D<std::uint16_t> out, std::uint32_t maxv,
+                 void* stream);
+void narrow_depth(Span2D<const std::uint16_t> in, Span2D<std::uint16_t> out, std::uint32_t maxv,
+                  void* stream);
+void clamp_depth(Span2D<std::uint16_t> plane, std::uint16_t maxv, void* stream);
 }  // namespace upres::cuda

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -14,6 +15,8 @@
 #include <upres/warp.hpp>
 
 #include "core/format_number.hpp"
+#include "core/span2d.hpp"
+#include "pipelines/upscale/upscale_planes.hpp"
 
 #if UPRES_HAVE_CUDA
 #include "core/device_image.hpp"
@@ -104,10 +107,6 @@ void check_layout(const YuvPlanes<const T>& in, const YuvPlanes<T>& out, const Y
     }
     if (!same_memory)
         fail("the planes are in different memory (all host or all device, not mixed)");
-    if (wide && loc == Location::Device)
-        fail(
-            "16-bit planes in device memory (allowed: host memory; 8-bit planes may be on the "
-            "device)");
 }
 
 template <class T>
@@ -133,15 +132,12 @@ void upscale_chroma(ImageView<const T> in, ImageView<T> out, const YuvLayout& l,
     warp(in, out, Transform::make_affine(a), wo, ctx);
 }
 
-// Samples of `bits` bits <-> the 16-bit scale, rounded to nearest (exact round trip).
-std::uint16_t to16(std::uint32_t v, std::uint32_t maxv) {
-    return static_cast<std::uint16_t>((v * 65535u + maxv / 2) / maxv);
-}
-std::uint16_t from16(std::uint32_t v, std::uint32_t maxv) {
-    return static_cast<std::uint16_t>((v * maxv + 32767u) / 65535u);
-}
-
-void clamp_plane(ImageView<std::uint16_t> p, std::uint16_t maxv) {
+// Plane steps of deeper frames, where the planes live (upscale_planes.hpp: the arithmetic once).
+void clamp_plane(ImageView<std::uint16_t> p, std::uint16_t maxv, const Context& ctx) {
+#if UPRES_HAVE_CUDA
+    if (p.on_device()) return cuda::clamp_depth(span_of(p), maxv, ctx.cuda_stream);
+#endif
+    (void)ctx;
     for (int y = 0; y < p.height(); ++y) {
         std::uint16_t* r = p.row(y);
         for (int x = 0; x < p.width(); ++x) r[x] = std::min(r[x], maxv);
@@ -156,30 +152,61 @@ void check_method(const UpscaleOptions& opts, int bits) {
                     std::to_string(bits) + " bits (allowed for it: srcnn, bicubic, bilinear)");
 }
 
-// Luma planes of `bits` bits -> the 16-bit scale, into owned images.
-std::vector<Image<std::uint16_t>> widen(std::span<const ImageView<const std::uint16_t>> planes,
-                                        std::uint32_t maxv) {
-    std::vector<Image<std::uint16_t>> out;
-    for (const ImageView<const std::uint16_t>& p : planes) {
-        Image<std::uint16_t> wide(p.width(), p.height(), 1);
-        for (int y = 0; y < p.height(); ++y) {
-            const std::uint16_t* s = p.row(y);
-            std::uint16_t* d = wide.view().row(y);
-            for (int x = 0; x < p.width(); ++x)
-                d[x] = to16(std::min<std::uint32_t>(s[x], maxv), maxv);
-        }
-        out.push_back(std::move(wide));
+// A luma plane of `bits` bits -> the 16-bit scale (to16), into `out` in the same memory.
+void widen(ImageView<const std::uint16_t> p, ImageView<std::uint16_t> out, std::uint32_t maxv,
+           const Context& ctx) {
+#if UPRES_HAVE_CUDA
+    if (p.on_device()) return cuda::widen_depth(span_of(p), span_of(out), maxv, ctx.cuda_stream);
+#endif
+    (void)ctx;
+    for (int y = 0; y < p.height(); ++y) {
+        const std::uint16_t* s = p.row(y);
+        std::uint16_t* d = out.row(y);
+        for (int x = 0; x < p.width(); ++x) d[x] = upscale_planes::to16(s[x], maxv);
     }
-    return out;
 }
 
-void narrow(ImageView<const std::uint16_t> wide, ImageView<std::uint16_t> out, std::uint32_t maxv) {
+void narrow(ImageView<const std::uint16_t> wide, ImageView<std::uint16_t> out, std::uint32_t maxv,
+            const Context& ctx) {
+#if UPRES_HAVE_CUDA
+    if (wide.on_device())
+        return cuda::narrow_depth(span_of(wide), span_of(out), maxv, ctx.cuda_stream);
+#endif
+    (void)ctx;
     for (int y = 0; y < out.height(); ++y) {
         const std::uint16_t* s = wide.row(y);
         std::uint16_t* d = out.row(y);
-        for (int x = 0; x < out.width(); ++x) d[x] = from16(s[x], maxv);
+        for (int x = 0; x < out.width(); ++x) d[x] = upscale_planes::from16(s[x], maxv);
     }
 }
+
+// A plane of w x h in `where`: pooled on the device (stream-ordered), else a host image.
+class Plane16 {
+  public:
+    Plane16(int w, int h, Location where, const Context& ctx) {
+#if UPRES_HAVE_CUDA
+        if (where == Location::Device) {
+            dev_.emplace(w, h, 1, ctx.cuda_stream, "upscale_yuv 16-bit plane");
+            return;
+        }
+#endif
+        (void)where;
+        (void)ctx;
+        host_ = Image<std::uint16_t>(w, h, 1);
+    }
+    ImageView<std::uint16_t> view() {
+#if UPRES_HAVE_CUDA
+        if (dev_) return dev_->view();
+#endif
+        return host_.view();
+    }
+
+  private:
+    Image<std::uint16_t> host_;
+#if UPRES_HAVE_CUDA
+    std::optional<cuda::PooledImage<std::uint16_t>> dev_;
+#endif
+};
 
 // The checks of nlm_fuse_yuv: the reference's layout against out, every frame like it.
 template <class T>
@@ -194,7 +221,6 @@ UpscaleOptions check_frames(std::span<const YuvPlanes<const T>> frames, int refe
     o.scale = nlm.scale;
     check_layout(frames[static_cast<std::size_t>(reference)], out, l, o);
     const YuvPlanes<const T>& r = frames[static_cast<std::size_t>(reference)];
-    if (r.y.on_device()) fail("nlm_fuse_yuv takes frames in host memory");
     for (std::size_t k = 0; k < frames.size(); ++k) {
         const YuvPlanes<const T>& f = frames[k];
         const auto same = [](const auto& a, const auto& b) {
@@ -274,18 +300,23 @@ void upscale_yuv(const YuvPlanes<const std::uint16_t>& in, const YuvPlanes<std::
                  const YuvLayout& layout, const UpscaleOptions& opts, const Context& ctx) {
     check_layout(in, out, layout, opts);
     check_method(opts, layout.bits);
+    if (in.y.on_device())
+        fail(
+            "16-bit planes in device memory (allowed: host memory; 8-bit planes may be on the "
+            "device)");
     const std::uint32_t maxv = (1u << layout.bits) - 1u;
     const int w = in.y.width(), h = in.y.height();
-    std::vector<Image<std::uint16_t>> wide = widen({&in.y, 1}, maxv);
-    const AnyImage up = upscale(AnyImage(std::move(wide[0])), opts, ctx);
-    narrow(up.as<std::uint16_t>().view(), out.y, maxv);
+    Image<std::uint16_t> wide(w, h, 1);
+    widen(in.y, wide.view(), maxv, ctx);
+    const AnyImage up = upscale(AnyImage(std::move(wide)), opts, ctx);
+    narrow(up.as<std::uint16_t>().view(), out.y, maxv, ctx);
     if (in.cb.data() == nullptr) return;
     const bool cosited = cosited_method(opts);
     for (int k = 0; k < 2; ++k) {
         const ImageView<std::uint16_t> o = k ? out.cr : out.cb;
         upscale_chroma(k ? in.cr : in.cb, o, layout, cosited, opts, w, h, out.y.width(),
                        out.y.height(), ctx);
-        clamp_plane(o, static_cast<std::uint16_t>(maxv));
+        clamp_plane(o, static_cast<std::uint16_t>(maxv), ctx);
     }
 }
 
@@ -299,10 +330,11 @@ void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint8_t>> frames, int ref
     n.reference = reference;
     nlm_fuse(luma, out.y, n, ctx);
     const YuvPlanes<const std::uint8_t>& r = frames[static_cast<std::size_t>(reference)];
-    if (r.cb.data() == nullptr) return;
-    for (int k = 0; k < 2; ++k)
-        upscale_chroma(k ? r.cr : r.cb, k ? out.cr : out.cb, layout, false, o, r.y.width(),
-                       r.y.height(), out.y.width(), out.y.height(), ctx);
+    if (r.cb.data() != nullptr)
+        for (int k = 0; k < 2; ++k)
+            upscale_chroma(k ? r.cr : r.cb, k ? out.cr : out.cb, layout, false, o, r.y.width(),
+                           r.y.height(), out.y.width(), out.y.height(), ctx);
+    if (out.y.on_device()) synchronize(ctx);
 }
 
 void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint16_t>> frames, int reference,
@@ -310,24 +342,30 @@ void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint16_t>> frames, int re
                   const NlmsrOptions& nlm, const Context& ctx) {
     const UpscaleOptions o = check_frames(frames, reference, out, layout, nlm);
     const std::uint32_t maxv = (1u << layout.bits) - 1u;
-    std::vector<ImageView<const std::uint16_t>> luma;
-    for (const YuvPlanes<const std::uint16_t>& f : frames) luma.push_back(f.y);
-    const std::vector<Image<std::uint16_t>> wide = widen(luma, maxv);
+    const Location where = out.y.location();
+    std::vector<Plane16> wide;
     std::vector<ImageView<const std::uint16_t>> views;
-    for (const Image<std::uint16_t>& w : wide) views.push_back(w.view());
+    wide.reserve(frames.size());
+    for (const YuvPlanes<const std::uint16_t>& f : frames) {
+        wide.emplace_back(f.y.width(), f.y.height(), where, ctx);
+        widen(f.y, wide.back().view(), maxv, ctx);
+        views.push_back(wide.back().view());
+    }
     NlmsrOptions n = nlm;
     n.reference = reference;
-    Image<std::uint16_t> fused(out.y.width(), out.y.height(), 1);
+    Plane16 fused(out.y.width(), out.y.height(), where, ctx);
     nlm_fuse(views, fused.view(), n, ctx);
-    narrow(fused.view(), out.y, maxv);
+    narrow(fused.view(), out.y, maxv, ctx);
     const YuvPlanes<const std::uint16_t>& r = frames[static_cast<std::size_t>(reference)];
-    if (r.cb.data() == nullptr) return;
-    for (int k = 0; k < 2; ++k) {
-        const ImageView<std::uint16_t> c = k ? out.cr : out.cb;
-        upscale_chroma(k ? r.cr : r.cb, c, layout, false, o, r.y.width(), r.y.height(),
-                       out.y.width(), out.y.height(), ctx);
-        clamp_plane(c, static_cast<std::uint16_t>(maxv));
+    if (r.cb.data() != nullptr) {
+        for (int k = 0; k < 2; ++k) {
+            const ImageView<std::uint16_t> c = k ? out.cr : out.cb;
+            upscale_chroma(k ? r.cr : r.cb, c, layout, false, o, r.y.width(), r.y.height(),
+                           out.y.width(), out.y.height(), ctx);
+            clamp_plane(c, static_cast<std::uint16_t>(maxv), ctx);
+        }
     }
+    if (where == Location::Device) synchronize(ctx);
 }
 
 }  // namespace upres
