@@ -131,6 +131,10 @@ TABLES = {
         ("SIL-SEABI, page-locked host planes", "Cuda_UpscaleYuv1080p/1/2/", []),
         ("bicubic, page-locked host planes", "Cuda_UpscaleYuv1080p/2/2/", []),
         ("SRCNN fastest, pageable host planes", "Cuda_UpscaleYuv1080p/0/1/", []),
+        ("nlm_fuse_yuv, 5 frames 1080p -> 4K, the window on the device (the video command)",
+         "Cuda_NlmYuvWindow1080p/0/", []),
+        ("nlm_fuse_yuv, 5 frames in pageable host memory, uploaded per call",
+         "Cuda_NlmYuvWindow1080p/1/", []),
     ]),
     "warp-cpu": (("cpu",), ["docs/ops/warp.md", "docs/benchmarks.md"], [
         (f"{ROT}, exact B-spline, 2 threads", "Warp_CpuRotate/size:2048/threads:0/interp:3/fir:0/",
@@ -544,7 +548,8 @@ def video_table():
             st = r["stages"]
             slow = min(st[k]["fps"] for k in ("decode", "upscale", "encode"))
             (w, h), (ow, oh) = r["input_size"], r["output_size"]
-            out.append(f"| {w} x {h} -> {ow} x {oh}, {r['method']} x{r['scale']:g} | "
+            dec = ", NVDEC" if r.get("hwdec") == "cuda" else ""
+            out.append(f"| {w} x {h} -> {ow} x {oh}, {r['method']} x{r['scale']:g}{dec} | "
                        f"{r['frames']} | {r['fps']:.1f} fps | {st['decode']['fps']:.0f} | "
                        f"{st['upscale']['fps']:.0f} | {st['encode']['fps']:.1f} | "
                        f"{100 * r['fps'] / slow:.1f} % |")

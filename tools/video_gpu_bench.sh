@@ -21,7 +21,7 @@ missing=$(ldd "$here/upres" | grep 'not found')
 work=/dev/shm/video_gpu && mkdir -p "$work"
 {
     echo "cpus: $(nproc)"
-    echo "nvcuvid: $(ls /usr/lib/x86_64-linux-gnu/libnvcuvid.so* /usr/lib64/libnvcuvid.so* 2>/dev/null | tr '\n' ' ')"
+    echo "nvcuvid: $( (ldconfig -p | grep -o '/[^ ]*libnvcuvid[^ ]*'; ls /usr/lib/x86_64-linux-gnu/libnvcuvid.so* /usr/lib64/libnvcuvid.so* /usr/local/cuda/lib64/libnvcuvid.so* 2>/dev/null) | sort -u | tr '\n' ' ')"
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 } >"$out/video_gpu_host.txt"
 "$here/upres" upscale "$here/small.mkv" "$work/in1080.mkv" --method bicubic --scale 4 \
@@ -47,6 +47,21 @@ if ! "$here/upres" upscale "$work/in1080.mkv" "$work/out.mkv" --method srcnn --s
     >>"$out/video_gpu.jsonl" 2>"$work/hwdec.txt"; then
     echo "hwdec cuda: $(cat "$work/hwdec.txt")" >>"$out/video_gpu_host.txt"
 fi
+# NVDEC's frames against the CPU decoder's (H.264 8 bits, HEVC 10 bits): the decoded frames
+# themselves (bicubic x1 is a copy), as raw y4m, byte for byte.
+for clip in small hevc10; do
+    for d in cuda none; do
+        "$here/upres" upscale "$here/$clip.mkv" "$work/dec-$d.y4m" --method bicubic --scale 1 \
+            --backend cuda --hwdec "$d" --codec wrapped_avframe --quiet 2>>"$work/hwdec.txt" ||
+            echo "hwdec $d failed on $clip: $(cat "$work/hwdec.txt")" >>"$out/video_gpu_host.txt"
+    done
+    if cmp -s "$work/dec-cuda.y4m" "$work/dec-none.y4m"; then
+        echo "hwdec cuda $clip: identical to the CPU decoder's frames ($(stat -c %s "$work/dec-none.y4m") bytes)"
+    else
+        echo "hwdec cuda $clip: DIFFERS from the CPU decoder's frames"
+    fi >>"$out/video_gpu_host.txt"
+    rm -f "$work"/dec-*.y4m
+done
 # The NLM window on the device against the cpu backend, 8 and 10 bits (y4m: raw planes).
 for b in 8 10; do
     for be in cuda cpu; do

@@ -38,5 +38,8 @@ for b in 8 10; do
     ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=96x64:rate=10 \
         -frames:v 9 -vf "noise=alls=12:allf=t,format=$fmt" -c:v ffv1 "$dir/nlm$b.mkv"
 done
+# A 10-bit HEVC clip for NVDEC's p010 frames.
+ffmpeg -hide_banner -loglevel error -y -f lavfi -i testsrc2=size=320x240:rate=25 -frames:v 20 \
+    -pix_fmt yuv420p10le -c:v libx265 -x265-params log-level=error "$dir/hevc10.mkv"
 cp "$root/tools/video_gpu_bench.sh" "$dir/"
 du -sh "$dir"

@@ -149,17 +149,17 @@ void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptio
     if (args.json) {
         fmt::print(
             "{{\"input\": {}, \"output\": {}, \"method\": \"{}\", \"scale\": {}, "
-            "\"backend\": \"{}\", \"codec\": \"{}\", \"pixel_format\": \"{}\", "
+            "\"backend\": \"{}\", \"hwdec\": \"{}\", \"codec\": \"{}\", \"pixel_format\": \"{}\", "
             "\"input_size\": [{}, {}], \"output_size\": [{}, {}], \"frames\": {}, "
             "\"copied_streams\": {}, \"seconds\": {:.4f}, \"fps\": {:.3f}, "
             "\"stages\": {{\"decode\": {{\"seconds\": {:.4f}, \"fps\": {:.3f}}}, "
             "\"upscale\": {{\"seconds\": {:.4f}, \"fps\": {:.3f}}}, "
             "\"encode\": {{\"seconds\": {:.4f}, \"fps\": {:.3f}}}}}}}\n",
             json_string(in), json_string(out), to_string(resolved_method(opts)), opts.scale,
-            to_string(ctx.backend), st.codec, st.pixel_format, st.in_width, st.in_height,
-            st.out_width, st.out_height, st.frames, st.copied_streams, st.seconds, fps(st.seconds),
-            st.decode_seconds, fps(st.decode_seconds), st.upscale_seconds, fps(st.upscale_seconds),
-            st.encode_seconds, fps(st.encode_seconds));
+            to_string(ctx.backend), to_string(args.video.hwdec), st.codec, st.pixel_format,
+            st.in_width, st.in_height, st.out_width, st.out_height, st.frames, st.copied_streams,
+            st.seconds, fps(st.seconds), st.decode_seconds, fps(st.decode_seconds),
+            st.upscale_seconds, fps(st.upscale_seconds), st.encode_seconds, fps(st.encode_seconds));
     } else if (!common.quiet) {
         fmt::print(
             "{}: {} x {} -> {} x {} {} ({}, x{}, {}), {} frames in {:.1f} s ({:.1f} fps; stages: "

@@ -134,6 +134,7 @@ ENTRIES = [
     ("video-image-output", "video", "a video into an image file", ["upscale", "$T/ok.mkv", "$T/o.png"], "video"),
     ("video-window", "video", "--window with another method than nlm", ["upscale", "$T/ok.mkv", "$T/o.mkv", "--method", "bicubic", "--window", "3"], "video"),
     ("video-flag-on-image", "video", "a video flag with an image input", ["upscale", "$T/small.png", "$T/o.png", "--codec", "libx265"], "video"),
+    ("video-hwdec-codec", "video", "--hwdec cuda on a codec NVDEC does not decode (ffv1)", ["upscale", "$T/ten.mkv", "$T/o.mkv", "--hwdec", "cuda"], "video"),
     ("video-output-folder", "video", "a video output in a folder that does not exist", ["upscale", "$T/ok.mkv", "$T/no/o.mkv"], "video"),
 ]
 
