@@ -41,6 +41,7 @@
 #include <upres/warp.hpp>
 #include "command.hpp"
 #include "options.hpp"
+#include "tiled_job.hpp"
 #include "util.hpp"
 
 namespace upres::cli {
@@ -59,6 +60,7 @@ struct UpscaleArgs {
     bool single_pass = false;  // --single-pass: predicted threshold, the input read once
     int stripe_rows = 64;      // --stripe-rows
     bool stripe_rows_given = false;
+    TiledArgs tiling;  // --tiled: TIFF in, tiled (Big)TIFF out (tiled_job.hpp)
 #if UPRES_HAVE_VIDEO
     VideoOptions video;
 #endif
@@ -244,6 +246,45 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
             s.stripe_rows(), static_cast<double>(s.buffer_bytes()) / 1e6);
 }
 
+// --tiled: a TIFF of any size upscaled tile by tile (upscale_tiled: srcnn in tiles with their
+// halo, bicubic / bilinear / bspline as warp_tiled's bands) into a tiled (Big)TIFF, in bounded
+// memory and resumable; the pixels equal the whole-image command's.
+void run_tiled(const UpscaleArgs& args, const Common& common, const UpscaleOptions& opts,
+               const Context& ctx) {
+    if (args.paths.size() != 2) invalid("--tiled takes one input and one output (IN.tif OUT.tif)");
+    check_tiled_paths("upscale", args.paths[0], args.paths[1], args.format, args.tiling);
+    TiffRowReader in(args.paths[0]);
+    const UpscaleMethod m = resolved_method(opts);
+    const double s = opts.scale;
+    // The output size (upscale_tiled checks the scale and the method).
+    const long long ow = std::llround(s * in.width()), oh = std::llround(s * in.height());
+    if (!(s >= 1 && s <= 16) || s != std::floor(s))
+        invalid(fmt::format("--tiled needs an integer scale in [1, 16], not {}", s));
+    if (ow > kMaxTiledDimension || oh > kMaxTiledDimension)
+        invalid(fmt::format("the output {} x {} exceeds {} a side (--tiled's limit)", ow, oh,
+                            kMaxTiledDimension));
+    TiledJob job;
+    job.command = "upscale";
+    job.in = args.paths[0];
+    job.out = args.paths[1];
+    job.out_width = static_cast<int>(ow);
+    job.out_height = static_cast<int>(oh);
+    job.options = fmt::format("method {} scale {} model {} lattice {}", to_string(m), s, opts.model,
+                              to_string(resolved_lattice(opts)));
+    const TiledResult r = run_tiled_job(job, in, args.tiling, common.quiet,
+                                        [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
+                                            return upscale_tiled(src, dst, opts, to, ctx);
+                                        });
+    if (!common.quiet)
+        fmt::print(
+            "{} -> {} ({} x {} x {} {} -> {} x {}, {}, x{}; {} band{} of {} rows, {:.0f} MiB of "
+            "buffers, {}{:.1f} s)\n",
+            job.in, job.out, in.width(), in.height(), in.channels(), to_string(in.type()), ow, oh,
+            to_string(m), s, r.stats.bands, r.stats.bands == 1 ? "" : "s", r.stats.band_rows,
+            static_cast<double>(r.stats.buffer_bytes) / 1048576.0, r.bigtiff ? "BigTIFF, " : "",
+            r.seconds);
+}
+
 void run_upscale(const UpscaleArgs& args, const Common& common, const Given& given) {
     if (args.paths.size() < 2)
         throw Error(ErrorCode::InvalidArgument,
@@ -256,7 +297,12 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
     bool batch = false;
     const std::vector<std::string> files = expand_inputs(ins, batch);
     if (args.verbose) print_plan(opts, ctx);
+    if (args.stream && args.tiling.tiled)
+        invalid(
+            "--stream and --tiled do not go together (silseabi / lseai stream; srcnn, "
+            "bicubic, bilinear, bspline tile)");
     if (args.stream) return run_stream(args, common, opts, ctx);
+    if (args.tiling.tiled) return run_tiled(args, common, opts, ctx);
     if (args.single_pass || args.stripe_rows_given)
         invalid(std::string(args.single_pass ? "--single-pass" : "--stripe-rows") +
                 " applies to --stream only");
@@ -364,11 +410,17 @@ void add_upscale(CLI::App& app, const Common& common) {
                                "With --stream: input rows per stripe (one stripe per thread at a "
                                "time)")
                    ->check(CLI::Range(1, 65536));
+    const TiledFlags tiled = add_tiled_flags(
+        cmd, args->tiling,
+        "TIFF of any size in, tiled (Big)TIFF out, tile by tile in bounded memory (srcnn, "
+        "bicubic, bilinear, bspline; integer scales; cpu backend); the pixels equal the "
+        "whole-image run's");
     std::map<std::string, CLI::Option*> video_flags;
 #if UPRES_HAVE_VIDEO
     video_flags = add_declared_fields(cmd, video_operation(), &args->video);
 #endif
-    cmd->callback([args, &common, sc, it, me, mo, pr, va, sr, video_flags] {
+    cmd->callback([args, &common, sc, it, me, mo, pr, va, sr, video_flags, tiled] {
+        check_tiled_flags(tiled);
         args->stripe_rows_given = sr->count() > 0;
         Given g{sc->count() > 0,
                 it->count() > 0,

@@ -24,6 +24,7 @@
 #include <upres/warp.hpp>
 #include "command.hpp"
 #include "options.hpp"
+#include "tiled_job.hpp"
 #include "util.hpp"
 
 namespace upres::cli {
@@ -37,10 +38,7 @@ struct WarpArgs {
     std::vector<double> affine, homography;
     WarpOptions opts;  // the declared field options (interp, border, fill, antialias, fast)
     std::string prefilter, format = "auto";
-    // --tiled: TIFF in, tiled (Big)TIFF out, band by band (upres/tiled.hpp).
-    bool tiled = false, deflate = false;
-    int band_rows = 0, tile_size = 0;
-    double max_memory_mib = 0;
+    TiledArgs tiling;  // --tiled: TIFF in, tiled (Big)TIFF out, band by band (tiled_job.hpp)
 };
 
 void parse_size(const std::string& s, int& w, int& h, int limit = kMaxDimension) {
@@ -106,56 +104,6 @@ Image<float> read_flow(const std::string& path) {
 // The transform options, in the order of the callback's count.
 enum class Given { Rotate, Zoom, Size, Affine, Homography, Flow };
 
-// The files of a resumable tiled job writing `out` (see run_tiled).
-struct ResumeState {
-    std::string file;  // the partial file holding the rows
-    int rows = 0;
-};
-struct ResumeFiles {
-    std::string partial, done, journal;
-    explicit ResumeFiles(const std::string& out)
-        : partial(out + ".upres-partial.tif"),
-          done(out + ".upres-done.tif"),
-          journal(out + ".upres-resume") {}
-    // The journal's state if it is this job's, its rows are whole rows of tiles of the output
-    // and its file holds an image of the output's size; rows = 0 otherwise (start over).
-    ResumeState read(const std::string& key, int width, int height, int tile) const {
-        std::ifstream f(journal);
-        std::string magic, k, file;
-        int rows = 0;
-        if (!std::getline(f, magic) || magic != "upres tiled job 1" || !std::getline(f, k) ||
-            k != key || !std::getline(f, file) || !(f >> rows) || rows <= 0 || rows >= height ||
-            rows % tile != 0 || (file != partial && file != done) || !std::filesystem::exists(file))
-            return {};
-        try {
-            const TiffRowReader r(file);
-            if (r.width() != width || r.height() != height) return {};
-        } catch (const Error&) {
-            return {};
-        }
-        return {file, rows};
-    }
-    // Replaces the journal (written aside, then renamed: a kill leaves the old or the new one).
-    void write(const std::string& key, const std::string& file, int rows) const {
-        const std::string tmp = journal + ".tmp";
-        {
-            std::ofstream f(tmp, std::ios::trunc);
-            f << "upres tiled job 1\n" << key << "\n" << file << "\n" << rows << "\n";
-            if (!f.flush())
-                throw Error(ErrorCode::IoError, journal + ": cannot write the resume journal");
-        }
-        std::error_code ec;
-        std::filesystem::rename(tmp, journal, ec);
-        if (ec)
-            throw Error(ErrorCode::IoError,
-                        journal + ": cannot write the resume journal: " + ec.message());
-    }
-    void remove_all() const noexcept {
-        std::error_code ec;
-        for (const std::string* p : {&partial, &done, &journal}) std::filesystem::remove(*p, ec);
-    }
-};
-
 // The map of --rotate, --affine or --homography for a w x h input, and its description.
 Transform point_transform(const WarpArgs& args, Given which, int w, int h, std::string& what) {
     if (which == Given::Affine) {
@@ -189,20 +137,7 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
         throw Error(ErrorCode::InvalidArgument,
                     "warp: --tiled does not take --flow (the displacement field is read whole; "
                     "run it without --tiled)");
-    if (format_from_path(args.in) != FileFormat::Tiff)
-        throw Error(ErrorCode::InvalidArgument,
-                    "warp: " + args.in + ": --tiled reads TIFF or BigTIFF (.tif, .tiff)");
-    if (output_format(args.out, args.format) != FileFormat::Tiff)
-        throw Error(ErrorCode::InvalidArgument,
-                    "warp: " + args.out + ": --tiled writes tiled TIFF (.tif, .tiff)");
-    if (args.max_memory_mib != 0 && (!(args.max_memory_mib >= 1) || args.max_memory_mib > 1e6))
-        throw Error(ErrorCode::InvalidArgument,
-                    fmt::format("warp: --max-memory {} MiB is outside [1, 1000000] (0: automatic)",
-                                args.max_memory_mib));
-    if (args.band_rows < 0)
-        throw Error(
-            ErrorCode::InvalidArgument,
-            fmt::format("warp: --band-rows {} is negative (0: from --max-memory)", args.band_rows));
+    check_tiled_paths("warp", args.in, args.out, args.format, args.tiling);
     const Context ctx = common.context();
     WarpOptions o = args.opts;
     o.prefilter = parse_prefilter_name(args.prefilter);
@@ -218,124 +153,28 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     } else {
         t = point_transform(args, which, w, h, what);
     }
-    if (args.band_rows > oh)
-        throw Error(ErrorCode::InvalidArgument,
-                    fmt::format("warp: --band-rows {} exceeds the output's {} rows (0: from "
-                                "--max-memory)",
-                                args.band_rows, oh));
-    // The output's tile side (also in the resumable job's key: fixed before the writer).
-    const int cover = (std::max(ow, oh) + 15) / 16 * 16;
-    if (args.tile_size < 0)
-        throw Error(ErrorCode::InvalidArgument,
-                    fmt::format("warp: --tile-size {} is negative (0: automatic)", args.tile_size));
-    const int tile = args.tile_size > 0 ? args.tile_size : tiff_tile_side(ow, oh);
-    if (tile > cover)
-        throw Error(ErrorCode::InvalidArgument,
-                    fmt::format("warp: --tile-size {} exceeds the {} x {} output (at most {}, the "
-                                "multiple of 16 that covers it)",
-                                tile, ow, oh, cover));
-    // Resumable: OUT.upres-partial.tif holds the rows written so far (a valid TIFF after every
-    // row of tiles) and OUT.upres-resume names the job and the rows; the same command after a
-    // kill, a Ctrl-C or an error copies those rows and computes the rest.
-    std::error_code fs_ec;  // the input was opened: its size and time are there
-    const std::string key = fmt::format(
-        "input {} {} {}; {}; output {} x {}; interp {} border {} fill {} prefilter {} "
-        "prefiltered {} antialias {} cubic_a {}; tile {} deflate {}",
-        std::filesystem::absolute(args.in).string(), std::filesystem::file_size(args.in, fs_ec),
-        std::filesystem::last_write_time(args.in, fs_ec).time_since_epoch().count(), what, ow, oh,
+    TiledJob job;
+    job.command = "warp";
+    job.in = args.in;
+    job.out = args.out;
+    job.out_width = ow;
+    job.out_height = oh;
+    job.options = fmt::format(
+        "{}; interp {} border {} fill {} prefilter {} prefiltered {} antialias {} cubic_a {}", what,
         to_string(o.interp), to_string(o.border), o.fill, o.prefilter, o.prefiltered, o.antialias,
-        o.cubic_a, tile, args.deflate);
-    const ResumeFiles rf{args.out};
-    const ResumeState prev = rf.read(key, ow, oh, tile);
-    int done = 0;
-    std::string done_file;
-    if (prev.rows > 0) {
-        std::error_code ec;
-        if (prev.file != rf.done) std::filesystem::rename(prev.file, rf.done, ec);
-        if (ec)
-            throw Error(ErrorCode::IoError, fmt::format("warp: {}: cannot rename it to resume: {}",
-                                                        prev.file, ec.message()));
-        rf.write(key, rf.done, prev.rows);
-        done = prev.rows, done_file = rf.done;
-    } else {
-        rf.remove_all();
-    }
-    TiffRowWriterOptions wo;
-    wo.tile = tile;
-    wo.deflate = args.deflate;
-    wo.partial_path = rf.partial;
-    int checkpointed = 0;  // rows safe in the partial file
-    wo.on_checkpoint = [&](int rows) {
-        checkpointed = rows;
-        if (rows < done) return;  // still copying: the rows are in the done file
-        rf.write(key, rf.partial, rows);
-        if (!done_file.empty()) {
-            std::error_code ec;
-            std::filesystem::remove(done_file, ec);
-            done_file.clear();
-        }
-    };
-    TiffRowWriter out(args.out, ow, oh, in.channels(), in.type(), wo);
-    TiledOptions to;
-    to.max_memory = static_cast<std::size_t>(args.max_memory_mib * 1048576.0);
-    to.band_rows = args.band_rows;
-    // Bands end on rows of output tiles, where the writer checkpoints: a kill loses at most one
-    // band, at most 1 % of the rows on images of 25600 output rows or more.
-    to.band_align = tile;
-    to.max_band_rows = std::max(tile, oh / 100);
-    to.first_row = done;
-    const InterruptHandler handler;
-    ProgressBar bar("warp (tiled)", oh, common.quiet);
-    to.progress = [&](std::int64_t rows, std::int64_t total) {
-        bar.update(rows);
-        if (interrupted())
-            throw Error(ErrorCode::IoError,
-                        fmt::format("warp: interrupted after {} of {} rows", rows, total));
-    };
-    const auto t0 = std::chrono::steady_clock::now();
-    TiledStats st;
-    try {
-        if (done > 0) {  // the rows of the interrupted run, copied
-            TiffRowReader prev_rows(done_file);
-            const int chunk = tile;
-            std::vector<unsigned char> buf(static_cast<std::size_t>(chunk) * ow * in.channels() *
-                                           pixel_size(in.type()));
-            for (int y = 0; y < done; y += chunk) {
-                const int n = std::min(chunk, done - y);
-                prev_rows.read_rows(y, n, buf.data(), std::ptrdiff_t{ow} * in.channels());
-                out.write_rows(y, n, buf.data(), std::ptrdiff_t{ow} * in.channels());
-            }
-            bar.update(done);
-        }
-        st = warp_tiled(in, out, ow, oh, t, o, to, ctx);
-        rf.remove_all();
-    } catch (const Error& e) {
-        bar.abandon();
-        const int kept = std::max(checkpointed, done);
-        if (kept == 0) {
-            rf.remove_all();
-            throw;
-        }
-        out.keep_partial();
-        throw Error(e.code(), fmt::format("{}; {} was not written: rerun the same command to "
-                                          "resume after the {} rows kept",
-                                          e.what(), args.out, kept));
-    } catch (...) {
-        bar.abandon();
-        rf.remove_all();
-        throw;
-    }
-    bar.finish();
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        o.cubic_a);
+    const TiledResult r = run_tiled_job(job, in, args.tiling, common.quiet,
+                                        [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
+                                            return warp_tiled(src, dst, ow, oh, t, o, to, ctx);
+                                        });
     if (!common.quiet)
         fmt::print(
             "{} -> {} ({} x {} x {} {}, {} x {} -> {} x {}, {} interpolation, {} border; "
             "{} band{} of {} rows, {:.0f} MiB of buffers, {}{:.1f} s)\n",
             args.in, args.out, ow, oh, in.channels(), to_string(in.type()), w, h, ow, oh,
-            to_string(o.interp), to_string(o.border), st.bands, st.bands == 1 ? "" : "s",
-            st.band_rows, static_cast<double>(st.buffer_bytes) / 1048576.0,
-            out.bigtiff() ? "BigTIFF, " : "", secs);
+            to_string(o.interp), to_string(o.border), r.stats.bands, r.stats.bands == 1 ? "" : "s",
+            r.stats.band_rows, static_cast<double>(r.stats.buffer_bytes) / 1048576.0,
+            r.bigtiff ? "BigTIFF, " : "", r.seconds);
 }
 
 void run_warp(const WarpArgs& args, const Common& common, int given, Given which) {
@@ -345,7 +184,7 @@ void run_warp(const WarpArgs& args, const Common& common, int given, Given which
                                  "--homography or --flow"
                                : "give only one transform (--rotate, --zoom, --size, --affine, "
                                  "--homography, --flow)");
-    if (args.tiled) return run_tiled(args, common, which);
+    if (args.tiling.tiled) return run_tiled(args, common, which);
     const Context ctx = common.context();
     WarpOptions o = args.opts;
     o.prefilter = parse_prefilter_name(args.prefilter);
@@ -436,27 +275,13 @@ void add_warp(CLI::App& app, const Common& common) {
     add_declared_fields(cmd, op, &args->opts);
     add_declared(cmd, op, "prefilter", args->prefilter);
     add_format_option(cmd, args->format);
-    auto* tiled = cmd->add_flag(
-        "--tiled", args->tiled,
+    const TiledFlags tiled = add_tiled_flags(
+        cmd, args->tiling,
         "TIFF of any size in, tiled (Big)TIFF out, band by band of rows in bounded "
         "memory (--zoom / --size; --rotate, --affine, --homography by 2-D tiles; cpu backend); "
         "the pixels equal the whole-image run's");
-    const std::vector<CLI::Option*> tiled_only = {
-        cmd->add_option("--band-rows", args->band_rows,
-                        "--tiled: output rows per band (default 0: from --max-memory)"),
-        cmd->add_option("--max-memory", args->max_memory_mib,
-                        "--tiled: MiB for the bands' buffers (default 0: 64, or more for very wide "
-                        "images)"),
-        cmd->add_option(
-            "--tile-size", args->tile_size,
-            "--tiled: the output TIFF's tile side, a multiple of 16 (default 0: 256, less "
-            "for smaller outputs)"),
-        cmd->add_flag("--deflate", args->deflate,
-                      "--tiled: Deflate-compress the output tiles (default: uncompressed)")};
-    cmd->callback([args, &common, rot, zoom, size, aff, hom, flow, tiled, tiled_only] {
-        for (const CLI::Option* o : tiled_only)
-            if (o->count() > 0 && tiled->count() == 0)
-                throw CLI::ValidationError(o->get_name(), "applies to --tiled runs only");
+    cmd->callback([args, &common, rot, zoom, size, aff, hom, flow, tiled] {
+        check_tiled_flags(tiled);
         // Which option was given decides the transform, not its value (--zoom 0 is an error,
         // not "no zoom").
         const CLI::Option* const opts[] = {rot, zoom, size, aff, hom, flow};

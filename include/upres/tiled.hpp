@@ -18,6 +18,7 @@
 #include <upres/context.hpp>
 #include <upres/image.hpp>
 #include <upres/rows.hpp>
+#include <upres/upscale.hpp>
 #include <upres/warp.hpp>
 
 namespace upres {
@@ -37,6 +38,10 @@ struct TiledOptions {
     // band: a resumed job recomputes at most one band).
     int max_band_rows = 0;
     int band_align = 1;
+    // upscale_tiled's srcnn tiles: output columns per tile (0: 2048, or the band's height if
+    // taller; wide tiles keep the halo a small part of each). The other operations choose their
+    // own tiles.
+    int tile_columns = 0;
     // Output rows [first_row, last_row) only (last_row 0: the output's end). Resuming starts at
     // first_row (the sink has the rows before); a task of a cluster computes one range (its
     // source rows from warp_tiled_source_rows: a ViewRowSource of those rows serves it).
@@ -84,6 +89,20 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
 // source and sink errors pass through.
 TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const PrefilterOptions& opts = {},
                                    const TiledOptions& topts = {}, const Context& ctx = {});
+
+// upres::upscale over a RowSource into a RowSink of scale W x scale H (the source's type and
+// channels), for integer scales on the centre-aligned lattice: srcnn in tiles, each computed
+// from its source box and a halo beyond the network's receptive field; bicubic, bilinear and
+// bspline through warp_tiled. Band height and tile width from TiledOptions (band_rows,
+// tile_columns; else max_memory, 0: 256 MiB for srcnn, warp_tiled's automatic budget for the
+// others). The output is bit-identical to upscale() on the whole image with the cpu backend. The
+// SEABI family (whose threshold is a statistic of the whole image) streams instead
+// (upres/seabi.hpp, SeabiStream); nlm and the co-sited lattice are refused. Backend: cpu (others
+// refused, never substituted). Error(InvalidArgument) for those methods, a scale that is not an
+// integer in [1, 16], output sides over kMaxTiledDimension and TiledOptions as warp_tiled; source
+// and sink errors pass through.
+TiledStats upscale_tiled(RowSource& src, RowSink& dst, const UpscaleOptions& opts = {},
+                         const TiledOptions& topts = {}, const Context& ctx = {});
 
 // Rows [first, last).
 struct RowRange {
