@@ -283,6 +283,30 @@ std::map<std::string, double> spline_filter_tiff_py(const std::string& in, const
     return tiled_figures(st, dst);
 }
 
+// upscale_tiled from a TIFF to a tiled TIFF (upres.upscale_tiff); the GIL is released while it
+// runs.
+std::map<std::string, double> upscale_tiff_py(const std::string& in, const std::string& out,
+                                              const Options& kv, int band_rows,
+                                              double max_memory_mib, int tile, bool deflate,
+                                              int threads) {
+    const UpscaleOptions o = options<UpscaleOptions>("upscale", kv);
+    const TiledOptions to = tiled_options("upscale_tiff", band_rows, max_memory_mib);
+    if (!(o.scale >= 1 && o.scale <= 16) || o.scale != std::floor(o.scale))
+        invalid("upscale_tiff: the scale must be an integer in [1, 16], not " +
+                std::to_string(o.scale));
+    nb::gil_scoped_release unlock;
+    TiffRowReader src(in);
+    const int s = static_cast<int>(o.scale);
+    if (std::int64_t{s} * src.width() > kMaxTiledDimension ||
+        std::int64_t{s} * src.height() > kMaxTiledDimension)
+        invalid("upscale_tiff: the output would exceed " + std::to_string(kMaxTiledDimension) +
+                " pixels a side");
+    TiffRowWriter dst(out, s * src.width(), s * src.height(), src.channels(), src.type(),
+                      tiled_writer_options(tile, deflate));
+    const TiledStats st = upscale_tiled(src, dst, o, to, cpu_context(threads));
+    return tiled_figures(st, dst);
+}
+
 // ---- bands of rows for upres.dask: one task computes output rows [y0, y0 + out.rows) from the
 // source rows [first, first + block.rows) it holds (warp_tiled_source_rows says which), as one
 // band of the tiled call: bit-identical to the whole-image call. The GIL is released.
@@ -732,6 +756,8 @@ NB_MODULE(_upres, m) {
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("spline_filter_tiff", &spline_filter_tiff_py, "input"_a, "output"_a, "options"_a,
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+    m.def("upscale_tiff", &upscale_tiff_py, "input"_a, "output"_a, "options"_a, "band_rows"_a,
+          "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);
     m.def("zoom_source_rows", &zoom_source_rows_py, "src_width"_a, "src_height"_a, "out_width"_a,
           "out_height"_a, "options"_a, "y0"_a, "y1"_a);

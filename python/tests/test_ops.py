@@ -200,6 +200,27 @@ def test_spline_filter_tiff_equals_the_whole_image_prefilter(tmp_path: pathlib.P
         upres.spline_filter_tiff(tmp_path / "missing.tif", out)
 
 
+def test_upscale_tiff_matches_upscale(tmp_path: pathlib.Path, baboon: np.ndarray) -> None:
+    src = tmp_path / "in.tif"
+    img = np.ascontiguousarray(baboon[:150, :130])
+    try:
+        upres.imwrite(src, img)
+    except upres.UnsupportedFormatError as e:
+        pytest.skip(f"this build has no TIFF: {e}")
+    out = tmp_path / "up.tif"
+    for method, scale in (("srcnn", 2), ("srcnn", 3), ("bicubic", 2)):
+        st = upres.upscale_tiff(src, out, scale, method, band_rows=64)
+        assert st["bands"] > 1
+        want = upres.upscale(img, scale, method, backend="cpu")
+        assert np.array_equal(upres.imread(out), want), (method, scale)
+    with pytest.raises(ValueError, match="method lseabi is not tiled"):
+        upres.upscale_tiff(src, out, 2, "lseabi")
+    with pytest.raises(ValueError, match="integer"):
+        upres.upscale_tiff(src, out, 2.5, "bicubic")  # type: ignore[arg-type]
+    assert not out.exists() or np.array_equal(upres.imread(out),
+                                              upres.upscale(img, 2, "bicubic", backend="cpu"))
+
+
 def test_zoom_tiff_matches_the_whole_image_command(tmp_path: pathlib.Path,
                                                    baboon: np.ndarray) -> None:
     src = tmp_path / "in.tif"

@@ -335,6 +335,40 @@ def imwrite(path: Union[str, os.PathLike[str]], image: Any, *, format: str = "au
                                    "compression": compression}))
 
 
+def upscale_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]],
+                 scale: int = 2, method: str = "auto", *, model: Optional[str] = None,
+                 band_rows: int = 0, max_memory_mib: float = 0.0, tile: int = 0,
+                 deflate: bool = False, threads: int = 0) -> dict[str, float]:
+    """Upscale a TIFF or BigTIFF of any size into a tiled TIFF, tile by tile in bounded memory
+    (``upres upscale IN OUT --tiled``, docs/scale.md, "Upscaling in tiles").
+
+    Parameters: input, output: file paths; scale: an integer in [1, 16] (srcnn: a factor with
+    a model); method: 'auto' (srcnn where a bundled model exists, else bicubic), 'srcnn',
+    'bicubic', 'bilinear', 'bspline' (the SEABI family streams instead: ``upres upscale
+    --stream``); model: an SRCNN weights file; band_rows, max_memory_mib (0: automatic), tile
+    (the output's tile side; 0: 256, less for a smaller output), deflate, threads. The pixels
+    equal ``upres.upscale``'s on the whole image (cpu backend). The GIL is released. Returns
+    the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff). An interrupted call
+    leaves no output; the command (``--tiled``) resumes, this function starts over.
+
+    Example::
+
+        >>> import numpy as np, upres
+        >>> try:  # (a build without libtiff refuses TIFF files: UnsupportedFormatError)
+        ...     upres.imwrite("/tmp/upres_doc_up.tif", np.full((20, 24), 9, np.uint8))
+        ...     upres.upscale_tiff("/tmp/upres_doc_up.tif", "/tmp/upres_doc_up2.tif", 2)["bands"]
+        ... except upres.UnsupportedFormatError:
+        ...     1.0
+        1.0
+    """
+    opts: dict[str, Any] = {"scale": scale, "method": method}
+    if model is not None:
+        opts["model"] = os.fspath(model)
+    return _upres.upscale_tiff(os.fspath(input), os.fspath(output), A.options_text(opts),
+                               int(band_rows), float(max_memory_mib), int(tile), bool(deflate),
+                               int(threads))
+
+
 def zoom_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]],
               zoom: Optional[float] = None, *, size: Optional[tuple[int, int]] = None,
               interp: str = "bspline", border: str = "mirror", fill: float = 0.0,
