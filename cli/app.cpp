@@ -2,11 +2,15 @@
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include <upres/context.hpp>
 #include <upres/error.hpp>
 #include <upres/image.hpp>
 #include <upres/options.hpp>
@@ -16,6 +20,54 @@
 #include "util.hpp"
 
 namespace upres::cli {
+
+std::vector<int> Common::device_list() const {
+    std::vector<int> out;
+    if (devices.empty()) return out;
+    const int n = cuda_device_count();
+    if (n == 0)
+        throw Error(ErrorCode::BackendUnavailable,
+                    "--devices " + devices + ": no CUDA device (" +
+                        (build_info().cuda ? "none found" : "upres was built without CUDA") + ")");
+    if (devices == "all") {
+        for (int i = 0; i < n; ++i) out.push_back(i);
+        return out;
+    }
+    std::stringstream ss(devices);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        const bool digits = !item.empty() && item.size() <= 4 &&
+                            item.find_first_not_of("0123456789") == std::string::npos;
+        const int d = digits ? std::stoi(item) : -1;
+        if (d < 0 || d >= n)
+            throw Error(ErrorCode::InvalidArgument, "--devices " + devices + ": '" + item +
+                                                        "' is not a device (allowed: all, "
+                                                        "or indices 0 to " +
+                                                        std::to_string(n - 1) +
+                                                        ", comma-separated)");
+        if (std::find(out.begin(), out.end(), d) != out.end())
+            throw Error(ErrorCode::InvalidArgument,
+                        "--devices " + devices + ": device " + item + " is named twice");
+        out.push_back(d);
+    }
+    if (out.empty())
+        throw Error(ErrorCode::InvalidArgument,
+                    "--devices: give all, or indices 0 to " + std::to_string(n - 1));
+    return out;
+}
+
+Context Common::context() const {
+    Context c = ctx;
+    const std::vector<int> d = device_list();
+    if (d.empty()) return c;
+    if (c.backend == Backend::Cpu || c.backend == Backend::Reference)
+        throw Error(
+            ErrorCode::InvalidArgument,
+            std::string("--devices needs the cuda backend, not --backend ") + to_string(c.backend));
+    c.backend = Backend::Cuda;
+    c.device = d.front();
+    return c;
+}
 
 int run(int argc, char** argv) {
     set_max_pixels(kMaxPixels);
@@ -29,6 +81,9 @@ int run(int argc, char** argv) {
     add_declared_fields(&app, operation("context"), &common.ctx);
     app.add_flag("-q,--quiet", common.quiet,
                  "No progress or informational output (results are still printed)");
+    app.add_option("--devices", common.devices,
+                   "GPUs for the cuda backend: all, or indices 0,1,...; a batch spreads its "
+                   "files over them (default: the current GPU)");
     app.add_option_function<std::int64_t>(
            "--max-pixels", [](std::int64_t n) { set_max_pixels(n); },
            "Refuse input images larger than this many pixels, before reading their pixels "

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include <upres/context.hpp>
 
@@ -15,7 +16,13 @@ namespace upres::cli {
 struct Common {
     Context ctx;  // --backend, --threads (the "context" operation's declared fields)
     bool quiet = false;
-    Context context() const { return ctx; }
+    std::string devices;  // --devices: "", "all" or "0,1,..."
+    // The context of a run: ctx, on the first of --devices (the cuda backend; Auto becomes
+    // Cuda). Error(InvalidArgument) for --devices with the cpu or reference backend or a device
+    // that does not exist, Error(BackendUnavailable) without CUDA.
+    Context context() const;
+    // The GPUs of --devices in order (empty: not given, the current device).
+    std::vector<int> device_list() const;
 };
 
 using AddCommand = void (*)(CLI::App& app, const Common& common);

@@ -18,12 +18,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -349,19 +352,22 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
     bool printed_ran = false;
     {
         ProgressBar bar("upscale", static_cast<std::int64_t>(files.size()), common.quiet);
-        for (const std::string& f : files) {
+        std::mutex mu;  // the bar, stderr and the counts, with several GPUs
+        const auto one = [&](const std::string& f, const Context& c) {
             const std::string target = (fs::path(out) / fs::path(f).filename()).string();
             try {
                 const FileFormat fmt_out = output_format(target, args.format);
                 const AnyImage img = read_input(f);
                 SrcnnPlan sp;
-                const AnyImage up = upscale(img, opts, ctx, &sp);
+                const AnyImage up = upscale(img, opts, c, &sp);
                 write_output(target, up, fmt_out);
+                const std::lock_guard<std::mutex> lock(mu);
                 if (args.verbose && srcnn && !printed_ran) {
                     print_ran(sp);
                     printed_ran = true;
                 }
             } catch (const Error& e) {
+                const std::lock_guard<std::mutex> lock(mu);
                 if (bar.live()) std::fputc('\n', stderr);
                 const std::string msg = e.what();
                 if (msg.find(f) == std::string::npos)  // name the file once
@@ -371,7 +377,33 @@ void run_upscale(const UpscaleArgs& args, const Common& common, const Given& giv
                 if (!first_error) first_error = e.code();
                 ++failed;
             }
+            const std::lock_guard<std::mutex> lock(mu);
             bar.step();
+        };
+        const std::vector<int> devices = common.device_list();
+        if (devices.size() <= 1) {
+            for (const std::string& f : files) one(f, ctx);
+        } else {
+            // One thread per GPU, each taking the next file: reading, the method on its GPU and
+            // writing overlap across the GPUs.
+            std::atomic<std::size_t> next{0};
+            std::vector<std::thread> workers;
+            std::exception_ptr crashed;
+            for (const int d : devices)
+                workers.emplace_back([&, d] {
+                    try {
+                        set_cuda_device(d);
+                        Context c = ctx;
+                        c.device = d;
+                        for (std::size_t i; (i = next++) < files.size();) one(files[i], c);
+                    } catch (...) {
+                        const std::lock_guard<std::mutex> lock(mu);
+                        if (!crashed) crashed = std::current_exception();
+                        next = files.size();
+                    }
+                });
+            for (std::thread& t : workers) t.join();
+            if (crashed) std::rethrow_exception(crashed);
         }
     }
     if (failed)

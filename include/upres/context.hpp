@@ -28,6 +28,13 @@ struct Context {
     // Operations on the Cuda backend are asynchronous with respect to the host unless they
     // return host data or the caller synchronizes (synchronize()).
     void* cuda_stream = nullptr;
+    // CUDA device for the Cuda backend: -1 the calling thread's current device (device 0 unless
+    // the program chose another with cudaSetDevice); 0 .. cuda_device_count() - 1: the operation
+    // runs on that device (cuda_stream, device images and outputs must belong to it) and the
+    // calling thread's current device is restored afterwards. Threads with a Context each for a
+    // different device run operations on several GPUs at once. A device that does not exist is
+    // Error(InvalidArgument) naming the devices there are.
+    int device = -1;
 };
 
 // True when the library was built with CUDA and at least one CUDA device is present.
@@ -37,6 +44,11 @@ int cuda_device_count() noexcept;
 // Human-readable description of the CUDA devices ("NVIDIA H100 80GB HBM3 (sm_90, 79 GiB)"...),
 // one per line; empty without devices.
 std::string cuda_device_info();
+// Makes `device` the calling thread's current CUDA device (cudaSetDevice), where its device
+// images (Image<T>(..., Location::Device)) are allocated: a thread that serves one GPU of
+// several calls it once. Error(InvalidArgument) for a device that does not exist (naming those
+// there are), Error(BackendUnavailable) without CUDA.
+void set_cuda_device(int device);
 // Blocks until all work queued on ctx.cuda_stream is done (no-op without CUDA).
 void synchronize(const Context& ctx);
 

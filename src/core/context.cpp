@@ -7,6 +7,7 @@
 #include <string>
 
 #include <upres/error.hpp>
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 
 #if UPRES_HAVE_CUDA
@@ -46,6 +47,49 @@ std::string cuda_device_info() {
     }
 #endif
     return out;
+}
+
+void check_device(int device, const char* op) {
+    if (device == -1) return;
+    const int n = cuda_device_count();
+    if (device >= 0 && device < n) return;
+    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": CUDA device " +
+                                                std::to_string(device) + " does not exist (" +
+                                                (n == 0 ? std::string("this machine has none")
+                                                        : "allowed: 0 to " + std::to_string(n - 1) +
+                                                              ", or -1 for the "
+                                                              "current one") +
+                                                ")");
+}
+
+DeviceScope::DeviceScope(const Context& ctx, Backend backend, const char* op) {
+    if (backend != Backend::Cuda || ctx.device == -1) return;
+    check_device(ctx.device, op);
+#if UPRES_HAVE_CUDA
+    int cur = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&cur));
+    if (cur == ctx.device) return;
+    UPRES_CUDA_CHECK(cudaSetDevice(ctx.device));
+    previous_ = cur;
+#endif
+}
+
+DeviceScope::~DeviceScope() {
+#if UPRES_HAVE_CUDA
+    if (previous_ >= 0) cudaSetDevice(previous_);
+#endif
+}
+
+void set_cuda_device(int device) {
+    require_cuda("set_cuda_device");
+    if (device < 0)
+        throw Error(ErrorCode::InvalidArgument,
+                    "set_cuda_device: device " + std::to_string(device) + " is not a device " +
+                        "(allowed: 0 to " + std::to_string(cuda_device_count() - 1) + ")");
+    check_device(device, "set_cuda_device");
+#if UPRES_HAVE_CUDA
+    UPRES_CUDA_CHECK(cudaSetDevice(device));
+#endif
 }
 
 void synchronize(const Context& ctx) {

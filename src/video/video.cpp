@@ -990,6 +990,8 @@ VideoStats upscale_video(const std::string& in_path, const std::string& out_path
     const bool staged = ctx.backend == Backend::Cuda;
     std::thread worker([&] {
         try {
+            // This thread's device images (the NLM window) on Context::device.
+            if (ctx.backend == Backend::Cuda && ctx.device >= 0) set_cuda_device(ctx.device);
             std::unique_ptr<FramePool> in_pool, out_pool;
             if (staged) {
                 in_pool = std::make_unique<FramePool>(fm.proc, stats.in_width, stats.in_height);

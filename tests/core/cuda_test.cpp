@@ -259,3 +259,56 @@ TEST(CoreCuda, HostFrameMemoryRoundTrip) {
     free_host_frame_memory(p);
     free_host_frame_memory(nullptr);
 }
+
+// Context::device: a device that does not exist is refused by name, on a machine without CUDA
+// the cuda backend itself is.
+TEST(CoreDevices, ADeviceThatDoesNotExistIsRefused) {
+    const Image<std::uint8_t> img = test::random_image<std::uint8_t>(32, 24, 1, 3);
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    ctx.device = cuda_device_count() + 3;
+    const ErrorCode want =
+        cuda_available() ? ErrorCode::InvalidArgument : ErrorCode::BackendUnavailable;
+    test::expect_error([&] { seabi_upscale2(img.view(), SeabiOptions{}, ctx); }, want,
+                       cuda_available()
+                           ? "CUDA device " + std::to_string(ctx.device) + " does not exist"
+                           : std::string("cuda backend"));
+    if (cuda_available()) {
+        test::expect_error([&] { set_cuda_device(-1); }, ErrorCode::InvalidArgument,
+                           "device -1 is not a device");
+        test::expect_error([&] { set_cuda_device(ctx.device); }, ErrorCode::InvalidArgument,
+                           "does not exist");
+    }
+    // The cpu backend ignores the device.
+    ctx.backend = Backend::Cpu;
+    EXPECT_EQ(seabi_upscale2(img.view(), SeabiOptions{}, ctx).width(), 64);
+}
+
+// Every GPU gives the same bytes: SRCNN and a B-spline zoom on the last device (host images,
+// and device images allocated there) against device 0. Skipped, visibly, with one GPU.
+TEST(CoreDevices, EveryDeviceGivesTheSameBytes) {
+    UPRES_REQUIRE_GPU();
+    const int n = cuda_device_count();
+    if (n < 2) GTEST_SKIP() << "one CUDA device: the second-device check needs two";
+    const Image<std::uint8_t> img = test::random_image<std::uint8_t>(96, 64, 3, 8);
+    const SrcnnModel m = load_default_srcnn_model(2);
+    Context c0, c1;
+    c0.backend = c1.backend = Backend::Cuda;
+    c0.device = 0;
+    c1.device = n - 1;
+    const Image<std::uint8_t> a = srcnn_upscale(img.view(), m, SrcnnOptions{}, c0);
+    const Image<std::uint8_t> b = srcnn_upscale(img.view(), m, SrcnnOptions{}, c1);
+    EXPECT_TRUE(test::same_bytes(a, b));
+    set_cuda_device(n - 1);
+    {
+        Image<float> d_in(97, 61, 1, Location::Device), d_out(150, 100, 1, Location::Device);
+        const Image<float> h_in = test::random_image<float>(97, 61, 1, 9, 0.0, 1.0);
+        copy(h_in.view(), d_in.view());
+        warp(ImageView<const float>(d_in.view()), d_out.view(), Transform::make_resize(),
+             WarpOptions{}, c1);
+        Image<float> h0(150, 100, 1);
+        warp(h_in.view(), h0.view(), Transform::make_resize(), WarpOptions{}, c0);
+        EXPECT_TRUE(test::same_bytes(clone(ImageView<const float>(d_out.view())), h0));
+    }
+    set_cuda_device(0);
+}

@@ -11,6 +11,7 @@
 
 #include <upres/error.hpp>
 
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/format_number.hpp"
@@ -114,6 +115,7 @@ BrisqueFeatures features(ImageView<const T> img, const Context& ctx) {
                     "brisque: the image is in device memory; brisque runs on the host backends "
                     "(allowed: reference, cpu)");
     const Backend b = resolve_backend(ctx, img.location(), kOp);
+    const DeviceScope device_scope(ctx, b, kOp);
     if (b == Backend::Cuda)
         throw Error(ErrorCode::BackendUnavailable,
                     "brisque: no cuda backend; brisque runs on the host backends (allowed: "

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/border_math.hpp"
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/overlap.hpp"
@@ -140,6 +141,7 @@ void bspline_prefilter(ImageView<const float> src, ImageView<float> dst,
     check_options(opts);
 
     const Backend b = resolve_backend(ctx, src.location(), kOp);
+    const DeviceScope device_scope(ctx, b, kOp);
     if (b == Backend::Reference || b == Backend::Cpu) {
         check_finite_host(src, ctx.threads);
         if (b == Backend::Reference)

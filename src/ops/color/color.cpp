@@ -5,6 +5,7 @@
 #include <string>
 
 #include <upres/error.hpp>
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/format_number.hpp"
 #include "core/parallel.hpp"
@@ -140,7 +141,9 @@ template <class T>
 void rgb_to_ycbcr_impl(ImageView<const T> rgb, ImageView<float> ycc, const Context& ctx) {
     const char* op = "rgb_to_ycbcr";
     check_pair(op, "rgb", rgb.raw(), "ycbcr", ycc.raw(), false, 0);
-    switch (resolve_backend(ctx, rgb.location(), op)) {
+    const Backend b = resolve_backend(ctx, rgb.location(), op);
+    const DeviceScope device_scope(ctx, b, op);
+    switch (b) {
         case Backend::Reference:
             return ref::rgb_to_ycbcr(rgb.raw(), span_of(ycc));
         case Backend::Cpu:
@@ -160,7 +163,9 @@ template <class T>
 void ycbcr_to_rgb_impl(ImageView<const float> ycc, ImageView<T> rgb, const Context& ctx) {
     const char* op = "ycbcr_to_rgb";
     check_pair(op, "ycbcr", ycc.raw(), "rgb", rgb.raw(), false, 0);
-    switch (resolve_backend(ctx, ycc.location(), op)) {
+    const Backend b = resolve_backend(ctx, ycc.location(), op);
+    const DeviceScope device_scope(ctx, b, op);
+    switch (b) {
         case Backend::Reference:
             return ref::ycbcr_to_rgb(span_of(ycc), rgb.raw());
         case Backend::Cpu:
@@ -180,7 +185,9 @@ template <class T>
 void luma_impl(ImageView<const T> img, ImageView<float> y, const Context& ctx) {
     const char* op = "luma";
     check_pair(op, "image", img.raw(), "y", y.raw(), true, 1);
-    switch (resolve_backend(ctx, img.location(), op)) {
+    const Backend b = resolve_backend(ctx, img.location(), op);
+    const DeviceScope device_scope(ctx, b, op);
+    switch (b) {
         case Backend::Reference:
             return ref::luma(img.raw(), span_of(y));
         case Backend::Cpu:

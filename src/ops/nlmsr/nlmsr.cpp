@@ -15,6 +15,7 @@
 #include <upres/error.hpp>
 #include <upres/srcnn.hpp>
 
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/format_number.hpp"
@@ -450,6 +451,7 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
              std::to_string(o.search) + ") is larger than the " + std::to_string(s * w) + " x " +
              std::to_string(s * h) + " output");
     const Backend b = resolve_backend(ctx, in_loc, kOp);
+    const DeviceScope device_scope(ctx, b, kOp);
     if (out.on_device() && b != Backend::Cuda)
         fail(std::string("the output is in device memory (allowed with the cuda backend; the ") +
              to_string(b) + " backend writes host memory)");

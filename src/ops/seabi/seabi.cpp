@@ -6,6 +6,7 @@
 
 #include <upres/error.hpp>
 #include <upres/options.hpp>
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/format_number.hpp"
 #include "core/span2d.hpp"
@@ -88,6 +89,7 @@ SeabiStats seabi_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_
     SeabiOptions opts = options;  // the backends see CoSited or Centered
     if (opts.lattice == Lattice::Auto) opts.lattice = Lattice::Centered;
     const Backend b = resolve_backend(ctx, y.location(), "seabi_upscale2");
+    const DeviceScope device_scope(ctx, b, "seabi_upscale2");
     switch (b) {
         case Backend::Reference:
             return ref::seabi_upscale2(span_of(y), span_of(out), opts);
@@ -138,6 +140,7 @@ void tap_upscale2(ImageView<const std::uint8_t> y, ImageView<std::uint8_t> out, 
                         " (allowed: " + enum_desc<Lattice>().allowed() + ")");
     const bool centered = lattice != Lattice::CoSited;
     const Backend b = resolve_backend(ctx, y.location(), "tap_upscale2");
+    const DeviceScope device_scope(ctx, b, "tap_upscale2");
     switch (b) {
         case Backend::Reference:
             return ref::tap_upscale2(span_of(y), span_of(out), filter, centered);

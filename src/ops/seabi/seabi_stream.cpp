@@ -18,6 +18,7 @@
 
 #include <upres/error.hpp>
 
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/parallel.hpp"
 #include "ops/seabi/seabi_backends.hpp"
@@ -97,6 +98,7 @@ struct SeabiStream::Impl {
     bool cuda = false;  // each batch's window through the CUDA kernels as one image
     int pipelines = 0;
     void* stream = nullptr;
+    Context ctx;    // the device the batches run on (Context::device)
     int batch = 0;  // input rows per batch: P S
     // Input window: rows [lo, lo + n) of the image, contiguous.
     std::vector<std::uint8_t> in;
@@ -220,6 +222,7 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
              "streaming runs on the cpu or cuda backend, not reference (allowed: auto, cpu, "
              "cuda)");
     const Backend backend = resolve_backend(ctx, Location::Host, "seabi_stream");
+    check_device(backend == Backend::Cuda ? ctx.device : -1, "seabi_stream");
     if (!sink) fail(ErrorCode::InvalidArgument, "no sink for the output rows");
     Impl& m = *impl_;
     m.w = width;
@@ -230,6 +233,7 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
     m.centered = opts.lattice != Lattice::CoSited;
     m.cuda = backend == Backend::Cuda;
     m.stream = ctx.cuda_stream;
+    m.ctx = ctx;
     // Stripes per batch: one per thread on the cpu; on the GPU, 8 (its blocks are the
     // pipelines; a batch of 8 S rows keeps the launches busy, and the host buffers small next to
     // the CUDA runtime's own ~130 MB). Then the memory budget: fewer stripes per batch first,
@@ -267,6 +271,7 @@ void SeabiStream::push(ImageView<const std::uint8_t> rows) {
     Impl& m = *impl_;
     if (m.failed) fail(ErrorCode::InvalidArgument, "the stream stopped after an earlier error");
     check_rows(rows, m.w, m.h - m.received);
+    const DeviceScope device_scope(m.ctx, m.cuda ? Backend::Cuda : Backend::Cpu, "seabi_stream");
     try {
         for (int i = 0; i < rows.height(); ++i) {
             m.add_row(rows.row(i));

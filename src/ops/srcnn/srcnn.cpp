@@ -23,6 +23,7 @@
 #include <upres/error.hpp>
 #include <upres/warp.hpp>
 #include "core/atomic_file.hpp"
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/overlap.hpp"
 #include "core/span2d.hpp"
@@ -412,6 +413,7 @@ SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const S
                             ") at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
 
     const Backend b = resolve_backend(ctx, in.location(), kOp);
+    const DeviceScope device_scope(ctx, b, kOp);
     SrcnnPlan plan;
     plan.layers = {SrcnnVariant::Auto, SrcnnVariant::Auto, SrcnnVariant::Auto};
     plan.precision = SrcnnPrecision::Fp32;
@@ -627,6 +629,7 @@ SrcnnPlan upscale_into(ImageView<const T> img, ImageView<T> out, const SrcnnMode
                 std::to_string(img.channels()) + " (x" + std::to_string(model.scale) +
                 ", the input's channels)");
     const Backend b = resolve_backend(ctx, img.location(), kOp);
+    const DeviceScope device_scope(ctx, b, kOp);
     if (b == Backend::Cuda) {
 #if UPRES_HAVE_CUDA
         return upscale_device(img, out, model, opts, ctx);

@@ -9,6 +9,7 @@
 
 #include <upres/error.hpp>
 
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/format_number.hpp"
@@ -152,6 +153,7 @@ void run(ImageView<const T> left, ImageView<const T> right, ImageView<float> dis
              " image");
     const StereoPlan plan = make_plan(opts, w);
     const Backend b = resolve_backend(ctx, left.location(), kOp);
+    const DeviceScope device_scope(ctx, b, kOp);
     const bool post = plan.median || opts.speckle_size > 0;
     if (b == Backend::Cuda && opts.speckle_size > 0)
         throw Error(ErrorCode::BackendUnavailable,

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/border_math.hpp"
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/format_number.hpp"
@@ -363,6 +364,7 @@ template <class T>
 void warp_run(ImageView<const T> src, ImageView<T> dst, const Transform& t, const WarpOptions& opts,
               const Context& ctx, unsigned long long* field_bad) {
     const Backend b = resolve_backend(ctx, src.location(), kOp);
+    const DeviceScope device_scope(ctx, b, kOp);
     if (opts.fast_texture && b != Backend::Cuda)
         fail(std::string("fast_texture (hardware texture filtering) needs the cuda backend, not ") +
              to_string(b));

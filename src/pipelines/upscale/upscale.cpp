@@ -22,6 +22,7 @@
 #include <upres/srcnn.hpp>
 #include <upres/warp.hpp>
 
+#include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/format_number.hpp"
 #include "pipelines/upscale/upscale_planes.hpp"
@@ -246,6 +247,7 @@ void ycc_into(ImageView<const std::uint8_t> img, ImageView<std::uint8_t> out,
     const Backend b =
         resolve_backend(ctx, img.on_device() ? Location::Device : Location::Host, kOp);
     if (b != Backend::Cuda) return ycc_upscale<HostSpace>(img, out, opts, ctx);
+    const DeviceScope device_scope(ctx, b, kOp);
 #if UPRES_HAVE_CUDA
     Context dctx = ctx;
     dctx.backend = Backend::Cuda;

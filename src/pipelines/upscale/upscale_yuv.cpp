@@ -14,6 +14,7 @@
 #include <upres/error.hpp>
 #include <upres/warp.hpp>
 
+#include "core/device_scope.hpp"
 #include "core/format_number.hpp"
 #include "core/span2d.hpp"
 #include "pipelines/upscale/upscale_planes.hpp"
@@ -263,6 +264,7 @@ void upscale_yuv(const YuvPlanes<const std::uint8_t>& in, const YuvPlanes<std::u
     // own: 4.9x faster for bicubic, 1080p -> 4K from page-locked memory, H200).
     if (ctx.backend == Backend::Cuda && !in.y.on_device() &&
         resolved_method(opts) != UpscaleMethod::Nlm) {  // NLM-SR stages its own device work
+        const DeviceScope device_scope(ctx, Backend::Cuda, kOp);
         const bool gray = in.cb.data() == nullptr;
         const auto up = [&](ImageView<const std::uint8_t> v) {
             return cuda::upload(v, ctx.cuda_stream, "upscale_yuv input");
@@ -343,6 +345,8 @@ void nlm_fuse_yuv(std::span<const YuvPlanes<const std::uint16_t>> frames, int re
     const UpscaleOptions o = check_frames(frames, reference, out, layout, nlm);
     const std::uint32_t maxv = (1u << layout.bits) - 1u;
     const Location where = out.y.location();
+    const DeviceScope device_scope(ctx, where == Location::Device ? Backend::Cuda : Backend::Cpu,
+                                   "nlm_fuse_yuv");
     std::vector<Plane16> wide;
     std::vector<ImageView<const std::uint16_t>> views;
     wide.reserve(frames.size());

@@ -1,0 +1,116 @@
+// Several GPUs of one host (Context::device, upres/context.hpp): a batch of images through
+// SRCNN, spread over 1 or 2 devices.
+//
+//   Cuda_SrcnnBatchDevices/<n>   32 RGB u8 images of 960 x 540 -> x2 (1920 x 1080), SRCNN
+//       precision fastest, each device holding its share of the batch in device memory: one
+//       host thread per device (set_cuda_device, its own stream and Context::device), each
+//       running srcnn_upscale on its images. Time: the wall clock from the start of the batch
+//       until every device has finished (events cannot span devices). Counter images_per_s.
+//       n = 2 needs two devices; with one it is skipped, visibly.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <upres/context.hpp>
+#include <upres/srcnn.hpp>
+
+#include "bench_util.hpp"
+
+#if UPRES_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace upres::bench {
+namespace {
+
+void Cuda_SrcnnBatchDevices(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+#if UPRES_HAVE_CUDA
+    const int n = static_cast<int>(state.range(0));
+    if (cuda_device_count() < n) {
+        state.SkipWithError(("needs " + std::to_string(n) + " CUDA devices, this machine has " +
+                             std::to_string(cuda_device_count()))
+                                .c_str());
+        return;
+    }
+    constexpr int kImages = 32, w = 960, h = 540, c = 3;
+    const SrcnnModel model = load_default_srcnn_model(2);
+    SrcnnOptions so;
+    so.precision = SrcnnPrecision::Fastest;
+    // Per device: its own stream, its share of the inputs and outputs, in its memory.
+    struct Device {
+        std::unique_ptr<Stream> stream;
+        std::vector<Image<std::uint8_t>> in, out;
+        Context ctx;
+    };
+    std::vector<Device> devs(static_cast<std::size_t>(n));
+    for (int d = 0; d < n; ++d) {
+        set_cuda_device(d);
+        Device& dv = devs[static_cast<std::size_t>(d)];
+        dv.stream = std::make_unique<Stream>();
+        dv.ctx.backend = Backend::Cuda;
+        dv.ctx.device = d;
+        dv.ctx.cuda_stream = dv.stream->get();
+        for (int i = d; i < kImages; i += n) {
+            Image<std::uint8_t> im(w, h, c, Location::Device);
+            fill_random_device(im.data(), static_cast<std::size_t>(w) * h * c,
+                               static_cast<std::uint32_t>(100 + i), *dv.stream);
+            dv.in.push_back(std::move(im));
+            dv.out.emplace_back(2 * w, 2 * h, c, Location::Device);
+        }
+    }
+    set_cuda_device(0);
+    // One pass over the batch: a thread per device, each queueing its images then waiting.
+    const auto batch = [&] {
+        std::vector<std::thread> threads;
+        std::vector<std::string> errors(static_cast<std::size_t>(n));
+        for (int d = 0; d < n; ++d)
+            threads.emplace_back([&, d] {
+                try {
+                    set_cuda_device(d);
+                    Device& dv = devs[static_cast<std::size_t>(d)];
+                    for (std::size_t i = 0; i < dv.in.size(); ++i)
+                        srcnn_upscale(ImageView<const std::uint8_t>(dv.in[i].view()),
+                                      dv.out[i].view(), model, so, dv.ctx);
+                    UPRES_BENCH_CUDA(cudaStreamSynchronize(dv.stream->get()));
+                } catch (const Error& e) {
+                    errors[static_cast<std::size_t>(d)] = e.what();
+                }
+            });
+        for (std::thread& t : threads) t.join();
+        for (const std::string& e : errors)
+            if (!e.empty()) return e;
+        return std::string();
+    };
+    for (int warm = 0; warm < 2; ++warm) {  // the kernels' first-use choice, the pools
+        const std::string e = batch();
+        if (!e.empty()) {
+            state.SkipWithError(e.c_str());
+            return;
+        }
+    }
+    for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        batch();
+        state.SetIterationTime(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    state.counters["images_per_s"] =
+        benchmark::Counter(kImages, benchmark::Counter::kIsIterationInvariantRate);
+    state.SetLabel(std::to_string(n) + (n == 1 ? " GPU" : " GPUs") +
+                   ", 32 x 960x540 RGB -> x2, SRCNN fastest, device-resident");
+#endif
+}
+BENCHMARK(Cuda_SrcnnBatchDevices)
+    ->DenseRange(1, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.5);
+
+}  // namespace
+}  // namespace upres::bench
