@@ -136,6 +136,12 @@ TABLES = {
         ("nlm_fuse_yuv, 5 frames in pageable host memory, uploaded per call",
          "Cuda_NlmYuvWindow1080p/1/", []),
     ]),
+    "devices": (GPU, ["docs/scale.md", "docs/benchmarks.md"], [
+        ("SRCNN batch, 32 x 960x540 RGB -> x2 (fastest), device-resident: 1 GPU",
+         "Cuda_SrcnnBatchDevices/1/", []),
+        ("the same batch spread over 2 GPUs of the host (a thread per GPU)",
+         "Cuda_SrcnnBatchDevices/2/", []),
+    ]),
     "warp-cpu": (("cpu",), ["docs/ops/warp.md", "docs/benchmarks.md"], [
         (f"{ROT}, exact B-spline, 2 threads", "Warp_CpuRotate/size:2048/threads:0/interp:3/fir:0/",
          [("scipy_rotate_order3_mirror_cpu_1thread", "scipy rotate order=3, 1 thread")]),
