@@ -167,7 +167,9 @@ TiledResult run_tiled_job(const TiledJob& job, TiffRowReader& in, const TiledArg
             done_file.clear();
         }
     };
-    TiffRowWriter out(job.out, ow, oh, in.channels(), in.type(), wo);
+    const int oc = job.out_channels > 0 ? job.out_channels : in.channels();
+    const PixelType ot = job.out_type.value_or(in.type());
+    TiffRowWriter out(job.out, ow, oh, oc, ot, wo);
     TiledOptions to;
     to.max_memory = static_cast<std::size_t>(args.max_memory_mib * 1048576.0);
     to.band_rows = args.band_rows;
@@ -190,12 +192,12 @@ TiledResult run_tiled_job(const TiledJob& job, TiffRowReader& in, const TiledArg
         if (done > 0) {  // the rows of the interrupted run, copied
             TiffRowReader prev_rows(done_file);
             const int chunk = tile;
-            std::vector<unsigned char> buf(static_cast<std::size_t>(chunk) * ow * in.channels() *
-                                           pixel_size(in.type()));
+            std::vector<unsigned char> buf(static_cast<std::size_t>(chunk) * ow * oc *
+                                           pixel_size(ot));
             for (int y = 0; y < done; y += chunk) {
                 const int n = std::min(chunk, done - y);
-                prev_rows.read_rows(y, n, buf.data(), std::ptrdiff_t{ow} * in.channels());
-                out.write_rows(y, n, buf.data(), std::ptrdiff_t{ow} * in.channels());
+                prev_rows.read_rows(y, n, buf.data(), std::ptrdiff_t{ow} * oc);
+                out.write_rows(y, n, buf.data(), std::ptrdiff_t{ow} * oc);
             }
             bar.update(done);
         }

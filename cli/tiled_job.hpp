@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct TiledJob {
     // Every option that changes the output's pixels or file (the resume journal's key, with the
     // input's path, size and time, the output size, the TIFF tile side and compression).
     std::string options;
+    // The output's channels and type; 0 / the input's when not set (stereo writes float maps).
+    int out_channels = 0;
+    std::optional<PixelType> out_type;
 };
 
 struct TiledResult {

@@ -9,14 +9,18 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <variant>
 
+#include <upres/io.hpp>
 #include <upres/stereo.hpp>
+#include <upres/tiled.hpp>
 #include "command.hpp"
 #include "options.hpp"
 #include "preview.hpp"
+#include "tiled_job.hpp"
 #include "util.hpp"
 
 namespace upres::cli {
@@ -28,6 +32,7 @@ struct StereoArgs {
     StereoOptions opts;  // the declared field options
     bool no_subpixel = false;
     int box_from_aggregate = 0;  // N of --aggregate box:N (0: not given)
+    TiledArgs tiling;            // --tiled: TIFF pair in, tiled float TIFF out (tiled_job.hpp)
 };
 
 // The disparity map as the output format stores it: float, or u16 x 16 for PNG.
@@ -52,7 +57,58 @@ AnyImage encode(Image<float>&& d, FileFormat f, const std::string& path) {
     return AnyImage(std::move(q));
 }
 
+StereoOptions options_of(const StereoArgs& args) {
+    StereoOptions o = args.opts;
+    o.subpixel = !args.no_subpixel;
+    if (args.box_from_aggregate > 0) o.box_size = args.box_from_aggregate;
+    return o;
+}
+
+// --tiled: a TIFF pair of any size matched band by band (stereo_disparity_tiled) into a tiled
+// float TIFF, in bounded memory and resumable; the map equals the whole-pair command's.
+void run_tiled(const StereoArgs& args, const Common& common) {
+    if (!args.right_out.empty() || !args.mask.empty() || !args.preview.empty())
+        throw Error(ErrorCode::InvalidArgument,
+                    "stereo: --tiled writes the left map only (not --right, --mask, --preview)");
+    check_tiled_paths("stereo", args.left, args.out, "auto", args.tiling);
+    const Context ctx = common.context();
+    const StereoOptions o = options_of(args);
+    TiffRowReader left(args.left);
+    TiffRowReader right(args.right);
+    TiledJob job;
+    job.command = "stereo";
+    job.in = args.left;
+    job.out = args.out;
+    job.out_width = left.width();
+    job.out_height = left.height();
+    job.out_channels = 1;
+    job.out_type = PixelType::F32;
+    std::error_code ec;
+    job.options = fmt::format(
+        "right {} {}; min {} count {} cost {} aggregate {} box {} max_cost {} lr {} subpixel {} "
+        "uniqueness {} invalid {} median {}",
+        std::filesystem::absolute(args.right).string(),
+        std::filesystem::last_write_time(args.right, ec).time_since_epoch().count(),
+        o.min_disparity, o.num_disparities, to_string(o.cost), to_string(o.aggregation), o.box_size,
+        o.max_cost, o.lr_check, o.subpixel, o.uniqueness, o.invalid, o.median);
+    const TiledResult r =
+        run_tiled_job(job, left, args.tiling, common.quiet,
+                      [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
+                          return stereo_disparity_tiled(src, right, dst, o, to, ctx);
+                      });
+    if (!common.quiet)
+        fmt::print(
+            "{} -> {} ({} x {} disparities {}..{}, {} {}; {} band{} of {} rows, {:.0f} MiB "
+            "of buffers, {}{:.1f} s)\n",
+            args.left, args.out, left.width(), left.height(), o.min_disparity,
+            o.min_disparity + o.num_disparities - 1, to_string(o.cost), to_string(o.aggregation),
+            r.stats.bands, r.stats.bands == 1 ? "" : "s", r.stats.band_rows,
+            static_cast<double>(r.stats.buffer_bytes) / 1048576.0, r.bigtiff ? "BigTIFF, " : "",
+            r.seconds);
+}
+
 void run_stereo(const StereoArgs& args, const Common& common) {
+    if (args.tiling.tiled) return run_tiled(args, common);
     const Context ctx = common.context();
     const AnyImage l = read_input(args.left);
     const AnyImage r = read_input(args.right);
@@ -66,9 +122,7 @@ void run_stereo(const StereoArgs& args, const Common& common) {
     const FileFormat fr = args.right_out.empty() ? f : output_format(args.right_out);
     const FileFormat fm = args.mask.empty() ? f : output_format(args.mask);
     const FileFormat fp = args.preview.empty() ? f : output_format(args.preview);
-    StereoOptions o = args.opts;
-    o.subpixel = !args.no_subpixel;
-    if (args.box_from_aggregate > 0) o.box_size = args.box_from_aggregate;
+    const StereoOptions o = options_of(args);
     Image<float> d(l.width(), l.height(), 1), dr;
     Image<std::uint8_t> m;
     if (!args.right_out.empty()) dr = Image<float>(l.width(), l.height(), 1);
@@ -131,7 +185,15 @@ void add_stereo(CLI::App& app, const Common& common) {
             },
             "", ""));
     add_declared(cmd, op, "no-subpixel", args->no_subpixel);
-    cmd->callback([args, &common] { run_stereo(*args, common); });
+    const TiledFlags tiled = add_tiled_flags(
+        cmd, args->tiling,
+        "TIFF pair of any size in, tiled float TIFF out, band by band in bounded memory (the "
+        "window matcher: gauss7, gauss13, box; cpu backend); the map equals the whole-pair "
+        "run's");
+    cmd->callback([args, &common, tiled] {
+        check_tiled_flags(tiled);
+        run_stereo(*args, common);
+    });
 }
 
 }  // namespace upres::cli

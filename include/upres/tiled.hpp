@@ -18,6 +18,7 @@
 #include <upres/context.hpp>
 #include <upres/image.hpp>
 #include <upres/rows.hpp>
+#include <upres/stereo.hpp>
 #include <upres/upscale.hpp>
 #include <upres/warp.hpp>
 
@@ -103,6 +104,19 @@ TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const Prefilter
 // and sink errors pass through.
 TiledStats upscale_tiled(RowSource& src, RowSink& dst, const UpscaleOptions& opts = {},
                          const TiledOptions& topts = {}, const Context& ctx = {});
+
+// upres::stereo_disparity's left-based map of a rectified pair from two RowSources (the same
+// size, channels and type) into a RowSink of float rows of that size (for example a
+// TiffRowWriter of PixelType::F32), band by band of full rows, each with the rows its window
+// reaches above and below (census 3, the aggregation window's radius, the median 1). The
+// output is bit-identical to stereo_disparity on the whole pair (cpu backend). The window
+// matcher only: semi-global aggregation (its paths run the whole height) and speckle removal
+// are refused. Backend: cpu (others refused, never substituted). Error(InvalidArgument) for
+// those options, sources that differ, and TiledOptions as warp_tiled; the matcher's own errors
+// (a non-finite float, found when its band is read) and source and sink errors pass through.
+TiledStats stereo_disparity_tiled(RowSource& left, RowSource& right, RowSink& disparity,
+                                  const StereoOptions& opts = {}, const TiledOptions& topts = {},
+                                  const Context& ctx = {});
 
 // Rows [first, last).
 struct RowRange {

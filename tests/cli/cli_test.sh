@@ -667,6 +667,24 @@ if "$upres" -q convert "$sample" "$tmp/t8.tif" 2>/dev/null; then
     else
         fail "upscale --tiled resume: exit $rc, $err; files: $(ls -A "$tmp/res")"
     fi
+    # stereo --tiled: the window matcher band by band equals the whole pair's map (as NPY bytes).
+    if "$upres" -q convert "$root/tests/data/stereo/photo_left.npy" "$tmp/sl.tif" 2>/dev/null &&
+        "$upres" -q convert "$root/tests/data/stereo/photo_right.npy" "$tmp/sr.tif" 2>/dev/null; then
+        "$upres" -q stereo "$tmp/sl.tif" "$tmp/sr.tif" "$tmp/sw.tif" --disparities 24 --cost census \
+            --aggregate gauss13 --lr-check 1 --median &&
+            "$upres" -q stereo "$tmp/sl.tif" "$tmp/sr.tif" "$tmp/st.tif" --disparities 24 \
+                --cost census --aggregate gauss13 --lr-check 1 --median --tiled --band-rows 23 &&
+            "$upres" -q convert "$tmp/sw.tif" "$tmp/sw.npy" && "$upres" -q convert "$tmp/st.tif" "$tmp/st.npy"
+        if cmp -s "$tmp/sw.npy" "$tmp/st.npy"; then
+            pass "stereo --tiled equals the whole-pair map"
+        else
+            fail "stereo --tiled differs from the whole-pair map"
+        fi
+        run "$upres" stereo "$tmp/sl.tif" "$tmp/sr.tif" "$tmp/st.tif" --aggregate sgm4 --tiled
+        expect_one_line_error "stereo --tiled with semi-global paths" $EX_INVALID "aggregation sgm4 is not tiled"
+    else
+        fail "stereo --tiled: cannot convert tests/data/stereo/photo_*.npy to TIFF"
+    fi
     run "$upres" upscale "$tmp/t8.tif" "$tmp/tu.tif" --method lseabi --tiled
     expect_one_line_error "upscale --tiled with a SEABI method" $EX_INVALID "method lseabi is not tiled"
 else

@@ -1,0 +1,117 @@
+// upres::stereo_disparity_tiled (upres/tiled.hpp): the window matcher on a pair larger than
+// memory, band by band of full rows.
+//
+// Every step of the window matcher reaches a bounded number of rows: the census window 3 rows,
+// the aggregation window its radius (Gauss 7 x 7: 3, 13 x 13: 6, a box of side N: N / 2), the
+// median 1; the disparity search, the checks and the sub-pixel fit stay on a row. Its arithmetic
+// is integer up to the parabola of each pixel (stereo.hpp), so a pixel's result does not depend
+// on where its rows lie. Each band of output rows is therefore the whole-image call on its rows
+// plus that halo above and below (the band's first row aligned down to 8, as the other tiled
+// operations align theirs), and the band's rows of the result are the whole image's bit for bit.
+// Semi-global aggregation (its paths run the whole height) and speckle removal (regions of any
+// size) are not local and are refused.
+#include <upres/stereo.hpp>
+#include <upres/tiled.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/tiled_bands.hpp"
+
+namespace upres {
+
+namespace {
+
+constexpr const char* kOp = "stereo_disparity_tiled";
+
+// Rows beyond a band that its outputs read (above).
+int stereo_halo(const StereoOptions& o) {
+    const int census = o.cost == StereoCost::Census ? 3 : 0;
+    const int window = o.aggregation == StereoAggregation::Gauss7    ? 3
+                       : o.aggregation == StereoAggregation::Gauss13 ? 6
+                                                                     : o.box_size / 2;
+    return census + window + (o.median ? 1 : 0);
+}
+
+template <class T>
+TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOptions& o,
+               const TiledOptions& to, const Context& ctx) {
+    const int w = left.width(), h = left.height(), c = left.channels();
+    const int halo = stereo_halo(o);
+    // A band of t rows: both inputs' rows with the halo, the disparity rows (float), and the
+    // matcher's own working set, about 16 bytes a pixel per input row (its stripes' layers).
+    const auto span = [&](int t) { return std::min(h, std::max(t, 1) + 2 * halo + 8); };
+    const auto need = [&](int t) {
+        return static_cast<std::size_t>(span(t)) * w * (2 * c * sizeof(T) + sizeof(float) + 16);
+    };
+    const std::size_t budget = to.max_memory ? to.max_memory : std::size_t{256} << 20;
+    const int band = tiled::band_rows(kOp, to, w, h, c, budget, need);
+    TiledStats st;
+    st.band_rows = band;
+    tiled::Rows<T> l, r;
+    Image<float> disp;
+    const std::ptrdiff_t n = std::ptrdiff_t{w} * c;
+    const int end = tiled::end_row(to, h);
+    for (int y0 = to.first_row; y0 < end; y0 += band) {
+        const int y1 = std::min(end, y0 + band);
+        int a = std::max(0, y0 - halo) / 8 * 8, b = std::min(h, y1 + halo);
+        // At least the window's rows (the matcher refuses a shorter image): more rows beyond
+        // the halo change nothing.
+        if (b - a < 2 * halo + 1) b = std::min(h, a + 2 * halo + 1);
+        if (b - a < 2 * halo + 1) a = std::max(0, b - 2 * halo - 1) / 8 * 8;
+        l.reset(b - a, n);
+        r.reset(b - a, n);
+        left.read_rows(a, b - a, l.buf.data(), l.row);
+        right.read_rows(a, b - a, r.buf.data(), r.row);
+        st.rows_read += 2 * (b - a);
+        if (disp.width() != w || disp.height() != b - a) disp = Image<float>(w, b - a, 1);
+        stereo_disparity(ImageView<const T>(l.buf.data(), w, b - a, c, l.row),
+                         ImageView<const T>(r.buf.data(), w, b - a, c, r.row), disp.view(), o, ctx);
+        dst.write_rows(y0, y1 - y0, disp.view().row(y0 - a), disp.view().stride());
+        st.buffer_bytes = std::max(
+            st.buffer_bytes, (l.buf.capacity() + r.buf.capacity()) * sizeof(T) +
+                                 static_cast<std::size_t>(w) * (b - a) * (sizeof(float) + 16));
+        ++st.bands;
+        if (to.progress) to.progress(y1, h);
+    }
+    dst.commit();
+    return st;
+}
+
+}  // namespace
+
+TiledStats stereo_disparity_tiled(RowSource& left, RowSource& right, RowSink& disparity,
+                                  const StereoOptions& opts, const TiledOptions& topts,
+                                  const Context& ctx) {
+    tiled::check_call(kOp, left, left.width(), left.height(), topts, ctx);
+    if (right.width() != left.width() || right.height() != left.height() ||
+        right.channels() != left.channels() || right.type() != left.type())
+        tiled::fail(kOp, "the right image is " + std::to_string(right.width()) + " x " +
+                             std::to_string(right.height()) + " x " +
+                             std::to_string(right.channels()) + " " + to_string(right.type()) +
+                             ", the left " + std::to_string(left.width()) + " x " +
+                             std::to_string(left.height()) + " x " +
+                             std::to_string(left.channels()) + " " + to_string(left.type()) +
+                             " (they must match)");
+    if (opts.aggregation == StereoAggregation::Sgm4 || opts.aggregation == StereoAggregation::Sgm8)
+        tiled::fail(kOp, std::string("aggregation ") + to_string(opts.aggregation) +
+                             " is not tiled (its paths run the whole height; allowed: gauss7, "
+                             "gauss13, box)");
+    if (opts.speckle_size > 0)
+        tiled::fail(kOp,
+                    "speckle removal is not tiled (its regions may span any number of rows; "
+                    "speckle_size must be 0)");
+    switch (left.type()) {
+        case PixelType::U8:
+            return run<std::uint8_t>(left, right, disparity, opts, topts, ctx);
+        case PixelType::U16:
+            return run<std::uint16_t>(left, right, disparity, opts, topts, ctx);
+        case PixelType::F32:
+            return run<float>(left, right, disparity, opts, topts, ctx);
+    }
+    tiled::fail(kOp, "unknown pixel type");
+}
+
+}  // namespace upres

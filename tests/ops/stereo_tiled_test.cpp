@@ -1,0 +1,137 @@
+// upres::stereo_disparity_tiled (upres/tiled.hpp): band by band, the window matcher gives the
+// whole pair's disparity bytes (cpu backend) on real pairs (Motorcycle, Aloe) and random data,
+// for every window, both costs, with and without the checks, the sub-pixel fit and the median,
+// u8 / u16 / f32, gray and colour, bands of 1, 37, 256 and 1000 rows and the automatic height;
+// what is not local (semi-global paths, speckle removal) is refused by name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <upres/io.hpp>
+#include <upres/stereo.hpp>
+#include <upres/tiled.hpp>
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::ctx_of;
+using test::expect_error;
+using test::random_image;
+using test::same_bytes;
+
+template <class T>
+Image<float> whole(const Image<T>& l, const Image<T>& r, const StereoOptions& o) {
+    Image<float> d(l.width(), l.height(), 1);
+    stereo_disparity(ImageView<const T>(l.view()), ImageView<const T>(r.view()), d.view(), o,
+                     ctx_of(Backend::Cpu));
+    return d;
+}
+
+template <class T>
+Image<float> tiled(const Image<T>& l, const Image<T>& r, const StereoOptions& o, int band,
+                   TiledStats* st = nullptr) {
+    Image<float> d(l.width(), l.height(), 1);
+    ViewRowSource ls(l.view().raw()), rs(r.view().raw());
+    ViewRowSink sink(d.view().raw());
+    TiledOptions to;
+    to.band_rows = std::min(band, l.height());
+    const TiledStats s = stereo_disparity_tiled(ls, rs, sink, o, to, ctx_of(Backend::Cpu));
+    if (st) *st = s;
+    return d;
+}
+
+template <class T>
+void check(const Image<T>& l, const Image<T>& r, const StereoOptions& o, int band,
+           const std::string& what) {
+    TiledStats st;
+    const Image<float> got = tiled(l, r, o, band, &st);
+    EXPECT_TRUE(same_bytes(got, whole(l, r, o)))
+        << what << ": " << to_string(o.cost) << " " << to_string(o.aggregation) << " box "
+        << o.box_size << ", lr " << o.lr_check << ", subpixel " << o.subpixel << ", median "
+        << o.median << ", band " << band << " (" << st.bands << " bands)";
+}
+
+Image<std::uint8_t> pair_image(const char* file, int w, int h) {
+    const Image<std::uint8_t> im =
+        std::move(read_image(test::sample_path(file)).as<std::uint8_t>());
+    Image<std::uint8_t> out(w, h, im.channels());
+    for (int y = 0; y < h; ++y)
+        std::memcpy(out.view().row(y), im.view().row(y),
+                    static_cast<std::size_t>(w) * im.channels());
+    return out;
+}
+
+TEST(StereoTiled, RealPairsMatchTheWholePair) {
+    const Image<std::uint8_t> ml = pair_image("motorcycle_left.png", 360, 300);
+    const Image<std::uint8_t> mr = pair_image("motorcycle_right.png", 360, 300);
+    StereoOptions o;
+    o.num_disparities = 48;
+    for (const StereoAggregation a :
+         {StereoAggregation::Gauss7, StereoAggregation::Gauss13, StereoAggregation::Box}) {
+        o.aggregation = a;
+        o.box_size = 31;
+        for (const int band : {1, 37, 256}) check(ml, mr, o, band, "motorcycle");
+    }
+    o.aggregation = StereoAggregation::Gauss13;
+    o.cost = StereoCost::Census;
+    o.lr_check = 1;
+    o.median = true;
+    o.uniqueness = 10;
+    check(ml, mr, o, 37, "motorcycle, census, checks, median");
+    o.subpixel = false;
+    o.lr_check = -1;
+    check(ml, mr, o, 100, "motorcycle, no sub-pixel, no check");
+    const Image<std::uint8_t> al = pair_image("aloeL.jpg", 400, 1100);
+    const Image<std::uint8_t> ar = pair_image("aloeR.jpg", 400, 1100);
+    StereoOptions a;
+    a.num_disparities = 64;
+    a.min_disparity = 8;
+    a.cost = StereoCost::Census;
+    check(al, ar, a, 1000, "aloe RGB, 1000-row bands");
+    check(al, ar, a, 0, "aloe RGB, automatic bands");
+}
+
+TEST(StereoTiled, DepthsAndRandomData) {
+    StereoOptions o;
+    o.num_disparities = 16;
+    o.aggregation = StereoAggregation::Gauss7;
+    const Image<std::uint16_t> l16 = random_image<std::uint16_t>(90, 71, 1, 1);
+    const Image<std::uint16_t> r16 = random_image<std::uint16_t>(90, 71, 1, 2);
+    check(l16, r16, o, 13, "u16 random");
+    const Image<float> lf = random_image<float>(77, 64, 3, 3, 0.0, 1.0);
+    const Image<float> rf = random_image<float>(77, 64, 3, 4, 0.0, 1.0);
+    o.median = true;
+    o.lr_check = 0;
+    check(lf, rf, o, 9, "f32 random RGB");
+}
+
+TEST(StereoTiled, WhatIsNotLocalIsRefused) {
+    const Image<std::uint8_t> l = random_image<std::uint8_t>(64, 40, 1, 5);
+    const Image<std::uint8_t> r = random_image<std::uint8_t>(64, 40, 1, 6);
+    Image<float> d(64, 40, 1);
+    ViewRowSource ls(l.view().raw()), rs(r.view().raw());
+    ViewRowSink sink(d.view().raw());
+    StereoOptions o;
+    o.num_disparities = 16;
+    o.aggregation = StereoAggregation::Sgm8;
+    expect_error([&] { stereo_disparity_tiled(ls, rs, sink, o); }, ErrorCode::InvalidArgument,
+                 "aggregation sgm8 is not tiled");
+    o.aggregation = StereoAggregation::Gauss7;
+    o.speckle_size = 50;
+    expect_error([&] { stereo_disparity_tiled(ls, rs, sink, o); }, ErrorCode::InvalidArgument,
+                 "speckle removal is not tiled");
+    const Image<std::uint8_t> small = random_image<std::uint8_t>(64, 39, 1, 7);
+    ViewRowSource ss(small.view().raw());
+    o.speckle_size = 0;
+    expect_error([&] { stereo_disparity_tiled(ls, ss, sink, o); }, ErrorCode::InvalidArgument,
+                 "they must match");
+    expect_error([&] { stereo_disparity_tiled(ls, rs, sink, o, {}, ctx_of(Backend::Cuda)); },
+                 ErrorCode::InvalidArgument, "runs the cpu backend");
+}
+
+}  // namespace
+}  // namespace upres
