@@ -741,6 +741,12 @@ NB_MODULE(_upres, m) {
     m.def("prefilter", &prefilter_py, "src"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,
           "stream"_a);
     m.def("upscale_shape", &upscale_shape, "width"_a, "height"_a, "options"_a);
+    m.def(
+        "upscale_method",
+        [](const Options& kv) {
+            return std::string(to_string(resolved_method(upscale_options(kv))));
+        },
+        "options"_a);
     m.def("upscale", &upscale_py, "src"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a,
           "stream"_a);
     m.def("fuse", &fuse_py, "frames"_a, "dst"_a, "options"_a, "backend"_a, "threads"_a, "stream"_a);

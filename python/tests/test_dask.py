@@ -256,3 +256,28 @@ def test_doctests() -> None:
 
     r = doctest.testmod(ud, optionflags=doctest.ELLIPSIS)
     assert r.attempted > 0 and r.failed == 0
+
+
+def test_upscale_bit_identical(baboon: np.ndarray) -> None:
+    # SRCNN band by band (its source rows and the network's reach), and the resizes through
+    # ud.zoom, against upres.upscale on the whole image (cpu backend): a photo's sub-image view,
+    # random data, every dtype, bands that cut everywhere.
+    view = np.ascontiguousarray(baboon[33:203, 17:150])
+    x = da.from_array(view, chunks=(50, 60, 3))
+    for method, scale, rows in (("srcnn", 2, 37), ("srcnn", 3, 64), ("auto", 2, None),
+                                ("bicubic", 2, 23), ("bilinear", 3, 40), ("bspline", 2, 31)):
+        ref = upres.upscale(view, scale, method, backend="cpu")
+        got = ud.upscale(x, scale, method, chunk_rows=rows).compute(scheduler="threads")
+        assert got.dtype == ref.dtype and np.array_equal(got, ref), (method, scale, rows)
+    rng = np.random.default_rng(5)
+    for dtype in (np.uint16, np.float32):
+        a = _image(rng, 90, 70, 1, dtype)
+        if dtype == np.float32:
+            a = np.clip(a, 0, 1)
+        ref = upres.upscale(a, 2, "srcnn", backend="cpu")
+        got = ud.upscale(da.from_array(a, chunks=(30, 70)), 2, "srcnn", chunk_rows=17).compute()
+        assert np.array_equal(got, ref), dtype
+    with pytest.raises(ValueError, match="not tiled"):
+        ud.upscale(x, 2, "silseabi")
+    with pytest.raises(ValueError, match="integer"):
+        ud.upscale(x, 2.5, "bicubic")

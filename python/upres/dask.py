@@ -41,11 +41,12 @@ import numpy as np
 
 from . import _upres
 from ._errors import InvalidArgumentError
+from ._arrays import options_text as _options_text
 from .ndimage import (_PREFILTER_MODES, _affine, _corner_zoom, _fir_length, _rotation,
                       _warp_option_text)
 
 __all__ = ["imread_tiff", "zoom", "affine_transform", "rotate", "map_coordinates", "spline_filter",
-           "spline_filter1d"]
+           "spline_filter1d", "upscale"]
 
 _NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 # Bands of at least 256 source rows of their own (the prefilter's warm-up, 2 x 64 rows a band,
@@ -192,6 +193,81 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
     return _assemble(x, ow, oh, x.dtype, edges,
                      lambda y0, y1: _upres.zoom_source_rows(w, h, ow, oh, handle, y0, y1), band,
                      "upres-zoom")
+
+
+class _UpscaleBand:
+    """One band of an SRCNN upscale: picklable (plain options)."""
+
+    def __init__(self, scale: int, options: dict[str, Any], dtype: Any, threads: int) -> None:
+        self.scale, self.options, self.dtype, self.threads = scale, options, np.dtype(dtype), threads
+
+    def __call__(self, block: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
+        from ._ops import upscale as _upscale
+        block = np.ascontiguousarray(_joined(block), self.dtype)
+        up = _upscale(block, self.scale, "srcnn", backend="cpu", threads=self.threads,
+                      **self.options)
+        s = self.scale
+        return np.ascontiguousarray(up[y0 - s * first:y1 - s * first])
+
+
+# SRCNN's reach beyond a band, in source rows: the bicubic step's 2 (and 1 for rounding) plus the
+# largest network's receptive radius on the output grid (kernels of at most 15: 21 pixels).
+_SRCNN_RADIUS = 21
+
+
+def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional[str] = None,
+            chunk_rows: Optional[int] = None, threads: int = 1) -> Any:
+    """Upscale a dask array, as upres.upscale with an integer scale (cpu backend).
+
+    Parameters: input (H, W) or (H, W, C) dask or NumPy array (uint8, uint16, float32; C 1 to
+    4); scale: an integer in [1, 16] (srcnn: a factor with a model); method: 'auto' (srcnn
+    where a bundled model exists, else bicubic), 'srcnn', 'bicubic', 'bilinear', 'bspline' (the
+    SEABI family's threshold is a statistic of the whole image: upscale it whole, or stream it
+    with ``upres upscale --stream``); model: an SRCNN weights file; chunk_rows: output rows per
+    task (default: bands of about 32 MiB); threads: CPU threads per task. srcnn runs one task
+    per band of output rows, each given its source rows plus the network's reach (aligned to 8
+    rows, as upres's tiled SRCNN); bicubic, bilinear and bspline are the resizes
+    ``upres.dask.zoom(grid_mode=True)`` runs. Returns a dask array of the input's dtype whose
+    pixels equal upres.upscale's (cpu backend) bit for bit.
+    """
+    op = "upres.dask.upscale"
+    s = float(scale)
+    if not (1 <= s <= 16) or s != math.floor(s):
+        raise InvalidArgumentError(f"{op}: scale {scale!r} must be an integer in [1, 16]")
+    si = int(s)
+    x = _as_dask(input, op)
+    if x.dtype not in _NATIVE:
+        raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
+    zs = si if x.ndim == 2 else (si, si, 1)
+    options: dict[str, Any] = {} if model is None else {"model": os.fspath(model)}
+    method = _upres.upscale_method(_options_text(dict(options, scale=si, method=method)))
+    if method == "bicubic":
+        return zoom(x, zs, interp="keys", mode="reflect", grid_mode=True, chunk_rows=chunk_rows,
+                    threads=threads)
+    if method == "bilinear":
+        return zoom(x, zs, order=1, mode="reflect", grid_mode=True, chunk_rows=chunk_rows,
+                    threads=threads)
+    if method == "bspline":
+        return zoom(x, zs, order=3, mode="mirror", grid_mode=True, chunk_rows=chunk_rows,
+                    threads=threads)
+    if method != "srcnn":
+        raise InvalidArgumentError(f"{op}: method {method!r} is not tiled (allowed: auto, srcnn, "
+                                   "bicubic, bilinear, bspline)")
+    h, w = int(x.shape[0]), int(x.shape[1])
+    c = int(x.shape[2]) if x.ndim == 3 else 1
+    from ._ops import upscale as _upscale
+    # The options checked now (a model for the scale, the image's shape), not in a task.
+    _upscale(np.zeros((min(h, 16), min(w, 16)) + tuple(x.shape[2:]), x.dtype), si, "srcnn",
+             backend="cpu", **options)
+    oh, ow = si * h, si * w
+    halo = 3 + -(-_SRCNN_RADIUS // si)
+    edges = _band_edges(oh, h, ow * c * x.dtype.itemsize, chunk_rows, op)
+
+    def rows_of(y0: int, y1: int) -> tuple[int, int]:
+        return max(0, y0 // si - halo) // 8 * 8, min(h, -(-y1 // si) + halo)
+
+    return _assemble(x, ow, oh, x.dtype, edges, rows_of,
+                     _UpscaleBand(si, options, x.dtype, threads), "upres-upscale")
 
 
 class _WarpTile:
