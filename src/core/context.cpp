@@ -49,17 +49,15 @@ std::string cuda_device_info() {
     return out;
 }
 
-void check_device(int device, const char* op) {
-    if (device == -1) return;
+void check_device(int device, const char* op, bool current) {
     const int n = cuda_device_count();
-    if (device >= 0 && device < n) return;
+    if ((current && device == -1) || (device >= 0 && device < n)) return;
+    std::string allowed =
+        n == 0 ? std::string("this machine has none") : "allowed: 0 to " + std::to_string(n - 1);
+    if (current && n > 0) allowed += ", or -1 for the current one";
     throw Error(ErrorCode::InvalidArgument, std::string(op) + ": CUDA device " +
                                                 std::to_string(device) + " does not exist (" +
-                                                (n == 0 ? std::string("this machine has none")
-                                                        : "allowed: 0 to " + std::to_string(n - 1) +
-                                                              ", or -1 for the "
-                                                              "current one") +
-                                                ")");
+                                                allowed + ")");
 }
 
 DeviceScope::DeviceScope(const Context& ctx, Backend backend, const char* op) {
@@ -82,11 +80,7 @@ DeviceScope::~DeviceScope() {
 
 void set_cuda_device(int device) {
     require_cuda("set_cuda_device");
-    if (device < 0)
-        throw Error(ErrorCode::InvalidArgument,
-                    "set_cuda_device: device " + std::to_string(device) + " is not a device " +
-                        "(allowed: 0 to " + std::to_string(cuda_device_count() - 1) + ")");
-    check_device(device, "set_cuda_device");
+    check_device(device, "set_cuda_device", false);
 #if UPRES_HAVE_CUDA
     UPRES_CUDA_CHECK(cudaSetDevice(device));
 #endif

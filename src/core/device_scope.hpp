@@ -20,7 +20,8 @@ class DeviceScope {
     int previous_ = -1;  // the device to restore; -1: nothing changed
 };
 
-// Checks that `device` is -1 or a device this machine has (Error(InvalidArgument) otherwise).
-void check_device(int device, const char* op);
+// Checks that `device` is a device this machine has, or -1 where `current` allows the calling
+// thread's current device (Error(InvalidArgument) naming the devices there are otherwise).
+void check_device(int device, const char* op, bool current = true);
 
 }  // namespace upres

@@ -275,7 +275,7 @@ TEST(CoreDevices, ADeviceThatDoesNotExistIsRefused) {
                            : std::string("cuda backend"));
     if (cuda_available()) {
         test::expect_error([&] { set_cuda_device(-1); }, ErrorCode::InvalidArgument,
-                           "device -1 is not a device");
+                           "CUDA device -1 does not exist (allowed: 0 to");
         test::expect_error([&] { set_cuda_device(ctx.device); }, ErrorCode::InvalidArgument,
                            "does not exist");
     }
