@@ -71,7 +71,7 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
     TiledStats st;
     st.band_rows = band;
     tiled::Rows<T> rows;
-    Image<T> box_img;
+    Image<T> box_img, up;  // a tile's box and its result, kept while the tile size is the same
     const std::ptrdiff_t n = std::ptrdiff_t{ow} * c;
     const int end = tiled::end_row(to, oh);
     for (int y0 = to.first_row; y0 < end; y0 += band) {
@@ -93,9 +93,10 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
                          box_img.view().stride());
             st.rows_read += in.height();
             st.pixels_read += std::int64_t{in.width()} * in.height();
-            AnyImage up = srcnn_upscale(AnyImage(std::move(box_img)), model, o.srcnn, ctx);
-            box_img = Image<T>();
-            const ImageView<const T> r = up.as<T>().view();
+            if (up.width() != s * in.width() || up.height() != s * in.height())
+                up = Image<T>(s * in.width(), s * in.height(), c);
+            srcnn_upscale(ImageView<const T>(box_img.view()), up.view(), model, o.srcnn, ctx);
+            const ImageView<const T> r = up.view();
             const std::size_t bytes = static_cast<std::size_t>(x1 - x0) * c * sizeof(T);
             for (int y = y0; y < y1; ++y)
                 std::memcpy(rows.at(y - y0) + static_cast<std::ptrdiff_t>(x0) * c,
