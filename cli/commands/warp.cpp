@@ -139,6 +139,7 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
                     "run it without --tiled)");
     check_tiled_paths("warp", args.in, args.out, args.format, args.tiling);
     const Context ctx = common.context();
+    const std::vector<int> devices = common.device_list();  // --devices: bands over the GPUs
     WarpOptions o = args.opts;
     o.prefilter = parse_prefilter_name(args.prefilter);
     TiffRowReader in(args.in);
@@ -165,15 +166,23 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
         o.cubic_a);
     const TiledResult r = run_tiled_job(job, in, args.tiling, common.quiet,
                                         [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
-                                            return warp_tiled(src, dst, ow, oh, t, o, to, ctx);
+                                            TiledOptions with = to;
+                                            with.devices = devices;
+                                            return warp_tiled(src, dst, ow, oh, t, o, with, ctx);
                                         });
     if (!common.quiet)
         fmt::print(
             "{} -> {} ({} x {} x {} {}, {} x {} -> {} x {}, {} interpolation, {} border; "
-            "{} band{} of {} rows, {:.0f} MiB of buffers, {}{:.1f} s)\n",
+            "{} band{} of {} rows, {:.0f} MiB of buffers{}, {}{:.1f} s)\n",
             args.in, args.out, ow, oh, in.channels(), to_string(in.type()), w, h, ow, oh,
             to_string(o.interp), to_string(o.border), r.stats.bands, r.stats.bands == 1 ? "" : "s",
             r.stats.band_rows, static_cast<double>(r.stats.buffer_bytes) / 1048576.0,
+            r.stats.device_bytes
+                ? fmt::format(" ({:.0f} MiB on the devices; reading {:.1f} s, writing {:.1f} s, "
+                              "waiting for the devices {:.1f} s)",
+                              static_cast<double>(r.stats.device_bytes) / 1048576.0,
+                              r.stats.read_seconds, r.stats.write_seconds, r.stats.wait_seconds)
+                : "",
             r.bigtiff ? "BigTIFF, " : "", r.seconds);
 }
 
@@ -278,7 +287,8 @@ void add_warp(CLI::App& app, const Common& common) {
     const TiledFlags tiled = add_tiled_flags(
         cmd, args->tiling,
         "TIFF of any size in, tiled (Big)TIFF out, band by band of rows in bounded "
-        "memory (--zoom / --size; --rotate, --affine, --homography by 2-D tiles; cpu backend); "
+        "memory (--zoom / --size: cpu or cuda backend; --rotate, --affine, --homography by 2-D "
+        "tiles: cpu backend); "
         "the pixels equal the whole-image run's");
     cmd->callback([args, &common, rot, zoom, size, aff, hom, flow, tiled] {
         check_tiled_flags(tiled);

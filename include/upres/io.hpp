@@ -161,10 +161,10 @@ struct TiffRowWriterOptions {
     bool deflate = false;
     bool bigtiff = false;  // BigTIFF whatever the size (readers without BigTIFF cannot open it)
     // Resumable writing: the file is written under this fixed temporary name (replaced if it
-    // exists) instead of a unique one, its directory is checkpointed after every row of tiles
-    // (the partial file is then a valid TIFF of the rows written so far: unwritten tiles are
-    // empty) and on_checkpoint(rows written) is called. keep_partial() leaves the partial file
-    // in place when the writer dies uncommitted.
+    // exists) instead of a unique one, its directory is checkpointed after every write_rows
+    // call that completes a row of tiles (the partial file is then a valid TIFF of the rows
+    // written so far: unwritten tiles are empty) and on_checkpoint(rows written) is called.
+    // keep_partial() leaves the partial file in place when the writer dies uncommitted.
     std::string partial_path;
     std::function<void(int rows)> on_checkpoint;
 };

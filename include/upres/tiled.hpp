@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include <upres/bspline.hpp>
 #include <upres/context.hpp>
@@ -48,6 +49,10 @@ struct TiledOptions {
     // source rows from warp_tiled_source_rows: a ViewRowSource of those rows serves it).
     int first_row = 0;
     int last_row = 0;
+    // The cuda backend (warp_tiled's zoom / resize): the GPUs the bands are spread over, each
+    // fed by a thread of its own (empty: ctx.device, or the current device). The output is the
+    // same bytes on any number of them.
+    std::vector<int> devices;
     // Called after each band with the output rows done so far and the total. An exception it
     // throws stops the run (the sink is then not committed) and reaches the caller.
     std::function<void(std::int64_t done, std::int64_t total)> progress;
@@ -59,6 +64,10 @@ struct TiledStats {
     std::int64_t rows_read = 0;    // input rows read, halos included (2-D tiles: boxes' rows)
     std::int64_t pixels_read = 0;  // 2-D tiles: input pixels read, halos included
     std::size_t buffer_bytes = 0;  // the bands' buffers (not a source's own, e.g. a TIFF cache)
+    std::size_t device_bytes = 0;  // cuda backend: the bands' device buffers
+    // cuda backend: seconds spent reading the source, writing the sink and, in the writing
+    // thread, waiting for the devices (the slowest of the three stages bounds the run).
+    double read_seconds = 0, write_seconds = 0, wait_seconds = 0;
 };
 
 // upres::warp over a RowSource into a RowSink of out_width x out_height (the source's type and
@@ -68,8 +77,10 @@ struct TiledStats {
 // tiled TIFF decodes only the tiles it crosses). Interpolations, borders and options as
 // upres::warp, except Border::Wrap with the B-spline prefilter (the prefilter couples opposite
 // edges; zoom: Wrap refused altogether) and fast_texture.
-// Backend: cpu (the Reference and CUDA backends are refused, never substituted). The output is
-// bit-identical to upres::warp on the whole image with the same options and backend.
+// Backends: cpu; cuda for Resize without antialias (bands on the device, through pinned host
+// buffers, over TiledOptions::devices; the reference backend is refused, never substituted).
+// The output is bit-identical to upres::warp on the whole image with the same options and
+// backend.
 // Error(InvalidArgument) for unsupported transforms or options, sizes over kMaxTiledDimension,
 // band_rows outside [0, out_height], a memory budget too small, and (B-spline) a non-finite
 // value in a float source, found when its band is read; source and sink errors pass through.

@@ -36,7 +36,7 @@ Image<T> whole(const Image<T>& in, int ow, int oh, const WarpOptions& o, Backend
 template <class T>
 Image<T> tiled(const Image<T>& in, int ow, int oh, const WarpOptions& o, int band,
                TiledStats* st = nullptr, std::size_t budget = std::size_t{256} << 20,
-               bool in_place = true) {
+               bool in_place = true, Backend backend = Backend::Cpu) {
     Image<T> out(ow, oh, in.channels());
     test::RowEnds ends(in.view().raw(), out.view().raw(), in_place);
     RowSource& src = ends.src();
@@ -51,7 +51,7 @@ Image<T> tiled(const Image<T>& in, int ow, int oh, const WarpOptions& o, int ban
         last = done;
     };
     const TiledStats s =
-        warp_tiled(src, dst, ow, oh, Transform::make_resize(), o, to, ctx_of(Backend::Cpu));
+        warp_tiled(src, dst, ow, oh, Transform::make_resize(), o, to, ctx_of(backend));
     EXPECT_EQ(last, oh);
     if (st) *st = s;
     return out;
@@ -111,6 +111,67 @@ TEST(WarpTiled, BitIdenticalF32) {
     sweep<float>(6, 2);
 }
 
+// The cuda backend: bands on the device, bit-identical to upres::warp with the cuda backend on
+// the whole image, for every pixel type, interpolation, exact or FIR prefilter and border, at
+// bands of 7 to 4096 rows (the 256, 1000 and 4096 included). The images are tall enough
+// for the prefilter's 64-row tiles and streaming segments to be cut by the bands; each of its
+// kernels (Box: 1 channel; Tile: 3 channels under 2^21 samples; Stream: 3 channels above;
+// FirRec: FIR 31 on 1 channel from 2^23 samples) runs as the whole image's does.
+template <class T>
+void sweep_cuda(std::uint32_t seed, int w, int h, int channels, const std::vector<Case>& cases,
+                const std::vector<Border>& borders, const std::vector<int>& bands) {
+    const Image<T> in = random_image<T>(w, h, channels, seed, 0.0,
+                                        std::is_same_v<T, float> ? 1.0 : PixelTraits<T>::max_value);
+    const int sizes[][2] = {
+        {2 * w, 2 * h}, {w * 7 / 10, h * 7 / 10}, {w * 219 / 100 + 1, h * 219 / 100}};
+    for (const Case& k : cases)
+        for (Border b : borders)
+            for (const auto& sz : sizes) {
+                WarpOptions o;
+                o.interp = k.interp;
+                o.prefilter = k.prefilter;
+                o.border = b;
+                o.fill = 7.0f;
+                const Image<T> ref = whole(in, sz[0], sz[1], o, Backend::Cuda);
+                for (int band : bands) {
+                    SCOPED_TRACE(std::string(to_string(PixelTraits<T>::type)) + " c" +
+                                 std::to_string(channels) + " " + to_string(k.interp) + " fir " +
+                                 std::to_string(k.prefilter) + " " + to_string(b) + " " +
+                                 std::to_string(sz[0]) + "x" + std::to_string(sz[1]) + " band " +
+                                 std::to_string(band));
+                    TiledStats st;
+                    const Image<T> got = tiled(in, sz[0], sz[1], o, band, &st, std::size_t{1} << 30,
+                                               band != 37, Backend::Cuda);
+                    EXPECT_TRUE(same_bytes(got, ref));
+                    if (band > 0) {
+                        EXPECT_EQ(st.band_rows, std::min(band, sz[1]));
+                    }
+                    EXPECT_GT(st.device_bytes, 0u);
+                }
+            }
+}
+
+TEST(WarpTiledCuda, BitIdenticalToTheWholeCudaCall) {
+    UPRES_REQUIRE_GPU();
+    const std::vector<Case> all = {{Interp::BSpline, 0, false},
+                                   {Interp::BSpline, 17, false},
+                                   {Interp::Cubic, 0, false},
+                                   {Interp::Linear, 0, false},
+                                   {Interp::Nearest, 0, false}};
+    const std::vector<Border> borders = {Border::Mirror, Border::Reflect, Border::Nearest,
+                                         Border::Constant};
+    const std::vector<int> bands = {7, 37, 256, 1000, 4096, 0};
+    sweep_cuda<std::uint8_t>(11, 301, 1203, 1, all, borders, bands);
+    sweep_cuda<std::uint16_t>(12, 173, 911, 3, all, borders, bands);
+    sweep_cuda<float>(13, 257, 1031, 4, all, borders, bands);
+    // Stream (3 channels, 2^21 samples or more) and FirRec (FIR 31, 1 channel, 2^23 or more).
+    const std::vector<Case> exact = {{Interp::BSpline, 0, false}};
+    sweep_cuda<std::uint16_t>(14, 700, 1100, 3, exact, {Border::Mirror, Border::Nearest},
+                              {256, 1000});
+    const std::vector<Case> fir31 = {{Interp::BSpline, 31, false}};
+    sweep_cuda<float>(15, 2000, 4300, 1, fir31, {Border::Mirror}, {1000, 4096});
+}
+
 // Prefiltered coefficients (float) are read as they are: no prefilter, no warm-up.
 TEST(WarpTiled, PrefilteredCoefficients) {
     const Image<float> in = random_image<float>(50, 97, 1, 7, -3.0, 3.0);
@@ -134,6 +195,59 @@ TEST(WarpTiled, RealPhotoTallImage) {
         const Image<std::uint8_t> ref = whole(in, 2 * w, 2 * h, o);
         for (int band : {256, 1000, 4096})
             EXPECT_TRUE(same_bytes(tiled(in, 2 * w, 2 * h, o, band), ref)) << "band " << band;
+    }
+}
+
+TEST(WarpTiledCuda, RealPhotoTallImage) {
+    UPRES_REQUIRE_GPU();
+    const int w = 173, h = 5003;
+    const Image<std::uint8_t> in = tall_photo("baboon.jpg", w, h);
+    for (Interp i : {Interp::BSpline, Interp::Cubic}) {
+        WarpOptions o;
+        o.interp = i;
+        const Image<std::uint8_t> ref = whole(in, 2 * w, 2 * h, o, Backend::Cuda);
+        for (int band : {256, 1000, 4096})
+            EXPECT_TRUE(same_bytes(tiled(in, 2 * w, 2 * h, o, band, nullptr, std::size_t{1} << 30,
+                                         true, Backend::Cuda),
+                                   ref))
+                << "band " << band;
+    }
+}
+
+// Bands spread over two GPUs, in either order: the bytes of one GPU's whole call.
+TEST(WarpTiledCuda, SeveralDevicesGiveTheSameBytes) {
+    UPRES_REQUIRE_GPU();
+    const Image<std::uint16_t> in = random_image<std::uint16_t>(389, 1501, 1, 21, 0.0, 65535.0);
+    Image<std::uint16_t> out(778, 3002, 1);
+    ViewRowSource src(in.view());
+    ViewRowSink dst(out.view());
+    TiledOptions bad;
+    bad.devices = {0, 0};
+    expect_error(
+        [&] {
+            warp_tiled(src, dst, 778, 3002, Transform::make_resize(), {}, bad,
+                       ctx_of(Backend::Cuda));
+        },
+        ErrorCode::InvalidArgument, "named twice");
+    bad.devices = {cuda_device_count()};
+    expect_error(
+        [&] {
+            warp_tiled(src, dst, 778, 3002, Transform::make_resize(), {}, bad,
+                       ctx_of(Backend::Cuda));
+        },
+        ErrorCode::InvalidArgument, "device");
+    if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device: the two-device runs skipped";
+    const Image<std::uint16_t> ref = whole(in, 778, 3002, {}, Backend::Cuda);
+    for (const std::vector<int>& devs : {std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {
+        TiledOptions to;
+        to.devices = devs;
+        to.band_rows = 200;
+        Image<std::uint16_t> got(778, 3002, 1);
+        ViewRowSink gd(got.view());
+        const TiledStats st =
+            warp_tiled(src, gd, 778, 3002, Transform::make_resize(), {}, to, ctx_of(Backend::Cuda));
+        EXPECT_TRUE(same_bytes(got, ref)) << "devices " << devs[0] << ", " << devs[1];
+        EXPECT_EQ(st.bands, 16);
     }
 }
 
@@ -244,8 +358,13 @@ TEST(WarpTiled, BadArguments) {
     wrap_bspline.border = Border::Wrap;
     expect_error([&] { run(Transform::make_rotation(10, 20, 20), wrap_bspline, {}, {}); },
                  ErrorCode::InvalidArgument, "wrap");
-    expect_error([&] { run(rz, {}, {}, ctx_of(Backend::Cuda)); }, ErrorCode::InvalidArgument,
-                 "cpu backend");
+    expect_error([&] { run(Transform::make_rotation(10, 20, 20), {}, {}, ctx_of(Backend::Cuda)); },
+                 ErrorCode::InvalidArgument, "tiled on the cpu backend");
+    WarpOptions aa;
+    aa.interp = Interp::Cubic;
+    aa.antialias = true;
+    expect_error([&] { run(rz, aa, {}, ctx_of(Backend::Cuda)); }, ErrorCode::InvalidArgument,
+                 "antialiased");
     expect_error([&] { run(rz, {}, {}, ctx_of(Backend::Reference)); }, ErrorCode::InvalidArgument,
                  "cpu backend");
     TiledOptions neg;

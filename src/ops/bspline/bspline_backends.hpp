@@ -95,4 +95,20 @@ enum class FusedKernel { Auto, Tile, Stream, FirRec, Box };
 void bspline_prefilter_forced(Span2D<const float> src, Span2D<float> dst,
                               const PrefilterOptions& opts, FusedKernel kernel, int seg,
                               void* stream);
+// CUDA bands of rows (warp_tiled): the kernel bspline_prefilter runs on the whole w x h x c image
+// and the rows its tiles or segments are cut in (unit; 0: the whole image is one band, as where a
+// side is under 32 samples). A band of rows [a, b) of the image (a a multiple of unit, b one or
+// h) prefiltered by bspline_prefilter_band with the plan holds the whole call's coefficients, bit
+// for bit, in every unit but its first (when a > 0) and its last (when b < h): each unit reads at
+// most kMaxFirRadius + 1 = 16 rows beyond its own (the recursions' warm-up, the FIR's radius),
+// and a unit has at least 32 rows.
+struct PrefilterBandPlan {
+    FusedKernel kernel = FusedKernel::Auto;
+    int seg = 0;   // Stream: rows per warp segment (the whole image's)
+    int unit = 0;  // rows per tile or segment; 0: no bands
+};
+PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOptions& opts);
+void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
+                            const PrefilterOptions& opts, const PrefilterBandPlan& plan,
+                            void* stream);
 }  // namespace upres::cuda

@@ -1033,7 +1033,27 @@ const char* fused_refusal(FusedKernel k, Span2D<const float> src, const Prefilte
     }
 }
 
-// FirFused / IirFused on kernel k (Auto: the measured choice below). seg: rows per warp segment
+// The kernel FusedKernel::Auto runs on src.
+FusedKernel auto_kernel(Span2D<const float> src, const PrefilterOptions& opts) {
+    // Box tiles: the exact filter, 1 channel, 32 x 32 or more (smaller images take the
+    // kernels below, and bspline_prefilter runs Recursive under 32 in either direction).
+    // Measured fastest for the exact filter at 1024^2, 2048^2 and 4096^2 (docs/ops/bspline.md,
+    // sections 4-5, H100: 2048^2 21.3-22.3 us against 35.1 us for the streaming kernel).
+    // FirRec (1 channel) only for FIR lengths above 15 (radius 8..15, 31 taps in FirFused)
+    // from 2^23 samples. Up to 15 taps the tile kernel is faster at every size since it is
+    // compiled for one channel (H200, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
+    // 27.7 us). Otherwise: FIR: the tile kernel; exact: the streaming kernel from 2^21
+    // elements (2048^2: 34.7 us vs 42.4 us), the tile kernel below (1024^2: 18.9 us vs
+    // 24.3 us).
+    const bool big = std::int64_t{src.width} * src.channels * src.height >= (1 << 21);
+    if (!fused_refusal(FusedKernel::Box, src, opts)) return FusedKernel::Box;
+    if (src.channels == 1 && opts.fir_length > 15 &&
+        std::int64_t{src.width} * src.height >= (std::int64_t{1} << 23))
+        return FusedKernel::FirRec;
+    return (opts.fir_length == 0 && big) ? FusedKernel::Stream : FusedKernel::Tile;
+}
+
+// FirFused / IirFused on kernel k (Auto: auto_kernel's choice). seg: rows per warp segment
 // of the streaming kernels, 0: automatic.
 void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOptions& opts,
                FusedKernel k, int seg, cudaStream_t s) {
@@ -1050,26 +1070,7 @@ void run_fused(Span2D<const float> src, Span2D<float> dst, const PrefilterOption
         in = Span2D<const float>{tmp.as<float>(), src.width, src.height, src.channels, rs};
     }
     const Border b = opts.border;
-    if (k == FusedKernel::Auto) {
-        // Box tiles: the exact filter, 1 channel, 32 x 32 or more (smaller images take the
-        // kernels below, and bspline_prefilter runs Recursive under 32 in either direction).
-        // Measured fastest for the exact filter at 1024^2, 2048^2 and 4096^2 (docs/ops/bspline.md,
-        // sections 4-5, H100: 2048^2 21.3-22.3 us against 35.1 us for the streaming kernel).
-        // FirRec (1 channel) only for FIR lengths above 15 (radius 8..15, 31 taps in FirFused)
-        // from 2^23 samples. Up to 15 taps the tile kernel is faster at every size since it is
-        // compiled for one channel (H200, FIR15: 4096^2 61.8 us vs 65.5 us, 2048^2 20.8 vs
-        // 27.7 us). Otherwise: FIR: the tile kernel; exact: the streaming kernel from 2^21
-        // elements (2048^2: 34.7 us vs 42.4 us), the tile kernel below (1024^2: 18.9 us vs
-        // 24.3 us).
-        const bool big = std::int64_t{src.width} * src.channels * src.height >= (1 << 21);
-        if (!fused_refusal(FusedKernel::Box, src, opts))
-            k = FusedKernel::Box;
-        else if (src.channels == 1 && opts.fir_length > 15 &&
-                 std::int64_t{src.width} * src.height >= (std::int64_t{1} << 23))
-            k = FusedKernel::FirRec;
-        else
-            k = (opts.fir_length == 0 && big) ? FusedKernel::Stream : FusedKernel::Tile;
-    }
+    if (k == FusedKernel::Auto) k = auto_kernel(src, opts);
     if (k == FusedKernel::FirRec) return launch_rec(in, dst, b, opts.fir_length, s);
     if (k == FusedKernel::Box) return launch_iir_box(in, dst, b, s);
     if (opts.fir_length == 0) {
@@ -1171,6 +1172,35 @@ void bspline_prefilter_forced(Span2D<const float> src, Span2D<float> dst,
                                 "this case: ") +
                         why);
     run_fused(src, dst, opts, kernel, seg, static_cast<cudaStream_t>(stream));
+}
+
+PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOptions& opts) {
+    PrefilterBandPlan plan;
+    const bool iir = opts.fir_length == 0;
+    // bspline_prefilter's own choice (Auto): the recursive path under 32 samples runs whole
+    // columns, so the image is one band.
+    if ((opts.variant != PrefilterVariant::Auto &&
+         opts.variant != (iir ? PrefilterVariant::IirFused : PrefilterVariant::FirFused)) ||
+        (iir && std::min(w, h) < 2 * bspline::kMaxFirRadius + 2))
+        return plan;
+    const Span2D<const float> shape{nullptr, w, h, c, std::ptrdiff_t{w} * c};
+    plan.kernel = auto_kernel(shape, opts);
+    // Every fused kernel cuts the rows in tiles of 64 (Tile, FirRec, Box), the streaming one in
+    // segments of `seg` rows (a function of the whole image's height: fixed here).
+    plan.unit = 64;
+    if (plan.kernel == FusedKernel::Stream) {
+        const int nstrips = (w * c + kStripE - 1) / kStripE;
+        plan.seg = stream_segment(h, nstrips, iir ? kIirR : 15, 0);
+        plan.unit = plan.seg;
+    }
+    return plan;
+}
+
+void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
+                            const PrefilterOptions& opts, const PrefilterBandPlan& plan,
+                            void* stream) {
+    if (plan.unit == 0) return bspline_prefilter(src, dst, opts, stream);
+    run_fused(src, dst, opts, plan.kernel, plan.seg, static_cast<cudaStream_t>(stream));
 }
 
 void bspline_prefilter_pass(Span2D<const float> src, Span2D<float> dst,

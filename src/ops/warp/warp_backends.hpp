@@ -14,8 +14,11 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
+#include <upres/bspline.hpp>
 #include <upres/context.hpp>
+#include <upres/tiled.hpp>
 #include <upres/warp.hpp>
 
 #include "core/span2d.hpp"
@@ -58,6 +61,10 @@ struct WarpPlan {
     // (warp_schedule.hpp). cuda::warp throws Error(InvalidArgument) when the forced kernel cannot
     // run the plan, so a benchmark never measures another kernel than the one it names.
     WarpScheduleOverride schedule = WarpScheduleOverride::Policy;
+    // CUDA bands of an axis-aligned map (warp_tiled, the separable kernel only): dst's row 0 is
+    // output row out_row0, and src's row 0 is row src_row0 of a source span of src_rows rows
+    // (0: src.height). The other kernels take whole images (0, 0, 0).
+    int out_row0 = 0, src_row0 = 0, src_rows = 0;
 };
 
 // warp.cpp: the option checks of upres::warp (Error(InvalidArgument)) and its plan for a source
@@ -126,4 +133,13 @@ void warp(Span2D<const float> src, Span2D<float> dst, const WarpPlan& plan, void
 void warp(Span2D<const float> coeffs, Span2D<std::uint8_t> dst, const WarpPlan& plan, void* stream);
 void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan& plan,
           void* stream);
+// warp_tiled on the devices named (at least one, existing) for an axis-aligned plan (Resize, no
+// antialias) of the whole source (warp_tiled_cuda.cu): bands of output rows through pinned host
+// buffers, spread over the devices; prefilter: the B-spline coefficients are computed here with
+// po (else the source holds them, or samples). Arguments checked by warp_tiled. Leaves another
+// device current (the caller's DeviceScope restores it). Error(OutOfMemory) when a band does
+// not fit.
+TiledStats warp_resize_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
+                             const WarpPlan& plan, bool prefilter, const PrefilterOptions& po,
+                             const TiledOptions& to, const std::vector<int>& devices);
 }  // namespace upres::cuda

@@ -901,10 +901,12 @@ __device__ __forceinline__ void separable_body(Span2D<const S> src, Span2D<D> ds
     const int nrows = min(kRows, dst.height - y0);
     if (tid < nrows) {
         double u, v;
-        map_matrix_host_rounding(p.m, p.kind, 0, y0 + tid, u, v);
+        map_matrix_host_rounding(p.m, p.kind, 0, p.out_row0 + y0 + tid, u, v);
         int iy[4];
         float wy[4];
-        s_l0[tid] = sep_axis<I>(v + p.pad, src.height, p, 1, iy, wy);
+        s_l0[tid] = sep_axis<I>(v + p.pad, p.src_rows > 0 ? p.src_rows : src.height, p, 1, iy, wy);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) iy[k] -= p.src_row0;  // a band's rows (WarpPlan::src_row0)
         s_iy[tid] = make_int4(iy[0], iy[1], iy[2], iy[3]);
         s_wy[tid] = make_float4(wy[0], wy[1], wy[2], wy[3]);
     }

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/device_scope.hpp"
 #include "core/parallel.hpp"
 #include "core/span2d.hpp"
 #include "core/tiled_bands.hpp"
@@ -288,7 +289,7 @@ Geometry check_and_plan(int sw, int sh, int c, int ow, int oh, const Transform& 
             "border wrap is not tiled (its prefilter couples the first and the last rows); "
             "allowed: mirror, reflect, nearest, constant");
     if (opts.fast_texture)
-        fail("fast_texture is a CUDA mode; tiled execution runs the cpu backend");
+        fail("fast_texture is not tiled (its texture reads take whole images); the exact path is");
     Geometry g{};
     g.sw = sw, g.sh = sh, g.c = c;
     g.ow = ow, g.oh = oh;
@@ -301,11 +302,59 @@ Geometry check_and_plan(int sw, int sh, int c, int ow, int oh, const Transform& 
     return g;
 }
 
+// The cuda backend: zoom / resize bands on the devices of topts (warp_tiled_cuda.cu).
+TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transform& t,
+                    const WarpOptions& opts, const TiledOptions& topts, const Context& ctx) {
+    Context checked = ctx;  // check_call's backend rule is the cpu paths'
+    checked.backend = Backend::Cpu;
+    tiled::check_call(kOp, src, ow, oh, topts, checked);
+    if (t.kind != Transform::Kind::Resize)
+        fail(
+            "the cuda backend runs bands of zoom and resize maps; rotations, affine maps, "
+            "homographies and fields are tiled on the cpu backend");
+    WarpPlan p;
+    const Geometry g =
+        check_and_plan(src.width(), src.height(), src.channels(), ow, oh, t, opts, p);
+    if (p.antialias)
+        fail(
+            "antialiased resizes are tiled on the cpu backend only (the cuda kernel for them "
+            "takes whole images)");
+    if (opts.prefiltered && opts.interp == Interp::BSpline && src.type() != PixelType::F32)
+        fail("prefiltered B-spline coefficients must be a float image");
+    if (src.type() != PixelType::F32 && !std::isfinite(opts.fill))
+        fail("the fill value is not finite; integer images need a finite fill");
+    std::vector<int> devices = topts.devices;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        check_device(devices[i], kOp, false);
+        if (std::find(devices.begin(), devices.begin() + i, devices[i]) != devices.begin() + i)
+            fail("device " + std::to_string(devices[i]) + " is named twice");
+    }
+    if (devices.empty()) {
+        check_device(ctx.device, kOp);
+        devices.push_back(ctx.device);  // -1: the current device
+    }
+    if (!cuda_available())
+        throw Error(ErrorCode::BackendUnavailable,
+                    std::string(kOp) + ": the cuda backend: " +
+                        (build_info().cuda ? "no CUDA device" : "built without CUDA"));
+#if UPRES_HAVE_CUDA
+    PrefilterOptions po;
+    po.border = g.pad > 0 ? Border::Mirror : tap_border(opts.border);
+    po.fir_length = opts.prefilter;
+    return cuda::warp_resize_tiled(src, dst, ow, oh, p, g.prefilter, po, topts, devices);
+#else
+    (void)g, (void)src, (void)dst;
+    throw Error(ErrorCode::Internal, "warp_tiled: a CUDA device without CUDA support");
+#endif
+}
+
 }  // namespace
 
 TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                       const Transform& t, const WarpOptions& opts, const TiledOptions& topts,
                       const Context& ctx) {
+    if (ctx.backend == Backend::Cuda)
+        return run_cuda(src, dst, out_width, out_height, t, opts, topts, ctx);
     tiled::check_call(kOp, src, out_width, out_height, topts, ctx);
     if (t.kind != Transform::Kind::Resize) {
         switch (src.type()) {

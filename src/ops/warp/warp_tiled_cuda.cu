@@ -1,0 +1,413 @@
+// warp_tiled on the CUDA backend, for zoom / resize (axis-aligned) maps: the output in bands of
+// full rows, each computed on the device from the source rows its taps read, bit-identical to
+// upres::warp with the cuda backend on the whole image.
+//
+// Per band: the source rows are read into pinned host memory, uploaded, staged as float (the
+// B-spline: converted and edge-padded as warp.cpp's edge_padded does), prefiltered by the kernel
+// the whole image's prefilter runs (cuda::prefilter_band_plan: its tiles or segments fall on the
+// same rows, so every unit not at a cut end holds the whole call's coefficients), interpolated by
+// the separable kernel with the band's row offsets (WarpPlan::out_row0, src_row0, src_rows) and
+// downloaded into pinned memory. Each device has a thread that feeds it bands (device d of n
+// takes bands d, d + n, ...) through three slots with their own stream and buffers, and the
+// caller's thread writes the bands to the sink in order as they come back: reading the source,
+// the device's work and writing the sink overlap, and the devices share the bands.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "core/device_temp.hpp"
+#include "core/tiled_bands.hpp"
+#include "ops/bspline/bspline_backends.hpp"
+#include "ops/warp/warp_backends.hpp"
+
+namespace upres::cuda {
+
+namespace {
+
+constexpr const char* kOp = "warp_tiled";
+
+// Element (x * c + ch, r) of the staged band: the source sample at column x - pad and span row
+// a + r - pad, both clamped to the image (edge replication), as float (exact for u8 and u16).
+template <class T>
+__global__ void stage_band_kernel(const T* in, std::ptrdiff_t in_row, int sw, int c, int ia, int sh,
+                                  int pad, int a, int rows, int span_w, float* out,
+                                  std::ptrdiff_t out_row) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y;
+    if (e >= span_w * c || r >= rows) return;
+    const int x = e / c, ch = e - x * c;
+    const int sx = min(max(x - pad, 0), sw - 1);
+    const int sy = min(max(a + r - pad, 0), sh - 1) - ia;
+    out[r * out_row + e] = static_cast<float>(in[sy * in_row + std::ptrdiff_t{sx} * c + ch]);
+}
+
+class Pinned {
+  public:
+    Pinned() = default;
+    void allocate(std::size_t bytes) {
+        n_ = bytes;
+        if (bytes && cudaHostAlloc(&p_, bytes, cudaHostAllocDefault) != cudaSuccess) {
+            cudaGetLastError();
+            p_ = nullptr;
+            throw Error(ErrorCode::OutOfMemory,
+                        std::string(kOp) + ": cannot pin " + std::to_string(bytes >> 20) +
+                            " MiB of host memory for a band's transfers (lower max_memory)");
+        }
+    }
+    ~Pinned() {
+        if (p_) cudaFreeHost(p_);
+    }
+    Pinned(const Pinned&) = delete;
+    Pinned& operator=(const Pinned&) = delete;
+    void* get() const { return p_; }
+
+  private:
+    void* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
+struct Shape {
+    int sw, sh, c, ow, oh, pad, span_w, span_h;
+    bool bspline, prefilter, stage;
+    int unit;  // prefilter_band_plan's row unit (0: the whole span in one band)
+};
+
+// The span rows [a, b) that output rows [y0, y1) need on the device.
+std::pair<int, int> band_span(const WarpPlan& p, const Shape& g, int y0, int y1) {
+    auto [lo, hi] = cpu::resize_band_rows(p, g.span_h, y0, y1);
+    if (lo > hi) lo = hi = 0;  // Constant: every row outside
+    if (!g.prefilter) return {lo, hi + 1};
+    if (g.unit == 0) return {0, g.span_h};
+    // One whole unit beyond the units of [lo, hi] at each cut end: its coefficients are not the
+    // whole call's (its warm-up crosses the cut), those of the units it shields are.
+    return {std::max(0, lo / g.unit * g.unit - g.unit),
+            std::min(g.span_h, (hi + g.unit) / g.unit * g.unit + g.unit)};
+}
+
+// The image rows [first, last) behind span rows [a, b).
+std::pair<int, int> image_rows(const Shape& g, std::pair<int, int> s) {
+    return {std::clamp(s.first - g.pad, 0, g.sh - 1),
+            std::clamp(s.second - 1 - g.pad, 0, g.sh - 1) + 1};
+}
+
+struct Sizes {
+    std::size_t in = 0, stage = 0, coef = 0, out = 0;  // bytes per slot
+};
+
+struct Slot {
+    int device = 0;
+    cudaStream_t s = nullptr;
+    cudaEvent_t done = nullptr;
+    Pinned in, out;
+    DeviceTemp d_in, d_stage, d_coef, d_out;
+    bool busy = false;  // a band is in it, not yet written to the sink (Shared::mu)
+    explicit Slot(int dev) : device(dev) {
+        UPRES_CUDA_CHECK(cudaSetDevice(dev));
+        UPRES_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        UPRES_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    }
+    ~Slot() {
+        // Work still queued (an error stopped the run) reads and writes the buffers: wait for it.
+        cudaSetDevice(device);
+        cudaStreamSynchronize(s);
+        d_in = DeviceTemp(), d_stage = DeviceTemp(), d_coef = DeviceTemp(), d_out = DeviceTemp();
+        cudaStreamSynchronize(s);
+        cudaEventDestroy(done);
+        cudaStreamDestroy(s);
+    }
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Slots per device: one band being read into, one on the device, one being written to the sink.
+constexpr int kSlots = 3;
+
+// What the feeding threads (one per device) and the writing one (the caller's) share.
+struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::mutex reading;  // the source is read by one thread at a time
+    bool stop = false;
+    std::exception_ptr error;
+    std::vector<Slot*> band_slot;  // per band: its slot once queued on the device (mu)
+    void fail(std::exception_ptr e) {
+        {
+            const std::lock_guard<std::mutex> l(mu);
+            if (!error) error = e;
+            stop = true;
+        }
+        cv.notify_all();
+    }
+};
+
+template <class T>
+TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& g,
+               const PrefilterOptions& po, const PrefilterBandPlan& pb, const TiledOptions& to,
+               const std::vector<int>& devices) {
+    const int nd = static_cast<int>(devices.size());
+    const auto sizes = [&](int rows) {
+        rows = std::min(g.oh, rows);
+        int span = 0, img = 0;
+        for (int y0 : {0, (g.oh - rows) / 2, g.oh - rows}) {
+            const auto s = band_span(plan, g, y0, y0 + rows);
+            const auto ir = image_rows(g, s);
+            span = std::max(span, s.second - s.first);
+            img = std::max(img, ir.second - ir.first);
+        }
+        // Bands elsewhere differ by a row or an aligned unit at most.
+        span = std::min(g.span_h, span + g.unit + 2);
+        img = std::min(g.sh, img + g.unit + 2);
+        Sizes z;
+        z.in = std::size_t{sizeof(T)} * img * g.sw * g.c;
+        const std::size_t f = std::size_t{4} * span * g.span_w * g.c;
+        z.stage = g.stage ? f : 0;
+        z.coef = g.prefilter ? f : 0;
+        z.out = std::size_t{sizeof(T)} * rows * g.ow * g.c;
+        return z;
+    };
+    // The budget bounds the pinned host buffers (kSlots per device); each device holds about as
+    // much again (the float staging and coefficients), which must fit its free memory.
+    // Automatic: 512 MiB of host buffers per device, or what bands of 256 source rows of their
+    // own need (the 2 units of prefilter warm-up per band are then a small part of its work).
+    std::size_t free_dev = ~std::size_t{0};
+    for (int d : devices) {
+        std::size_t f = 0, total = 0;
+        UPRES_CUDA_CHECK(cudaSetDevice(d));
+        UPRES_CUDA_CHECK(cudaMemGetInfo(&f, &total));
+        free_dev = std::min(free_dev, f);
+    }
+    const auto host_bytes = [&](const Sizes& z) {
+        return std::size_t{kSlots} * nd * (z.in + z.out);
+    };
+    const auto device_bytes = [&](const Sizes& z) {
+        return std::size_t{kSlots} * (z.in + z.stage + z.coef + z.out);
+    };
+    const auto need = [&](int rows) {
+        const Sizes z = sizes(rows);
+        // A band whose device buffers would not fit counts as over any budget.
+        return device_bytes(z) > free_dev / 10 * 9 ? ~std::size_t{0} : host_bytes(z);
+    };
+    std::size_t budget = to.max_memory;
+    if (budget == 0) {
+        const int own = std::max(1, static_cast<int>(256.0 * g.oh / g.sh));
+        budget = std::max((std::size_t{512} << 20) * nd, need(own));
+    }
+    const int band = tiled::band_rows(kOp, to, g.ow, g.oh, g.c, budget, need);
+    if (need(band) == ~std::size_t{0})
+        throw Error(ErrorCode::OutOfMemory, std::string(kOp) + ": a band of " +
+                                                std::to_string(band) + " rows needs " +
+                                                std::to_string(device_bytes(sizes(band)) >> 20) +
+                                                " MiB of device memory, " +
+                                                std::to_string(free_dev >> 20) + " MiB are free");
+    const Sizes z = sizes(band);
+
+    TiledStats st;
+    st.band_rows = band;
+    st.buffer_bytes = host_bytes(z);
+    st.device_bytes = device_bytes(z);
+    std::vector<std::unique_ptr<Slot>> slots;  // kSlots per device, device by device
+    for (int d : devices)
+        for (int i = 0; i < kSlots; ++i) {
+            auto sl = std::make_unique<Slot>(d);
+            sl->in.allocate(z.in);
+            sl->out.allocate(z.out);
+            sl->d_in = DeviceTemp(z.in, sl->s, "warp_tiled (band source rows)");
+            if (z.stage) sl->d_stage = DeviceTemp(z.stage, sl->s, "warp_tiled (band staging)");
+            if (z.coef) sl->d_coef = DeviceTemp(z.coef, sl->s, "warp_tiled (band coefficients)");
+            sl->d_out = DeviceTemp(z.out, sl->s, "warp_tiled (band output)");
+            slots.push_back(std::move(sl));
+        }
+    const std::ptrdiff_t in_row = std::ptrdiff_t{g.sw} * g.c;
+    const std::ptrdiff_t out_row = std::ptrdiff_t{g.ow} * g.c;
+    const std::ptrdiff_t span_row = std::ptrdiff_t{g.span_w} * g.c;
+    const int end = tiled::end_row(to, g.oh);
+    const int nbands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
+    Shared sh;
+    sh.band_slot.assign(static_cast<std::size_t>(nbands), nullptr);
+    std::vector<std::int64_t> rows_read(static_cast<std::size_t>(nd), 0);
+    double read_seconds = 0;  // sh.reading
+
+    // Device d's thread: bands d, d + nd, ... into its slots in turn, each read from the source,
+    // queued on the slot's stream and handed to the writer.
+    const auto feed = [&](int d) {
+        try {
+            UPRES_CUDA_CHECK(cudaSetDevice(devices[static_cast<std::size_t>(d)]));
+            int j = 0;
+            for (int k = d; k < nbands; k += nd, ++j) {
+                Slot& sl = *slots[static_cast<std::size_t>(d * kSlots + j % kSlots)];
+                {
+                    std::unique_lock<std::mutex> l(sh.mu);
+                    sh.cv.wait(l, [&] { return !sl.busy || sh.stop; });
+                    if (sh.stop) return;
+                    sl.busy = true;
+                }
+                const int y0 = to.first_row + k * band, y1 = std::min(end, y0 + band);
+                const auto span = band_span(plan, g, y0, y1);
+                const auto [ia, ib] = image_rows(g, span);
+                const int n = ib - ia;
+                const int rows = span.second - span.first;
+                if (std::size_t{sizeof(T)} * n * in_row > z.in ||
+                    (g.bspline && std::size_t{4} * rows * span_row > std::max(z.stage, z.coef)))
+                    throw Error(ErrorCode::Internal, std::string(kOp) + ": band at row " +
+                                                         std::to_string(y0) +
+                                                         " exceeds its buffers");
+                {
+                    const std::lock_guard<std::mutex> l(sh.reading);
+                    const auto t0 = Clock::now();
+                    src.read_rows(ia, n, sl.in.get(), in_row);
+                    read_seconds += seconds_since(t0);
+                }
+                rows_read[static_cast<std::size_t>(d)] += n;
+                if constexpr (std::is_same_v<T, float>)
+                    if (g.prefilter)
+                        tiled::check_finite(kOp, static_cast<const float*>(sl.in.get()), g.sw, g.c,
+                                            ia, n, in_row, 0);
+                UPRES_CUDA_CHECK(cudaMemcpyAsync(sl.d_in.as<T>(), sl.in.get(),
+                                                 sizeof(T) * static_cast<std::size_t>(n) * in_row,
+                                                 cudaMemcpyHostToDevice, sl.s));
+                const Span2D<T> ob{sl.d_out.as<T>(), g.ow, y1 - y0, g.c, out_row};
+                WarpPlan p = plan;
+                p.schedule = WarpScheduleOverride::Separable;  // the only kernel that takes bands
+                p.out_row0 = y0;
+                p.src_row0 = span.first;
+                p.src_rows = g.span_h;
+                if (g.bspline) {
+                    const float* coef_src = reinterpret_cast<const float*>(sl.d_in.as<T>());
+                    if (g.stage) {
+                        const dim3 grid(static_cast<unsigned>((span_row + 255) / 256),
+                                        static_cast<unsigned>(rows));
+                        stage_band_kernel<T><<<grid, 256, 0, sl.s>>>(
+                            sl.d_in.as<T>(), in_row, g.sw, g.c, ia, g.sh, g.pad, span.first, rows,
+                            g.span_w, sl.d_stage.as<float>(), span_row);
+                        UPRES_CUDA_CHECK_LAUNCH();
+                        coef_src = sl.d_stage.as<float>();
+                    }
+                    const Span2D<const float> cs{coef_src, g.span_w, rows, g.c, span_row};
+                    if (g.prefilter) {
+                        const Span2D<float> cd{sl.d_coef.as<float>(), g.span_w, rows, g.c,
+                                               span_row};
+                        bspline_prefilter_band(cs, cd, po, pb, sl.s);
+                        warp(Span2D<const float>{cd.data, cd.width, cd.height, cd.channels,
+                                                 cd.stride},
+                             ob, p, sl.s);
+                    } else {
+                        warp(cs, ob, p, sl.s);
+                    }
+                } else {
+                    warp(Span2D<const T>{sl.d_in.as<T>(), g.sw, rows, g.c, in_row}, ob, p, sl.s);
+                }
+                UPRES_CUDA_CHECK(cudaMemcpyAsync(
+                    sl.out.get(), ob.data, sizeof(T) * static_cast<std::size_t>(y1 - y0) * out_row,
+                    cudaMemcpyDeviceToHost, sl.s));
+                UPRES_CUDA_CHECK(cudaEventRecord(sl.done, sl.s));
+                {
+                    const std::lock_guard<std::mutex> l(sh.mu);
+                    sh.band_slot[static_cast<std::size_t>(k)] = &sl;
+                }
+                sh.cv.notify_all();
+            }
+        } catch (...) {
+            sh.fail(std::current_exception());
+        }
+    };
+    std::vector<std::thread> feeders;
+    try {
+        for (int d = 0; d < nd; ++d) feeders.emplace_back(feed, d);
+        // The caller's thread writes the bands in order as their devices finish them.
+        for (int k = 0; k < nbands; ++k) {
+            Slot* sl = nullptr;
+            {
+                std::unique_lock<std::mutex> l(sh.mu);
+                sh.cv.wait(l, [&] {
+                    return sh.band_slot[static_cast<std::size_t>(k)] != nullptr || sh.stop;
+                });
+                if (sh.stop) break;
+                sl = sh.band_slot[static_cast<std::size_t>(k)];
+            }
+            auto t0 = Clock::now();
+            UPRES_CUDA_CHECK(cudaEventSynchronize(sl->done));
+            st.wait_seconds += seconds_since(t0);
+            const int y0 = to.first_row + k * band, y1 = std::min(end, y0 + band);
+            t0 = Clock::now();
+            dst.write_rows(y0, y1 - y0, sl->out.get(), out_row);
+            st.write_seconds += seconds_since(t0);
+            ++st.bands;
+            if (to.progress) to.progress(y1, g.oh);
+            {
+                const std::lock_guard<std::mutex> l(sh.mu);
+                sl->busy = false;
+            }
+            sh.cv.notify_all();
+        }
+    } catch (...) {
+        sh.fail(std::current_exception());
+    }
+    for (std::thread& t : feeders) t.join();
+    if (sh.error) std::rethrow_exception(sh.error);
+    for (std::int64_t r : rows_read) st.rows_read += r;
+    st.read_seconds = read_seconds;
+    dst.commit();
+    return st;
+}
+
+}  // namespace
+
+TiledStats warp_resize_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
+                             const WarpPlan& plan, bool prefilter, const PrefilterOptions& po,
+                             const TiledOptions& to, const std::vector<int>& devices) {
+    // The caller's current device, restored on the way out (the threads and slots set theirs).
+    int current = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&current));
+    struct Restore {
+        int device;
+        ~Restore() { cudaSetDevice(device); }
+    } restore{current};
+    std::vector<int> devs = devices;
+    for (int& d : devs)
+        if (d < 0) d = current;
+    // The prefilter's kernel choice depends on the device (its SM count): the first one's, as
+    // the whole call on it (the devices of one host are of one model).
+    UPRES_CUDA_CHECK(cudaSetDevice(devs.front()));
+    Shape g{};
+    g.sw = src.width(), g.sh = src.height(), g.c = src.channels();
+    g.ow = out_width, g.oh = out_height;
+    g.pad = plan.pad;
+    g.span_w = g.sw + 2 * g.pad, g.span_h = g.sh + 2 * g.pad;
+    g.bspline = plan.interp == Interp::BSpline;
+    g.prefilter = g.bspline && prefilter;
+    // The whole call stages (converts, pads) every B-spline source but a float one without pad.
+    g.stage = g.bspline && (g.pad > 0 || src.type() != PixelType::F32);
+    const PrefilterBandPlan pb =
+        g.prefilter ? prefilter_band_plan(g.span_w, g.span_h, g.c, po) : PrefilterBandPlan{};
+    g.unit = pb.unit;
+    switch (src.type()) {
+        case PixelType::U8:
+            return run<std::uint8_t>(src, dst, plan, g, po, pb, to, devs);
+        case PixelType::U16:
+            return run<std::uint16_t>(src, dst, plan, g, po, pb, to, devs);
+        case PixelType::F32:
+            return run<float>(src, dst, plan, g, po, pb, to, devs);
+    }
+    throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": unknown pixel type");
+}
+
+}  // namespace upres::cuda
