@@ -242,6 +242,7 @@ std::map<std::string, double> tiled_figures(const TiledStats& st, const TiffRowW
             {"band_rows", st.band_rows},
             {"rows_read", static_cast<double>(st.rows_read)},
             {"buffer_bytes", static_cast<double>(st.buffer_bytes)},
+            {"device_bytes", static_cast<double>(st.device_bytes)},
             {"bigtiff", dst.bigtiff() ? 1.0 : 0.0}};
 }
 
@@ -256,14 +257,20 @@ Context cpu_context(int threads) {
 std::map<std::string, double> zoom_tiff_py(const std::string& in, const std::string& out, int width,
                                            int height, const WarpOptionsHandle& h, int band_rows,
                                            double max_memory_mib, int tile, bool deflate,
-                                           int threads) {
-    const TiledOptions to = tiled_options("zoom_tiff", band_rows, max_memory_mib);
+                                           int threads, const std::string& backend,
+                                           const std::vector<int>& devices) {
+    TiledOptions to = tiled_options("zoom_tiff", band_rows, max_memory_mib);
+    to.devices = devices;
+    Context ctx = cpu_context(threads);
+    ctx.backend = parse_enum<Backend>(backend);
+    if (!devices.empty() && ctx.backend != Backend::Cuda)
+        invalid("zoom_tiff: devices are for backend 'cuda', not '" + backend + "'");
     nb::gil_scoped_release unlock;
     TiffRowReader src(in);
     TiffRowWriter dst(out, width, height, src.channels(), src.type(),
                       tiled_writer_options(tile, deflate));
-    const TiledStats st = warp_tiled(src, dst, width, height, Transform::make_resize(), h.o, to,
-                                     cpu_context(threads));
+    const TiledStats st =
+        warp_tiled(src, dst, width, height, Transform::make_resize(), h.o, to, ctx);
     return tiled_figures(st, dst);
 }
 
@@ -759,7 +766,8 @@ NB_MODULE(_upres, m) {
     m.def("color", &color_py, "which"_a, "src"_a, "dst"_a, "backend"_a, "threads"_a, "stream"_a);
     m.def("imread", &imread_py, "path"_a, "format"_a);
     m.def("zoom_tiff", &zoom_tiff_py, "input"_a, "output"_a, "width"_a, "height"_a, "options"_a,
-          "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+          "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a, "backend"_a,
+          "devices"_a);
     m.def("spline_filter_tiff", &spline_filter_tiff_py, "input"_a, "output"_a, "options"_a,
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("upscale_tiff", &upscale_tiff_py, "input"_a, "output"_a, "options"_a, "band_rows"_a,

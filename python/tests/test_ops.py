@@ -14,7 +14,7 @@ import skimage.metrics
 
 import upres
 
-from conftest import DATA, GOLDEN, photo
+from conftest import DATA, GOLDEN, photo, requires_gpu
 
 
 def upres_cli() -> pathlib.Path:
@@ -243,3 +243,27 @@ def test_zoom_tiff_matches_the_whole_image_command(tmp_path: pathlib.Path,
         upres.zoom_tiff(src, out, 2, border="wrap")
     with pytest.raises(OSError, match="missing.tif"):
         upres.zoom_tiff(tmp_path / "missing.tif", out, 2)
+    with pytest.raises(ValueError, match="devices are for backend 'cuda'"):
+        upres.zoom_tiff(src, out, 2, devices=[0])
+    with pytest.raises(ValueError, match="reference"):
+        upres.zoom_tiff(src, out, 2, backend="reference")
+
+
+@requires_gpu
+def test_zoom_tiff_on_the_gpu_matches_the_whole_cuda_command(tmp_path: pathlib.Path,
+                                                             baboon: np.ndarray) -> None:
+    src = tmp_path / "in.tif"
+    try:
+        upres.imwrite(src, np.ascontiguousarray(baboon[:300, :250]))
+    except upres.UnsupportedFormatError as e:
+        pytest.skip(f"this build has no TIFF: {e}")
+    whole = tmp_path / "whole.tif"
+    subprocess.run([str(upres_cli()), "warp", str(src), str(whole), "--zoom", "2", "--backend",
+                    "cuda"], check=True, capture_output=True)
+    out = tmp_path / "tiled.tif"
+    st = upres.zoom_tiff(src, out, 2, band_rows=64, backend="cuda")
+    assert st["bands"] == 10 and st["device_bytes"] > 0
+    assert np.array_equal(upres.imread(out), upres.imread(whole))
+    st = upres.zoom_tiff(src, out, 2, band_rows=64, backend="cuda",
+                         devices=[0])
+    assert np.array_equal(upres.imread(out), upres.imread(whole))

@@ -374,17 +374,19 @@ def zoom_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLik
               interp: str = "bspline", border: str = "mirror", fill: float = 0.0,
               prefilter: str = "iir", antialias: bool = False, band_rows: int = 0,
               max_memory_mib: float = 0.0, tile: int = 0, deflate: bool = False,
-              threads: int = 0) -> dict[str, float]:
+              threads: int = 0, backend: str = "cpu",
+              devices: Sequence[int] = ()) -> dict[str, float]:
     """Zoom a TIFF or BigTIFF of any size into a tiled TIFF, band by band in bounded memory
     (``upres warp IN OUT --zoom F --tiled``, docs/scale.md).
 
     Parameters: input, output: file paths; zoom: factor (output round(F * size)), or
     size=(width, height); interp, border, fill, prefilter, antialias: as the command's
     options; band_rows, max_memory_mib (0: automatic), tile (output tile side; 0: 256, less
-    for a smaller output), deflate, threads. The pixels equal the whole-image warp's
-    (``upres warp --zoom``: pixel edges aligned, as scipy's grid_mode=True). CPU backend; the
-    GIL is released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes,
-    bigtiff). An interrupted call leaves no output; the command (``--tiled``) resumes, this
+    for a smaller output), deflate, threads; backend 'cpu' or 'cuda' (the bands on the GPU;
+    not antialias) and devices, the GPUs to spread them over (cuda; empty: the current one).
+    The pixels equal the whole-image warp's on the same backend (``upres warp --zoom``: pixel
+    edges aligned, as scipy's grid_mode=True). The GIL is released. Returns the run's figures
+    (bands, band_rows, rows_read, buffer_bytes, device_bytes, bigtiff). An interrupted call leaves no output; the command (``--tiled``) resumes, this
     function starts over.
 
     Example::
@@ -414,4 +416,5 @@ def zoom_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLik
         "interp": interp, "border": border, "fill": fill, "prefilter": prefilter,
         "antialias": antialias}))
     return _upres.zoom_tiff(src, dst, ow, oh, opts, int(band_rows), float(max_memory_mib),
-                            int(tile), bool(deflate), int(threads))
+                            int(tile), bool(deflate), int(threads), str(backend),
+                            [int(d) for d in devices])
