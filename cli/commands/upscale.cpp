@@ -177,22 +177,66 @@ void run_video(const UpscaleArgs& args, const Common& common, const UpscaleOptio
 }
 #endif
 
-// --stream: an 8-bit gray PGM of any size through L-SEAI or SIL-SEABI x2, row by row (upres/
-// seabi.hpp, SeabiStream), into a PGM written row by row: memory independent of the height.
-// Without --single-pass the input is read twice (the exact total variation first, then the
-// stream), and the output equals the whole-image result byte for byte.
+// --stream: an 8-bit gray PGM, TIFF or BigTIFF of any size through L-SEAI or SIL-SEABI x2, row
+// by row (upres/seabi.hpp, SeabiStream), into a PGM or a tiled (Big)TIFF written row by row:
+// memory independent of the height. Without --single-pass the input is read twice (the exact
+// total variation first, then the stream), and the output equals the whole-image result byte
+// for byte.
+struct StreamInput {
+    std::unique_ptr<PgmRowReader> pgm;
+    std::unique_ptr<TiffRowReader> tiff;
+    int y = 0;
+    explicit StreamInput(const std::string& path) {
+        if (format_from_path(path) == FileFormat::Pnm) {
+            pgm = std::make_unique<PgmRowReader>(path);
+            return;
+        }
+        tiff = std::make_unique<TiffRowReader>(path);
+        if (tiff->type() != PixelType::U8 || tiff->channels() != 1)
+            invalid(fmt::format("{}: --stream reads 8-bit gray images, not {} channel{} of {}",
+                                path, tiff->channels(), tiff->channels() == 1 ? "" : "s",
+                                to_string(tiff->type())));
+    }
+    int width() const { return pgm ? pgm->width() : tiff->width(); }
+    int height() const { return pgm ? pgm->height() : tiff->height(); }
+    void read(ImageView<std::uint8_t> rows) {
+        if (pgm) return pgm->read(rows);
+        tiff->read_rows(y, rows.height(), rows.data(), rows.stride());
+        y += rows.height();
+    }
+};
+struct StreamOutput {
+    std::unique_ptr<PgmRowWriter> pgm;
+    std::unique_ptr<TiffRowWriter> tiff;
+    int y = 0;
+    StreamOutput(const std::string& path, FileFormat f, int w, int h) {
+        if (f == FileFormat::Pnm)
+            pgm = std::make_unique<PgmRowWriter>(path, w, h);
+        else
+            tiff = std::make_unique<TiffRowWriter>(path, w, h, 1, PixelType::U8);
+    }
+    void write(ImageView<const std::uint8_t> rows) {
+        if (pgm) return pgm->write(rows);
+        tiff->write_rows(y, rows.height(), rows.data(), rows.stride());
+        y += rows.height();
+    }
+    void commit() { pgm ? pgm->commit() : tiff->commit(); }
+};
 void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOptions& opts,
                 const Context& ctx) {
-    if (args.paths.size() != 2) invalid("--stream takes one input and one output (IN.pgm OUT.pgm)");
+    if (args.paths.size() != 2)
+        invalid("--stream takes one input and one output (IN.pgm|tif OUT.pgm|tif)");
     const std::string& in = args.paths[0];
     const std::string& out = args.paths[1];
     const UpscaleMethod m = resolved_method(opts);
     if (m != UpscaleMethod::SilSeabi && m != UpscaleMethod::LSeai)
         invalid(fmt::format("--stream runs --method silseabi or lseai (not {})", to_string(m)));
     if (opts.scale != 2.0) invalid(fmt::format("--stream runs x2 (--scale 2), not {}", opts.scale));
-    if (format_from_path(in) != FileFormat::Pnm) invalid(in + ": --stream reads binary PGM (.pgm)");
-    if (output_format(out, args.format) != FileFormat::Pnm)
-        invalid(out + ": --stream writes binary PGM (.pgm)");
+    const FileFormat in_format = format_from_path(in), out_format = output_format(out, args.format);
+    if (in_format != FileFormat::Pnm && in_format != FileFormat::Tiff)
+        invalid(in + ": --stream reads binary PGM (.pgm) or TIFF / BigTIFF (.tif)");
+    if (out_format != FileFormat::Pnm && out_format != FileFormat::Tiff)
+        invalid(out + ": --stream writes binary PGM (.pgm) or tiled TIFF / BigTIFF (.tif)");
     SeabiStreamOptions so;
     so.method = m == UpscaleMethod::LSeai ? SeabiMethod::LSeai : SeabiMethod::SilSeabi;
     so.lattice = resolved_lattice(opts);
@@ -200,7 +244,7 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
     const auto t0 = std::chrono::steady_clock::now();
     const InterruptHandler handler;
     // Reads `in` in chunks of rows into `use`, with a progress bar; Ctrl-C stops between chunks.
-    const auto each_chunk = [&](PgmRowReader& r, const char* label, const auto& use) {
+    const auto each_chunk = [&](StreamInput& r, const char* label, const auto& use) {
         constexpr int kChunk = 64;
         const int w = r.width(), h = r.height();
         Image<std::uint8_t> buf(w, kChunk, 1);
@@ -225,15 +269,15 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
         bar.finish();
     };
     if (!args.single_pass) {  // pass 1: the exact total variation
-        PgmRowReader r(in);
+        StreamInput r(in);
         SeabiTotalVariation tv(r.width(), r.height());
         each_chunk(r, "upscale (pass 1 of 2: total variation)",
                    [&](ImageView<const std::uint8_t> rows) { tv.push(rows); });
         so.total_variation = tv.value();
     }
-    PgmRowReader r(in);
+    StreamInput r(in);
     const int w = r.width(), h = r.height();
-    PgmRowWriter wr(out, 2 * w, 2 * h);
+    StreamOutput wr(out, out_format, 2 * w, 2 * h);
     SeabiStream s(
         w, h, so, [&](ImageView<const std::uint8_t> rows, int) { wr.write(rows); }, ctx);
     each_chunk(r, args.single_pass ? "upscale (stream)" : "upscale (pass 2 of 2: stream)",
@@ -433,8 +477,9 @@ void add_upscale(CLI::App& app, const Common& common) {
     add_format_option(cmd, args->format);
     cmd->add_flag("--json", args->json, "Video: print per-stage statistics as JSON at the end");
     cmd->add_flag("--stream", args->stream,
-                  "Stream an 8-bit gray PGM of any size through silseabi / lseai x2 row by row "
-                  "into a PGM (memory independent of the height)");
+                  "Stream an 8-bit gray PGM, TIFF or BigTIFF of any size through silseabi / "
+                  "lseai x2 row by row into a PGM or a tiled (Big)TIFF (memory independent of "
+                  "the height)");
     cmd->add_flag("--single-pass", args->single_pass,
                   "With --stream: read the input once, the threshold predicted from the rows "
                   "seen so far (otherwise a first pass computes it exactly)");

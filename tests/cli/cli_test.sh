@@ -613,6 +613,18 @@ if "$upres" -q convert "$sample" "$tmp/t8.tif" 2>/dev/null; then
     else
         fail "warp --tiled output: '$out' $err"
     fi
+    # --stream from an 8-bit gray TIFF into a tiled TIFF: the whole-image SIL-SEABI's pixels.
+    camera="${UPRES_DATA_DIR:-$root/data}/camera.png"
+    if [ -f "$camera" ] && "$upres" -q convert "$camera" "$tmp/cam.tif"; then
+        "$upres" -q upscale "$tmp/cam.tif" "$tmp/cam_whole.png" --method silseabi
+        run "$upres" -q upscale "$tmp/cam.tif" "$tmp/cam_stream.tif" --method silseabi --stream
+        expect_rc "upscale --stream TIFF to TIFF" 0
+        run "$upres" compare "$tmp/cam_whole.png" "$tmp/cam_stream.tif" --json
+        grep -q '"psnr": "inf"' <<<"$out" && pass "upscale --stream from and to TIFF equals the whole image" ||
+            fail "upscale --stream TIFF differs: $out $err"
+    else
+        skip "upscale --stream TIFF (no data/camera.png: scripts/fetch_data.sh)"
+    fi
     # A disk that fills up mid-write (a file size limit: writes fail with EFBIG): one error line
     # naming the file, exit 4, no output or temporary file left.
     mkdir -p "$tmp/full"

@@ -88,6 +88,7 @@ ENTRIES = [
     ("seabi-two-channels", "options", "a gray + alpha image through a SEABI method", ["upscale", "$T/graya.png", "$T/o.png", "--method", "silseabi"], None),
     ("stream-truncated", "files", "a streamed PGM that ends early", ["upscale", "$T/truncated.pgm", "$T/o.pgm", "--method", "silseabi", "--stream"], None),
     ("stream-not-pgm", "options", "--stream with a PNG input", ["upscale", "$T/small.png", "$T/o.pgm", "--method", "silseabi", "--stream"], None),
+    ("stream-tiff-channels", "options", "--stream from a TIFF that is not 8-bit gray", ["upscale", "$T/t16.tif", "$T/o.tif", "--method", "silseabi", "--stream"], None),
     ("stream-method", "options", "--stream with a method that cannot stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "lseabi", "--stream"], None),
     ("stream-output", "options", "--stream into a PNG", ["upscale", "$T/gray.pgm", "$T/o.png", "--method", "silseabi", "--stream"], None),
     ("tiled-flow", "options", "--tiled with a displacement field", ["warp", "$T/t.tif", "$T/o.tif", "--flow", "$T/none.npy", "--tiled"], None),
@@ -220,6 +221,8 @@ def make_fixtures(t, upres):
     w("image.xyz", small)
     subprocess.run([upres, "-q", "convert", os.path.join(t, "small.png"), os.path.join(t, "t.tif")],
                    check=True)
+    subprocess.run([upres, "-q", "convert", os.path.join(t, "gray16.png"),
+                    os.path.join(t, "t16.tif")], check=True)
     w("missing_tile.tif", tiled_tiff(32, 32, past_end=True))
     w("tile_bomb.tif", tiled_tiff(9, 7, tile_length=4294966272))
     os.mkdir(os.path.join(t, "emptydir"))
