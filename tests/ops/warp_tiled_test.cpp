@@ -236,6 +236,19 @@ TEST(WarpTiledCuda, SeveralDevicesGiveTheSameBytes) {
                        ctx_of(Backend::Cuda));
         },
         ErrorCode::InvalidArgument, "device");
+    // A B-spline source under 32 samples across: its prefilter runs whole columns, no bands.
+    const Image<std::uint8_t> narrow = random_image<std::uint8_t>(20, 300, 1, 22);
+    Image<std::uint8_t> narrow_out(40, 600, 1);
+    ViewRowSource nsrc(narrow.view());
+    ViewRowSink ndst(narrow_out.view());
+    TiledOptions banded;
+    banded.band_rows = 64;
+    expect_error(
+        [&] {
+            warp_tiled(nsrc, ndst, 40, 600, Transform::make_resize(), {}, banded,
+                       ctx_of(Backend::Cuda));
+        },
+        ErrorCode::InvalidArgument, "at least 32 samples");
     if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device: the two-device runs skipped";
     const Image<std::uint16_t> ref = whole(in, 778, 3002, {}, Backend::Cuda);
     for (const std::vector<int>& devs : {std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {

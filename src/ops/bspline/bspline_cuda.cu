@@ -1190,7 +1190,7 @@ PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOption
     plan.unit = 64;
     if (plan.kernel == FusedKernel::Stream) {
         const int nstrips = (w * c + kStripE - 1) / kStripE;
-        plan.seg = stream_segment(h, nstrips, iir ? kIirR : 15, 0);
+        plan.seg = stream_segment(h, nstrips, kIirR, 0);  // Auto streams the exact filter only
         plan.unit = plan.seg;
     }
     return plan;

@@ -219,6 +219,15 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                                                 " MiB of device memory, " +
                                                 std::to_string(free_dev >> 20) + " MiB are free");
     const Sizes z = sizes(band);
+    // Under 32 samples across, the prefilter runs whole columns (no bands): every band would
+    // prefilter the whole image again.
+    if (g.prefilter && g.unit == 0 && band < g.oh)
+        throw Error(ErrorCode::InvalidArgument,
+                    std::string(kOp) + ": on the cuda backend a B-spline source " +
+                        std::to_string(g.span_w) + " x " + std::to_string(g.span_h) +
+                        " (padded) needs at least 32 samples in each direction to be cut in "
+                        "bands (its prefilter runs whole columns below that); use the cpu "
+                        "backend, or one band (band_rows = the output's height)");
 
     TiledStats st;
     st.band_rows = band;
