@@ -221,13 +221,19 @@ def test_upscale_tiff_matches_upscale(tmp_path: pathlib.Path, baboon: np.ndarray
                                               upres.upscale(img, 2, "bicubic", backend="cpu"))
 
 
-def test_zoom_tiff_matches_the_whole_image_command(tmp_path: pathlib.Path,
-                                                   baboon: np.ndarray) -> None:
+def tiff_of(tmp_path: pathlib.Path, image: np.ndarray) -> pathlib.Path:
+    """image written to tmp_path/in.tif; the test skips on a build without TIFF."""
     src = tmp_path / "in.tif"
     try:
-        upres.imwrite(src, np.ascontiguousarray(baboon[:200, :150]))
+        upres.imwrite(src, np.ascontiguousarray(image))
     except upres.UnsupportedFormatError as e:
         pytest.skip(f"this build has no TIFF: {e}")
+    return src
+
+
+def test_zoom_tiff_matches_the_whole_image_command(tmp_path: pathlib.Path,
+                                                   baboon: np.ndarray) -> None:
+    src = tiff_of(tmp_path, baboon[:200, :150])
     whole = tmp_path / "whole.tif"
     subprocess.run([str(upres_cli()), "warp", str(src), str(whole), "--zoom", "2.5", "--interp",
                     "cubic", "--border", "reflect"], check=True, capture_output=True)
@@ -252,11 +258,7 @@ def test_zoom_tiff_matches_the_whole_image_command(tmp_path: pathlib.Path,
 @requires_gpu
 def test_zoom_tiff_on_the_gpu_matches_the_whole_cuda_command(tmp_path: pathlib.Path,
                                                              baboon: np.ndarray) -> None:
-    src = tmp_path / "in.tif"
-    try:
-        upres.imwrite(src, np.ascontiguousarray(baboon[:300, :250]))
-    except upres.UnsupportedFormatError as e:
-        pytest.skip(f"this build has no TIFF: {e}")
+    src = tiff_of(tmp_path, baboon[:300, :250])
     whole = tmp_path / "whole.tif"
     subprocess.run([str(upres_cli()), "warp", str(src), str(whole), "--zoom", "2", "--backend",
                     "cuda"], check=True, capture_output=True)

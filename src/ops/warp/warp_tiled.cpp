@@ -302,6 +302,14 @@ Geometry check_and_plan(int sw, int sh, int c, int ow, int oh, const Transform& 
     return g;
 }
 
+// The source's type against the options (both backends' resize bands).
+void check_resize_source(PixelType type, const WarpOptions& opts) {
+    if (opts.prefiltered && opts.interp == Interp::BSpline && type != PixelType::F32)
+        fail("prefiltered B-spline coefficients must be a float image");
+    if (type != PixelType::F32 && !std::isfinite(opts.fill))
+        fail("the fill value is not finite; integer images need a finite fill");
+}
+
 // The cuda backend: zoom / resize bands on the devices of topts (warp_tiled_cuda.cu).
 TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transform& t,
                     const WarpOptions& opts, const TiledOptions& topts, const Context& ctx) {
@@ -319,10 +327,7 @@ TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transfor
         fail(
             "antialiased resizes are tiled on the cpu backend only (the cuda kernel for them "
             "takes whole images)");
-    if (opts.prefiltered && opts.interp == Interp::BSpline && src.type() != PixelType::F32)
-        fail("prefiltered B-spline coefficients must be a float image");
-    if (src.type() != PixelType::F32 && !std::isfinite(opts.fill))
-        fail("the fill value is not finite; integer images need a finite fill");
+    check_resize_source(src.type(), opts);
     std::vector<int> devices = topts.devices;
     for (std::size_t i = 0; i < devices.size(); ++i) {
         check_device(devices[i], kOp, false);
@@ -372,10 +377,7 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
     WarpPlan p;
     const Geometry g = check_and_plan(src.width(), src.height(), src.channels(), out_width,
                                       out_height, t, opts, p);
-    if (opts.prefiltered && opts.interp == Interp::BSpline && src.type() != PixelType::F32)
-        fail("prefiltered B-spline coefficients must be a float image");
-    if (src.type() != PixelType::F32 && !std::isfinite(opts.fill))
-        fail("the fill value is not finite; integer images need a finite fill");
+    check_resize_source(src.type(), opts);
     switch (src.type()) {
         case PixelType::U8:
             return run<std::uint8_t>(src, dst, g, p, opts, topts, ctx);

@@ -55,29 +55,16 @@ __global__ void stage_band_kernel(const T* in, std::ptrdiff_t in_row, int sw, in
     out[r * out_row + e] = static_cast<float>(in[sy * in_row + std::ptrdiff_t{sx} * c + ch]);
 }
 
-class Pinned {
-  public:
-    Pinned() = default;
-    void allocate(std::size_t bytes) {
-        n_ = bytes;
-        if (bytes && cudaHostAlloc(&p_, bytes, cudaHostAllocDefault) != cudaSuccess) {
-            cudaGetLastError();
-            p_ = nullptr;
-            throw Error(ErrorCode::OutOfMemory,
-                        std::string(kOp) + ": cannot pin " + std::to_string(bytes >> 20) +
-                            " MiB of host memory for a band's transfers (lower max_memory)");
-        }
-    }
-    ~Pinned() {
-        if (p_) cudaFreeHost(p_);
-    }
-    Pinned(const Pinned&) = delete;
-    Pinned& operator=(const Pinned&) = delete;
-    void* get() const { return p_; }
-
-  private:
-    void* p_ = nullptr;
-    std::size_t n_ = 0;
+// Host buffers for a band's transfers: upres's host frame memory (page-locked where a CUDA
+// device is present, so the copies run asynchronously at full speed).
+struct HostBuffer {
+    HostBuffer() = default;
+    HostBuffer(const HostBuffer&) = delete;
+    HostBuffer& operator=(const HostBuffer&) = delete;
+    void* p = nullptr;
+    void allocate(std::size_t bytes) { p = bytes ? alloc_host_frame_memory(bytes) : nullptr; }
+    ~HostBuffer() { free_host_frame_memory(p); }
+    void* get() const { return p; }
 };
 
 struct Shape {
@@ -112,7 +99,7 @@ struct Slot {
     int device = 0;
     cudaStream_t s = nullptr;
     cudaEvent_t done = nullptr;
-    Pinned in, out;
+    HostBuffer in, out;
     DeviceTemp d_in, d_stage, d_coef, d_out;
     bool busy = false;  // a band is in it, not yet written to the sink (Shared::mu)
     explicit Slot(int dev) : device(dev) {
@@ -125,7 +112,6 @@ struct Slot {
         cudaSetDevice(device);
         cudaStreamSynchronize(s);
         d_in = DeviceTemp(), d_stage = DeviceTemp(), d_coef = DeviceTemp(), d_out = DeviceTemp();
-        cudaStreamSynchronize(s);
         cudaEventDestroy(done);
         cudaStreamDestroy(s);
     }
@@ -252,8 +238,8 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     const int nbands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
     Shared sh;
     sh.band_slot.assign(static_cast<std::size_t>(nbands), nullptr);
-    std::vector<std::int64_t> rows_read(static_cast<std::size_t>(nd), 0);
-    double read_seconds = 0;  // sh.reading
+    std::int64_t rows_read = 0;  // both under sh.reading
+    double read_seconds = 0;
 
     // Device d's thread: bands d, d + nd, ... into its slots in turn, each read from the source,
     // queued on the slot's stream and handed to the writer.
@@ -284,8 +270,8 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                     const auto t0 = Clock::now();
                     src.read_rows(ia, n, sl.in.get(), in_row);
                     read_seconds += seconds_since(t0);
+                    rows_read += n;
                 }
-                rows_read[static_cast<std::size_t>(d)] += n;
                 if constexpr (std::is_same_v<T, float>)
                     if (g.prefilter)
                         tiled::check_finite(kOp, static_cast<const float*>(sl.in.get()), g.sw, g.c,
@@ -372,7 +358,7 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     }
     for (std::thread& t : feeders) t.join();
     if (sh.error) std::rethrow_exception(sh.error);
-    for (std::int64_t r : rows_read) st.rows_read += r;
+    st.rows_read = rows_read;
     st.read_seconds = read_seconds;
     dst.commit();
     return st;
