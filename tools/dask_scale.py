@@ -9,6 +9,12 @@ for bit) once. Writes a JSON report and rewrites the table between the markers o
 
     PYTHONPATH=build/cpu-rel/python build/cpu-rel/pyenv/bin/python tools/dask_scale.py \
         [--side 8192] [--reps 3] [--json docs/bench_reports/scale/dask-X.json]
+
+--gpu: the zoom on the GPUs instead (backend='cuda'), on upres.dask.local_gpu_cluster of one
+and of every GPU (one worker process per GPU), with NumPy chunks (the TIFF read by the tasks,
+the sum on the host) and with CuPy chunks (the bands uploaded to the worker's GPU and summed
+there), against the whole-image upres.zoom on one GPU (imread, zoom, sum); its own table in
+docs/scale.md.
 """
 import argparse
 import json
@@ -24,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DOC = os.path.join(ROOT, "docs", "scale.md")
 BEGIN, END = "<!-- dask-table begin -->", "<!-- dask-table end -->"
+GPU_BEGIN, GPU_END = "<!-- dask-gpu-table begin -->", "<!-- dask-gpu-table end -->"
 
 
 def median_time(fn, reps):
@@ -36,12 +43,90 @@ def median_time(fn, reps):
     return statistics.median(runs)
 
 
+def write_table(text, begin, end):
+    doc = open(DOC).read()
+    if begin in doc and end in doc:
+        pre, rest = doc.split(begin, 1)
+        post = rest.split(end, 1)[1]
+        with open(DOC, "w") as f:
+            f.write(pre + begin + "\n\n" + text + "\n\n" + end + post)
+
+
+def gpu_main(a, img, path):
+    import cupy as cp
+    import dask
+    import distributed
+    import upres
+    import upres.dask as ud
+
+    n = a.side
+    ngpu = upres._upres.cuda_device_count()
+    zoom = dict(mode="mirror", grid_mode=True)
+    ref = upres.zoom(img, 2, backend="cuda", **zoom)
+    ref_sum = int(ref.sum(dtype=np.uint64))
+    rows = []
+    whole = median_time(lambda: int(upres.zoom(upres.imread(path), 2, backend="cuda", **zoom)
+                                    .sum(dtype=np.uint64)), a.reps)
+    rows.append({"run": "whole image on one GPU in one process (imread, upres.zoom, sum)",
+                 "seconds": whole, "base": whole})
+    identical = True
+    for chunks in ("numpy", "cupy"):
+        base = None
+        for devs in sorted({1, ngpu}):
+            with ud.local_gpu_cluster(list(range(devs)), dashboard_address=None,
+                                      threads_per_worker=a.threads_per_worker) as cluster, \
+                    distributed.Client(cluster) as client:
+                def graph():
+                    x = ud.imread_tiff(path, chunk_rows=512)
+                    if chunks == "cupy":
+                        x = x.map_blocks(cp.asarray)
+                    return ud.zoom(x, 2, backend="cuda", chunk_rows=a.chunk_rows, **zoom)
+
+                def run():
+                    s = graph().sum(dtype=np.uint64)
+                    return int(client.compute(s).result())
+                got = run()
+                if got != ref_sum:
+                    identical = False
+                t = median_time(run, a.reps)
+                if devs == 1 and chunks == "numpy":
+                    full = graph().compute()
+                    identical = identical and bool(np.array_equal(
+                        full if isinstance(full, np.ndarray) else cp.asnumpy(full), ref))
+                    del full
+            base = base or t
+            rows.append({"run": f"upres.dask on {devs} GPU worker(s), {chunks} chunks "
+                         f"(imread_tiff, zoom, sum)", "seconds": t, "base": base})
+    gpu = upres.cuda_device_info().split("\n")[0]
+    same = "yes" if identical else "NO"
+    head = (f"Measured by `tools/dask_scale.py --gpu` on {ngpu} GPU(s) ({gpu}; "
+            f"{os.cpu_count()} cores; dask {dask.__version__}): {n}^2 u16, exact B-spline zoom x2 "
+            f"(mirror), {a.chunk_rows}-row output bands, {a.threads_per_worker} task(s) at once "
+            f"per GPU; median of {a.reps} runs after a warm-up. Bit-identical to the whole-image "
+            f"cuda call: {same}.")
+    table = ["| run | time | speed-up over one GPU worker |", "|---|---|---|"]
+    for r in rows:
+        table.append(f"| {r['run']} | {r['seconds']:.2f} s | {r['base'] / r['seconds']:.2f}x |")
+    text = head + "\n\n" + "\n".join(table)
+    print(text)
+    if a.json:
+        os.makedirs(os.path.dirname(a.json), exist_ok=True)
+        with open(a.json, "w") as f:
+            json.dump({"side": n, "gpus": ngpu, "reps": a.reps, "chunk_rows": a.chunk_rows,
+                       "threads_per_worker": a.threads_per_worker, "identical": identical,
+                       "text": text, "rows": rows}, f, indent=1)
+    write_table(text, GPU_BEGIN, GPU_END)
+    return 0 if identical else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--side", type=int, default=8192)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--chunk-rows", type=int, default=1024, help="output rows per task")
     ap.add_argument("--json")
+    ap.add_argument("--gpu", action="store_true", help="the zoom on the GPUs (local_gpu_cluster)")
+    ap.add_argument("--threads-per-worker", type=int, default=1, help="--gpu: tasks per GPU")
     a = ap.parse_args()
 
     import dask
@@ -58,6 +143,12 @@ def main():
     work = tempfile.mkdtemp(prefix="upres-dask-")
     path = os.path.join(work, "in.tif")
     upres.imwrite(path, img)
+    if a.gpu:
+        try:
+            return gpu_main(a, img, path)
+        finally:
+            os.remove(path)
+            os.rmdir(work)
 
     # Per operation: the whole-image call and the dask one (on a dask array).
     ops = {
@@ -120,12 +211,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"side": n, "cores": cores, "reps": a.reps, "chunk_rows": a.chunk_rows,
                        "identical": identical, "rows": rows}, f, indent=1)
-    doc = open(DOC).read()
-    if BEGIN in doc and END in doc:
-        pre, rest = doc.split(BEGIN, 1)
-        post = rest.split(END, 1)[1]
-        with open(DOC, "w") as f:
-            f.write(pre + BEGIN + "\n\n" + text + "\n\n" + END + post)
+    write_table(text, BEGIN, END)
     return 0 if identical else 1
 
 

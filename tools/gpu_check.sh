@@ -331,7 +331,7 @@ else
     tmo=$(cap "${PYTHON_TIMEOUT:-300}")
     one=$(mktemp)
     t0=$SECONDS
-    (cd "$ROOT" && PYTHONPATH="$BUILD/python" timeout "$tmo" python3 -m pytest -q -rs \
+    (cd "$ROOT" && PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}" timeout "$tmo" python3 -m pytest -q -rs \
         -p no:cacheprovider python/tests) >"$one" 2>&1
     rc=$?
     { echo "===== python/tests (exit $rc, $((SECONDS - t0)) s)"; cat "$one"; echo; } >>"$TESTS_LOG"
@@ -346,7 +346,7 @@ else
     rm -f "$one"
     if ! skipped_step pybench; then
         tmo=$(cap "${PYBENCH_TIMEOUT:-240}")
-        (cd "$ROOT" && PYTHONPATH="$BUILD/python" timeout "$tmo" python3 tools/bench_python.py \
+        (cd "$ROOT" && PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}" timeout "$tmo" python3 tools/bench_python.py \
             --bench "$BENCH_BIN" --json "$OUT/pybench.json") >>"$BENCH_LOG" 2>&1
         rc=$?
         if [[ $rc == 0 ]]; then

@@ -137,10 +137,13 @@ struct RowRange {
 // The source rows warp_tiled reads for output rows [y0, y1) computed as one band (band_rows =
 // y1 - y0, first_row = y0, last_row = y1), halo and warm-up included: a task that holds only
 // these rows computes those outputs bit-identical to the whole-image call (upres.dask does).
+// backend: the backend that computes the band (Auto: cpu). Cuda: rows enough for any device
+// (its prefilter's units depend on the device's SM count; the caller needs none).
 // Error(InvalidArgument) as warp_tiled for the sizes, transform and options, and for a range
-// outside [0, out_height].
+// outside [0, out_height] or the reference backend.
 RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, int out_height,
-                                const Transform& t, const WarpOptions& opts, int y0, int y1);
+                                const Transform& t, const WarpOptions& opts, int y0, int y1,
+                                Backend backend = Backend::Cpu);
 
 // A rectangle of pixels: columns [x0, x1), rows [y0, y1).
 struct Box {

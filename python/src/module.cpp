@@ -336,22 +336,28 @@ TiledOptions band_options(int y0, int rows) {
 
 std::tuple<int, int> zoom_source_rows_py(int src_width, int src_height, int out_width,
                                          int out_height, const WarpOptionsHandle& h, int y0,
-                                         int y1) {
-    const RowRange r = warp_tiled_source_rows(src_width, src_height, out_width, out_height,
-                                              Transform::make_resize(), h.o, y0, y1);
+                                         int y1, const std::string& backend) {
+    const RowRange r =
+        warp_tiled_source_rows(src_width, src_height, out_width, out_height,
+                               Transform::make_resize(), h.o, y0, y1, parse_enum<Backend>(backend));
     return {r.first, r.last};
 }
 
+// One band of upres.dask.zoom: output rows [y0, y0 + out.rows) from the source rows [first,
+// first + block.rows), on the cpu backend or on the calling thread's current GPU (cuda).
 void zoom_band_py(const NdArray& block, int first, int src_height, const NdArray& out, int y0,
-                  int out_height, const WarpOptionsHandle& h, int threads) {
+                  int out_height, const WarpOptionsHandle& h, int threads,
+                  const std::string& backend) {
     const detail::RawView b = host_rows(block, "block"), o = host_rows(out, "out");
     if (o.type != b.type || o.channels != b.channels)
         invalid("zoom band: the output's dtype and channels must be the source's");
+    Context ctx = cpu_context(threads);
+    ctx.backend = parse_enum<Backend>(backend);
     ViewRowSource src(b, first, src_height);
     ViewRowSink dst(o, y0);
     nb::gil_scoped_release unlock;
     warp_tiled(src, dst, o.width, out_height, Transform::make_resize(), h.o,
-               band_options(y0, o.height), cpu_context(threads));
+               band_options(y0, o.height), ctx);
 }
 
 std::tuple<int, int> spline_filter_source_rows_py(int width, int height, const Options& kv, int y0,
@@ -774,9 +780,9 @@ NB_MODULE(_upres, m) {
           "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);
     m.def("zoom_source_rows", &zoom_source_rows_py, "src_width"_a, "src_height"_a, "out_width"_a,
-          "out_height"_a, "options"_a, "y0"_a, "y1"_a);
+          "out_height"_a, "options"_a, "y0"_a, "y1"_a, "backend"_a = "cpu");
     m.def("zoom_band", &zoom_band_py, "block"_a, "first"_a, "src_height"_a, "out"_a, "y0"_a,
-          "out_height"_a, "options"_a, "threads"_a);
+          "out_height"_a, "options"_a, "threads"_a, "backend"_a = "cpu");
     m.def("spline_filter_source_rows", &spline_filter_source_rows_py, "width"_a, "height"_a,
           "options"_a, "y0"_a, "y1"_a);
     m.def("spline_filter_band", &spline_filter_band_py, "block"_a, "first"_a, "height"_a, "out"_a,
@@ -791,6 +797,7 @@ NB_MODULE(_upres, m) {
     m.def("option_tables", &option_tables);
     m.def("cuda_available", &upres::cuda_available);
     m.def("cuda_device_info", &upres::cuda_device_info);
+    m.def("cuda_device_count", &upres::cuda_device_count);
     m.def("synchronize", [](std::uintptr_t stream) {
         upres::Context c;
         c.cuda_stream = reinterpret_cast<void*>(stream);

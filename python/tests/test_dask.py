@@ -11,6 +11,8 @@ import pytest
 
 import upres
 
+from conftest import requires_gpu
+
 da = pytest.importorskip("dask.array", reason="dask is not installed (scripts/test installs it)")
 import upres.dask as ud  # noqa: E402
 
@@ -249,6 +251,104 @@ def test_bad_input(tmp_path: pathlib.Path) -> None:
         ud.map_coordinates(x, np.array([[1.0, np.nan], [2.0, 3.0]]))
     with pytest.raises(upres.InvalidArgumentError, match="coordinates of shape"):
         ud.map_coordinates(x, np.ones((3, 4)))
+
+
+def test_backend_choice() -> None:
+    """backend: 'cpu' or 'cuda', named, never substituted; without a GPU the cuda bands fail
+    when computed with the backend's error (the graph may be built where no GPU is)."""
+    x = da.from_array(np.ones((40, 40), np.float32), chunks=(10, 40))
+    with pytest.raises(upres.InvalidArgumentError, match="backend 'gpu'"):
+        ud.zoom(x, 2, grid_mode=True, backend="gpu")
+    with pytest.raises(upres.InvalidArgumentError, match="grid_mode=True"):
+        ud.zoom(x, 2, backend="cuda")
+    with pytest.raises(upres.InvalidArgumentError, match="srcnn"):
+        ud.upscale(x, 2, "srcnn", backend="cuda")
+    # The cuda rows hold the cpu rows (two of the GPU prefilter's units beyond the taps).
+    opts = upres._upres.warp_options({"interp": "bspline", "border": "mirror"})
+    c0, c1 = upres._upres.zoom_source_rows(500, 4000, 1000, 8000, opts, 4000, 4100)
+    g0, g1 = upres._upres.zoom_source_rows(500, 4000, 1000, 8000, opts, 4000, 4100, "cuda")
+    assert g0 <= c0 - 256 and g1 >= c1 + 256
+    if not upres.cuda_available():
+        y = ud.zoom(x, 2, grid_mode=True, backend="cuda", chunk_rows=20)
+        with pytest.raises(upres.BackendUnavailableError, match="cuda"):
+            y.compute()
+        with pytest.raises(upres.BackendUnavailableError, match="no CUDA device"):
+            ud.local_gpu_cluster()
+
+
+def _cuda_cases() -> list[tuple[str, dict[str, object]]]:
+    return [("bspline", {"order": 3, "mode": "mirror"}),
+            ("bspline-fir", {"order": 3, "mode": "nearest", "prefilter": "fir17"}),
+            ("keys", {"interp": "keys", "mode": "reflect"}),
+            ("linear", {"order": 1, "mode": "constant", "cval": 3.0}),
+            ("nearest", {"order": 0, "mode": "mirror"})]
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype,c,h,w", [(np.uint8, 3, 1100, 700), (np.uint16, 1, 1211, 300),
+                                         (np.float32, 4, 701, 129)])
+def test_zoom_on_the_gpu_bit_identical(dtype: type, c: int, h: int, w: int) -> None:
+    """backend='cuda' bands against upres.zoom(grid_mode=True, backend='cuda') on the whole
+    image: NumPy chunks and CuPy chunks (CuPy out), bands of 37 rows, 256 and the automatic
+    height, zooms up, down and odd. u8 RGB 700 x 1100 runs the prefilter's streaming kernel."""
+    rng = np.random.default_rng(21 + c)
+    a = _image(rng, h, w, c, dtype)
+    x = da.from_array(a, chunks=(150,) + a.shape[1:])
+    for name, kw in _cuda_cases():
+        for z in (2.0, 0.7, 1.37):
+            zz = z if c == 1 else (z, z, 1)
+            ref = upres.zoom(a, zz, grid_mode=True, backend="cuda", **kw)  # type: ignore[arg-type]
+            for rows in (37, 256, None):
+                y = ud.zoom(x, zz, grid_mode=True, backend="cuda", chunk_rows=rows,
+                            **kw)  # type: ignore[arg-type]
+                assert np.array_equal(y.compute(), ref), (name, z, rows)
+    cp = pytest.importorskip("cupy")
+    xc = x.map_blocks(cp.asarray)
+    zz = 2.0 if c == 1 else (2.0, 2.0, 1)
+    y = ud.zoom(xc, zz, grid_mode=True, backend="cuda", chunk_rows=100, mode="mirror")
+    got = y.compute()
+    assert isinstance(got, cp.ndarray)
+    assert np.array_equal(cp.asnumpy(got), upres.zoom(a, zz, grid_mode=True, backend="cuda",
+                                                      mode="mirror"))
+    # The resizes of upscale on the GPU, and CuPy chunks through the cpu backend.
+    up = ud.upscale(x, 3, "bicubic", backend="cuda", chunk_rows=200).compute()
+    assert np.array_equal(up, upres.upscale(a, 3, "bicubic", backend="cuda"))
+    r = ud.rotate(xc, 17, mode="mirror", output_chunks=(300, 300)).compute()
+    assert isinstance(r, cp.ndarray)
+    assert np.array_equal(cp.asnumpy(r), upres.rotate(a, 17, mode="mirror", backend="cpu"))
+
+
+@requires_gpu
+def test_local_gpu_cluster(tmp_path: pathlib.Path) -> None:
+    """One worker process per GPU, each seeing its own device only; the bands of a TIFF zoomed
+    on the GPUs equal the whole cuda call, and every worker computed some."""
+    distributed = pytest.importorskip("distributed",
+                                      reason="distributed is not installed (scripts/test does)")
+    rng = np.random.default_rng(9)
+    a = rng.integers(1, 65535, (1530, 410), dtype=np.uint16)
+    p = tmp_path / "big.tif"
+    try:
+        upres.imwrite(p, a)
+    except upres.UnsupportedFormatError:
+        pytest.skip("this build has no libtiff")
+    n = upres._upres.cuda_device_count()
+    ref = upres.zoom(a, 2, mode="mirror", grid_mode=True, backend="cuda")
+    with ud.local_gpu_cluster(dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            seen = client.run(lambda: __import__("os").environ["CUDA_VISIBLE_DEVICES"])
+            assert len(seen) == n and len(set(seen.values())) == n, seen
+            x = ud.imread_tiff(p, chunk_rows=200)
+            y = ud.zoom(x, 2, mode="mirror", grid_mode=True, chunk_rows=128, backend="cuda")
+            y = y.persist()
+            distributed.wait(y)
+            holders = {w for ws in client.who_has(y).values() for w in ws}
+            assert len(holders) == n, holders
+            got = y.compute()
+    assert np.array_equal(got, ref)
+    with pytest.raises(upres.InvalidArgumentError, match="distinct"):
+        ud.local_gpu_cluster([0, 0])
+    with pytest.raises(upres.InvalidArgumentError, match="distinct"):
+        ud.local_gpu_cluster([n])
 
 
 def test_doctests() -> None:

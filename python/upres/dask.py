@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 from dask.delayed import delayed
 import dask.array as da
@@ -40,13 +40,13 @@ from dask.base import tokenize
 import numpy as np
 
 from . import _upres
-from ._errors import InvalidArgumentError
+from ._errors import BackendUnavailableError, InvalidArgumentError
 from ._arrays import options_text as _options_text
 from .ndimage import (_PREFILTER_MODES, _affine, _corner_zoom, _fir_length, _rotation,
                       _warp_option_text)
 
 __all__ = ["imread_tiff", "zoom", "affine_transform", "rotate", "map_coordinates", "spline_filter",
-           "spline_filter1d", "upscale"]
+           "spline_filter1d", "upscale", "local_gpu_cluster"]
 
 _NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 # Bands of at least 256 source rows of their own (the prefilter's warm-up, 2 x 64 rows a band,
@@ -92,9 +92,56 @@ def _pieces(x: Any) -> Any:
     return x.to_delayed(optimize_graph=False).tolist()
 
 
+def _host(a: Any) -> Any:
+    """A chunk in host memory: CuPy chunks are copied there (the native band calls read host
+    rows)."""
+    if type(a).__module__.split(".")[0] == "cupy":
+        return a.get()
+    return a
+
+
 def _joined(parts: Any) -> Any:
-    """The array of _pieces' chunks, in a task."""
-    return np.block(parts) if isinstance(parts, list) else parts
+    """The array of _pieces' chunks, in a task, in host memory."""
+    if isinstance(parts, list):
+        return np.block(_nested_map(_host, parts))
+    return _host(parts)
+
+
+def _nested_map(f: Any, parts: Any) -> Any:
+    return [_nested_map(f, p) for p in parts] if isinstance(parts, list) else f(parts)
+
+
+def _lib_of(x: Any) -> str:
+    """'cupy' when the dask array's chunks are CuPy arrays, else 'numpy'."""
+    return "cupy" if type(x._meta).__module__.split(".")[0] == "cupy" else "numpy"
+
+
+def _meta(lib: str, ndim: int, dtype: Any) -> Any:
+    if lib == "cupy":
+        import cupy
+        return cupy.empty((0,) * ndim, dtype)
+    return np.empty((0,) * ndim, dtype)
+
+
+class _InLib:
+    """A task's function whose NumPy result goes back as the input's kind of chunk (CuPy
+    chunks in, CuPy chunks out, on the worker's current GPU)."""
+
+    def __init__(self, fn: Any, lib: str) -> None:
+        self.fn, self.lib = fn, lib
+
+    def __call__(self, *args: Any) -> Any:
+        out = self.fn(*args)
+        if self.lib == "cupy":
+            import cupy
+            return cupy.asarray(out)
+        return out
+
+
+def _backend(op: str, backend: str) -> str:
+    if backend not in ("cpu", "cuda"):
+        raise InvalidArgumentError(f"{op}: backend {backend!r} (allowed: 'cpu', 'cuda')")
+    return backend
 
 
 def _band_edges(out_h: int, src_h: int, row_bytes: int, chunk_rows: Optional[int],
@@ -115,12 +162,14 @@ def _assemble(x: Any, out_w: int, out_h: int, dtype: Any, edges: list[int],
     """A dask array of out_h x out_w (x's channels) from one task per band [y0, y1): band(block,
     first, y0, y1) on the source rows [first, last) = rows_of(y0, y1)."""
     tail = tuple(x.shape[2:])
+    lib = _lib_of(x)
+    fn = band if lib == "numpy" else _InLib(band, lib)
     parts = []
     for y0, y1 in zip(edges[:-1], edges[1:]):
         first, last = rows_of(y0, y1)
-        task = delayed(band, pure=True)(_pieces(x[first:last]), first, y0, y1)
+        task = delayed(fn, pure=True)(_pieces(x[first:last]), first, y0, y1)
         parts.append(da.from_delayed(task, shape=(y1 - y0, out_w) + tail, dtype=dtype,
-                                     meta=np.empty((0,) * x.ndim, dtype),
+                                     meta=_meta(lib, x.ndim, dtype),
                                      name=f"{name}-{y0}-" + tokenize(task.key)))
     return da.concatenate(parts, axis=0)
 
@@ -129,15 +178,16 @@ class _ZoomBand:
     """One band of a zoom: picklable (plain options, parsed in the task)."""
 
     def __init__(self, options: dict[str, str], src_h: int, out_w: int, out_h: int,
-                 dtype: Any, threads: int) -> None:
+                 dtype: Any, threads: int, backend: str) -> None:
         self.options, self.src_h, self.out_w, self.out_h = options, src_h, out_w, out_h
-        self.dtype, self.threads = np.dtype(dtype), threads
+        self.dtype, self.threads, self.backend = np.dtype(dtype), threads, backend
 
     def __call__(self, block: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
         block = _joined(block)
         out = np.empty((y1 - y0, self.out_w) + block.shape[2:], self.dtype)
         _upres.zoom_band(np.ascontiguousarray(block, self.dtype), first, self.src_h, out, y0,
-                         self.out_h, _upres.warp_options(self.options), self.threads)
+                         self.out_h, _upres.warp_options(self.options), self.threads,
+                         self.backend)
         return out
 
 
@@ -145,7 +195,8 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
          mode: str = "constant", cval: float = 0.0, prefilter: Union[bool, str] = True, *,
          grid_mode: bool = False, interp: Optional[str] = None,
          output_shape: Optional[tuple[int, int]] = None, chunk_rows: Optional[int] = None,
-         output_chunks: Optional[tuple[int, int]] = None, threads: int = 1) -> Any:
+         output_chunks: Optional[tuple[int, int]] = None, threads: int = 1,
+         backend: str = "cpu") -> Any:
     """Zoom a dask array, as upres.zoom (scipy's zoom).
 
     Parameters: input (H, W) or (H, W, C) dask or NumPy array of uint8, uint16 or float32;
@@ -158,10 +209,14 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
     band by band of output rows, several times faster); output_shape: (rows, columns) instead
     of round(n * zoom); chunk_rows: output rows per task with grid_mode=True (default: bands of
     about 32 MiB and at least 256 source rows); output_chunks: (rows, columns) per task with
-    grid_mode=False (as affine_transform); threads: CPU threads per task. Returns a dask array
-    of the input's dtype whose pixels equal upres.zoom's (cpu backend) bit for bit.
+    grid_mode=False (as affine_transform); threads: CPU threads per task; backend: 'cpu' or
+    'cuda' (grid_mode=True only: each band runs on the worker's current GPU, as
+    ``upres.zoom_tiff(backend='cuda')``; one worker per GPU: local_gpu_cluster). Returns a dask
+    array of the input's dtype whose pixels equal upres.zoom's on the same backend bit for bit
+    (its chunks NumPy arrays, or CuPy arrays on the worker's GPU where the input's chunks are).
     """
     op = "upres.dask.zoom"
+    backend = _backend(op, backend)
     x = input if isinstance(input, da.Array) else da.from_array(np.asarray(input))
     if x.ndim not in (2, 3):
         raise InvalidArgumentError(f"{op}: shape {tuple(x.shape)}; images are (H, W) or "
@@ -180,6 +235,10 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
     if min(oh, ow) < 1:
         raise InvalidArgumentError(f"{op}: output shape {(oh, ow)} is empty")
     if not grid_mode:
+        if backend == "cuda":
+            raise InvalidArgumentError(f"{op}: backend 'cuda' runs grid_mode=True (the separable "
+                                       "resize in bands); grid_mode=False maps are tiled on the "
+                                       "cpu backend")
         return _warp_tiles(op, x, (oh, ow), _corner_zoom((h, w), (oh, ow)), order, mode, cval,
                            prefilter, interp, output_chunks, threads)
     x = _as_dask(x, op)
@@ -189,10 +248,10 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
     handle = _upres.warp_options(opts)  # checks the options now, not in a task
     c = int(x.shape[2]) if x.ndim == 3 else 1
     edges = _band_edges(oh, h, ow * c * x.dtype.itemsize, chunk_rows, op)
-    band = _ZoomBand(opts, h, ow, oh, x.dtype, threads)
+    band = _ZoomBand(opts, h, ow, oh, x.dtype, threads, backend)
     return _assemble(x, ow, oh, x.dtype, edges,
-                     lambda y0, y1: _upres.zoom_source_rows(w, h, ow, oh, handle, y0, y1), band,
-                     "upres-zoom")
+                     lambda y0, y1: _upres.zoom_source_rows(w, h, ow, oh, handle, y0, y1,
+                                                            backend), band, "upres-zoom")
 
 
 class _UpscaleBand:
@@ -216,21 +275,23 @@ _SRCNN_RADIUS = 21
 
 
 def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional[str] = None,
-            chunk_rows: Optional[int] = None, threads: int = 1) -> Any:
-    """Upscale a dask array, as upres.upscale with an integer scale (cpu backend).
+            chunk_rows: Optional[int] = None, threads: int = 1, backend: str = "cpu") -> Any:
+    """Upscale a dask array, as upres.upscale with an integer scale.
 
     Parameters: input (H, W) or (H, W, C) dask or NumPy array (uint8, uint16, float32; C 1 to
     4); scale: an integer in [1, 16] (srcnn: a factor with a model); method: 'auto' (srcnn
     where a bundled model exists, else bicubic), 'srcnn', 'bicubic', 'bilinear', 'bspline' (the
     SEABI family's threshold is a statistic of the whole image: upscale it whole, or stream it
     with ``upres upscale --stream``); model: an SRCNN weights file; chunk_rows: output rows per
-    task (default: bands of about 32 MiB); threads: CPU threads per task. srcnn runs one task
-    per band of output rows, each given its source rows plus the network's reach (aligned to 8
-    rows, as upres's tiled SRCNN); bicubic, bilinear and bspline are the resizes
-    ``upres.dask.zoom(grid_mode=True)`` runs. Returns a dask array of the input's dtype whose
-    pixels equal upres.upscale's (cpu backend) bit for bit.
+    task (default: bands of about 32 MiB); threads: CPU threads per task; backend: 'cpu', or
+    'cuda' for bicubic, bilinear and bspline. srcnn runs one task per band of output rows, each
+    given its source rows plus the network's reach (aligned to 8 rows, as upres's tiled SRCNN);
+    bicubic, bilinear and bspline are the resizes ``upres.dask.zoom(grid_mode=True)`` runs.
+    Returns a dask array of the input's dtype whose pixels equal upres.upscale's on the same
+    backend bit for bit.
     """
     op = "upres.dask.upscale"
+    backend = _backend(op, backend)
     s = float(scale)
     if not (1 <= s <= 16) or s != math.floor(s):
         raise InvalidArgumentError(f"{op}: scale {scale!r} must be an integer in [1, 16]")
@@ -243,16 +304,19 @@ def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional
     method = _upres.upscale_method(_options_text(dict(options, scale=si, method=method)))
     if method == "bicubic":
         return zoom(x, zs, interp="keys", mode="reflect", grid_mode=True, chunk_rows=chunk_rows,
-                    threads=threads)
+                    threads=threads, backend=backend)
     if method == "bilinear":
         return zoom(x, zs, order=1, mode="reflect", grid_mode=True, chunk_rows=chunk_rows,
-                    threads=threads)
+                    threads=threads, backend=backend)
     if method == "bspline":
         return zoom(x, zs, order=3, mode="mirror", grid_mode=True, chunk_rows=chunk_rows,
-                    threads=threads)
+                    threads=threads, backend=backend)
     if method != "srcnn":
         raise InvalidArgumentError(f"{op}: method {method!r} is not tiled (allowed: auto, srcnn, "
                                    "bicubic, bilinear, bspline)")
+    if backend == "cuda":
+        raise InvalidArgumentError(f"{op}: srcnn is tiled on the cpu backend only (backend "
+                                   "'cuda' runs bicubic, bilinear and bspline)")
     h, w = int(x.shape[0]), int(x.shape[1])
     c = int(x.shape[2]) if x.ndim == 3 else 1
     from ._ops import upscale as _upscale
@@ -315,8 +379,9 @@ def _warp_tiles(op: str, input: Any, out_shape: Any, matrix: list[float], order:
         th, tw = int(chunks[0]), int(chunks[1])
         if th < 1 or tw < 1:
             raise InvalidArgumentError(f"{op}: output_chunks {chunks} must be positive")
-    tile = _WarpTile(opts, "affine", matrix, (h, w), (oh, ow), x.dtype, threads)
-    meta = np.empty((0,) * x.ndim, x.dtype)
+    lib = _lib_of(x)
+    tile = _InLib(_WarpTile(opts, "affine", matrix, (h, w), (oh, ow), x.dtype, threads), lib)
+    meta = _meta(lib, x.ndim, x.dtype)
     rows = []
     ys, xs = _tile_edges(oh, th), _tile_edges(ow, tw)
     for y0, y1 in zip(ys[:-1], ys[1:]):
@@ -427,7 +492,7 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     # Per chunk: the least and the largest row and column (as float32, the field's type), in
     # one pass over the coordinates: block i1, ..., ik gives lim[:, 2 i1 : 2 i1 + 2, i2, ...].
     def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        f = b.astype(np.float32).reshape(2, -1)
+        f = _host(b).astype(np.float32).reshape(2, -1)
         r: np.ndarray[Any, Any] = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)
         return r.reshape((2, 2) + (1,) * (b.ndim - 2))  # [row | col][min | max]
 
@@ -437,8 +502,9 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     if not np.all(np.isfinite(lim)):
         raise InvalidArgumentError(f"{op}: the coordinates hold NaN or infinite values; they "
                                    "must be finite")
-    task_fn = _RemapChunk(opts, (h, w), x.dtype, threads)
-    meta = np.empty((0,) * (c.ndim - 1 + len(tail)), x.dtype)
+    lib = _lib_of(x)
+    task_fn = _InLib(_RemapChunk(opts, (h, w), x.dtype, threads), lib)
+    meta = _meta(lib, c.ndim - 1 + len(tail), x.dtype)
     blocks: dict[tuple[int, ...], Any] = {}
     for idx in np.ndindex(*nb):
         cb = c.blocks[(0,) + idx]
@@ -572,3 +638,47 @@ def imread_tiff(path: Union[str, "os.PathLike[str]"], chunk_rows: int = 1024) ->
     chunks = (tuple(b - a for a, b in zip(edges[:-1], edges[1:])), (w,)) + tuple((v,) for v in tail)
     return da.Array(dsk, name, chunks, dtype=dtype,
                     meta=np.empty((0,) * (2 + len(tail)), dtype))
+
+
+def local_gpu_cluster(devices: Union[str, Sequence[int]] = "all", *, threads_per_worker: int = 1,
+                      memory_limit: Union[str, int] = "auto",
+                      dashboard_address: Optional[str] = ":0") -> Any:
+    """A ``distributed`` cluster on this host with one worker process per GPU (as dask-cuda's
+    LocalCUDACluster): worker i sees only GPU devices[i] (CUDA_VISIBLE_DEVICES, mapped through
+    the caller's own), so the tasks of ``zoom(..., backend='cuda')`` it runs use that GPU.
+
+    devices: 'all' or the indices of the GPUs (as the caller sees them); threads_per_worker:
+    tasks run at once on each GPU; memory_limit, dashboard_address: as LocalCluster's. Use it
+    as ``distributed.Client(local_gpu_cluster())``; close the client and the cluster when done.
+    """
+    import distributed
+
+    op = "upres.dask.local_gpu_cluster"
+    n = int(_upres.cuda_device_count())
+    if n == 0:
+        raise BackendUnavailableError(f"{op}: no CUDA device (build with CUDA: "
+                                      f"{_upres.build_info()['cuda']})")
+    if isinstance(devices, str):
+        if devices != "all":
+            raise InvalidArgumentError(f"{op}: devices {devices!r} (allowed: 'all' or a list of "
+                                       "indices)")
+        devs = list(range(n))
+    else:
+        devs = [int(d) for d in devices]
+    if not devs or len(set(devs)) != len(devs) or not all(0 <= d < n for d in devs):
+        raise InvalidArgumentError(f"{op}: devices {list(devs)}: distinct indices in [0, {n}) "
+                                   f"({n} device(s) here)")
+    if int(threads_per_worker) < 1:
+        raise InvalidArgumentError(f"{op}: threads_per_worker {threads_per_worker} must be at "
+                                   "least 1")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [v.strip() for v in visible.split(",")] if visible else [str(d) for d in range(n)]
+    workers = {
+        f"upres-gpu-{d}": {"cls": distributed.Nanny,
+                           "options": {"nthreads": int(threads_per_worker),
+                                       "memory_limit": memory_limit,
+                                       "env": {"CUDA_VISIBLE_DEVICES": ids[d]}}}
+        for d in devs}
+    scheduler = {"cls": distributed.Scheduler,
+                 "options": {"dashboard_address": dashboard_address}}
+    return distributed.SpecCluster(workers=workers, scheduler=scheduler)

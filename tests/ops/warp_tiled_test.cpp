@@ -266,10 +266,12 @@ TEST(WarpTiledCuda, SeveralDevicesGiveTheSameBytes) {
 
 // A task of a cluster (upres.dask): output rows [y0, y1) from only the source rows
 // warp_tiled_source_rows names, as one band (first_row / last_row), into a sink of those rows:
-// the whole call's bytes, for ranges that cut anywhere.
+// the whole call's bytes, for ranges that cut anywhere. On the cuda backend the rows are those
+// for any device (two of the prefilter's largest units beyond the taps), a superset of the cpu's.
 template <class T>
-void check_ranges(const Image<T>& in, int ow, int oh, const WarpOptions& o) {
-    const Image<T> ref = whole(in, ow, oh, o);
+void check_ranges(const Image<T>& in, int ow, int oh, const WarpOptions& o,
+                  Backend backend = Backend::Cpu) {
+    const Image<T> ref = whole(in, ow, oh, o, backend);
     const int c = in.channels();
     std::mt19937 rng(7);
     std::vector<int> cuts{0, oh};
@@ -279,8 +281,11 @@ void check_ranges(const Image<T>& in, int ow, int oh, const WarpOptions& o) {
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
         const int y0 = cuts[k], y1 = cuts[k + 1];
         const RowRange r = warp_tiled_source_rows(in.width(), in.height(), ow, oh,
-                                                  Transform::make_resize(), o, y0, y1);
+                                                  Transform::make_resize(), o, y0, y1, backend);
         ASSERT_TRUE(r.first >= 0 && r.first < r.last && r.last <= in.height());
+        const RowRange rc = warp_tiled_source_rows(in.width(), in.height(), ow, oh,
+                                                   Transform::make_resize(), o, y0, y1);
+        EXPECT_TRUE(r.first <= rc.first && rc.last <= r.last);
         Image<T> held(in.width(), r.last - r.first, c);  // only the rows the task holds
         for (int y = r.first; y < r.last; ++y)
             std::memcpy(held.view().row(y - r.first), in.view().row(y), sizeof(T) * in.width() * c);
@@ -291,7 +296,7 @@ void check_ranges(const Image<T>& in, int ow, int oh, const WarpOptions& o) {
         to.first_row = y0;
         to.last_row = y1;
         to.band_rows = y1 - y0;
-        warp_tiled(src, dst, ow, oh, Transform::make_resize(), o, to, ctx_of(Backend::Cpu));
+        warp_tiled(src, dst, ow, oh, Transform::make_resize(), o, to, ctx_of(backend));
         for (int y = y0; y < y1; ++y)
             ASSERT_EQ(0,
                       std::memcmp(band.view().row(y - y0), ref.view().row(y), sizeof(T) * ow * c))
@@ -309,6 +314,45 @@ TEST(WarpTiled, RangesFromTheirSourceRowsOnly) {
             check_ranges(random_image<float>(29, 301, 1, 4, -1.0, 2.0), 17, 97, o);
         }
     }
+}
+
+// upres.dask's tasks on the GPU: the rows warp_tiled_source_rows names for the cuda backend hold
+// every band it runs, on images whose prefilter runs each of its kernels (Box: 1 channel; Tile:
+// 3 channels; Stream: 3 channels over 2^21 samples, segments of the device's choosing).
+TEST(WarpTiledCuda, RangesFromTheirSourceRowsOnly) {
+    UPRES_REQUIRE_GPU();
+    for (Interp i : {Interp::BSpline, Interp::Cubic}) {
+        WarpOptions o;
+        o.interp = i;
+        o.border = Border::Mirror;
+        check_ranges(random_image<std::uint16_t>(300, 1211, 1, 3), 600, 2422, o, Backend::Cuda);
+        check_ranges(random_image<float>(129, 701, 3, 4, -1.0, 2.0), 250, 1400, o,
+                     Backend::Cuda);
+        check_ranges(random_image<std::uint8_t>(700, 1100, 3, 5), 1400, 2200, o, Backend::Cuda);
+        o.prefilter = 17;
+        check_ranges(random_image<std::uint8_t>(400, 900, 1, 6), 517, 1901, o, Backend::Cuda);
+    }
+}
+
+TEST(WarpTiled, SourceRowsForTheCudaBackendHoldTheCpuRows) {
+    WarpOptions o;  // the exact B-spline
+    const RowRange cpu = warp_tiled_source_rows(500, 4000, 1000, 8000, Transform::make_resize(),
+                                                o, 4000, 4100);
+    const RowRange gpu = warp_tiled_source_rows(500, 4000, 1000, 8000, Transform::make_resize(),
+                                                o, 4000, 4100, Backend::Cuda);
+    EXPECT_LE(gpu.first, cpu.first - 256);
+    EXPECT_GE(gpu.last, cpu.last + 256);
+    // Under 32 samples across the cuda prefilter runs whole columns: every row.
+    const RowRange narrow = warp_tiled_source_rows(20, 4000, 40, 8000, Transform::make_resize(),
+                                                   o, 4000, 4100, Backend::Cuda);
+    EXPECT_EQ(narrow.first, 0);
+    EXPECT_EQ(narrow.last, 4000);
+    expect_error(
+        [&] {
+            warp_tiled_source_rows(20, 40, 40, 80, Transform::make_resize(), o, 0, 8,
+                                   Backend::Reference);
+        },
+        ErrorCode::InvalidArgument, "reference");
 }
 
 // 1000 random points on band seams (the rows just above and below each band's first row)

@@ -58,6 +58,10 @@ inline std::pair<int, int> prefilter_band_span(int h, int warm, int y0, int y1) 
     return {std::max(0, y0 - warm) / kBandAlign * kBandAlign,
             std::min(h, (y1 + warm + kBandAlign - 1) / kBandAlign * kBandAlign)};
 }
+// The CUDA prefilter's bands (cuda::PrefilterBandPlan below) are cut in units of at most this
+// many rows (64-row tiles, or streaming segments of at most 256 rows): a band of the cuda backend
+// reads at most 2 units beyond its taps at a cut end, whatever the device.
+inline constexpr int kCudaMaxBandUnit = 256;
 // The same across columns: [a, b) of w columns for a box's columns [x0, x1).
 inline std::pair<int, int> prefilter_box_columns(int w, int warm, int x0, int x1) {
     return {std::max(0, x0 - warm) / kBoxAlignX * kBoxAlignX,

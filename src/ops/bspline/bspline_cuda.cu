@@ -704,7 +704,7 @@ int stream_segment(int h, int nstrips, int R, int seg) {
     constexpr int kWarpsPerSm = 8;
     const int min_seg = R >= 15 ? 32 : 16;
     const long long want = (long long)h * nstrips / ((long long)sm_count() * kWarpsPerSm);
-    int s = static_cast<int>(std::min<long long>(want, 256));
+    int s = static_cast<int>(std::min<long long>(want, cpu::kCudaMaxBandUnit));
     s = (s + 7) / 8 * 8;
     return std::max(s, min_seg);
 }

@@ -26,6 +26,7 @@
 #include "core/span2d.hpp"
 #include "core/tiled_bands.hpp"
 #include "ops/bspline/bspline_backends.hpp"
+#include "ops/bspline/bspline_math.hpp"
 #include "ops/warp/warp_backends.hpp"
 
 namespace upres {
@@ -390,15 +391,29 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
 }
 
 RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, int out_height,
-                                const Transform& t, const WarpOptions& opts, int y0, int y1) {
+                                const Transform& t, const WarpOptions& opts, int y0, int y1,
+                                Backend backend) {
     tiled::check_side(kOp, src_width, "the source width");
     tiled::check_side(kOp, src_height, "the source height");
     tiled::check_side(kOp, out_width, "the output width");
     tiled::check_side(kOp, out_height, "the output height");
     tiled::check_range(kOp, out_height, y0, y1);
+    if (backend != Backend::Cpu && backend != Backend::Auto && backend != Backend::Cuda)
+        fail(std::string("source rows are given for the cpu and cuda backends, not ") +
+             to_string(backend));
     WarpPlan p;
     const Geometry g = check_and_plan(src_width, src_height, 1, out_width, out_height, t, opts, p);
-    return image_rows(g, band_span(p, g, y0, y1));
+    if (backend != Backend::Cuda || !g.prefilter) return image_rows(g, band_span(p, g, y0, y1));
+    // The cuda prefilter's units depend on the device (its SM count) and the caller may have
+    // none: the rows of two units of the largest size beyond the taps at each cut end (or the
+    // whole span where the prefilter does not cut, under 32 samples across) hold every band
+    // the devices run.
+    if (opts.prefilter == 0 && std::min(g.span_w, g.span_h) < 2 * bspline::kMaxFirRadius + 2)
+        return image_rows(g, {0, g.span_h});
+    auto [lo, hi] = cpu::resize_band_rows(p, g.span_h, y0, y1);
+    if (lo > hi) lo = hi = 0;
+    constexpr int kReach = 2 * cpu::kCudaMaxBandUnit;
+    return image_rows(g, {std::max(0, lo - kReach), std::min(g.span_h, hi + 1 + kReach)});
 }
 
 }  // namespace upres

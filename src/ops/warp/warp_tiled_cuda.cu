@@ -217,11 +217,16 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
 
     TiledStats st;
     st.band_rows = band;
-    st.buffer_bytes = host_bytes(z);
-    st.device_bytes = device_bytes(z);
-    std::vector<std::unique_ptr<Slot>> slots;  // kSlots per device, device by device
+    const int end = tiled::end_row(to, g.oh);
+    const int nbands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
+    // kSlots per device, or one per band where a device gets fewer (a task of upres.dask runs
+    // one band: its page-locked buffers cost more time to allocate than to fill).
+    const int per = std::clamp((nbands + nd - 1) / nd, 1, kSlots);
+    st.buffer_bytes = host_bytes(z) / kSlots * per;
+    st.device_bytes = device_bytes(z) / kSlots * per;
+    std::vector<std::unique_ptr<Slot>> slots;  // `per` per device, device by device
     for (int d : devices)
-        for (int i = 0; i < kSlots; ++i) {
+        for (int i = 0; i < per; ++i) {
             auto sl = std::make_unique<Slot>(d);
             sl->in.allocate(z.in);
             sl->out.allocate(z.out);
@@ -234,8 +239,6 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     const std::ptrdiff_t in_row = std::ptrdiff_t{g.sw} * g.c;
     const std::ptrdiff_t out_row = std::ptrdiff_t{g.ow} * g.c;
     const std::ptrdiff_t span_row = std::ptrdiff_t{g.span_w} * g.c;
-    const int end = tiled::end_row(to, g.oh);
-    const int nbands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
     Shared sh;
     sh.band_slot.assign(static_cast<std::size_t>(nbands), nullptr);
     std::int64_t rows_read = 0;  // both under sh.reading
@@ -248,7 +251,7 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
             UPRES_CUDA_CHECK(cudaSetDevice(devices[static_cast<std::size_t>(d)]));
             int j = 0;
             for (int k = d; k < nbands; k += nd, ++j) {
-                Slot& sl = *slots[static_cast<std::size_t>(d * kSlots + j % kSlots)];
+                Slot& sl = *slots[static_cast<std::size_t>(d * per + j % per)];
                 {
                     std::unique_lock<std::mutex> l(sh.mu);
                     sh.cv.wait(l, [&] { return !sl.busy || sh.stop; });
