@@ -62,12 +62,14 @@ def gpu_main(a, img, path):
     n = a.side
     ngpu = upres._upres.cuda_device_count()
     zoom = dict(mode="mirror", grid_mode=True)
-    ref = upres.zoom(img, 2, backend="cuda", **zoom)
+    ref = cp.asnumpy(upres.zoom(cp.asarray(img), 2, backend="cuda", **zoom))
     ref_sum = int(ref.sum(dtype=np.uint64))
     rows = []
-    whole = median_time(lambda: int(upres.zoom(upres.imread(path), 2, backend="cuda", **zoom)
-                                    .sum(dtype=np.uint64)), a.reps)
-    rows.append({"run": "whole image on one GPU in one process (imread, upres.zoom, sum)",
+    whole = median_time(lambda: int(upres.zoom(cp.asarray(upres.imread(path)), 2,
+                                               backend="cuda", **zoom).sum(dtype=cp.uint64)),
+                        a.reps)
+    rows.append({"run": "whole image on one GPU in one process (imread, upload, upres.zoom, "
+                 "sum on the GPU)",
                  "seconds": whole, "base": whole})
     identical = True
     for chunks in ("numpy", "cupy"):
@@ -97,7 +99,8 @@ def gpu_main(a, img, path):
             base = base or t
             rows.append({"run": f"upres.dask on {devs} GPU worker(s), {chunks} chunks "
                          f"(imread_tiff, zoom, sum)", "seconds": t, "base": base})
-    gpu = upres.cuda_device_info().split("\n")[0]
+            print(rows[-1], flush=True)
+    gpu = upres._upres.cuda_device_info().split("\n")[0]
     same = "yes" if identical else "NO"
     head = (f"Measured by `tools/dask_scale.py --gpu` on {ngpu} GPU(s) ({gpu}; "
             f"{os.cpu_count()} cores; dask {dask.__version__}): {n}^2 u16, exact B-spline zoom x2 "

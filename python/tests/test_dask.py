@@ -291,28 +291,32 @@ def test_zoom_on_the_gpu_bit_identical(dtype: type, c: int, h: int, w: int) -> N
     """backend='cuda' bands against upres.zoom(grid_mode=True, backend='cuda') on the whole
     image: NumPy chunks and CuPy chunks (CuPy out), bands of 37 rows, 256 and the automatic
     height, zooms up, down and odd. u8 RGB 700 x 1100 runs the prefilter's streaming kernel."""
+    cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(21 + c)
     a = _image(rng, h, w, c, dtype)
+    ad = cp.asarray(a)
     x = da.from_array(a, chunks=(150,) + a.shape[1:])
+
+    def whole(f: object, *args: object, **kw: object) -> np.ndarray:
+        return cp.asnumpy(f(ad, *args, backend="cuda", **kw))  # type: ignore[operator]
+
     for name, kw in _cuda_cases():
         for z in (2.0, 0.7, 1.37):
             zz = z if c == 1 else (z, z, 1)
-            ref = upres.zoom(a, zz, grid_mode=True, backend="cuda", **kw)  # type: ignore[arg-type]
+            ref = whole(upres.zoom, zz, grid_mode=True, **kw)
             for rows in (37, 256, None):
                 y = ud.zoom(x, zz, grid_mode=True, backend="cuda", chunk_rows=rows,
                             **kw)  # type: ignore[arg-type]
                 assert np.array_equal(y.compute(), ref), (name, z, rows)
-    cp = pytest.importorskip("cupy")
     xc = x.map_blocks(cp.asarray)
     zz = 2.0 if c == 1 else (2.0, 2.0, 1)
     y = ud.zoom(xc, zz, grid_mode=True, backend="cuda", chunk_rows=100, mode="mirror")
     got = y.compute()
     assert isinstance(got, cp.ndarray)
-    assert np.array_equal(cp.asnumpy(got), upres.zoom(a, zz, grid_mode=True, backend="cuda",
-                                                      mode="mirror"))
+    assert np.array_equal(cp.asnumpy(got), whole(upres.zoom, zz, grid_mode=True, mode="mirror"))
     # The resizes of upscale on the GPU, and CuPy chunks through the cpu backend.
     up = ud.upscale(x, 3, "bicubic", backend="cuda", chunk_rows=200).compute()
-    assert np.array_equal(up, upres.upscale(a, 3, "bicubic", backend="cuda"))
+    assert np.array_equal(up, whole(upres.upscale, 3, "bicubic"))
     r = ud.rotate(xc, 17, mode="mirror", output_chunks=(300, 300)).compute()
     assert isinstance(r, cp.ndarray)
     assert np.array_equal(cp.asnumpy(r), upres.rotate(a, 17, mode="mirror", backend="cpu"))
@@ -331,8 +335,9 @@ def test_local_gpu_cluster(tmp_path: pathlib.Path) -> None:
         upres.imwrite(p, a)
     except upres.UnsupportedFormatError:
         pytest.skip("this build has no libtiff")
+    cp = pytest.importorskip("cupy")
     n = upres._upres.cuda_device_count()
-    ref = upres.zoom(a, 2, mode="mirror", grid_mode=True, backend="cuda")
+    ref = cp.asnumpy(upres.zoom(cp.asarray(a), 2, mode="mirror", grid_mode=True, backend="cuda"))
     with ud.local_gpu_cluster(dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
             seen = client.run(lambda: __import__("os").environ["CUDA_VISIBLE_DEVICES"])

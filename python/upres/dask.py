@@ -30,6 +30,7 @@ Example::
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from typing import Any, Optional, Sequence, Union
@@ -677,8 +678,10 @@ def local_gpu_cluster(devices: Union[str, Sequence[int]] = "all", *, threads_per
         f"upres-gpu-{d}": {"cls": distributed.Nanny,
                            "options": {"nthreads": int(threads_per_worker),
                                        "memory_limit": memory_limit,
+                                       "silence_logs": logging.WARN,
                                        "env": {"CUDA_VISIBLE_DEVICES": ids[d]}}}
         for d in devs}
     scheduler = {"cls": distributed.Scheduler,
                  "options": {"dashboard_address": dashboard_address}}
-    return distributed.SpecCluster(workers=workers, scheduler=scheduler)
+    return distributed.SpecCluster(workers=workers, scheduler=scheduler,
+                                   silence_logs=logging.WARN)

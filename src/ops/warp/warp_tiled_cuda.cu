@@ -2,15 +2,16 @@
 // full rows, each computed on the device from the source rows its taps read, bit-identical to
 // upres::warp with the cuda backend on the whole image.
 //
-// Per band: the source rows are read into pinned host memory, uploaded, staged as float (the
-// B-spline: converted and edge-padded as warp.cpp's edge_padded does), prefiltered by the kernel
-// the whole image's prefilter runs (cuda::prefilter_band_plan: its tiles or segments fall on the
-// same rows, so every unit not at a cut end holds the whole call's coefficients), interpolated by
-// the separable kernel with the band's row offsets (WarpPlan::out_row0, src_row0, src_rows) and
-// downloaded into pinned memory. Each device has a thread that feeds it bands (device d of n
-// takes bands d, d + n, ...) through three slots with their own stream and buffers, and the
-// caller's thread writes the bands to the sink in order as they come back: reading the source,
-// the device's work and writing the sink overlap, and the devices share the bands.
+// Per band: the source rows are read into pinned host memory (or taken where an in-memory source
+// keeps them), uploaded, staged as float (the B-spline: converted and edge-padded as warp.cpp's
+// edge_padded does), prefiltered by the kernel the whole image's prefilter runs
+// (cuda::prefilter_band_plan: its tiles or segments fall on the same rows, so every unit not at a
+// cut end holds the whole call's coefficients), interpolated by the separable kernel with the
+// band's row offsets (WarpPlan::out_row0, src_row0, src_rows) and downloaded into pinned memory (or
+// straight into an in-memory sink's rows). Each device has a thread that feeds it bands (device d
+// of n takes bands d, d + n, ...) through three slots with their own stream and buffers, and the
+// caller's thread writes the bands to the sink in order as they come back: reading the source, the
+// device's work and writing the sink overlap, and the devices share the bands.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -224,12 +225,19 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     const int per = std::clamp((nbands + nd - 1) / nd, 1, kSlots);
     st.buffer_bytes = host_bytes(z) / kSlots * per;
     st.device_bytes = device_bytes(z) / kSlots * per;
+    // A sink that keeps the whole range in host memory (an image, a task's band) takes each
+    // band's rows straight from the device, and a source whose rows are in memory gives them
+    // straight to it: no copy through the slots' host buffers (those are then not allocated;
+    // page-locking them cost a task of upres.dask more than its band's work).
+    std::ptrdiff_t sink_row = 0;
+    T* const sink_mem =
+        end > to.first_row
+            ? static_cast<T*>(dst.rows_in_memory(to.first_row, end - to.first_row, &sink_row))
+            : nullptr;
     std::vector<std::unique_ptr<Slot>> slots;  // `per` per device, device by device
     for (int d : devices)
         for (int i = 0; i < per; ++i) {
             auto sl = std::make_unique<Slot>(d);
-            sl->in.allocate(z.in);
-            sl->out.allocate(z.out);
             sl->d_in = DeviceTemp(z.in, sl->s, "warp_tiled (band source rows)");
             if (z.stage) sl->d_stage = DeviceTemp(z.stage, sl->s, "warp_tiled (band staging)");
             if (z.coef) sl->d_coef = DeviceTemp(z.coef, sl->s, "warp_tiled (band coefficients)");
@@ -268,20 +276,27 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                     throw Error(ErrorCode::Internal, std::string(kOp) + ": band at row " +
                                                          std::to_string(y0) +
                                                          " exceeds its buffers");
+                const T* held = nullptr;  // the band's source rows in host memory
+                std::ptrdiff_t held_stride = in_row;
                 {
                     const std::lock_guard<std::mutex> l(sh.reading);
                     const auto t0 = Clock::now();
-                    src.read_rows(ia, n, sl.in.get(), in_row);
+                    held = static_cast<const T*>(src.rows_in_memory(ia, n, &held_stride));
+                    if (!held) {
+                        if (!sl.in.get()) sl.in.allocate(z.in);
+                        src.read_rows(ia, n, sl.in.get(), in_row);
+                        held = static_cast<const T*>(sl.in.get());
+                        held_stride = in_row;
+                    }
                     read_seconds += seconds_since(t0);
                     rows_read += n;
                 }
                 if constexpr (std::is_same_v<T, float>)
                     if (g.prefilter)
-                        tiled::check_finite(kOp, static_cast<const float*>(sl.in.get()), g.sw, g.c,
-                                            ia, n, in_row, 0);
-                UPRES_CUDA_CHECK(cudaMemcpyAsync(sl.d_in.as<T>(), sl.in.get(),
-                                                 sizeof(T) * static_cast<std::size_t>(n) * in_row,
-                                                 cudaMemcpyHostToDevice, sl.s));
+                        tiled::check_finite(kOp, held, g.sw, g.c, ia, n, held_stride, 0);
+                UPRES_CUDA_CHECK(cudaMemcpy2DAsync(sl.d_in.as<T>(), sizeof(T) * in_row, held,
+                                                   sizeof(T) * held_stride, sizeof(T) * in_row, n,
+                                                   cudaMemcpyHostToDevice, sl.s));
                 const Span2D<T> ob{sl.d_out.as<T>(), g.ow, y1 - y0, g.c, out_row};
                 WarpPlan p = plan;
                 p.schedule = WarpScheduleOverride::Separable;  // the only kernel that takes bands
@@ -313,9 +328,18 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                 } else {
                     warp(Span2D<const T>{sl.d_in.as<T>(), g.sw, rows, g.c, in_row}, ob, p, sl.s);
                 }
-                UPRES_CUDA_CHECK(cudaMemcpyAsync(
-                    sl.out.get(), ob.data, sizeof(T) * static_cast<std::size_t>(y1 - y0) * out_row,
-                    cudaMemcpyDeviceToHost, sl.s));
+                if (sink_mem) {
+                    UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
+                        sink_mem + std::ptrdiff_t{y0 - to.first_row} * sink_row,
+                        sizeof(T) * sink_row, ob.data, sizeof(T) * out_row, sizeof(T) * out_row,
+                        y1 - y0, cudaMemcpyDeviceToHost, sl.s));
+                } else {
+                    if (!sl.out.get()) sl.out.allocate(z.out);
+                    UPRES_CUDA_CHECK(
+                        cudaMemcpyAsync(sl.out.get(), ob.data,
+                                        sizeof(T) * static_cast<std::size_t>(y1 - y0) * out_row,
+                                        cudaMemcpyDeviceToHost, sl.s));
+                }
                 UPRES_CUDA_CHECK(cudaEventRecord(sl.done, sl.s));
                 {
                     const std::lock_guard<std::mutex> l(sh.mu);
@@ -346,7 +370,11 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
             st.wait_seconds += seconds_since(t0);
             const int y0 = to.first_row + k * band, y1 = std::min(end, y0 + band);
             t0 = Clock::now();
-            dst.write_rows(y0, y1 - y0, sl->out.get(), out_row);
+            if (sink_mem)  // the rows are in place: write_rows then copies nothing
+                dst.write_rows(y0, y1 - y0, sink_mem + std::ptrdiff_t{y0 - to.first_row} * sink_row,
+                               sink_row);
+            else
+                dst.write_rows(y0, y1 - y0, sl->out.get(), out_row);
             st.write_seconds += seconds_since(t0);
             ++st.bands;
             if (to.progress) to.progress(y1, g.oh);
