@@ -608,7 +608,7 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
-    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kLinearPerOutput, kBsplineIirFused,
+    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineIirFused,
                     kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput, kBsplineInterp, kLinearTiled,
                     kCubicTiled, kBsplineInterpTiled},
                    {2, 4, 8, 16}})
