@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -222,6 +223,78 @@ struct StreamOutput {
     }
     void commit() { pgm ? pgm->commit() : tiff->commit(); }
 };
+// TIFF to TIFF with the exact threshold: a resumable job (cli/tiled_job.hpp). A killed run
+// keeps the rows of tiles written; the same command computes the total variation again (a read
+// of the input), then streams from the first row not kept, with the stream's halo above it
+// (SeabiStreamOptions::first_row): the file equals an uninterrupted run's.
+void run_stream_resumable(const UpscaleArgs& args, const Common& common, UpscaleMethod m,
+                          SeabiStreamOptions so, const Context& ctx,
+                          std::chrono::steady_clock::time_point t0) {
+    TiffRowReader in(args.paths[0]);
+    const int w = in.width(), h = in.height();
+    TiledJob job;
+    job.command = "upscale";
+    job.in = args.paths[0];
+    job.out = args.paths[1];
+    job.out_width = 2 * w;
+    job.out_height = 2 * h;
+    job.options = fmt::format("stream method {} lattice {}", to_string(m), to_string(so.lattice));
+    int stripes = 0, stripe_rows = 0;
+    std::size_t buffers = 0;
+    const TiledResult r =
+        run_tiled_job(job, in, TiledArgs{}, common.quiet,
+                      [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
+                          TiledStats st;
+                          const int done = to.first_row;  // rows of tiles kept: even
+                          so.first_row = done / 2;
+                          // Written by rows of output tiles (the writer checkpoints after each
+                          // write): a kill loses less than a row of tiles.
+                          const int unit = std::max(1, to.band_align);
+                          Image<std::uint8_t> pending(2 * w, unit, 1);
+                          int held = 0, y_out = done;
+                          const auto flush = [&] {
+                              dst.write_rows(y_out, held, pending.data(), pending.stride());
+                              y_out += held;
+                              held = 0;
+                              ++st.bands;
+                              if (to.progress) to.progress(y_out, 2 * h);
+                          };
+                          SeabiStream s(
+                              w, h, so,
+                              [&](ImageView<const std::uint8_t> rows, int first) {
+                                  for (int i = std::max(0, done - first); i < rows.height(); ++i) {
+                                      std::memcpy(pending.view().row(held++), rows.row(i),
+                                                  static_cast<std::size_t>(2 * w));
+                                      if ((y_out + held) % unit == 0) flush();
+                                  }
+                              },
+                              ctx);
+                          constexpr int kChunk = 64;
+                          Image<std::uint8_t> buf(w, kChunk, 1);
+                          for (int y = s.first_input_row(); y < h; y += kChunk) {
+                              const int n = std::min(kChunk, h - y);
+                              src.read_rows(y, n, buf.data(), buf.stride());
+                              st.rows_read += n;
+                              s.push(buf.view().sub(0, 0, w, n));
+                          }
+                          if (held > 0) flush();
+                          dst.commit();
+                          stripes = s.pipelines(), stripe_rows = s.stripe_rows();
+                          buffers = s.buffer_bytes();
+                          st.band_rows = unit;
+                          st.buffer_bytes = buffers + static_cast<std::size_t>(2 * w) * unit;
+                          return st;
+                      });
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!common.quiet)
+        fmt::print(
+            "{}: {} x {} -> {} x {} ({}, x2 streamed, {} lattice, exact threshold) in {:.1f} s "
+            "({:.1f} Mpx/s out), {} stripes of {} rows per batch, stream buffers {:.1f} MB{}\n",
+            job.out, w, h, 2 * w, 2 * h, to_string(m), to_string(so.lattice), sec,
+            4.0 * w * h / sec / 1e6, stripes, stripe_rows, static_cast<double>(buffers) / 1e6,
+            r.bigtiff ? ", BigTIFF" : "");
+}
+
 void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOptions& opts,
                 const Context& ctx) {
     if (args.paths.size() != 2)
@@ -274,6 +347,8 @@ void run_stream(const UpscaleArgs& args, const Common& common, const UpscaleOpti
         each_chunk(r, "upscale (pass 1 of 2: total variation)",
                    [&](ImageView<const std::uint8_t> rows) { tv.push(rows); });
         so.total_variation = tv.value();
+        if (in_format == FileFormat::Tiff && out_format == FileFormat::Tiff)
+            return run_stream_resumable(args, common, m, so, ctx, t0);
     }
     StreamInput r(in);
     const int w = r.width(), h = r.height();

@@ -124,6 +124,11 @@ struct SeabiStreamOptions {
     // stay within it. 0 = no limit. Error(InvalidArgument) if even one 1-row stripe exceeds it.
     std::size_t max_memory = std::size_t{192} << 20;
     std::int64_t total_variation = -1;  // >= 0 exact, < 0 predicted (single pass)
+    // Resuming: the output starts at input row first_row (output rows 2 first_row, ... are
+    // emitted, the whole stream's bytes), and push() takes the image's rows from
+    // first_input_row() = max(0, first_row - 6), the halo above. Needs the exact total variation
+    // (a predicted threshold depends on every row before). In [0, height).
+    int first_row = 0;
 };
 
 // R1's total variation accumulated over rows pushed in order (the first pass of an exact
@@ -156,8 +161,9 @@ class SeabiStream {
     // The next input rows (width x n, 1 channel, u8, host memory; at most the rows left). The
     // last push emits the last output rows.
     void push(ImageView<const std::uint8_t> rows);
-    int rows_in() const noexcept;
-    int rows_out() const noexcept;              // output rows emitted so far
+    int rows_in() const noexcept;               // the image's rows pushed, first_input_row() on
+    int rows_out() const noexcept;              // output rows emitted, 2 first_row on
+    int first_input_row() const noexcept;       // the image's row the first push starts at
     std::size_t buffer_bytes() const noexcept;  // the stream's own row buffers
     int stripe_rows() const noexcept;           // S and P after the memory budget
     int pipelines() const noexcept;

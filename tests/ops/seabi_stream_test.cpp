@@ -31,7 +31,7 @@ std::int64_t exact_tv(const Image<U8>& in) {
 Image<U8> stream(const Image<U8>& in, const SeabiStreamOptions& o, int chunk, int threads = 0,
                  std::size_t* bytes = nullptr) {
     Image<U8> out(2 * in.width(), 2 * in.height(), 1);
-    int expect = 0;
+    int expect = 2 * o.first_row;
     Context ctx;
     ctx.threads = threads;
     SeabiStream s(
@@ -43,7 +43,8 @@ Image<U8> stream(const Image<U8>& in, const SeabiStreamOptions& o, int chunk, in
             expect = first + rows.height();
         },
         ctx);
-    for (int y = 0; y < in.height(); y += chunk)
+    EXPECT_EQ(s.first_input_row(), std::max(0, o.first_row - 6));
+    for (int y = s.first_input_row(); y < in.height(); y += chunk)
         s.push(in.view().sub(0, y, in.width(), std::min(chunk, in.height() - y)));
     EXPECT_EQ(expect, 2 * in.height());
     EXPECT_EQ(s.rows_out(), 2 * in.height());
@@ -87,6 +88,32 @@ TEST(SeabiStream, ExactThresholdIsBitIdenticalToTheWholeImage) {
                         }
             }
     }
+}
+
+// A resumed stream (first_row): from only the rows at and after first_row - 6, the output rows
+// from 2 first_row on are the whole image's, whatever the stripes and pushes.
+TEST(SeabiStream, ResumedStreamGivesTheWholeImagesRows) {
+    const Image<U8> in = random_image<U8>(53, 307, 1, 77);
+    for (Lattice lat : {Lattice::Centered, Lattice::CoSited})
+        for (SeabiMethod m : {SeabiMethod::SilSeabi, SeabiMethod::LSeai}) {
+            const Image<U8> want = whole(in, m, lat);
+            for (int first : {1, 5, 6, 7, 63, 64, 100, 306})
+                for (int s_rows : {7, 64}) {
+                    SeabiStreamOptions o;
+                    o.method = m;
+                    o.lattice = lat;
+                    o.stripe_rows = s_rows;
+                    o.pipelines = 2;
+                    o.total_variation = exact_tv(in);
+                    o.first_row = first;
+                    const Image<U8> got = stream(in, o, 13, 2);
+                    const int y0 = 2 * first, rows = 2 * in.height() - y0;
+                    EXPECT_TRUE(images_near(got.view().sub(0, y0, got.width(), rows),
+                                            want.view().sub(0, y0, want.width(), rows), 0.0))
+                        << to_string(lat) << " " << to_string(m) << " first " << first << " S "
+                        << s_rows;
+                }
+        }
 }
 
 TEST(SeabiStream, RealPhotoAndPredictedThreshold) {
@@ -177,6 +204,14 @@ TEST(SeabiStream, BadInputIsRefused) {
     test::expect_error([&] { SeabiStream(8, 5, o, sink, ref); }, ErrorCode::BackendUnavailable,
                        "cpu or cuda backend");
     test::expect_error([&] { SeabiStream(8, 5, o, nullptr); }, ErrorCode::InvalidArgument, "sink");
+    SeabiStreamOptions r = o;
+    r.first_row = 2;  // a predicted threshold cannot resume
+    test::expect_error([&] { SeabiStream(8, 5, r, sink); }, ErrorCode::InvalidArgument,
+                       "exact total variation");
+    r.total_variation = 10;
+    r.first_row = 5;
+    test::expect_error([&] { SeabiStream(8, 5, r, sink); }, ErrorCode::InvalidArgument,
+                       "first_row is 5");
     SeabiStream st(8, 5, o, sink);
     const Image<U8> wrong = random_image<U8>(9, 2, 1, 1);
     test::expect_error([&] { st.push(wrong.view()); }, ErrorCode::InvalidArgument,

@@ -214,6 +214,15 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
     if (opts.stripe_rows < 1 || opts.stripe_rows > 65536)
         fail(ErrorCode::InvalidArgument,
              "stripe_rows is " + std::to_string(opts.stripe_rows) + " (allowed: 1 to 65536)");
+    if (opts.first_row < 0 || opts.first_row >= height)
+        fail(ErrorCode::InvalidArgument, "first_row is " + std::to_string(opts.first_row) +
+                                             " (allowed: 0 to the height - 1, " +
+                                             std::to_string(height - 1) + ")");
+    if (opts.first_row > 0 && opts.total_variation < 0)
+        fail(ErrorCode::InvalidArgument,
+             "a stream that starts at row " + std::to_string(opts.first_row) +
+                 " needs the exact total variation (the predicted threshold depends on every "
+                 "row before it)");
     if (opts.pipelines < 0 || opts.pipelines > 4096)
         fail(ErrorCode::InvalidArgument, "pipelines is " + std::to_string(opts.pipelines) +
                                              " (allowed: 0 = one per thread, or 1 to 4096)");
@@ -262,6 +271,12 @@ SeabiStream::SeabiStream(int width, int height, const SeabiStreamOptions& opts, 
     m.pipelines = p;
     m.batch = static_cast<int>(std::min<std::int64_t>(height, std::int64_t{p} * sr));
     m.in.resize(static_cast<std::size_t>(m.batch + 2 * kHalo) * width);
+    // A resumed stream: the rows before the halo of its first batch are never pushed (each
+    // stripe's output reads 6 rows beyond its own, whatever the stripes: the bytes are the
+    // whole stream's).
+    m.next = opts.first_row;
+    m.lo = m.received = std::max(0, opts.first_row - kHalo);
+    m.emitted = 2 * opts.first_row;
     m.out.resize(static_cast<std::size_t>(2 * m.batch) * 2 * width);
 }
 
@@ -284,6 +299,9 @@ void SeabiStream::push(ImageView<const std::uint8_t> rows) {
 }
 
 int SeabiStream::rows_in() const noexcept { return impl_->received; }
+int SeabiStream::first_input_row() const noexcept {
+    return std::max(0, impl_->o.first_row - kHalo);
+}
 int SeabiStream::rows_out() const noexcept { return impl_->emitted; }
 std::size_t SeabiStream::buffer_bytes() const noexcept {
     return impl_->in.size() + impl_->out.size();
