@@ -608,9 +608,9 @@ BENCHMARK(Cuda_WarpRotateInside)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(Cuda_WarpZoom)
-    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineIirFused,
-                    kBsplineIirFusedRowMajor, kCubic, kCubicPerOutput, kBsplineInterp, kLinearTiled,
-                    kCubicTiled, kBsplineInterpTiled},
+    ->ArgsProduct({{kLinear, kBsplineIir, kBsplineFir15, kBsplineIirFused, kBsplineIirFusedRowMajor,
+                    kCubic, kCubicPerOutput, kBsplineInterp, kLinearTiled, kCubicTiled,
+                    kBsplineInterpTiled},
                    {2, 4, 8, 16}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

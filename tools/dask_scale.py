@@ -52,6 +52,23 @@ def write_table(text, begin, end):
             f.write(pre + begin + "\n\n" + text + "\n\n" + end + post)
 
 
+def report(a, head, speedup, rows, facts, begin, end):
+    """Prints the table (a row's speed-up: its base's time over its own; '-' without a base),
+    writes the JSON report (--json) and the table between begin and end in docs/scale.md."""
+    table = [f"| run | time | {speedup} |", "|---|---|---|"]
+    for r in rows:
+        up = "-" if r["base"] is None else f"{r['base'] / r['seconds']:.2f}x"
+        table.append(f"| {r['run']} | {r['seconds']:.2f} s | {up} |")
+    text = head + "\n\n" + "\n".join(table)
+    print(text)
+    if a.json:
+        os.makedirs(os.path.dirname(a.json), exist_ok=True)
+        with open(a.json, "w") as f:
+            json.dump(dict(facts, reps=a.reps, chunk_rows=a.chunk_rows, text=text, rows=rows), f,
+                      indent=1)
+    write_table(text, begin, end)
+
+
 def gpu_main(a, img, path):
     import cupy as cp
     import dask
@@ -107,19 +124,9 @@ def gpu_main(a, img, path):
             f"(mirror), {a.chunk_rows}-row output bands, {a.threads_per_worker} task(s) at once "
             f"per GPU; median of {a.reps} runs after a warm-up. Bit-identical to the whole-image "
             f"cuda call: {same}.")
-    table = ["| run | time | speed-up over one GPU worker |", "|---|---|---|"]
-    for r in rows:
-        up = "-" if r["base"] is None else f"{r['base'] / r['seconds']:.2f}x"
-        table.append(f"| {r['run']} | {r['seconds']:.2f} s | {up} |")
-    text = head + "\n\n" + "\n".join(table)
-    print(text)
-    if a.json:
-        os.makedirs(os.path.dirname(a.json), exist_ok=True)
-        with open(a.json, "w") as f:
-            json.dump({"side": n, "gpus": ngpu, "reps": a.reps, "chunk_rows": a.chunk_rows,
-                       "threads_per_worker": a.threads_per_worker, "identical": identical,
-                       "text": text, "rows": rows}, f, indent=1)
-    write_table(text, GPU_BEGIN, GPU_END)
+    report(a, head, "speed-up over one GPU worker", rows,
+           {"side": n, "gpus": ngpu, "threads_per_worker": a.threads_per_worker,
+            "identical": identical}, GPU_BEGIN, GPU_END)
     return 0 if identical else 1
 
 
@@ -205,17 +212,8 @@ def main():
             f"{dask.__version__}): {n}^2 u16, exact B-spline (mirror): "
             + "; ".join(ops[o][2] for o in ops) + f"; median of {a.reps} runs after a warm-up. "
             f"Bit-identical to the whole-image calls: {same}.")
-    table = ["| run | time | speed-up |", "|---|---|---|"]
-    for r in rows:
-        table.append(f"| {r['run']} | {r['seconds']:.2f} s | {r['base'] / r['seconds']:.2f}x |")
-    text = head + "\n\n" + "\n".join(table)
-    print(text)
-    if a.json:
-        os.makedirs(os.path.dirname(a.json), exist_ok=True)
-        with open(a.json, "w") as f:
-            json.dump({"side": n, "cores": cores, "reps": a.reps, "chunk_rows": a.chunk_rows,
-                       "identical": identical, "rows": rows}, f, indent=1)
-    write_table(text, BEGIN, END)
+    report(a, head, "speed-up", rows, {"side": n, "cores": cores, "identical": identical},
+           BEGIN, END)
     return 0 if identical else 1
 
 

@@ -335,8 +335,8 @@ TiledOptions band_options(int y0, int rows) {
 }
 
 std::tuple<int, int> zoom_source_rows_py(int src_width, int src_height, int out_width,
-                                         int out_height, const WarpOptionsHandle& h, int y0,
-                                         int y1, const std::string& backend) {
+                                         int out_height, const WarpOptionsHandle& h, int y0, int y1,
+                                         const std::string& backend) {
     const RowRange r =
         warp_tiled_source_rows(src_width, src_height, out_width, out_height,
                                Transform::make_resize(), h.o, y0, y1, parse_enum<Backend>(backend));

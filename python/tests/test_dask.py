@@ -185,16 +185,21 @@ def test_imread_tiff(tmp_path: pathlib.Path) -> None:
     assert np.array_equal(x.compute(), a)
 
 
-def test_local_cluster(tmp_path: pathlib.Path) -> None:
-    distributed = pytest.importorskip("distributed",
-                                      reason="distributed is not installed (scripts/test does)")
-    rng = np.random.default_rng(8)
-    a = rng.integers(1, 65535, (530, 210), dtype=np.uint16)
+def _tiff(tmp_path: pathlib.Path, a: np.ndarray) -> pathlib.Path:
+    """`a` as tmp_path/big.tif; skips where the build has no libtiff."""
     p = tmp_path / "big.tif"
     try:
         upres.imwrite(p, a)
     except upres.UnsupportedFormatError:
         pytest.skip("this build has no libtiff")
+    return p
+
+
+def test_local_cluster(tmp_path: pathlib.Path) -> None:
+    distributed = pytest.importorskip("distributed",
+                                      reason="distributed is not installed (scripts/test does)")
+    a = np.random.default_rng(8).integers(1, 65535, (530, 210), dtype=np.uint16)
+    p = _tiff(tmp_path, a)
     ref = upres.zoom(a, 2, mode="mirror", grid_mode=True, backend="cpu")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
@@ -328,13 +333,8 @@ def test_local_gpu_cluster(tmp_path: pathlib.Path) -> None:
     on the GPUs equal the whole cuda call, and every worker computed some."""
     distributed = pytest.importorskip("distributed",
                                       reason="distributed is not installed (scripts/test does)")
-    rng = np.random.default_rng(9)
-    a = rng.integers(1, 65535, (1530, 410), dtype=np.uint16)
-    p = tmp_path / "big.tif"
-    try:
-        upres.imwrite(p, a)
-    except upres.UnsupportedFormatError:
-        pytest.skip("this build has no libtiff")
+    a = np.random.default_rng(9).integers(1, 65535, (1530, 410), dtype=np.uint16)
+    p = _tiff(tmp_path, a)
     cp = pytest.importorskip("cupy")
     n = upres._upres.cuda_device_count()
     ref = cp.asnumpy(upres.zoom(cp.asarray(a), 2, mode="mirror", grid_mode=True, backend="cuda"))

@@ -326,8 +326,7 @@ TEST(WarpTiledCuda, RangesFromTheirSourceRowsOnly) {
         o.interp = i;
         o.border = Border::Mirror;
         check_ranges(random_image<std::uint16_t>(300, 1211, 1, 3), 600, 2422, o, Backend::Cuda);
-        check_ranges(random_image<float>(129, 701, 3, 4, -1.0, 2.0), 250, 1400, o,
-                     Backend::Cuda);
+        check_ranges(random_image<float>(129, 701, 3, 4, -1.0, 2.0), 250, 1400, o, Backend::Cuda);
         check_ranges(random_image<std::uint8_t>(700, 1100, 3, 5), 1400, 2200, o, Backend::Cuda);
         o.prefilter = 17;
         check_ranges(random_image<std::uint8_t>(400, 900, 1, 6), 517, 1901, o, Backend::Cuda);
@@ -336,15 +335,15 @@ TEST(WarpTiledCuda, RangesFromTheirSourceRowsOnly) {
 
 TEST(WarpTiled, SourceRowsForTheCudaBackendHoldTheCpuRows) {
     WarpOptions o;  // the exact B-spline
-    const RowRange cpu = warp_tiled_source_rows(500, 4000, 1000, 8000, Transform::make_resize(),
-                                                o, 4000, 4100);
-    const RowRange gpu = warp_tiled_source_rows(500, 4000, 1000, 8000, Transform::make_resize(),
-                                                o, 4000, 4100, Backend::Cuda);
+    const RowRange cpu =
+        warp_tiled_source_rows(500, 4000, 1000, 8000, Transform::make_resize(), o, 4000, 4100);
+    const RowRange gpu = warp_tiled_source_rows(500, 4000, 1000, 8000, Transform::make_resize(), o,
+                                                4000, 4100, Backend::Cuda);
     EXPECT_LE(gpu.first, cpu.first - 256);
     EXPECT_GE(gpu.last, cpu.last + 256);
     // Under 32 samples across the cuda prefilter runs whole columns: every row.
-    const RowRange narrow = warp_tiled_source_rows(20, 4000, 40, 8000, Transform::make_resize(),
-                                                   o, 4000, 4100, Backend::Cuda);
+    const RowRange narrow = warp_tiled_source_rows(20, 4000, 40, 8000, Transform::make_resize(), o,
+                                                   4000, 4100, Backend::Cuda);
     EXPECT_EQ(narrow.first, 0);
     EXPECT_EQ(narrow.last, 4000);
     expect_error(
