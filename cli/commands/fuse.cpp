@@ -14,9 +14,12 @@
 #include <string>
 #include <vector>
 
+#include <upres/io.hpp>
 #include <upres/nlmsr.hpp>
+#include <upres/tiled.hpp>
 #include "command.hpp"
 #include "options.hpp"
+#include "tiled_job.hpp"
 #include "util.hpp"
 
 namespace upres::cli {
@@ -30,10 +33,58 @@ struct FuseArgs {
     NlmsrOptions opts;
     bool sequence = false;
     int window = 5;
+    TiledArgs tiling;  // --tiled: TIFF frames in, a tiled TIFF out (tiled_job.hpp)
 };
 
 [[noreturn]] void invalid(const std::string& msg) {
     throw Error(ErrorCode::InvalidArgument, "fuse: " + msg);
+}
+
+// --tiled: TIFF frames of any size fused band by band (nlm_fuse_tiled) into a tiled (Big)TIFF,
+// in bounded memory and resumable; the pixels equal the whole-frame command's.
+void run_tiled(const FuseArgs& args, const std::vector<std::string>& files, const Common& common,
+               const Context& ctx) {
+    if (args.sequence) invalid("--tiled fuses one output (not --sequence)");
+    const std::string& out = args.paths.back();
+    for (const std::string& f : files) check_tiled_paths("fuse", f, out, "auto", args.tiling);
+    std::vector<std::unique_ptr<TiffRowReader>> readers;
+    for (const std::string& f : files) readers.push_back(std::make_unique<TiffRowReader>(f));
+    const NlmsrOptions& o = args.opts;
+    const TiffRowReader& f0 = *readers[0];
+    TiledJob job;
+    job.command = "fuse";
+    job.in = files[0];
+    job.out = out;
+    job.out_width = o.scale * f0.width();
+    job.out_height = o.scale * f0.height();
+    std::string frames;
+    for (std::size_t i = 1; i < files.size(); ++i) {
+        std::error_code ec;
+        frames +=
+            fmt::format("{} {} {}; ", fs::absolute(files[i]).string(), fs::file_size(files[i], ec),
+                        fs::last_write_time(files[i], ec).time_since_epoch().count());
+    }
+    job.options = fmt::format(
+        "frames {}scale {} reference {} patch {} search {} sigma {} noise {} iterations {} post "
+        "{} back_projections {} psf_sigma {} reconstructions {} model {}",
+        frames, o.scale, o.reference, o.patch, o.search, o.sigma, o.noise, o.iterations,
+        to_string(o.post), o.back_projections, o.psf_sigma, o.reconstructions, o.model);
+    const TiledResult r = run_tiled_job(job, *readers[0], args.tiling, common.quiet,
+                                        [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
+                                            std::vector<RowSource*> srcs{&src};
+                                            for (std::size_t i = 1; i < readers.size(); ++i)
+                                                srcs.push_back(readers[i].get());
+                                            return nlm_fuse_tiled(srcs, dst, o, to, ctx);
+                                        });
+    if (!common.quiet)
+        fmt::print(
+            "{}: {} frame{} of {} x {} x {} {} -> {} x {} (x{}); {} band{} of {} rows, {:.0f} MiB "
+            "of buffers, {}{:.1f} s\n",
+            out, files.size(), files.size() == 1 ? "" : "s", f0.width(), f0.height(), f0.channels(),
+            to_string(f0.type()), job.out_width, job.out_height, o.scale, r.stats.bands,
+            r.stats.bands == 1 ? "" : "s", r.stats.band_rows,
+            static_cast<double>(r.stats.buffer_bytes) / 1048576.0, r.bigtiff ? "BigTIFF, " : "",
+            r.seconds);
 }
 
 void run_fuse(const FuseArgs& args, const Common& common) {
@@ -44,6 +95,7 @@ void run_fuse(const FuseArgs& args, const Common& common) {
     bool batch = false;
     const std::vector<std::string> files = expand_inputs(ins, batch);
     const int n = static_cast<int>(files.size());
+    if (args.tiling.tiled) return run_tiled(args, files, common, ctx);
 
     if (!args.sequence) {
         const FileFormat f = output_format(out);
@@ -102,7 +154,14 @@ void add_fuse(CLI::App& app, const Common& common) {
                   "Write one output per frame, each fused with its --window neighbours");
     cmd->add_option("--window", args->window,
                     "--sequence: frames fused per output, centred on it (1..64) [default: 5]");
-    cmd->callback([args, &common] { run_fuse(*args, common); });
+    const TiledFlags tiled = add_tiled_flags(
+        cmd, args->tiling,
+        "TIFF frames of any size in, a tiled TIFF out, band by band in bounded memory (cpu "
+        "backend; resumable); the pixels equal the whole-frame run's");
+    cmd->callback([args, &common, tiled] {
+        check_tiled_flags(tiled);
+        run_fuse(*args, common);
+    });
 }
 
 }  // namespace upres::cli

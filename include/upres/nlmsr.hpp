@@ -76,6 +76,10 @@ struct NlmsrOptions {
     // Weight scale in 8-bit levels (the paper: 13 for its noisy frames); 0: noise-adaptive,
     // from the reference frame's estimated noise (Immerkaer's estimator; docs/ops/nlmsr.md).
     double sigma = 0.0;
+    // The reference frame's noise (Immerkaer's estimate, 8-bit levels) the weight scales derive
+    // from; < 0 (default): estimated from the reference frame given. A band of a larger image
+    // (nlm_fuse_tiled) is given the whole frame's.
+    double noise = -1.0;
     int iterations = 1;  // fusion passes, 1 .. 8 (the paper: 1)
     NlmsrPost post = NlmsrPost::BackProject;
     int back_projections = 3;  // post BackProject: rounds, 1 .. 20

@@ -13,11 +13,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include <upres/bspline.hpp>
 #include <upres/context.hpp>
 #include <upres/image.hpp>
+#include <upres/nlmsr.hpp>
 #include <upres/rows.hpp>
 #include <upres/stereo.hpp>
 #include <upres/upscale.hpp>
@@ -128,6 +130,19 @@ TiledStats upscale_tiled(RowSource& src, RowSink& dst, const UpscaleOptions& opt
 TiledStats stereo_disparity_tiled(RowSource& left, RowSource& right, RowSink& disparity,
                                   const StereoOptions& opts = {}, const TiledOptions& topts = {},
                                   const Context& ctx = {});
+
+// upres::nlm_fuse over 1 to 64 RowSources (frames of one size, 1 or 3 channels, one pixel type)
+// into a RowSink of scale W x scale H (their channels and type), band by band of rows: first a
+// pass over the reference frame for its noise (Immerkaer's estimate, in the whole call's order;
+// or opts.noise when >= 0), then each band is the whole call on its frames' rows plus a halo of
+// every step's reach (the fusion, the back-projection rounds or the reconstruction rounds
+// compound), its first row at a multiple of 32 input rows where the fusion's runs start. The
+// output is bit-identical to nlm_fuse on the whole frames (cpu backend). Backend: cpu (others
+// refused, never substituted). Error(InvalidArgument) for the options as nlm_fuse, frames that
+// differ, and TiledOptions as warp_tiled; a non-finite float found when its rows are read.
+TiledStats nlm_fuse_tiled(std::span<RowSource* const> frames, RowSink& dst,
+                          const NlmsrOptions& opts = {}, const TiledOptions& topts = {},
+                          const Context& ctx = {});
 
 // Rows [first, last).
 struct RowRange {

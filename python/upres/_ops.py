@@ -121,8 +121,8 @@ def fuse(frames: Sequence[Any], scale: int = 2, *, output: Any = None, backend: 
 
     Parameters: frames: a sequence of (H, W) or (H, W, C) arrays of one shape and dtype, all in
     host memory or all on the device (CuPy, PyTorch: the whole call runs there), or one
-    (N, H, W[, C]) array; scale: 2, 3 or 4; options: reference, patch, search, sigma,
-    iterations, post ('backproject', 'reconstruct': frames from a camera, 'none'),
+    (N, H, W[, C]) array; scale: 2, 3 or 4; options: reference, patch, search, sigma, noise
+    (the reference frame's noise the weight scales derive from; -1: estimated), iterations, post ('backproject', 'reconstruct': frames from a camera, 'none'),
     back_projections, psf_sigma, reconstructions, model, variant (upres.option_table('fuse')).
     Returns the fused reference frame, scale H x scale W, in the frames' dtype.
 

@@ -14,12 +14,14 @@
 #include <upres/color.hpp>
 #include <upres/error.hpp>
 #include <upres/srcnn.hpp>
+#include <upres/tiled.hpp>
 
 #include "core/device_scope.hpp"
 #include "core/dispatch.hpp"
 #include "core/finite_scan.hpp"
 #include "core/format_number.hpp"
 #include "core/span2d.hpp"
+#include "core/tiled_bands.hpp"
 #include "ops/nlmsr/nlmsr_backends.hpp"
 #include "ops/nlmsr/nlmsr_math.hpp"
 #include "ops/srcnn/matlab_bicubic.hpp"
@@ -57,6 +59,9 @@ void check_options(const NlmsrOptions& o) {
         fail("scale " + std::to_string(o.scale) + " is not allowed (allowed: 2, 3, 4)");
     check_side("patch", o.patch, nlmsr::kMaxPatch);
     check_side("search", o.search, nlmsr::kMaxSearch);
+    if (!(o.noise < 0.0 || o.noise <= 255.0))
+        fail("noise " + format_number(o.noise) +
+             " is not allowed (allowed: < 0 to estimate it, or 0 to 255)");
     if (!std::isfinite(o.sigma) || (o.sigma != 0.0 && (o.sigma < 0.5 || o.sigma > 255.0)))
         fail("sigma " + format_number(o.sigma) +
              " is not allowed (allowed: 0 for the noise-adaptive value, or 0.5 to 255)");
@@ -510,7 +515,7 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
         luma.push_back(luma_plane(fv[i], ctx, i == ref ? &cbcr : nullptr));
         if (o.post != NlmsrPost::Reconstruct) up.push_back(resized(luma.back(), s * w, s * h, ctx));
     }
-    const double noise = immerkaer_sigma(luma[ref], ctx);
+    const double noise = o.noise >= 0.0 ? o.noise : immerkaer_sigma(luma[ref], ctx);
     const double sigma = sigma_of(noise, o);
     const NlmsrPlan plan = plan_of(o.patch, o.search, sigma, o);
     // The back-projection's and the reconstruction's target: the reference denoised by the same
@@ -602,6 +607,180 @@ AnyImage nlm_fuse(std::span<const AnyImage> frames, const NlmsrOptions& opts, co
             return AnyImage(std::move(out));
         },
         frames[0].variant());
+}
+
+// ---------------------------------------------------------------- tiled (upres/tiled.hpp)
+
+namespace {
+
+constexpr const char* kTiledOp = "nlm_fuse_tiled";
+
+// The cpu fusion sums patch distances in runs of 32 rows from its plane's first row
+// (nlmsr_cpu.cpp): a band's planes start at a multiple of 32 input rows (and so of 32 output
+// rows), where the whole image's runs start too.
+constexpr int kRowAlign = 32;
+
+// Input rows beyond a band that its outputs read, through every step (each step's reach on the
+// input grid, summed as the steps compound): the bicubic up-scaling 2 (+1 for the rounding of
+// its taps' span), a fusion on the output grid (patch / 2 + search / 2 output pixels) per
+// iteration, the target's fusion on the input grid, each back-projection round (the
+// antialiased down-scaling's 2 s output pixels and the up-scaling, 3 + 3), and for the
+// reconstruction SRCNN's start (its bicubic step and the largest network's 21 output pixels),
+// the camera model P and P^T per round (its Gaussian's 3 psf_sigma s output pixels and the box
+// of s) and the dense target's fusion. A few rows more for safety; the tests cut bands at every
+// alignment and compare bytes.
+int reach_rows(const NlmsrOptions& o) {
+    const int s = o.scale;
+    const int up = 3;
+    const int fuse_hr = (o.patch / 2 + o.search / 2 + s - 1) / s + 1;
+    const int lr_patch = (o.patch / s) | 1;
+    const int fuse_lr = lr_patch / 2 + o.search / 2;
+    int reach = 0;
+    if (o.post == NlmsrPost::Reconstruct) {
+        const int psf = static_cast<int>(std::ceil(3.0 * o.psf_sigma * s)) + s;
+        const int p = (psf + s - 1) / s + 1;
+        const int start = fuse_lr + up + (21 + s - 1) / s + 1;
+        reach = o.iterations * (start + p + fuse_lr + 2 * p * o.reconstructions);
+    } else {
+        reach = up + o.iterations * fuse_hr;
+        if (o.post == NlmsrPost::BackProject)
+            reach = std::max(reach, fuse_lr) + 6 * o.back_projections;
+    }
+    return reach + up + 4;  // the colour planes' bicubic step, and the safety rows
+}
+
+// Immerkaer's noise of a frame read row by row: immerkaer_sigma's sum, in its order.
+template <class T>
+double stream_noise(RowSource& src, const Context& cpu, std::int64_t& rows_read) {
+    const int w = src.width(), h = src.height(), c = src.channels();
+    if (w < 3 || h < 3) return 0.0;
+    constexpr int kChunk = 256;
+    tiled::Rows<T> buf;
+    buf.reset(kChunk + 2, std::ptrdiff_t{w} * c);
+    double s = 0.0;
+    for (int r0 = 1; r0 + 1 < h; r0 += kChunk) {
+        const int r1 = std::min(h - 1, r0 + kChunk);  // the rows [r0, r1) summed here
+        const int a = r0 - 1, n = r1 + 1 - a;
+        src.read_rows(a, n, buf.at(0), buf.row);
+        rows_read += n;
+        const ImageView<const T> v(buf.at(0), w, n, c, buf.row);
+        if constexpr (std::is_same_v<T, float>)
+            tiled::check_finite(kTiledOp, buf.at(0), w, c, a, n, buf.row, cpu.threads);
+        const Plane y = luma_plane(v, cpu, nullptr);
+        const ImageView<const float> l = y.cview();
+        for (int r = r0; r < r1; ++r)
+            s += nlmsr::immerkaer_row(l.row(r - 1 - a), l.row(r - a), l.row(r + 1 - a), w);
+    }
+    return std::sqrt(std::acos(-1.0) / 2.0) * s / (6.0 * (w - 2.0) * (h - 2.0));
+}
+
+template <class T>
+TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const NlmsrOptions& o,
+                      const TiledOptions& to, const Context& cpu) {
+    const int n = static_cast<int>(frames.size());
+    const int w = frames[0]->width(), h = frames[0]->height(), c = frames[0]->channels();
+    const int s = o.scale, ow = s * w, oh = s * h;
+    const int ref = o.reference < 0 ? (n - 1) / 2 : o.reference;
+    TiledStats st;
+    NlmsrOptions bo = o;
+    if (bo.noise < 0.0) bo.noise = stream_noise<T>(*frames[ref], cpu, st.rows_read);
+    const int halo = reach_rows(o);
+    // Bytes of a band of `in_rows` input rows and its halo: the frames (their pixels, luma and
+    // up-scaled luma), the fusion's planes on the output grid and the output.
+    const auto need = [&](int in_rows) {
+        const double rows = std::min(h, in_rows + 2 * halo + kRowAlign);
+        const double per_row =
+            static_cast<double>(w) * (n * (sizeof(T) * c + 4.0 + 4.0 * s * s) + 24.0 * s * s +
+                                      static_cast<double>(sizeof(T)) * c * s * s);
+        return static_cast<std::size_t>(rows * per_row);
+    };
+    const std::size_t budget = to.max_memory > 0 ? to.max_memory : std::size_t{256} << 20;
+    int band_in;  // input rows per band: a multiple of kRowAlign (or the whole height)
+    if (to.band_rows > 0) {
+        band_in = (to.band_rows / s + kRowAlign - 1) / kRowAlign * kRowAlign;
+    } else {
+        band_in = kRowAlign;
+        while (band_in < h && need(band_in + kRowAlign) <= budget) band_in += kRowAlign;
+        if (need(kRowAlign) > budget)
+            tiled::fail(kTiledOp, "max_memory " + std::to_string(budget) +
+                                      " bytes is too small: a band of " +
+                                      std::to_string(kRowAlign) + " input rows and its " +
+                                      std::to_string(halo) + " rows of halo need " +
+                                      std::to_string(need(kRowAlign)));
+        if (to.max_band_rows > 0)
+            band_in = std::max(kRowAlign,
+                               std::min(band_in, to.max_band_rows / s / kRowAlign * kRowAlign));
+    }
+    band_in = std::max(kRowAlign, band_in);
+    const int end = tiled::end_row(to, oh);
+    st.band_rows = s * band_in;
+    st.buffer_bytes = need(band_in);
+    std::vector<Image<T>> held(static_cast<std::size_t>(n));
+    std::vector<ImageView<const T>> views(static_cast<std::size_t>(n));
+    for (int a = to.first_row / s / kRowAlign * kRowAlign; s * a < end; a += band_in) {
+        const int b = std::min(h, a + band_in);
+        const int lo = std::max(0, a - halo) / kRowAlign * kRowAlign, hi = std::min(h, b + halo);
+        for (int i = 0; i < n; ++i) {
+            if (held[i].height() != hi - lo) held[i] = Image<T>(w, hi - lo, c);
+            frames[i]->read_rows(lo, hi - lo, held[i].data(), held[i].stride());
+            st.rows_read += hi - lo;
+            views[i] = held[i].view();
+        }
+        Image<T> out(ow, s * (hi - lo), c);
+        nlm_fuse(std::span<const ImageView<const T>>(views), out.view(), bo, cpu);
+        const int y0 = std::max(s * a, to.first_row), y1 = std::min(s * b, end);
+        dst.write_rows(y0, y1 - y0, out.view().row(y0 - s * lo), out.stride());
+        ++st.bands;
+        if (to.progress) to.progress(y1, oh);
+    }
+    dst.commit();
+    return st;
+}
+
+}  // namespace
+
+TiledStats nlm_fuse_tiled(std::span<RowSource* const> frames, RowSink& dst,
+                          const NlmsrOptions& opts, const TiledOptions& topts, const Context& ctx) {
+    check_options(opts);
+    if (frames.empty() || frames.size() > 64)
+        tiled::fail(kTiledOp, std::to_string(frames.size()) + " frames (allowed: 1 to 64)");
+    for (std::size_t i = 0; i < frames.size(); ++i)
+        if (!frames[i]) tiled::fail(kTiledOp, "frame " + std::to_string(i) + " is null");
+    const RowSource& f0 = *frames[0];
+    tiled::check_call(kTiledOp, f0, opts.scale * f0.width(), opts.scale * f0.height(), topts, ctx);
+    if (f0.channels() != 1 && f0.channels() != 3)
+        tiled::fail(kTiledOp, "the frames have " + std::to_string(f0.channels()) +
+                                  " channels (allowed: 1 gray, 3 RGB)");
+    for (std::size_t i = 1; i < frames.size(); ++i) {
+        const RowSource& f = *frames[i];
+        if (f.width() != f0.width() || f.height() != f0.height() || f.channels() != f0.channels() ||
+            f.type() != f0.type())
+            tiled::fail(kTiledOp,
+                        "frame " + std::to_string(i) + " is " + std::to_string(f.width()) + " x " +
+                            std::to_string(f.height()) + " x " + std::to_string(f.channels()) +
+                            " " + to_string(f.type()) + " but frame 0 is " +
+                            std::to_string(f0.width()) + " x " + std::to_string(f0.height()) +
+                            " x " + std::to_string(f0.channels()) + " " + to_string(f0.type()) +
+                            " (all frames alike)");
+    }
+    if (opts.reference >= static_cast<int>(frames.size()))
+        tiled::fail(kTiledOp, "reference " + std::to_string(opts.reference) +
+                                  " is out of range (allowed: -1 for the middle frame, or 0 to " +
+                                  std::to_string(frames.size() - 1) + ")");
+    if (opts.variant != NlmsrVariant::Fast)
+        tiled::fail(kTiledOp, std::string("variant ") + to_string(opts.variant) +
+                                  " is a cuda variant (allowed on the cpu backend: fast)");
+    Context cpu = ctx;
+    cpu.backend = Backend::Cpu;
+    switch (f0.type()) {
+        case PixelType::U8:
+            return fuse_tiled<std::uint8_t>(frames, dst, opts, topts, cpu);
+        case PixelType::U16:
+            return fuse_tiled<std::uint16_t>(frames, dst, opts, topts, cpu);
+        case PixelType::F32:
+            return fuse_tiled<float>(frames, dst, opts, topts, cpu);
+    }
+    tiled::fail(kTiledOp, "unknown pixel type");
 }
 
 }  // namespace upres

@@ -55,6 +55,10 @@ constexpr OptionDesc kNlmsrOptions[] = {
     {"sigma", OptionKind::Real, nullptr, "0", 0, 255,
      "Weight scale, 8-bit levels (0: from the reference frame's estimated noise)",
      UPRES_OPTION_FIELD(NlmsrOptions, sigma)},
+    {"noise", OptionKind::Real, nullptr, "-1", -1, 255,
+     "The reference frame's noise, 8-bit levels, the weight scales derive from (-1: estimated; "
+     "fuse --tiled passes the whole frame's to its bands)",
+     UPRES_OPTION_FIELD(NlmsrOptions, noise)},
     {"iterations", OptionKind::Int, nullptr, "1", 1, 8,
      "Fusion passes (each takes the last result as the estimate)",
      UPRES_OPTION_FIELD(NlmsrOptions, iterations)},

@@ -1,0 +1,165 @@
+// NLM-SR in bands (upres/tiled.hpp, nlm_fuse_tiled): the bytes of nlm_fuse on the whole frames
+// (cpu backend) for every post-step, scale, pixel type, gray and colour, frames of a real photo
+// sequence and random data, bands of 32 to a few hundred input rows, ranges of output rows
+// computed alone from their own frames' rows (first_row / last_row), and sources that lend their
+// rows or copy them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <upres/nlmsr.hpp>
+#include <upres/tiled.hpp>
+#include "ops/nlmsr_test_util.hpp"
+#include "test_util.hpp"
+
+namespace upres {
+namespace {
+
+using test::random_image;
+using test::same_bytes;
+
+template <class T>
+Image<T> whole(const std::vector<Image<T>>& frames, const NlmsrOptions& o) {
+    std::vector<ImageView<const T>> v;
+    for (const auto& f : frames) v.push_back(f.view());
+    Image<T> out(o.scale * frames[0].width(), o.scale * frames[0].height(), frames[0].channels());
+    Context ctx;
+    ctx.backend = Backend::Cpu;
+    nlm_fuse(std::span<const ImageView<const T>>(v), out.view(), o, ctx);
+    return out;
+}
+
+// Output rows [y0, y1) (y1 0: to the end) in bands of band_rows, into the rows of `out`.
+template <class T>
+TiledStats tiled(const std::vector<Image<T>>& frames, const NlmsrOptions& o, int band_rows,
+                 Image<T>& out, bool lend, int y0 = 0, int y1 = 0) {
+    std::vector<std::unique_ptr<test::RowEnds>> ends;
+    std::vector<RowSource*> src;
+    for (const auto& f : frames) {
+        ends.push_back(std::make_unique<test::RowEnds>(f.view().raw(), out.view().raw(), lend));
+        src.push_back(&ends.back()->src());
+    }
+    TiledOptions to;
+    to.band_rows = band_rows;
+    to.first_row = y0;
+    to.last_row = y1;
+    std::int64_t last = 0;
+    to.progress = [&](std::int64_t done, std::int64_t total) {
+        EXPECT_GT(done, last);
+        EXPECT_EQ(total, out.height());
+        last = done;
+    };
+    const TiledStats st = nlm_fuse_tiled(src, ends[0]->dst(), o, to);
+    EXPECT_EQ(last, y1 > 0 ? y1 : out.height());
+    return st;
+}
+
+template <class T>
+void check(const std::vector<Image<T>>& frames, const NlmsrOptions& o,
+           const std::vector<int>& bands, const std::string& what) {
+    const Image<T> ref = whole(frames, o);
+    for (int band : bands) {
+        SCOPED_TRACE(what + " band " + std::to_string(band));
+        Image<T> got(ref.width(), ref.height(), ref.channels());
+        const TiledStats st = tiled(frames, o, band, got, band % 2 == 0);
+        EXPECT_TRUE(same_bytes(got, ref));
+        EXPECT_GE(st.bands, 1);
+    }
+}
+
+std::vector<Image<std::uint8_t>> photo_frames(int n, int w, int h, int scale, double noise,
+                                              std::uint32_t seed) {
+    test::Sequence s =
+        test::photo_sequence("building.jpg", n, (n - 1) / 2, w, h, scale, noise, seed);
+    return std::move(s.frames);
+}
+
+TEST(NlmsrTiled, BackProjectionMatchesTheWholeCall) {
+    NlmsrOptions o;  // post backproject, 3 rounds, patch 13, search 3, noise-adaptive
+    for (int s : {2, 3}) {
+        o.scale = s;
+        check(photo_frames(3, 61, s == 2 ? 203 : 180, s, 5.0, 3), o, {64, 200, 0},
+              "photo x" + std::to_string(s));
+    }
+    o.scale = 2;
+    std::vector<Image<std::uint16_t>> rgb;
+    for (std::uint32_t i = 0; i < 2; ++i)
+        rgb.push_back(random_image<std::uint16_t>(37, 131, 3, 40 + i));
+    check(rgb, o, {64, 130}, "u16 RGB random");
+}
+
+TEST(NlmsrTiled, FusionAloneAndIterations) {
+    NlmsrOptions o;
+    o.post = NlmsrPost::None;
+    o.iterations = 2;
+    o.scale = 4;
+    o.search = 5;
+    std::vector<Image<float>> f;
+    for (std::uint32_t i = 0; i < 3; ++i)
+        f.push_back(random_image<float>(29, 97, 1, 60 + i, 0.0, 1.0));
+    check(f, o, {128, 256}, "f32 x4 none");
+    o.scale = 2;
+    o.iterations = 1;
+    o.sigma = 9.0;
+    check(photo_frames(1, 45, 150, 2, 3.0, 4), o, {64}, "one frame, sigma 9");
+}
+
+TEST(NlmsrTiled, ReconstructionMatchesTheWholeCall) {
+    NlmsrOptions o;
+    o.post = NlmsrPost::Reconstruct;
+    o.reconstructions = 4;
+    check(photo_frames(3, 40, 160, 2, 4.0, 5), o, {64, 0}, "reconstruct x2");
+}
+
+// A task of a cluster: a range of output rows from only its frames' rows, as the whole call's.
+TEST(NlmsrTiled, RangesAlone) {
+    NlmsrOptions o;
+    const std::vector<Image<std::uint8_t>> f = photo_frames(3, 50, 170, 2, 5.0, 6);
+    const Image<std::uint8_t> ref = whole(f, o);
+    for (auto [y0, y1] : {std::pair{0, 64}, std::pair{70, 211}, std::pair{200, 340}}) {
+        Image<std::uint8_t> got(ref.width(), ref.height(), 1);
+        tiled(f, o, 64, got, true, y0, y1);
+        for (int y = y0; y < y1; ++y)
+            ASSERT_EQ(0, std::memcmp(got.view().row(y), ref.view().row(y), ref.width()))
+                << "rows [" << y0 << ", " << y1 << "), row " << y;
+    }
+}
+
+TEST(NlmsrTiled, BadInput) {
+    const Image<std::uint8_t> a = random_image<std::uint8_t>(40, 40, 1, 1);
+    const Image<std::uint8_t> b = random_image<std::uint8_t>(41, 40, 1, 2);
+    Image<std::uint8_t> out(80, 80, 1);
+    ViewRowSource sa(a.view().raw()), sb(b.view().raw());
+    ViewRowSink so(out.view().raw());
+    std::vector<RowSource*> two{&sa, &sb};
+    test::expect_error([&] { nlm_fuse_tiled(two, so); }, ErrorCode::InvalidArgument,
+                       "all frames alike");
+    std::vector<RowSource*> none;
+    test::expect_error([&] { nlm_fuse_tiled(none, so); }, ErrorCode::InvalidArgument, "0 frames");
+    std::vector<RowSource*> one{&sa};
+    Context cuda;
+    cuda.backend = Backend::Cuda;
+    test::expect_error([&] { nlm_fuse_tiled(one, so, {}, {}, cuda); }, ErrorCode::InvalidArgument,
+                       "cpu backend");
+    NlmsrOptions bad;
+    bad.noise = 300;
+    test::expect_error([&] { nlm_fuse_tiled(one, so, bad); }, ErrorCode::InvalidArgument,
+                       "noise 300");
+    Image<float> nan(40, 40, 1);
+    for (int y = 0; y < 40; ++y)
+        for (int x = 0; x < 40; ++x) nan.view().row(y)[x] = 0.5f;
+    nan.view().row(30)[7] = std::numeric_limits<float>::quiet_NaN();
+    Image<float> fo(80, 80, 1);
+    ViewRowSource sn(nan.view().raw());
+    ViewRowSink sf(fo.view().raw());
+    std::vector<RowSource*> nf{&sn};
+    test::expect_error([&] { nlm_fuse_tiled(nf, sf); }, ErrorCode::InvalidArgument, "NaN");
+}
+
+}  // namespace
+}  // namespace upres
