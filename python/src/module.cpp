@@ -4,6 +4,8 @@
 // values and messages as the command line), releases the GIL and calls the public C++ API.
 // Shapes, dtypes and scipy's conventions are handled in python/upres/*.py, which allocates
 // every output in the caller's array type; results are written into those outputs.
+#include <memory>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -311,6 +313,33 @@ std::map<std::string, double> upscale_tiff_py(const std::string& in, const std::
     TiffRowWriter dst(out, s * src.width(), s * src.height(), src.channels(), src.type(),
                       tiled_writer_options(tile, deflate));
     const TiledStats st = upscale_tiled(src, dst, o, to, cpu_context(threads));
+    return tiled_figures(st, dst);
+}
+
+// nlm_fuse_tiled from TIFF frames to a tiled TIFF (upres.fuse_tiff); the GIL is released while
+// it runs.
+std::map<std::string, double> fuse_tiff_py(const std::vector<std::string>& in,
+                                           const std::string& out, const Options& kv, int band_rows,
+                                           double max_memory_mib, int tile, bool deflate,
+                                           int threads) {
+    const NlmsrOptions o = options<NlmsrOptions>("fuse", kv);
+    const TiledOptions to = tiled_options("fuse_tiff", band_rows, max_memory_mib);
+    if (in.empty()) invalid("fuse_tiff: no frames");
+    nb::gil_scoped_release unlock;
+    std::vector<std::unique_ptr<TiffRowReader>> readers;
+    std::vector<RowSource*> frames;
+    for (const std::string& p : in) {
+        readers.push_back(std::make_unique<TiffRowReader>(p));
+        frames.push_back(readers.back().get());
+    }
+    const TiffRowReader& f0 = *readers[0];
+    if (std::int64_t{o.scale} * f0.width() > kMaxTiledDimension ||
+        std::int64_t{o.scale} * f0.height() > kMaxTiledDimension)
+        invalid("fuse_tiff: the output would exceed " + std::to_string(kMaxTiledDimension) +
+                " pixels a side");
+    TiffRowWriter dst(out, o.scale * f0.width(), o.scale * f0.height(), f0.channels(), f0.type(),
+                      tiled_writer_options(tile, deflate));
+    const TiledStats st = nlm_fuse_tiled(frames, dst, o, to, cpu_context(threads));
     return tiled_figures(st, dst);
 }
 
@@ -777,6 +806,8 @@ NB_MODULE(_upres, m) {
     m.def("spline_filter_tiff", &spline_filter_tiff_py, "input"_a, "output"_a, "options"_a,
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("upscale_tiff", &upscale_tiff_py, "input"_a, "output"_a, "options"_a, "band_rows"_a,
+          "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+    m.def("fuse_tiff", &fuse_tiff_py, "inputs"_a, "output"_a, "options"_a, "band_rows"_a,
           "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);
     m.def("zoom_source_rows", &zoom_source_rows_py, "src_width"_a, "src_height"_a, "out_width"_a,

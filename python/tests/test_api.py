@@ -106,7 +106,7 @@ def test_bad_input_is_named(rng: np.random.Generator) -> None:
 PUBLIC = ["zoom", "rotate", "shift", "affine_transform", "map_coordinates", "spline_filter",
           "spline_filter1d", "upscale", "srcnn", "seabi", "fuse", "psnr", "ssim", "brisque",
           "rgb_to_ycbcr", "ycbcr_to_rgb", "imread", "imwrite", "zoom_tiff", "spline_filter_tiff",
-          "option_table"]
+          "fuse_tiff", "option_table"]
 
 
 def test_every_function_documents_parameters_and_an_example() -> None:

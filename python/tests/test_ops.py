@@ -221,6 +221,36 @@ def test_upscale_tiff_matches_upscale(tmp_path: pathlib.Path, baboon: np.ndarray
                                               upres.upscale(img, 2, "bicubic", backend="cpu"))
 
 
+def test_fuse_tiff_matches_fuse(tmp_path: pathlib.Path, baboon: np.ndarray) -> None:
+    """Frames of a real photo (shifted crops, RGB and gray) fused file to file in bands equal
+    upres.fuse on the whole frames (cpu backend), with every post-step."""
+    frames = [np.ascontiguousarray(baboon[dy:dy + 140, dx:dx + 90])
+              for dy, dx in ((0, 0), (1, 2), (3, 1))]
+    paths = [tmp_path / f"f{i}.tif" for i in range(3)]
+    try:
+        for p, f in zip(paths, frames):
+            upres.imwrite(p, f)
+    except upres.UnsupportedFormatError as e:
+        pytest.skip(f"this build has no TIFF: {e}")
+    out = tmp_path / "fused.tif"
+    for post, gray in (("backproject", False), ("none", True), ("reconstruct", True)):
+        src = paths
+        fr = frames
+        if gray:
+            fr = [np.ascontiguousarray(f[..., 1]) for f in frames]
+            src = [tmp_path / f"g{i}.tif" for i in range(3)]
+            for p, f in zip(src, fr):
+                upres.imwrite(p, f)
+        st = upres.fuse_tiff(src, out, 2, band_rows=64, post=post, reconstructions=3)
+        assert st["bands"] > 1
+        want = upres.fuse(fr, 2, backend="cpu", post=post, reconstructions=3)
+        assert np.array_equal(upres.imread(out), want), post
+    with pytest.raises(ValueError, match="all frames alike"):
+        upres.fuse_tiff([paths[0], tmp_path / "g0.tif"], out)
+    with pytest.raises(ValueError, match="scale 5"):
+        upres.fuse_tiff(paths, out, 5)
+
+
 def tiff_of(tmp_path: pathlib.Path, image: np.ndarray) -> pathlib.Path:
     """image written to tmp_path/in.tif; the test skips on a build without TIFF."""
     src = tmp_path / "in.tif"

@@ -29,8 +29,8 @@ from . import stereo  # noqa: E402
 from ._errors import (BackendUnavailableError, CorruptDataError, CudaError,  # noqa: E402
                       Error, FileError, InternalError, InvalidArgumentError, OutOfMemoryError,
                       UnsupportedFormatError)
-from ._ops import (brisque, brisque_features, fuse, imread, imwrite, psnr, zoom_tiff,  # noqa: E402
-                   rgb_to_ycbcr, seabi, srcnn, ssim, upscale, upscale_tiff, ycbcr_to_rgb)
+from ._ops import (brisque, brisque_features, fuse, fuse_tiff, imread, imwrite, psnr,  # noqa: E402
+                   rgb_to_ycbcr, seabi, srcnn, ssim, upscale, upscale_tiff, ycbcr_to_rgb, zoom_tiff)
 from .ndimage import (affine_transform, map_coordinates, rotate, shift,  # noqa: E402
                       spline_filter, spline_filter1d, spline_filter_tiff, zoom)
 
@@ -76,7 +76,7 @@ __all__ = [
     "OutOfMemoryError", "BackendUnavailableError", "CudaError", "InternalError",
     "zoom", "rotate", "shift", "affine_transform", "map_coordinates", "spline_filter",
     "spline_filter1d", "upscale", "srcnn", "seabi", "fuse", "stereo", "psnr", "ssim", "brisque",
-    "brisque_features", "rgb_to_ycbcr", "ycbcr_to_rgb", "imread", "imwrite", "zoom_tiff", "upscale_tiff",
+    "brisque_features", "rgb_to_ycbcr", "ycbcr_to_rgb", "imread", "imwrite", "zoom_tiff", "upscale_tiff", "fuse_tiff",
     "spline_filter_tiff", "option_table",
     "cuda_available", "build_info",
 ]

@@ -369,6 +369,39 @@ def upscale_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.Path
                                int(threads))
 
 
+def fuse_tiff(inputs: Sequence[Union[str, os.PathLike[str]]], output: Union[str, os.PathLike[str]],
+              scale: int = 2, *, band_rows: int = 0, max_memory_mib: float = 0.0, tile: int = 0,
+              deflate: bool = False, threads: int = 0, **options: Any) -> dict[str, float]:
+    """Fuse TIFF or BigTIFF frames of any size into a tiled TIFF, band by band in bounded memory
+    (``upres fuse F1.tif ... OUT.tif --tiled``, docs/scale.md, "NLM-SR in bands").
+
+    Parameters: inputs: the frames' paths (1 to 64, one size, 1 or 3 channels, one dtype);
+    output: the path; scale: 2, 3 or 4; options: as upres.fuse (reference, patch, search,
+    sigma, noise, iterations, post, ...); band_rows (output rows per band), max_memory_mib (0:
+    automatic), tile (the output's tile side; 0: 256, less for a smaller output), deflate,
+    threads. The pixels equal ``upres.fuse``'s on the whole frames (cpu backend). The GIL is
+    released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff). An
+    interrupted call leaves no output; the command (``--tiled``) resumes, this function starts
+    over.
+
+    Example::
+
+        >>> import numpy as np, upres
+        >>> rng = np.random.default_rng(5)
+        >>> paths = [f"/tmp/upres_doc_f{i}.tif" for i in range(3)]
+        >>> try:  # (a build without libtiff refuses TIFF files: UnsupportedFormatError)
+        ...     for p in paths:
+        ...         upres.imwrite(p, (rng.random((40, 30)) * 255).astype(np.uint8))
+        ...     upres.fuse_tiff(paths, "/tmp/upres_doc_fused.tif", 2, band_rows=64)["bands"]
+        ... except upres.UnsupportedFormatError:
+        ...     2.0
+        2.0
+    """
+    return _upres.fuse_tiff([os.fspath(p) for p in inputs], os.fspath(output),
+                            A.options_text(dict(options, scale=int(scale))), int(band_rows),
+                            float(max_memory_mib), int(tile), bool(deflate), int(threads))
+
+
 def zoom_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]],
               zoom: Optional[float] = None, *, size: Optional[tuple[int, int]] = None,
               interp: str = "bspline", border: str = "mirror", fill: float = 0.0,
