@@ -153,6 +153,27 @@ TEST(SeabiCuda, StreamMatchesTheWholeImage) {
                 EXPECT_EQ(st.rows_out(), 2 * in.height());
                 EXPECT_TRUE(images_near(got.view(), want.view(), 0.0))
                     << to_string(lat) << " " << to_string(m) << " S " << s_rows;
+                // Resumed at an input row (upscale --stream's restart): from the rows at and
+                // after first - 6, the whole image's rows from 2 first on.
+                for (int first : {7, 200}) {
+                    o.first_row = first;
+                    Image<U8> part(2 * in.width(), 2 * in.height(), 1);
+                    SeabiStream rs(
+                        in.width(), in.height(), o,
+                        [&](ImageView<const U8> rows, int y0) {
+                            for (int y = 0; y < rows.height(); ++y)
+                                std::memcpy(part.view().row(y0 + y), rows.row(y), rows.width());
+                        },
+                        ctx_of(Backend::Cuda));
+                    for (int y = rs.first_input_row(); y < in.height(); y += 50)
+                        rs.push(in.view().sub(0, y, in.width(), std::min(50, in.height() - y)));
+                    const int y0 = 2 * first, n = 2 * in.height() - y0;
+                    EXPECT_TRUE(images_near(part.view().sub(0, y0, part.width(), n),
+                                            want.view().sub(0, y0, want.width(), n), 0.0))
+                        << to_string(lat) << " " << to_string(m) << " S " << s_rows
+                        << " resumed at " << first;
+                }
+                o.first_row = 0;
             }
 }
 
