@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <upres/context.hpp>
 #include <upres/image.hpp>
@@ -100,6 +101,27 @@ struct NlmsrOptions {
 
 // The weight scale nlm_fuse uses for these frames (opts.sigma, or the noise-adaptive value).
 double nlmsr_sigma(const AnyImage& reference_frame, const NlmsrOptions& opts = {});
+
+// The reference frame's noise (Immerkaer's estimate, 8-bit levels: NlmsrOptions::noise) over
+// rows pushed in order, host memory, 1 or 3 channels: the value nlm_fuse computes on the whole
+// frame, bit for bit (the same sum in the same order). The first pass of a tiled run.
+class NlmsrNoise {
+  public:
+    NlmsrNoise(int width, int height);
+    void push(ImageView<const std::uint8_t> rows);
+    void push(ImageView<const std::uint16_t> rows);
+    void push(ImageView<const float> rows);  // finite values (Error(InvalidArgument) otherwise)
+    int rows() const noexcept { return rows_; }
+    // After all `height` rows; Error(InvalidArgument) before that.
+    double value() const;
+
+  private:
+    template <class T>
+    void push_rows(ImageView<const T> rows);
+    int width_, height_, rows_ = 0;
+    double sum_ = 0.0;
+    std::vector<float> last_;  // the luma of the last two rows pushed
+};
 
 // frames: views of one size / channels, all in host or all in device memory; out: scale W x
 // scale H, the same channels, in either memory.

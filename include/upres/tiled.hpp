@@ -160,6 +160,14 @@ RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, in
                                 const Transform& t, const WarpOptions& opts, int y0, int y1,
                                 Backend backend = Backend::Cpu);
 
+// The frames' rows nlm_fuse_tiled reads for output rows [y0, y1) computed as one call
+// (band_rows = y1 - y0, first_row = y0, last_row = y1), given opts.noise >= 0 (the whole
+// reference frame's, NlmsrNoise): a task holding only these rows of every frame computes those
+// outputs bit-identical to nlm_fuse on the whole frames (upres.dask.fuse). Error(InvalidArgument)
+// for the options as nlm_fuse, sizes over kMaxTiledDimension and a range outside the output.
+RowRange nlm_fuse_tiled_source_rows(int width, int height, const NlmsrOptions& opts, int y0,
+                                    int y1);
+
 // A rectangle of pixels: columns [x0, x1), rows [y0, y1).
 struct Box {
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;

@@ -116,18 +116,77 @@ TEST(NlmsrTiled, ReconstructionMatchesTheWholeCall) {
     check(photo_frames(3, 40, 160, 2, 4.0, 5), o, {64, 0}, "reconstruct x2");
 }
 
-// A task of a cluster: a range of output rows from only its frames' rows, as the whole call's.
-TEST(NlmsrTiled, RangesAlone) {
-    NlmsrOptions o;
-    const std::vector<Image<std::uint8_t>> f = photo_frames(3, 50, 170, 2, 5.0, 6);
-    const Image<std::uint8_t> ref = whole(f, o);
-    for (auto [y0, y1] : {std::pair{0, 64}, std::pair{70, 211}, std::pair{200, 340}}) {
-        Image<std::uint8_t> got(ref.width(), ref.height(), 1);
-        tiled(f, o, 64, got, true, y0, y1);
-        for (int y = y0; y < y1; ++y)
-            ASSERT_EQ(0, std::memcmp(got.view().row(y), ref.view().row(y), ref.width()))
-                << "rows [" << y0 << ", " << y1 << "), row " << y;
+// A task of a cluster: a range of output rows from only the frames' rows that
+// nlm_fuse_tiled_source_rows names (the noise given, as NlmsrNoise computes it), as the whole
+// call's.
+TEST(NlmsrTiled, RangesFromTheirSourceRowsOnly) {
+    for (NlmsrPost post : {NlmsrPost::BackProject, NlmsrPost::None}) {
+        NlmsrOptions o;
+        o.post = post;
+        o.scale = post == NlmsrPost::None ? 3 : 2;
+        const std::vector<Image<std::uint8_t>> f = photo_frames(3, 50, 170, o.scale, 5.0, 6);
+        const Image<std::uint8_t> ref = whole(f, o);
+        NlmsrNoise noise(50, 170);
+        noise.push(f[1].view());
+        o.noise = noise.value();
+        const int oh = ref.height();
+        for (auto [y0, y1] : {std::pair{0, 64}, std::pair{70, 211}, std::pair{200, oh}}) {
+            const RowRange r = nlm_fuse_tiled_source_rows(50, 170, o, y0, y1);
+            ASSERT_TRUE(0 <= r.first && r.first < r.last && r.last <= 170);
+            std::vector<Image<std::uint8_t>> held;
+            std::vector<std::unique_ptr<ViewRowSource>> src;
+            std::vector<RowSource*> ptr;
+            for (const auto& fr : f) {
+                held.push_back(Image<std::uint8_t>(50, r.last - r.first, 1));
+                for (int y = r.first; y < r.last; ++y)
+                    std::memcpy(held.back().view().row(y - r.first), fr.view().row(y), 50);
+            }
+            for (const auto& h : held) {
+                src.push_back(std::make_unique<ViewRowSource>(h.view().raw(), r.first, 170));
+                ptr.push_back(src.back().get());
+            }
+            Image<std::uint8_t> band(ref.width(), y1 - y0, 1);
+            ViewRowSink dst(band.view().raw(), y0);
+            TiledOptions to;
+            to.first_row = y0;
+            to.last_row = y1;
+            to.band_rows = y1 - y0;
+            nlm_fuse_tiled(ptr, dst, o, to);
+            for (int y = y0; y < y1; ++y)
+                ASSERT_EQ(0, std::memcmp(band.view().row(y - y0), ref.view().row(y), ref.width()))
+                    << "rows [" << y0 << ", " << y1 << "), row " << y;
+        }
     }
+}
+
+// The noise over rows pushed in chunks of any height is one value, and it is the whole call's:
+// nlm_fuse given it (NlmsrOptions::noise) gives the bytes of nlm_fuse estimating it.
+TEST(NlmsrTiled, NoiseOverRowsIsTheWholeFramesNoise) {
+    const std::vector<Image<std::uint8_t>> f = photo_frames(3, 57, 90, 2, 6.0, 8);
+    std::vector<Image<std::uint16_t>> rgb;
+    rgb.push_back(random_image<std::uint16_t>(33, 41, 3, 9));
+    std::vector<double> values;
+    for (int chunk : {1, 2, 5, 64, 90}) {
+        NlmsrNoise n(57, 90);
+        for (int y = 0; y < 90; y += chunk)
+            n.push(f[1].view().sub(0, y, 57, std::min(chunk, 90 - y)));
+        values.push_back(n.value());
+    }
+    for (double v : values) EXPECT_EQ(v, values[0]);
+    EXPECT_GT(values[0], 3.0);  // the frames' noise (6 levels), over the fusion's floor
+    NlmsrOptions o;
+    o.noise = values[0];
+    const Image<std::uint8_t> given = whole(f, o);
+    EXPECT_TRUE(same_bytes(given, whole(f, NlmsrOptions{})));
+    NlmsrNoise c(33, 41);
+    c.push(rgb[0].view());
+    NlmsrOptions oc;
+    oc.noise = c.value();
+    EXPECT_TRUE(same_bytes(whole(rgb, oc), whole(rgb, NlmsrOptions{})));
+    NlmsrNoise part(57, 90);
+    part.push(f[0].view().sub(0, 0, 57, 10));
+    test::expect_error([&] { (void)part.value(); }, ErrorCode::InvalidArgument, "all 90 rows");
+    test::expect_error([&] { part.push(f[0].view()); }, ErrorCode::InvalidArgument, "80 rows left");
 }
 
 TEST(NlmsrTiled, BadInput) {

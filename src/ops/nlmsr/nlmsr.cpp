@@ -649,29 +649,35 @@ int reach_rows(const NlmsrOptions& o) {
     return reach + up + 4;  // the colour planes' bicubic step, and the safety rows
 }
 
-// Immerkaer's noise of a frame read row by row: immerkaer_sigma's sum, in its order.
+// Input rows per band from TiledOptions::band_rows (output rows): a multiple of kRowAlign.
+int band_input_rows(int band_rows, int scale) {
+    return std::max(kRowAlign, (band_rows / scale + kRowAlign - 1) / kRowAlign * kRowAlign);
+}
+
+// The first input row of the band holding output row y (bands start at multiples of kRowAlign).
+int first_band_row(int y, int scale) { return y / scale / kRowAlign * kRowAlign; }
+
+// The input rows [lo, hi) a band of input rows [a, b) reads: the halo above (its first row at a
+// multiple of kRowAlign) and below.
+std::pair<int, int> band_read_rows(int a, int b, int halo, int h) {
+    return {std::max(0, a - halo) / kRowAlign * kRowAlign, std::min(h, b + halo)};
+}
+
+// Immerkaer's noise of a frame read row by row (NlmsrNoise: immerkaer_sigma's sum, in its order).
 template <class T>
-double stream_noise(RowSource& src, const Context& cpu, std::int64_t& rows_read) {
+double stream_noise(RowSource& src, std::int64_t& rows_read) {
     const int w = src.width(), h = src.height(), c = src.channels();
-    if (w < 3 || h < 3) return 0.0;
     constexpr int kChunk = 256;
     tiled::Rows<T> buf;
-    buf.reset(kChunk + 2, std::ptrdiff_t{w} * c);
-    double s = 0.0;
-    for (int r0 = 1; r0 + 1 < h; r0 += kChunk) {
-        const int r1 = std::min(h - 1, r0 + kChunk);  // the rows [r0, r1) summed here
-        const int a = r0 - 1, n = r1 + 1 - a;
-        src.read_rows(a, n, buf.at(0), buf.row);
+    buf.reset(kChunk, std::ptrdiff_t{w} * c);
+    NlmsrNoise noise(w, h);
+    for (int y = 0; y < h; y += kChunk) {
+        const int n = std::min(kChunk, h - y);
+        src.read_rows(y, n, buf.at(0), buf.row);
         rows_read += n;
-        const ImageView<const T> v(buf.at(0), w, n, c, buf.row);
-        if constexpr (std::is_same_v<T, float>)
-            tiled::check_finite(kTiledOp, buf.at(0), w, c, a, n, buf.row, cpu.threads);
-        const Plane y = luma_plane(v, cpu, nullptr);
-        const ImageView<const float> l = y.cview();
-        for (int r = r0; r < r1; ++r)
-            s += nlmsr::immerkaer_row(l.row(r - 1 - a), l.row(r - a), l.row(r + 1 - a), w);
+        noise.push(ImageView<const T>(buf.at(0), w, n, c, buf.row));
     }
-    return std::sqrt(std::acos(-1.0) / 2.0) * s / (6.0 * (w - 2.0) * (h - 2.0));
+    return noise.value();
 }
 
 template <class T>
@@ -683,7 +689,7 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
     const int ref = o.reference < 0 ? (n - 1) / 2 : o.reference;
     TiledStats st;
     NlmsrOptions bo = o;
-    if (bo.noise < 0.0) bo.noise = stream_noise<T>(*frames[ref], cpu, st.rows_read);
+    if (bo.noise < 0.0) bo.noise = stream_noise<T>(*frames[ref], st.rows_read);
     const int halo = reach_rows(o);
     // Bytes of a band of `in_rows` input rows and its halo: the frames (their pixels, luma and
     // up-scaled luma), the fusion's planes on the output grid and the output.
@@ -697,7 +703,7 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
     const std::size_t budget = to.max_memory > 0 ? to.max_memory : std::size_t{256} << 20;
     int band_in;  // input rows per band: a multiple of kRowAlign (or the whole height)
     if (to.band_rows > 0) {
-        band_in = (to.band_rows / s + kRowAlign - 1) / kRowAlign * kRowAlign;
+        band_in = band_input_rows(to.band_rows, s);
     } else {
         band_in = kRowAlign;
         while (band_in < h && need(band_in + kRowAlign) <= budget) band_in += kRowAlign;
@@ -717,9 +723,9 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
     st.buffer_bytes = need(band_in);
     std::vector<Image<T>> held(static_cast<std::size_t>(n));
     std::vector<ImageView<const T>> views(static_cast<std::size_t>(n));
-    for (int a = to.first_row / s / kRowAlign * kRowAlign; s * a < end; a += band_in) {
+    for (int a = first_band_row(to.first_row, s); s * a < end; a += band_in) {
         const int b = std::min(h, a + band_in);
-        const int lo = std::max(0, a - halo) / kRowAlign * kRowAlign, hi = std::min(h, b + halo);
+        const auto [lo, hi] = band_read_rows(a, b, halo, h);
         for (int i = 0; i < n; ++i) {
             if (held[i].height() != hi - lo) held[i] = Image<T>(w, hi - lo, c);
             frames[i]->read_rows(lo, hi - lo, held[i].data(), held[i].stride());
@@ -738,6 +744,88 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
 }
 
 }  // namespace
+
+RowRange nlm_fuse_tiled_source_rows(int width, int height, const NlmsrOptions& opts, int y0,
+                                    int y1) {
+    check_options(opts);
+    const int s = opts.scale;
+    tiled::check_side(kTiledOp, width, "the frames' width");
+    tiled::check_side(kTiledOp, height, "the frames' height");
+    tiled::check_range(kTiledOp, s * height, y0, y1);
+    const int halo = reach_rows(opts), band_in = band_input_rows(y1 - y0, s);
+    RowRange r{height, 0};
+    for (int a = first_band_row(y0, s); s * a < y1; a += band_in) {
+        const auto [lo, hi] = band_read_rows(a, std::min(height, a + band_in), halo, height);
+        r.first = std::min(r.first, lo);
+        r.last = std::max(r.last, hi);
+    }
+    return r;
+}
+
+NlmsrNoise::NlmsrNoise(int width, int height) : width_(width), height_(height) {
+    if (width < 1 || height < 1)
+        throw Error(ErrorCode::InvalidArgument, "NlmsrNoise: the frame is " +
+                                                    std::to_string(width) + " x " +
+                                                    std::to_string(height) + " (at least 1 x 1)");
+}
+
+template <class T>
+void NlmsrNoise::push_rows(ImageView<const T> rows) {
+    const int w = width_, n = rows.height();
+    if (rows.width() != w || (rows.channels() != 1 && rows.channels() != 3) || rows.on_device() ||
+        n > height_ - rows_)
+        throw Error(ErrorCode::InvalidArgument,
+                    "NlmsrNoise: rows of " + std::to_string(rows.width()) + " x " +
+                        std::to_string(rows.channels()) + " (" + std::to_string(n) +
+                        " of them) in host memory; the frame is " + std::to_string(w) +
+                        " wide, 1 or 3 channels, with " + std::to_string(height_ - rows_) +
+                        " rows left");
+    if (n == 0) return;
+    if constexpr (std::is_same_v<T, float>) {
+        const std::int64_t at = find_nonfinite_host(
+            rows.data(), std::ptrdiff_t{w} * rows.channels(), n, rows.stride(), 0);
+        if (at >= 0)
+            throw Error(ErrorCode::InvalidArgument,
+                        "NlmsrNoise: a NaN or infinite value at row " +
+                            std::to_string(rows_ + at / (std::int64_t{w} * rows.channels())) +
+                            " (allowed: finite values)");
+    }
+    Context cpu;
+    cpu.backend = Backend::Cpu;
+    const Plane y = luma_plane(rows, cpu, nullptr);
+    const ImageView<const float> l = y.cview();
+    // The luma of the two rows before (last_) and of these, in one run of rows.
+    const int kept = static_cast<int>(last_.size()) / w;
+    std::vector<float> run(static_cast<std::size_t>(kept + n) * w);
+    std::copy(last_.begin(), last_.end(), run.begin());
+    for (int r = 0; r < n; ++r)
+        std::copy(l.row(r), l.row(r) + w, run.begin() + std::ptrdiff_t{kept + r} * w);
+    const auto row = [&](int image_row) {  // image_row in [rows_ - kept, rows_ + n)
+        return run.data() + std::ptrdiff_t{image_row - (rows_ - kept)} * w;
+    };
+    // Row r's term needs rows r - 1 .. r + 1: the terms of r in [max(1, rows_ - kept + 1),
+    // rows_ + n - 1) ∩ [1, height - 1), in order (immerkaer_sigma's loop).
+    if (w >= 3 && height_ >= 3)
+        for (int r = std::max(1, rows_ - kept + 1); r < std::min(height_ - 1, rows_ + n - 1); ++r)
+            sum_ += nlmsr::immerkaer_row(row(r - 1), row(r), row(r + 1), w);
+    rows_ += n;
+    const int keep = std::min(2, kept + n);
+    last_.assign(run.end() - std::ptrdiff_t{keep} * w, run.end());
+}
+
+void NlmsrNoise::push(ImageView<const std::uint8_t> rows) { push_rows(rows); }
+void NlmsrNoise::push(ImageView<const std::uint16_t> rows) { push_rows(rows); }
+void NlmsrNoise::push(ImageView<const float> rows) { push_rows(rows); }
+
+double NlmsrNoise::value() const {
+    if (rows_ < height_)
+        throw Error(ErrorCode::InvalidArgument, "NlmsrNoise: the value needs all " +
+                                                    std::to_string(height_) + " rows (" +
+                                                    std::to_string(rows_) + " pushed)");
+    const int w = width_, h = height_;
+    if (w < 3 || h < 3) return 0.0;
+    return std::sqrt(std::acos(-1.0) / 2.0) * sum_ / (6.0 * (w - 2.0) * (h - 2.0));
+}
 
 TiledStats nlm_fuse_tiled(std::span<RowSource* const> frames, RowSink& dst,
                           const NlmsrOptions& opts, const TiledOptions& topts, const Context& ctx) {
