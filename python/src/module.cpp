@@ -389,6 +389,32 @@ void zoom_band_py(const NdArray& block, int first, int src_height, const NdArray
                band_options(y0, o.height), ctx);
 }
 
+// One band of upres.dask.fuse: output rows [y0, y0 + out.rows) from the frames' rows [first,
+// first + block.rows) (nlm_fuse_tiled_source_rows says which), options with the whole reference
+// frame's noise.
+std::tuple<int, int> fuse_source_rows_py(int width, int height, const Options& kv, int y0, int y1) {
+    const RowRange r =
+        nlm_fuse_tiled_source_rows(width, height, options<NlmsrOptions>("fuse", kv), y0, y1);
+    return {r.first, r.last};
+}
+
+void fuse_band_py(const std::vector<NdArray>& blocks, int first, int height, const NdArray& out,
+                  int y0, const Options& kv, int threads) {
+    const NlmsrOptions o = options<NlmsrOptions>("fuse", kv);
+    if (o.noise < 0) invalid("fuse band: the options must give the reference frame's noise");
+    std::vector<std::unique_ptr<ViewRowSource>> src;
+    std::vector<RowSource*> frames;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        src.push_back(std::make_unique<ViewRowSource>(
+            host_rows(blocks[i], ("frame " + std::to_string(i)).c_str()), first, height));
+        frames.push_back(src.back().get());
+    }
+    const detail::RawView d = host_rows(out, "out");
+    ViewRowSink dst(d, y0);
+    nb::gil_scoped_release unlock;
+    nlm_fuse_tiled(frames, dst, o, band_options(y0, d.height), cpu_context(threads));
+}
+
 std::tuple<int, int> spline_filter_source_rows_py(int width, int height, const Options& kv, int y0,
                                                   int y1) {
     const RowRange r = bspline_prefilter_tiled_source_rows(
@@ -807,6 +833,19 @@ NB_MODULE(_upres, m) {
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("upscale_tiff", &upscale_tiff_py, "input"_a, "output"_a, "options"_a, "band_rows"_a,
           "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+    m.def("fuse_source_rows", &fuse_source_rows_py, "width"_a, "height"_a, "options"_a, "y0"_a,
+          "y1"_a);
+    m.def("fuse_band", &fuse_band_py, "blocks"_a, "first"_a, "height"_a, "out"_a, "y0"_a,
+          "options"_a, "threads"_a);
+    nb::class_<upres::NlmsrNoise>(m, "NlmsrNoise")
+        .def(nb::init<int, int>(), "width"_a, "height"_a)
+        .def("push",
+             [](upres::NlmsrNoise& n, const NdArray& rows) {
+                 const upres::detail::RawView v = host_rows(rows, "rows");
+                 nb::gil_scoped_release unlock;
+                 visit_const(v, [&](auto view) { n.push(view); });
+             })
+        .def("value", &upres::NlmsrNoise::value);
     m.def("fuse_tiff", &fuse_tiff_py, "inputs"_a, "output"_a, "options"_a, "band_rows"_a,
           "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);

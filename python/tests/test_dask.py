@@ -258,6 +258,30 @@ def test_bad_input(tmp_path: pathlib.Path) -> None:
         ud.map_coordinates(x, np.ones((3, 4)))
 
 
+@pytest.mark.parametrize("post", ["backproject", "none", "reconstruct"])
+def test_fuse_bit_identical(post: str, camera: np.ndarray) -> None:
+    """NLM-SR over dask frames (a photo's shifted crops, gray u8; random RGB u16 and gray f32)
+    equals upres.fuse (cpu) bit for bit: the noise streamed on the client, bands of 64 output
+    rows and the automatic height, chunks that cut anywhere."""
+    rng = np.random.default_rng(17)
+    # Noise of 6 levels: over the weight scales' floors, so the noise estimate counts.
+    crops = [np.clip(camera[dy:dy + 150, dx:dx + 70] + rng.normal(0, 6, (150, 70)), 0,
+                     255).astype(np.uint8) for dy, dx in ((0, 0), (2, 1), (1, 3))]
+    cases = [crops,
+             [rng.integers(1, 65535, (97, 41, 3), dtype=np.uint16) for _ in range(2)],
+             [(rng.random((83, 29), dtype=np.float32)) for _ in range(3)]]
+    for k, frames in enumerate(cases):
+        ref = upres.fuse(frames, 2, backend="cpu", post=post, reconstructions=3)
+        xs = [da.from_array(f, chunks=(37,) + f.shape[1:]) for f in frames]
+        for rows in (64, None):
+            got = ud.fuse(xs, 2, chunk_rows=rows, post=post, reconstructions=3).compute()
+            assert np.array_equal(got, ref), (k, rows)
+    with pytest.raises(upres.InvalidArgumentError, match="all frames alike"):
+        ud.fuse([xs[0], xs[0][:, :20]])
+    with pytest.raises(upres.InvalidArgumentError, match="scale 5"):
+        ud.fuse(xs, 5)
+
+
 def test_backend_choice() -> None:
     """backend: 'cpu' or 'cuda', named, never substituted; without a GPU the cuda bands fail
     when computed with the backend's error (the graph may be built where no GPU is)."""

@@ -47,7 +47,7 @@ from .ndimage import (_PREFILTER_MODES, _affine, _corner_zoom, _fir_length, _rot
                       _warp_option_text)
 
 __all__ = ["imread_tiff", "zoom", "affine_transform", "rotate", "map_coordinates", "spline_filter",
-           "spline_filter1d", "upscale", "local_gpu_cluster"]
+           "spline_filter1d", "upscale", "fuse", "local_gpu_cluster"]
 
 _NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 # Bands of at least 256 source rows of their own (the prefilter's warm-up, 2 x 64 rows a band,
@@ -333,6 +333,87 @@ def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional
 
     return _assemble(x, ow, oh, x.dtype, edges, rows_of,
                      _UpscaleBand(si, options, x.dtype, threads), "upres-upscale")
+
+
+class _FuseBand:
+    """One band of an NLM-SR fusion: picklable (plain options, the noise among them)."""
+
+    def __init__(self, options: dict[str, str], height: int, out_w: int, dtype: Any,
+                 threads: int) -> None:
+        self.options, self.height, self.out_w = options, height, out_w
+        self.dtype, self.threads = np.dtype(dtype), threads
+
+    def __call__(self, blocks: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
+        frames = [np.ascontiguousarray(_joined(b), self.dtype) for b in blocks]
+        out = np.empty((y1 - y0, self.out_w) + frames[0].shape[2:], self.dtype)
+        _upres.fuse_band(frames, first, self.height, out, y0, self.options, self.threads)
+        return out
+
+
+def fuse(frames: Any, scale: int = 2, *, chunk_rows: Optional[int] = None, threads: int = 1,
+         **options: Any) -> Any:
+    """Fuse frames (dask or NumPy arrays) by NLM-SR, as upres.fuse (cpu backend).
+
+    Parameters: frames: a sequence of (H, W) or (H, W, 3) arrays of one shape and dtype
+    (uint8, uint16, float32), or one (N, H, W[, 3]) array; scale: 2, 3 or 4; options: as
+    upres.fuse (reference, patch, search, sigma, noise, iterations, post, back_projections,
+    psf_sigma, reconstructions, model); chunk_rows: output rows per task (rounded up to a
+    multiple of 32 scale; default: bands of about 32 MiB); threads: CPU threads per task.
+    Unless ``noise`` is given, the reference frame's noise is computed first, its rows streamed
+    through ``NlmsrNoise`` in order on the client (one pass, chunk by chunk: the whole call's
+    value bit for bit). Each task then holds its band's rows of every frame plus every step's
+    reach (``nlm_fuse_tiled_source_rows``). Returns a dask array of the frames' dtype whose
+    pixels equal upres.fuse's (cpu backend) bit for bit.
+    """
+    op = "upres.dask.fuse"
+    if hasattr(frames, "shape") and len(frames.shape) in (3, 4):
+        frames = [frames[i] for i in range(frames.shape[0])]
+    xs = [_as_dask(f, op) for f in frames]
+    if not xs or len(xs) > 64:
+        raise InvalidArgumentError(f"{op}: {len(xs)} frames (allowed: 1 to 64)")
+    x0 = xs[0]
+    for i, x in enumerate(xs):
+        if tuple(x.shape) != tuple(x0.shape) or x.dtype != x0.dtype:
+            raise InvalidArgumentError(f"{op}: frame {i} is {tuple(x.shape)} {x.dtype} but frame "
+                                       f"0 is {tuple(x0.shape)} {x0.dtype} (all frames alike)")
+    if x0.dtype not in _NATIVE:
+        raise InvalidArgumentError(f"{op}: dtype {x0.dtype} (allowed: uint8, uint16, float32)")
+    c = int(x0.shape[2]) if x0.ndim == 3 else 1
+    if c not in (1, 3):
+        raise InvalidArgumentError(f"{op}: {c} channels (allowed: 1 gray, 3 RGB)")
+    h, w = int(x0.shape[0]), int(x0.shape[1])
+    s = int(scale)
+    opts = _options_text(dict(options, scale=s))
+    oh, ow = s * h, s * w
+    _upres.fuse_source_rows(w, h, opts, 0, min(oh, s))  # checks the options now, not in a task
+    if float(opts.get("noise", "-1")) < 0:
+        ref = int(opts.get("reference", "-1"))
+        ref = (len(xs) - 1) // 2 if ref < 0 else ref
+        if ref >= len(xs):
+            raise InvalidArgumentError(f"{op}: reference {ref} is out of range (allowed: -1 for "
+                                       f"the middle frame, or 0 to {len(xs) - 1})")
+        acc = _upres.NlmsrNoise(w, h)
+        for block in xs[ref].to_delayed(optimize_graph=False).ravel():
+            acc.push(np.ascontiguousarray(_host(block.compute())))
+        opts["noise"] = repr(acc.value())
+    unit = 32 * s
+    if chunk_rows is None:
+        rows = max(unit, (_BAND_BYTES // max(1, ow * c * x0.dtype.itemsize)) // unit * unit)
+    else:
+        if int(chunk_rows) < 1:
+            raise InvalidArgumentError(f"{op}: chunk_rows {chunk_rows} must be at least 1")
+        rows = -(-int(chunk_rows) // unit) * unit
+    edges = list(range(0, oh, rows)) + [oh]
+    band = _FuseBand(opts, h, ow, x0.dtype, threads)
+    tail = tuple(x0.shape[2:])
+    parts = []
+    for y0, y1 in zip(edges[:-1], edges[1:]):
+        first, last = _upres.fuse_source_rows(w, h, opts, y0, y1)
+        task = delayed(band, pure=True)([_pieces(x[first:last]) for x in xs], first, y0, y1)
+        parts.append(da.from_delayed(task, shape=(y1 - y0, ow) + tail, dtype=x0.dtype,
+                                     meta=np.empty((0,) * x0.ndim, x0.dtype),
+                                     name=f"upres-fuse-{y0}-" + tokenize(task.key)))
+    return da.concatenate(parts, axis=0)
 
 
 class _WarpTile:

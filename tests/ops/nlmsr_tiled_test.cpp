@@ -91,6 +91,11 @@ TEST(NlmsrTiled, BackProjectionMatchesTheWholeCall) {
     for (std::uint32_t i = 0; i < 2; ++i)
         rgb.push_back(random_image<std::uint16_t>(37, 131, 3, 40 + i));
     check(rgb, o, {64, 130}, "u16 RGB random");
+    // Float frames: an output of float bits shows the last-bit differences a u8 output rounds away.
+    std::vector<Image<float>> f;
+    for (std::uint32_t i = 0; i < 2; ++i)
+        f.push_back(random_image<float>(45, 260, 1, 50 + i, 0.0, 1.0));
+    check(f, o, {64, 128}, "f32 random");
 }
 
 TEST(NlmsrTiled, FusionAloneAndIterations) {
@@ -114,6 +119,19 @@ TEST(NlmsrTiled, ReconstructionMatchesTheWholeCall) {
     o.post = NlmsrPost::Reconstruct;
     o.reconstructions = 4;
     check(photo_frames(3, 40, 160, 2, 4.0, 5), o, {64, 0}, "reconstruct x2");
+    std::vector<Image<float>> f;
+    for (std::uint32_t i = 0; i < 2; ++i)
+        f.push_back(random_image<float>(31, 420, 1, 70 + i, 0.0, 1.0));
+    check(f, o, {64, 200}, "reconstruct x2, f32, 4 rounds");
+    o.reconstructions = 3;
+    check(f, o, {64, 128}, "reconstruct x2, f32, 3 rounds");
+    std::vector<Image<std::uint16_t>> rgb;
+    for (std::uint32_t i = 0; i < 2; ++i)
+        rgb.push_back(random_image<std::uint16_t>(41, 197, 3, 80 + i));
+    check(rgb, o, {64}, "reconstruct x2, u16 RGB, 3 rounds");
+    o.reconstructions = 10;
+    o.scale = 3;
+    check(f, o, {96}, "reconstruct x3, f32, 10 rounds");
 }
 
 // A task of a cluster: a range of output rows from only the frames' rows that

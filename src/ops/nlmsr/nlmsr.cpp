@@ -622,19 +622,21 @@ constexpr int kRowAlign = 32;
 
 // Input rows beyond a band that its outputs read, through every step (each step's reach on the
 // input grid, summed as the steps compound): the bicubic up-scaling 2 (+1 for the rounding of
-// its taps' span), a fusion on the output grid (patch / 2 + search / 2 output pixels) per
-// iteration, the target's fusion on the input grid, each back-projection round (the
-// antialiased down-scaling's 2 s output pixels and the up-scaling, 3 + 3), and for the
-// reconstruction SRCNN's start (its bicubic step and the largest network's 21 output pixels),
-// the camera model P and P^T per round (its Gaussian's 3 psf_sigma s output pixels and the box
-// of s) and the dense target's fusion. A few rows more for safety; the tests cut bands at every
-// alignment and compare bytes.
+// its taps' span); a fusion: the cpu backend slides its patch distances down runs of 32 rows
+// (nlmsr_cpu.cpp), whose rounding carries the rows its run started from, so a fusion's output
+// reads back to its run's start plus the patch and search radii (32 + patch / 2 + search / 2
+// rows of its grid; on the output grid per iteration, on the input grid for the target and the
+// reconstruction's dense target); each back-projection round (the antialiased down-scaling's
+// 2 s output pixels and the up-scaling, 3 + 3); for the reconstruction SRCNN's start (its
+// bicubic step and the largest network's 21 output pixels) and the camera model P and P^T per
+// round (its Gaussian's 3 psf_sigma s output pixels and the box of s). A few rows more for
+// safety; the tests cut bands at every alignment and compare the bytes of float outputs.
 int reach_rows(const NlmsrOptions& o) {
     const int s = o.scale;
     const int up = 3;
-    const int fuse_hr = (o.patch / 2 + o.search / 2 + s - 1) / s + 1;
+    const int fuse_hr = (kRowAlign + o.patch / 2 + o.search / 2 + s - 1) / s + 1;
     const int lr_patch = (o.patch / s) | 1;
-    const int fuse_lr = lr_patch / 2 + o.search / 2;
+    const int fuse_lr = kRowAlign + lr_patch / 2 + o.search / 2;
     int reach = 0;
     if (o.post == NlmsrPost::Reconstruct) {
         const int psf = static_cast<int>(std::ceil(3.0 * o.psf_sigma * s)) + s;
