@@ -1,8 +1,9 @@
 """upres on Dask arrays: images larger than memory, on every core of a host or on a cluster.
 
-``zoom``, ``affine_transform``, ``rotate``, ``map_coordinates``, ``spline_filter`` and
-``spline_filter1d`` take a dask array (or a NumPy one) and return a dask array whose every chunk
-is computed by its own task, with the same pixels as the whole-image call, bit for bit. The
+``zoom``, ``affine_transform``, ``rotate``, ``map_coordinates``, ``spline_filter``,
+``spline_filter1d``, ``upscale`` and ``fuse`` take dask arrays (or NumPy ones) and return a dask
+array whose every chunk is computed by its own task, with the same pixels as the whole-image
+call, bit for bit. The
 prefilter and the zoom with ``grid_mode=True`` go by bands of full rows: each band reads the
 source rows its taps need plus the exact B-spline prefilter's warm-up
 (``upres::warp_tiled_source_rows``, docs/scale.md) and runs as one band of upres's tiled

@@ -59,6 +59,23 @@ expect_one_line_error() {
         pass "$1 (exit $rc: $err)"
     fi
 }
+
+# resumes NAME LIMIT_KB REF DIR CMD...: CMD (writing DIR/o.tif) fails on a file size limit of
+# LIMIT_KB (a disk that fills up) after some rows of tiles, saying so; the same command again
+# writes a file byte-identical to REF (an uninterrupted run) and leaves nothing else in DIR.
+resumes() {
+    local name=$1 limit=$2 ref=$3 dir=$4
+    shift 4
+    rm -rf "$dir" && mkdir -p "$dir"
+    run bash -c "trap '' XFSZ; ulimit -f $limit; exec \"\$@\" -q" _ "$@"
+    expect_one_line_error "$name failing on a full disk" $EX_IO "rerun the same command to resume after the"
+    run "$@" -q
+    if [ "$rc" -eq 0 ] && cmp -s "$dir/o.tif" "$ref" && [ "$(ls -A "$dir")" = o.tif ]; then
+        pass "$name resumed: byte-identical to an uninterrupted run, no leftovers"
+    else
+        fail "$name resume: exit $rc, $err; files: $(ls -A "$dir")"
+    fi
+}
 # json_check NAME EXPR: stdout is exactly one JSON object and the Python expression EXPR on it
 # (called d) is true.
 json_check() {
@@ -553,17 +570,9 @@ if [ -f "$camera" ] && "$upres" -q warp "$camera" "$tmp/fz0.tif" --size 256x256 
     run "$upres" compare "$tmp/fzw.tif" "$tmp/fzt.tif" --json
     grep -q '"psnr": "inf"' <<<"$out" && pass "fuse --tiled equals the whole-frame fuse" ||
         fail "fuse --tiled differs: $out $err"
-    rm -rf "$tmp/fres" && mkdir -p "$tmp/fres"
-    run bash -c "trap '' XFSZ; ulimit -f 150; exec \"\$0\" fuse \"\$1\" \"\$2\" \"\$3\" \"\$4\" --tiled --band-rows 64 --tile-size 64 -q" \
-        "$upres" "$tmp/fz0.tif" "$tmp/fz1.tif" "$tmp/fz2.tif" "$tmp/fres/o.tif"
-    expect_one_line_error "fuse --tiled failing on a full disk" $EX_IO "rerun the same command to resume after the"
     "$upres" -q fuse "$tmp/fz0.tif" "$tmp/fz1.tif" "$tmp/fz2.tif" "$tmp/fzr.tif" --tiled --band-rows 64 --tile-size 64
-    run "$upres" -q fuse "$tmp/fz0.tif" "$tmp/fz1.tif" "$tmp/fz2.tif" "$tmp/fres/o.tif" --tiled --band-rows 64 --tile-size 64
-    if [ "$rc" -eq 0 ] && cmp -s "$tmp/fres/o.tif" "$tmp/fzr.tif" && [ "$(ls -A "$tmp/fres")" = o.tif ]; then
-        pass "fuse --tiled resumed: byte-identical to an uninterrupted run, no leftovers"
-    else
-        fail "fuse --tiled resume: exit $rc, $err; files: $(ls -A "$tmp/fres")"
-    fi
+    resumes "fuse --tiled" 150 "$tmp/fzr.tif" "$tmp/fres" "$upres" fuse "$tmp/fz0.tif" "$tmp/fz1.tif" \
+        "$tmp/fz2.tif" "$tmp/fres/o.tif" --tiled --band-rows 64 --tile-size 64
     run "$upres" fuse "$tmp/fz0.tif" "$tmp/fzt.tif" --tiled --sequence
     expect_one_line_error "fuse --tiled --sequence" $EX_INVALID "not --sequence"
 else
@@ -652,16 +661,8 @@ if "$upres" -q convert "$sample" "$tmp/t8.tif" 2>/dev/null; then
             fail "upscale --stream TIFF differs: $out $err"
         # Killed mid-write (a file size limit), the same command resumes after the rows of tiles
         # kept (the threshold's pass again, then the stream from there): the same file.
-        rm -rf "$tmp/sres" && mkdir -p "$tmp/sres"
-        run bash -c "trap '' XFSZ; ulimit -f 700; exec \"\$0\" upscale \"\$1\" \"\$2\" --method silseabi --stream -q" \
-            "$upres" "$tmp/cam.tif" "$tmp/sres/o.tif"
-        expect_one_line_error "upscale --stream failing on a full disk" $EX_IO "rerun the same command to resume after the"
-        run "$upres" -q upscale "$tmp/cam.tif" "$tmp/sres/o.tif" --method silseabi --stream
-        if [ "$rc" -eq 0 ] && cmp -s "$tmp/sres/o.tif" "$tmp/cam_stream.tif" && [ "$(ls -A "$tmp/sres")" = o.tif ]; then
-            pass "upscale --stream resumed: byte-identical to an uninterrupted run, no leftovers"
-        else
-            fail "upscale --stream resume: exit $rc, $err; files: $(ls -A "$tmp/sres")"
-        fi
+        resumes "upscale --stream" 700 "$tmp/cam_stream.tif" "$tmp/sres" "$upres" upscale \
+            "$tmp/cam.tif" "$tmp/sres/o.tif" --method silseabi --stream
     else
         skip "upscale --stream TIFF (no data/camera.png: scripts/fetch_data.sh)"
     fi
@@ -709,16 +710,8 @@ if "$upres" -q convert "$sample" "$tmp/t8.tif" 2>/dev/null; then
     [ "$tiled_ok" = 1 ] && pass "upscale --tiled equals the whole-image upscale (srcnn, bicubic, bspline)" ||
         fail "upscale --tiled differs from the whole-image upscale"
     "$upres" -q upscale "$tmp/t8.tif" "$tmp/refu.tif" --method srcnn --tiled --tile-size 16
-    rm -rf "$tmp/res" && mkdir -p "$tmp/res"
-    run bash -c "trap '' XFSZ; ulimit -f 400; exec \"\$0\" upscale \"\$1\" \"\$2\" --method srcnn --tiled --tile-size 16 -q" \
-        "$upres" "$tmp/t8.tif" "$tmp/res/o.tif"
-    expect_one_line_error "upscale --tiled failing on a full disk" $EX_IO "rerun the same command to resume after the"
-    run "$upres" -q upscale "$tmp/t8.tif" "$tmp/res/o.tif" --method srcnn --tiled --tile-size 16
-    if [ "$rc" -eq 0 ] && cmp -s "$tmp/res/o.tif" "$tmp/refu.tif" && [ "$(ls -A "$tmp/res")" = o.tif ]; then
-        pass "upscale --tiled resumed: byte-identical to an uninterrupted run, no leftovers"
-    else
-        fail "upscale --tiled resume: exit $rc, $err; files: $(ls -A "$tmp/res")"
-    fi
+    resumes "upscale --tiled" 400 "$tmp/refu.tif" "$tmp/res" "$upres" upscale "$tmp/t8.tif" \
+        "$tmp/res/o.tif" --method srcnn --tiled --tile-size 16
     # stereo --tiled: the window matcher band by band equals the whole pair's map (as NPY bytes).
     if "$upres" -q convert "$root/tests/data/stereo/photo_left.npy" "$tmp/sl.tif" 2>/dev/null &&
         "$upres" -q convert "$root/tests/data/stereo/photo_right.npy" "$tmp/sr.tif" 2>/dev/null; then
