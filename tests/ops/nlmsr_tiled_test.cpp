@@ -34,10 +34,10 @@ Image<T> whole(const std::vector<Image<T>>& frames, const NlmsrOptions& o) {
     return out;
 }
 
-// Output rows [y0, y1) (y1 0: to the end) in bands of band_rows, into the rows of `out`.
+// The whole output in bands of band_rows, into `out`.
 template <class T>
 TiledStats tiled(const std::vector<Image<T>>& frames, const NlmsrOptions& o, int band_rows,
-                 Image<T>& out, bool lend, int y0 = 0, int y1 = 0) {
+                 Image<T>& out, bool lend) {
     std::vector<std::unique_ptr<test::RowEnds>> ends;
     std::vector<RowSource*> src;
     for (const auto& f : frames) {
@@ -46,8 +46,6 @@ TiledStats tiled(const std::vector<Image<T>>& frames, const NlmsrOptions& o, int
     }
     TiledOptions to;
     to.band_rows = band_rows;
-    to.first_row = y0;
-    to.last_row = y1;
     std::int64_t last = 0;
     to.progress = [&](std::int64_t done, std::int64_t total) {
         EXPECT_GT(done, last);
@@ -55,7 +53,7 @@ TiledStats tiled(const std::vector<Image<T>>& frames, const NlmsrOptions& o, int
         last = done;
     };
     const TiledStats st = nlm_fuse_tiled(src, ends[0]->dst(), o, to);
-    EXPECT_EQ(last, y1 > 0 ? y1 : out.height());
+    EXPECT_EQ(last, out.height());
     return st;
 }
 

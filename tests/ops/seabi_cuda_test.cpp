@@ -124,6 +124,23 @@ TEST(SeabiCuda, UnalignedDeviceSubViews) {
 
 // The streaming engine on the cuda backend (each batch's window through the CUDA kernels with
 // the whole image's threshold) gives the whole-image bytes, on both lattices, any stripe size.
+// The stream on the cuda backend from o.first_row (its rows pushed from first_input_row(), 50
+// at a time) into a 2W x 2H image; rows before 2 first_row are left unwritten.
+Image<U8> stream_cuda(const Image<U8>& in, const SeabiStreamOptions& o) {
+    Image<U8> out(2 * in.width(), 2 * in.height(), 1);
+    SeabiStream st(
+        in.width(), in.height(), o,
+        [&](ImageView<const U8> rows, int first) {
+            for (int y = 0; y < rows.height(); ++y)
+                std::memcpy(out.view().row(first + y), rows.row(y), rows.width());
+        },
+        ctx_of(Backend::Cuda));
+    for (int y = st.first_input_row(); y < in.height(); y += 50)
+        st.push(in.view().sub(0, y, in.width(), std::min(50, in.height() - y)));
+    EXPECT_EQ(st.rows_out(), 2 * in.height());
+    return out;
+}
+
 TEST(SeabiCuda, StreamMatchesTheWholeImage) {
     UPRES_REQUIRE_GPU();
     const Image<U8> in = random_image<U8>(333, 517, 1, 71, 20, 230);
@@ -140,33 +157,14 @@ TEST(SeabiCuda, StreamMatchesTheWholeImage) {
                 o.lattice = lat;
                 o.stripe_rows = s_rows;
                 o.total_variation = tv.value();
-                Image<U8> got(2 * in.width(), 2 * in.height(), 1);
-                SeabiStream st(
-                    in.width(), in.height(), o,
-                    [&](ImageView<const U8> rows, int first) {
-                        for (int y = 0; y < rows.height(); ++y)
-                            std::memcpy(got.view().row(first + y), rows.row(y), rows.width());
-                    },
-                    ctx_of(Backend::Cuda));
-                for (int y = 0; y < in.height(); y += 50)
-                    st.push(in.view().sub(0, y, in.width(), std::min(50, in.height() - y)));
-                EXPECT_EQ(st.rows_out(), 2 * in.height());
+                const Image<U8> got = stream_cuda(in, o);
                 EXPECT_TRUE(images_near(got.view(), want.view(), 0.0))
                     << to_string(lat) << " " << to_string(m) << " S " << s_rows;
                 // Resumed at an input row (upscale --stream's restart): from the rows at and
                 // after first - 6, the whole image's rows from 2 first on.
                 for (int first : {7, 200}) {
                     o.first_row = first;
-                    Image<U8> part(2 * in.width(), 2 * in.height(), 1);
-                    SeabiStream rs(
-                        in.width(), in.height(), o,
-                        [&](ImageView<const U8> rows, int y0) {
-                            for (int y = 0; y < rows.height(); ++y)
-                                std::memcpy(part.view().row(y0 + y), rows.row(y), rows.width());
-                        },
-                        ctx_of(Backend::Cuda));
-                    for (int y = rs.first_input_row(); y < in.height(); y += 50)
-                        rs.push(in.view().sub(0, y, in.width(), std::min(50, in.height() - y)));
+                    const Image<U8> part = stream_cuda(in, o);
                     const int y0 = 2 * first, n = 2 * in.height() - y0;
                     EXPECT_TRUE(images_near(part.view().sub(0, y0, part.width(), n),
                                             want.view().sub(0, y0, want.width(), n), 0.0))

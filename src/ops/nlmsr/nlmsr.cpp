@@ -723,8 +723,9 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
     const int end = tiled::end_row(to, oh);
     st.band_rows = s * band_in;
     st.buffer_bytes = need(band_in);
-    std::vector<Image<T>> held(static_cast<std::size_t>(n));
+    std::vector<Image<T>> held(static_cast<std::size_t>(n));  // every band's rows, reused
     std::vector<ImageView<const T>> views(static_cast<std::size_t>(n));
+    Image<T> out;
     for (int a = first_band_row(to.first_row, s); s * a < end; a += band_in) {
         const int b = std::min(h, a + band_in);
         const auto [lo, hi] = band_read_rows(a, b, halo, h);
@@ -734,7 +735,7 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
             st.rows_read += hi - lo;
             views[i] = held[i].view();
         }
-        Image<T> out(ow, s * (hi - lo), c);
+        if (out.height() != s * (hi - lo)) out = Image<T>(ow, s * (hi - lo), c);
         nlm_fuse(std::span<const ImageView<const T>>(views), out.view(), bo, cpu);
         const int y0 = std::max(s * a, to.first_row), y1 = std::min(s * b, end);
         dst.write_rows(y0, y1 - y0, out.view().row(y0 - s * lo), out.stride());
