@@ -72,6 +72,7 @@ void run_tiled(const StereoArgs& args, const Common& common) {
                     "stereo: --tiled writes the left map only (not --right, --mask, --preview)");
     check_tiled_paths("stereo", args.left, args.out, "auto", args.tiling);
     const Context ctx = common.context();
+    const std::vector<int> devices = common.device_list();
     const StereoOptions o = options_of(args);
     TiffRowReader left(args.left);
     TiffRowReader right(args.right);
@@ -94,7 +95,9 @@ void run_tiled(const StereoArgs& args, const Common& common) {
     const TiledResult r =
         run_tiled_job(job, left, args.tiling, common.quiet,
                       [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
-                          return stereo_disparity_tiled(src, right, dst, o, to, ctx);
+                          TiledOptions with = to;
+                          with.devices = devices;  // --devices: bands over the GPUs
+                          return stereo_disparity_tiled(src, right, dst, o, with, ctx);
                       });
     if (!common.quiet)
         fmt::print(
@@ -188,8 +191,8 @@ void add_stereo(CLI::App& app, const Common& common) {
     const TiledFlags tiled = add_tiled_flags(
         cmd, args->tiling,
         "TIFF pair of any size in, tiled float TIFF out, band by band in bounded memory (the "
-        "window matcher: gauss7, gauss13, box; cpu backend); the map equals the whole-pair "
-        "run's");
+        "window matcher: gauss7, gauss13, box; cpu or cuda backend, --devices spreads the bands "
+        "over GPUs); the map equals the whole-pair run's");
     cmd->callback([args, &common, tiled] {
         check_tiled_flags(tiled);
         run_stereo(*args, common);

@@ -391,11 +391,23 @@ void run_tiled(const UpscaleArgs& args, const Common& common, const UpscaleOptio
     job.out = args.paths[1];
     job.out_width = static_cast<int>(ow);
     job.out_height = static_cast<int>(oh);
-    job.options = fmt::format("method {} scale {} model {} lattice {}", to_string(m), s, opts.model,
-                              to_string(resolved_lattice(opts)));
+    // The backend and the network's kernels change the bytes (cuda: float sums in another
+    // order; with variant auto or precision fastest the kernels are chosen by timing).
+    const bool cuda = ctx.backend == Backend::Cuda;
+    job.options = fmt::format("method {} scale {} model {} lattice {} backend {}", to_string(m), s,
+                              opts.model, to_string(resolved_lattice(opts)), cuda ? "cuda" : "cpu");
+    if (cuda && m == UpscaleMethod::Srcnn)
+        job.options += fmt::format(" precision {} variant {} layers {} {} {}",
+                                   to_string(opts.srcnn.precision), to_string(opts.srcnn.variant),
+                                   to_string(opts.srcnn.layer_variants[0]),
+                                   to_string(opts.srcnn.layer_variants[1]),
+                                   to_string(opts.srcnn.layer_variants[2]));
+    const std::vector<int> devices = common.device_list();  // --devices: bands over the GPUs
     const TiledResult r = run_tiled_job(job, in, args.tiling, common.quiet,
                                         [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
-                                            return upscale_tiled(src, dst, opts, to, ctx);
+                                            TiledOptions with = to;
+                                            with.devices = devices;
+                                            return upscale_tiled(src, dst, opts, with, ctx);
                                         });
     if (!common.quiet)
         fmt::print(
@@ -565,8 +577,8 @@ void add_upscale(CLI::App& app, const Common& common) {
     const TiledFlags tiled = add_tiled_flags(
         cmd, args->tiling,
         "TIFF of any size in, tiled (Big)TIFF out, tile by tile in bounded memory (srcnn, "
-        "bicubic, bilinear, bspline; integer scales; cpu backend); the pixels equal the "
-        "whole-image run's");
+        "bicubic, bilinear, bspline; integer scales; cpu or cuda backend, --devices spreads the "
+        "tiles over GPUs); the pixels equal the whole-image run's on that backend");
     std::map<std::string, CLI::Option*> video_flags;
 #if UPRES_HAVE_VIDEO
     video_flags = add_declared_fields(cmd, video_operation(), &args->video);

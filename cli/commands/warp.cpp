@@ -161,9 +161,10 @@ void run_tiled(const WarpArgs& args, const Common& common, Given which) {
     job.out_width = ow;
     job.out_height = oh;
     job.options = fmt::format(
-        "{}; interp {} border {} fill {} prefilter {} prefiltered {} antialias {} cubic_a {}", what,
-        to_string(o.interp), to_string(o.border), o.fill, o.prefilter, o.prefiltered, o.antialias,
-        o.cubic_a);
+        "{}; interp {} border {} fill {} prefilter {} prefiltered {} antialias {} cubic_a {}; "
+        "backend {}",
+        what, to_string(o.interp), to_string(o.border), o.fill, o.prefilter, o.prefiltered,
+        o.antialias, o.cubic_a, ctx.backend == Backend::Cuda ? "cuda" : "cpu");
     const TiledResult r = run_tiled_job(job, in, args.tiling, common.quiet,
                                         [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
                                             TiledOptions with = to;

@@ -30,9 +30,10 @@ inline void check_side(const char* op, long long v, const char* what) {
                      std::to_string(kMaxTiledDimension) + "]");
 }
 
-// The source's sides and channels, the output's sides, TiledOptions and the backend.
+// The source's sides and channels, the output's sides, TiledOptions and the backend (cpu or
+// auto; `cuda`: the operation also tiles on the cuda backend).
 inline void check_call(const char* op, const RowSource& src, int out_width, int out_height,
-                       const TiledOptions& to, const Context& ctx) {
+                       const TiledOptions& to, const Context& ctx, bool cuda = false) {
     check_side(op, src.width(), "the source width");
     check_side(op, src.height(), "the source height");
     check_side(op, out_width, "the output width");
@@ -52,9 +53,15 @@ inline void check_call(const char* op, const RowSource& src, int out_width, int 
         fail(op, "last_row " + std::to_string(to.last_row) + " is outside [first_row " +
                      std::to_string(to.first_row) + ", " + std::to_string(out_height) +
                      "] (0: the output's end)");
+    if (ctx.backend == Backend::Cuda && cuda) return;
     if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
-        fail(op, std::string("tiled execution runs the cpu backend, not ") +
-                     to_string(ctx.backend) + " (the whole-image call runs every backend)");
+        fail(op, std::string("tiled execution runs the ") +
+                     (cuda ? "cpu and cuda backends" : "cpu backend") + ", not " +
+                     to_string(ctx.backend) +
+                     " (the whole-image call runs every backend)");
+    if (!to.devices.empty())
+        fail(op, std::string("devices name GPUs for the cuda backend, not ") +
+                     to_string(ctx.backend));
 }
 
 // The end of the output rows a call computes: TiledOptions::last_row, 0 for the output's end.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <upres/io.hpp>
 #include <upres/stereo.hpp>
@@ -33,26 +34,29 @@ Image<float> whole(const Image<T>& l, const Image<T>& r, const StereoOptions& o)
 
 template <class T>
 Image<float> tiled(const Image<T>& l, const Image<T>& r, const StereoOptions& o, int band,
-                   TiledStats* st = nullptr) {
+                   TiledStats* st = nullptr, Backend b = Backend::Cpu,
+                   std::vector<int> devices = {}) {
     Image<float> d(l.width(), l.height(), 1);
     ViewRowSource ls(l.view().raw()), rs(r.view().raw());
     ViewRowSink sink(d.view().raw());
     TiledOptions to;
     to.band_rows = std::min(band, l.height());
-    const TiledStats s = stereo_disparity_tiled(ls, rs, sink, o, to, ctx_of(Backend::Cpu));
+    to.devices = std::move(devices);
+    const TiledStats s = stereo_disparity_tiled(ls, rs, sink, o, to, ctx_of(b));
     if (st) *st = s;
     return d;
 }
 
 template <class T>
 void check(const Image<T>& l, const Image<T>& r, const StereoOptions& o, int band,
-           const std::string& what) {
+           const std::string& what, Backend b = Backend::Cpu) {
     TiledStats st;
-    const Image<float> got = tiled(l, r, o, band, &st);
+    const Image<float> got = tiled(l, r, o, band, &st, b);
     EXPECT_TRUE(same_bytes(got, whole(l, r, o)))
         << what << ": " << to_string(o.cost) << " " << to_string(o.aggregation) << " box "
         << o.box_size << ", lr " << o.lr_check << ", subpixel " << o.subpixel << ", median "
-        << o.median << ", band " << band << " (" << st.bands << " bands)";
+        << o.median << ", band " << band << " (" << st.bands << " bands, " << to_string(b)
+        << ")";
 }
 
 Image<std::uint8_t> pair_image(const char* file, int w, int h) {
@@ -111,6 +115,60 @@ TEST(StereoTiled, DepthsAndRandomData) {
     check(lf, rf, o, 9, "f32 random RGB");
 }
 
+// The cuda backend: each band is the whole cuda call on its rows (which gives the reference's
+// bytes, stereo_cuda_test), every variant; bands spread over two GPUs give the same bytes.
+TEST(StereoTiledCuda, BandsAreTheWholePairs) {
+    UPRES_REQUIRE_GPU();
+    const Image<std::uint8_t> ml = pair_image("motorcycle_left.png", 360, 300);
+    const Image<std::uint8_t> mr = pair_image("motorcycle_right.png", 360, 300);
+    StereoOptions o;
+    o.num_disparities = 48;
+    for (const StereoVariant v : {StereoVariant::Stream, StereoVariant::Cube1, StereoVariant::Cube2})
+        for (const StereoAggregation a : {StereoAggregation::Gauss7, StereoAggregation::Box}) {
+            o.variant = v;
+            o.aggregation = a;
+            o.box_size = 15;
+            check(ml, mr, o, 37, "motorcycle", Backend::Cuda);
+        }
+    o.variant = StereoVariant::Stream;
+    o.cost = StereoCost::Census;
+    o.aggregation = StereoAggregation::Gauss13;
+    o.lr_check = 1;
+    o.median = true;
+    check(ml, mr, o, 1, "motorcycle, census, checks, median, 1-row bands", Backend::Cuda);
+    const Image<float> lf = random_image<float>(77, 64, 3, 3, 0.0, 1.0);
+    const Image<float> rf = random_image<float>(77, 64, 3, 4, 0.0, 1.0);
+    check(lf, rf, o, 9, "f32 random RGB", Backend::Cuda);
+    const Image<std::uint16_t> al = [] {
+        const Image<std::uint8_t> a8 = pair_image("aloeL.jpg", 320, 1040);
+        Image<std::uint16_t> a(a8.width(), a8.height(), a8.channels());
+        for (int y = 0; y < a.height(); ++y)
+            for (int x = 0; x < a.width() * a.channels(); ++x)
+                a.view().row(y)[x] = static_cast<std::uint16_t>(a8.view().row(y)[x] * 257);
+        return a;
+    }();
+    const Image<std::uint16_t> ar = [] {
+        const Image<std::uint8_t> a8 = pair_image("aloeR.jpg", 320, 1040);
+        Image<std::uint16_t> a(a8.width(), a8.height(), a8.channels());
+        for (int y = 0; y < a.height(); ++y)
+            for (int x = 0; x < a.width() * a.channels(); ++x)
+                a.view().row(y)[x] = static_cast<std::uint16_t>(a8.view().row(y)[x] * 257);
+        return a;
+    }();
+    StereoOptions a;
+    a.num_disparities = 48;
+    a.min_disparity = 8;
+    check(al, ar, a, 0, "aloe RGB u16, automatic bands", Backend::Cuda);
+    if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device: the two-device runs skipped";
+    const Image<float> want = whole(al, ar, a);
+    for (const std::vector<int>& devs : {std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {
+        TiledStats st;
+        EXPECT_TRUE(same_bytes(tiled(al, ar, a, 100, &st, Backend::Cuda, devs), want))
+            << "devices " << devs[0] << ", " << devs[1];
+        EXPECT_EQ(st.bands, 11);
+    }
+}
+
 TEST(StereoTiled, WhatIsNotLocalIsRefused) {
     const Image<std::uint8_t> l = random_image<std::uint8_t>(64, 40, 1, 5);
     const Image<std::uint8_t> r = random_image<std::uint8_t>(64, 40, 1, 6);
@@ -131,8 +189,9 @@ TEST(StereoTiled, WhatIsNotLocalIsRefused) {
     o.speckle_size = 0;
     expect_error([&] { stereo_disparity_tiled(ls, ss, sink, o); }, ErrorCode::InvalidArgument,
                  "they must match");
-    expect_error([&] { stereo_disparity_tiled(ls, rs, sink, o, {}, ctx_of(Backend::Cuda)); },
-                 ErrorCode::InvalidArgument, "runs the cpu backend");
+    expect_error(
+        [&] { stereo_disparity_tiled(ls, rs, sink, o, {}, ctx_of(Backend::Reference)); },
+        ErrorCode::InvalidArgument, "runs the cpu and cuda backends, not reference");
 }
 
 }  // namespace

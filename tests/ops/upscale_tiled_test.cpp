@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <upres/tiled.hpp>
 #include <upres/upscale.hpp>
@@ -32,14 +34,15 @@ UpscaleOptions opts_of(UpscaleMethod m, double s) {
 }
 
 template <class T>
-Image<T> whole(const ImageView<const T>& in, const UpscaleOptions& o) {
-    AnyImage r = upscale(AnyImage(clone(in)), o, ctx_of(Backend::Cpu));
+Image<T> whole(const ImageView<const T>& in, const UpscaleOptions& o, Backend b = Backend::Cpu) {
+    AnyImage r = upscale(AnyImage(clone(in)), o, ctx_of(b));
     return std::move(r.as<T>());
 }
 
 template <class T>
 Image<T> tiled(const ImageView<const T>& in, const UpscaleOptions& o, int band, bool lend,
-               TiledStats* st = nullptr, std::size_t budget = 0) {
+               TiledStats* st = nullptr, std::size_t budget = 0, Backend b = Backend::Cpu,
+               std::vector<int> devices = {}) {
     const int s = static_cast<int>(o.scale);
     Image<T> out(s * in.width(), s * in.height(), in.channels());
     test::RowEnds ends(in.raw(), out.view().raw(), lend);
@@ -47,13 +50,14 @@ Image<T> tiled(const ImageView<const T>& in, const UpscaleOptions& o, int band, 
     to.band_rows = std::min(band, out.height());
     to.tile_columns = band;  // square tiles: columns cut as often as rows
     to.max_memory = budget;
+    to.devices = std::move(devices);
     std::int64_t last = 0;
     to.progress = [&](std::int64_t done, std::int64_t total) {
         EXPECT_GT(done, last);
         EXPECT_EQ(total, out.height());
         last = done;
     };
-    const TiledStats r = upscale_tiled(ends.src(), ends.dst(), o, to, ctx_of(Backend::Cpu));
+    const TiledStats r = upscale_tiled(ends.src(), ends.dst(), o, to, ctx_of(b));
     EXPECT_EQ(last, out.height());
     if (st) *st = r;
     return out;
@@ -140,6 +144,89 @@ TEST(UpscaleTiled, BuffersFollowTheBudget) {
     EXPECT_LE(st.buffer_bytes, budget);
 }
 
+// The cuda backend: each tile is the whole cuda call on its box, so the output is the whole
+// cuda call's bytes for every kernel variant and precision named (per-pixel arithmetic that does
+// not depend on where the pixel lies); tiles of 256, 1000 and odd sizes, gray and colour, every
+// pixel type.
+template <class T>
+void check_cuda(const Image<T>& in, UpscaleOptions o, int band, const std::string& what) {
+    struct Case {
+        SrcnnVariant v;
+        SrcnnPrecision p;
+    };
+    for (const Case k : {Case{SrcnnVariant::FusedNetwork, SrcnnPrecision::Fp16},
+                         Case{SrcnnVariant::FusedNetwork, SrcnnPrecision::Fp32},
+                         Case{SrcnnVariant::TensorCore, SrcnnPrecision::Bf16},
+                         Case{SrcnnVariant::SharedKernelPatch, SrcnnPrecision::Fp32},
+                         Case{SrcnnVariant::Direct, SrcnnPrecision::Fp32}}) {
+        o.srcnn.variant = k.v;
+        o.srcnn.precision = k.p;
+        const Image<T> want = whole<T>(in.view(), o, Backend::Cuda);
+        TiledStats st;
+        const Image<T> got = tiled<T>(in.view(), o, band, true, &st, 0, Backend::Cuda);
+        EXPECT_TRUE(same_bytes(got, want))
+            << what << ": " << to_string(k.v) << " " << to_string(k.p) << ", tile " << band
+            << ", " << st.bands << " bands";
+    }
+}
+
+TEST(UpscaleTiledCuda, SrcnnTilesAreTheWholeCudaCall) {
+    UPRES_REQUIRE_GPU();
+    const Image<std::uint8_t> rgb = tall_photo("baboon.jpg", 300, 260);
+    Image<std::uint8_t> gray(rgb.width(), rgb.height(), 1);
+    for (int y = 0; y < gray.height(); ++y)
+        for (int x = 0; x < gray.width(); ++x) gray.view()(x, y) = rgb.view()(x, y, 1);
+    check_cuda(rgb, opts_of(UpscaleMethod::Srcnn, 2), 256, "u8 RGB photo");
+    check_cuda(from_photo<std::uint16_t>(gray), opts_of(UpscaleMethod::Srcnn, 2), 37,
+               "u16 gray photo");
+    check_cuda(from_photo<float>(rgb), opts_of(UpscaleMethod::Srcnn, 3), 1000, "f32 RGB photo");
+    check_cuda(random_image<std::uint8_t>(1100, 90, 4, 31), opts_of(UpscaleMethod::Srcnn, 2), 1000,
+               "u8 random RGBA");
+    check_cuda(tall_photo("baboon.jpg", 70, 2100), opts_of(UpscaleMethod::Srcnn, 2), 4096,
+               "u8 RGB tall photo, 4096-output tiles");
+    // bicubic: warp_tiled's bands on the device.
+    const UpscaleOptions bic = opts_of(UpscaleMethod::Bicubic, 2);
+    EXPECT_TRUE(same_bytes(tiled<std::uint8_t>(rgb.view(), bic, 256, true, nullptr, 0,
+                                               Backend::Cuda),
+                           whole<std::uint8_t>(rgb.view(), bic, Backend::Cuda)));
+}
+
+// Auto and Fastest pick kernels by the plane's shape: the tiles run those the first tile ran,
+// the whole call may run others, within the precision's tolerance; the tiled bytes do not
+// depend on the tile size's cut or on the number of GPUs.
+TEST(UpscaleTiledCuda, AutoKernelsAndSeveralDevices) {
+    UPRES_REQUIRE_GPU();
+    const Image<std::uint8_t> rgb = tall_photo("baboon.jpg", 400, 520);
+    UpscaleOptions o = opts_of(UpscaleMethod::Srcnn, 2);
+    o.srcnn.precision = SrcnnPrecision::Fastest;
+    const Image<std::uint8_t> cpu = whole<std::uint8_t>(rgb.view(), opts_of(o.method, 2));
+    const Image<std::uint8_t> one = tiled<std::uint8_t>(rgb.view(), o, 128, true, nullptr, 0,
+                                                        Backend::Cuda);
+    int worst = 0;
+    for (int y = 0; y < one.height(); ++y)
+        for (int x = 0; x < one.width() * 3; ++x)
+            worst = std::max(worst, std::abs(int{one.view().row(y)[x]} - cpu.view().row(y)[x]));
+    EXPECT_LE(worst, 2) << "fastest tiles against the cpu backend's fp32";
+    TiledOptions bad;
+    bad.devices = {cuda_device_count()};
+    Image<std::uint8_t> out(800, 1040, 3);
+    ViewRowSource src(rgb.view());
+    ViewRowSink dst(out.view());
+    expect_error([&] { upscale_tiled(src, dst, o, bad, ctx_of(Backend::Cuda)); },
+                 ErrorCode::InvalidArgument, "does not exist");
+    bad.devices = {0, 0};
+    expect_error([&] { upscale_tiled(src, dst, o, bad, ctx_of(Backend::Cuda)); },
+                 ErrorCode::InvalidArgument, "named twice");
+    if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device: the two-device runs skipped";
+    for (const std::vector<int>& devs : {std::vector<int>{0, 1}, std::vector<int>{1, 0}}) {
+        TiledStats st;
+        const Image<std::uint8_t> two =
+            tiled<std::uint8_t>(rgb.view(), o, 128, true, &st, 0, Backend::Cuda, devs);
+        EXPECT_TRUE(same_bytes(two, one)) << "devices " << devs[0] << ", " << devs[1];
+        EXPECT_EQ(st.bands, 9);
+    }
+}
+
 TEST(UpscaleTiled, WhatCannotBeTiledIsRefused) {
     const Image<std::uint8_t> img = random_image<std::uint8_t>(40, 30, 1, 4);
     Image<std::uint8_t> out(80, 60, 1);
@@ -158,7 +245,11 @@ TEST(UpscaleTiled, WhatCannotBeTiledIsRefused) {
     cos.lattice = Lattice::CoSited;
     expect_error(run(cos), ErrorCode::InvalidArgument, "centre-aligned lattice");
     expect_error(run(opts_of(UpscaleMethod::Bicubic, 2), Backend::Reference),
-                 ErrorCode::InvalidArgument, "runs the cpu backend");
+                 ErrorCode::InvalidArgument, "runs the cpu and cuda backends, not reference");
+    TiledOptions on_gpus;
+    on_gpus.devices = {0};
+    expect_error([&] { upscale_tiled(src, dst, opts_of(UpscaleMethod::Srcnn, 2), on_gpus); },
+                 ErrorCode::InvalidArgument, "devices name GPUs for the cuda backend, not auto");
     TiledOptions big;
     big.band_rows = 61;
     expect_error([&] { upscale_tiled(src, dst, opts_of(UpscaleMethod::Bicubic, 2), big); },

@@ -16,9 +16,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/tiled_bands.hpp"
+#include "core/tiled_devices.hpp"
 
 namespace upres {
 
@@ -40,42 +45,79 @@ TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOpti
                const TiledOptions& to, const Context& ctx) {
     const int w = left.width(), h = left.height(), c = left.channels();
     const int halo = stereo_halo(o);
+    const bool cuda = ctx.backend == Backend::Cuda;
+    const std::vector<int> devices =
+        cuda ? tiled::cuda_devices(kOp, to, ctx) : std::vector<int>{ctx.device};
     // A band of t rows: both inputs' rows with the halo, the disparity rows (float), and the
-    // matcher's own working set, about 16 bytes a pixel per input row (its stripes' layers).
+    // matcher's own working set, about 16 bytes a pixel per input row (its stripes' layers;
+    // device memory on the cuda backend). Every device has its own: each gets its share of the
+    // budget.
+    const std::size_t work = cuda ? 0 : 16;
     const auto span = [&](int t) { return std::min(h, std::max(t, 1) + 2 * halo + 8); };
     const auto need = [&](int t) {
-        return static_cast<std::size_t>(span(t)) * w * (2 * c * sizeof(T) + sizeof(float) + 16);
+        return static_cast<std::size_t>(span(t)) * w * (2 * c * sizeof(T) + sizeof(float) + work);
     };
-    const std::size_t budget = to.max_memory ? to.max_memory : std::size_t{256} << 20;
+    const std::size_t budget =
+        (to.max_memory ? to.max_memory : std::size_t{256} << 20) / devices.size();
     const int band = tiled::band_rows(kOp, to, w, h, c, budget, need);
-    TiledStats st;
-    st.band_rows = band;
-    tiled::Rows<T> l, r;
-    Image<float> disp;
     const std::ptrdiff_t n = std::ptrdiff_t{w} * c;
     const int end = tiled::end_row(to, h);
-    for (int y0 = to.first_row; y0 < end; y0 += band) {
-        const int y1 = std::min(end, y0 + band);
+    const int bands = (end - to.first_row + band - 1) / band;
+    std::mutex reading;  // the sources, read by one device's thread at a time
+
+    // One device's share: a band's rows with their halo, matched, then written.
+    struct Worker : tiled::BandWorker {
+        std::function<void(int, Worker&)> compute_band;
+        std::function<void(int, Worker&)> write_band;
+        Context ctx;
+        tiled::Rows<T> l, r;
+        Image<float> disp;
+        int a = 0;  // the band's first input row
+        void compute(int b) override { compute_band(b, *this); }
+        void write(int b) override { write_band(b, *this); }
+    };
+    const auto y0_of = [&](int b) { return to.first_row + b * band; };
+    const auto y1_of = [&](int b) { return std::min(end, y0_of(b) + band); };
+    const auto compute_band = [&](int bi, Worker& wk) {
+        const int y0 = y0_of(bi), y1 = y1_of(bi);
         int a = std::max(0, y0 - halo) / 8 * 8, b = std::min(h, y1 + halo);
         // At least the window's rows (the matcher refuses a shorter image): more rows beyond
         // the halo change nothing.
         if (b - a < 2 * halo + 1) b = std::min(h, a + 2 * halo + 1);
         if (b - a < 2 * halo + 1) a = std::max(0, b - 2 * halo - 1) / 8 * 8;
-        l.reset(b - a, n);
-        r.reset(b - a, n);
-        left.read_rows(a, b - a, l.buf.data(), l.row);
-        right.read_rows(a, b - a, r.buf.data(), r.row);
-        st.rows_read += 2 * (b - a);
-        if (disp.width() != w || disp.height() != b - a) disp = Image<float>(w, b - a, 1);
-        stereo_disparity(ImageView<const T>(l.buf.data(), w, b - a, c, l.row),
-                         ImageView<const T>(r.buf.data(), w, b - a, c, r.row), disp.view(), o, ctx);
-        dst.write_rows(y0, y1 - y0, disp.view().row(y0 - a), disp.view().stride());
-        st.buffer_bytes = std::max(
-            st.buffer_bytes, (l.buf.capacity() + r.buf.capacity()) * sizeof(T) +
-                                 static_cast<std::size_t>(w) * (b - a) * (sizeof(float) + 16));
-        ++st.bands;
+        wk.a = a;
+        wk.l.reset(b - a, n);
+        wk.r.reset(b - a, n);
+        {
+            const std::lock_guard<std::mutex> lock(reading);
+            left.read_rows(a, b - a, wk.l.buf.data(), wk.l.row);
+            right.read_rows(a, b - a, wk.r.buf.data(), wk.r.row);
+        }
+        wk.stats.rows_read += 2 * (b - a);
+        if (wk.disp.width() != w || wk.disp.height() != b - a) wk.disp = Image<float>(w, b - a, 1);
+        stereo_disparity(ImageView<const T>(wk.l.buf.data(), w, b - a, c, wk.l.row),
+                         ImageView<const T>(wk.r.buf.data(), w, b - a, c, wk.r.row),
+                         wk.disp.view(), o, wk.ctx);
+        wk.stats.buffer_bytes =
+            std::max(wk.stats.buffer_bytes,
+                     (wk.l.buf.capacity() + wk.r.buf.capacity()) * sizeof(T) +
+                         static_cast<std::size_t>(w) * (b - a) * (sizeof(float) + work));
+    };
+    const auto write_band = [&](int bi, Worker& wk) {
+        const int y0 = y0_of(bi), y1 = y1_of(bi);
+        dst.write_rows(y0, y1 - y0, wk.disp.view().row(y0 - wk.a), wk.disp.view().stride());
+        ++wk.stats.bands;
         if (to.progress) to.progress(y1, h);
-    }
+    };
+    TiledStats st = tiled::run_bands(
+        bands, devices, ctx, [&](int, const Context& dc) -> std::unique_ptr<tiled::BandWorker> {
+            auto wk = std::make_unique<Worker>();
+            wk->compute_band = compute_band;
+            wk->write_band = write_band;
+            wk->ctx = dc;
+            return wk;
+        });
+    st.band_rows = band;
     dst.commit();
     return st;
 }
@@ -85,7 +127,7 @@ TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOpti
 TiledStats stereo_disparity_tiled(RowSource& left, RowSource& right, RowSink& disparity,
                                   const StereoOptions& opts, const TiledOptions& topts,
                                   const Context& ctx) {
-    tiled::check_call(kOp, left, left.width(), left.height(), topts, ctx);
+    tiled::check_call(kOp, left, left.width(), left.height(), topts, ctx, true);
     if (right.width() != left.width() || right.height() != left.height() ||
         right.channels() != left.channels() || right.type() != left.type())
         tiled::fail(kOp, "the right image is " + std::to_string(right.width()) + " x " +

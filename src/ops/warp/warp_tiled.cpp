@@ -21,10 +21,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/device_scope.hpp"
 #include "core/parallel.hpp"
 #include "core/span2d.hpp"
 #include "core/tiled_bands.hpp"
+#include "core/tiled_devices.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/bspline/bspline_math.hpp"
 #include "ops/warp/warp_backends.hpp"
@@ -314,9 +314,7 @@ void check_resize_source(PixelType type, const WarpOptions& opts) {
 // The cuda backend: zoom / resize bands on the devices of topts (warp_tiled_cuda.cu).
 TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transform& t,
                     const WarpOptions& opts, const TiledOptions& topts, const Context& ctx) {
-    Context checked = ctx;  // check_call's backend rule is the cpu paths'
-    checked.backend = Backend::Cpu;
-    tiled::check_call(kOp, src, ow, oh, topts, checked);
+    tiled::check_call(kOp, src, ow, oh, topts, ctx, true);
     if (t.kind != Transform::Kind::Resize)
         fail(
             "the cuda backend runs bands of zoom and resize maps; rotations, affine maps, "
@@ -329,20 +327,7 @@ TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transfor
             "antialiased resizes are tiled on the cpu backend only (the cuda kernel for them "
             "takes whole images)");
     check_resize_source(src.type(), opts);
-    std::vector<int> devices = topts.devices;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-        check_device(devices[i], kOp, false);
-        if (std::find(devices.begin(), devices.begin() + i, devices[i]) != devices.begin() + i)
-            fail("device " + std::to_string(devices[i]) + " is named twice");
-    }
-    if (devices.empty()) {
-        check_device(ctx.device, kOp);
-        devices.push_back(ctx.device);  // -1: the current device
-    }
-    if (!cuda_available())
-        throw Error(ErrorCode::BackendUnavailable,
-                    std::string(kOp) + ": the cuda backend: " +
-                        (build_info().cuda ? "no CUDA device" : "built without CUDA"));
+    const std::vector<int> devices = tiled::cuda_devices(kOp, topts, ctx);
 #if UPRES_HAVE_CUDA
     PrefilterOptions po;
     po.border = g.pad > 0 ? Border::Mirror : tap_border(opts.border);

@@ -17,13 +17,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <upres/srcnn.hpp>
 
 #include "core/format_number.hpp"
 #include "core/tiled_bands.hpp"
+#include "core/tiled_devices.hpp"
 
 namespace upres {
 
@@ -39,13 +44,18 @@ int halo_of(const SrcnnModel& model, int s) {
     return 3 + (radius + s - 1) / s;
 }
 
-// SRCNN in tiles, each from its source box (the file's comment).
+// SRCNN in tiles, each from its source box (the file's comment), band by band: on the cuda
+// backend the bands spread over TiledOptions::devices (tiled_devices.hpp).
 template <class T>
 TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& model,
                        const UpscaleOptions& o, const TiledOptions& to, const Context& ctx) {
     const int w = src.width(), h = src.height(), c = src.channels();
     const int ow = s * w, oh = s * h;
     const int halo = halo_of(model, s);
+    const bool cuda = ctx.backend == Backend::Cuda;
+    const std::vector<int> devices =
+        cuda ? tiled::cuda_devices(kOp, to, ctx) : std::vector<int>{ctx.device};
+    const int nd = static_cast<int>(devices.size());
     // Tiles of t rows (the band) and tw columns read boxes of about (t / s + 2 halo + 8) x
     // (tw / s + 2 halo + 64) inputs (the alignment). Wide tiles keep the halo and the alignment
     // a small part of a box: 2048 output columns, or the band's height if taller.
@@ -57,62 +67,105 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
         return std::min(w, (tile_cols(t) + s - 1) / s + 2 * halo + 64);
     };
     // Bytes per output pixel of a tile beyond its box: the result, and the float planes of the
-    // pipeline (luma, its bicubic upscale, chroma, the network's output: about 4 per channel).
-    const std::size_t px = c * sizeof(T) + 16 * static_cast<std::size_t>(c) + 16;
+    // pipeline (luma, its bicubic upscale, chroma, the network's output: about 4 per channel;
+    // on the cuda backend they are device memory, the host keeps the result).
+    const std::size_t px = c * sizeof(T) + (cuda ? 0 : 16 * static_cast<std::size_t>(c) + 16);
     const auto need = [&](int t) {
         const std::size_t box = static_cast<std::size_t>(box_rows(t)) * box_cols(t);
         return static_cast<std::size_t>(ow) * std::min(t, oh) * c * sizeof(T) +  // the band
                box * c * sizeof(T) + box * s * s * px;                           // a tile
     };
-    const std::size_t budget = to.max_memory ? to.max_memory : std::size_t{256} << 20;
+    // Every device has its band, box and tile: each gets its share of the budget.
+    const std::size_t budget = (to.max_memory ? to.max_memory : std::size_t{256} << 20) / nd;
     const int band = tiled::band_rows(kOp, to, ow, oh, c, budget, need);
     const int tile = tile_cols(band);
-
-    TiledStats st;
-    st.band_rows = band;
-    tiled::Rows<T> rows;
-    Image<T> box_img, up;  // a tile's box and its result, kept while the tile size is the same
-    const std::ptrdiff_t n = std::ptrdiff_t{ow} * c;
     const int end = tiled::end_row(to, oh);
-    for (int y0 = to.first_row; y0 < end; y0 += band) {
-        const int y1 = std::min(end, y0 + band);
-        rows.reset(y1 - y0, n);
+    const int bands = (end - to.first_row + band - 1) / band;
+    std::mutex reading;  // the source, read by one device's thread at a time
+    // cuda: the options naming the kernels the first tile ran (Auto and Fastest choose by the
+    // plane's shape); every later tile, on every device, runs them, so no seam changes the
+    // arithmetic. Set by device 0's first band, which runs before the other devices start.
+    std::optional<SrcnnOptions> fixed;
+
+    // One device's share: a band's tiles computed into its rows, then written.
+    struct Worker : tiled::BandWorker {
+        std::function<void(int, Worker&)> compute_band;
+        std::function<void(int, Worker&)> write_band;
+        Context ctx;
+        SrcnnOptions so;
+        tiled::Rows<T> rows;
+        Image<T> box_img, up;  // a tile's box and its result, kept while the tile size is the same
+        void compute(int b) override { compute_band(b, *this); }
+        void write(int b) override { write_band(b, *this); }
+    };
+    const auto y0_of = [&](int b) { return to.first_row + b * band; };
+    const auto y1_of = [&](int b) { return std::min(end, y0_of(b) + band); };
+    const auto compute_band = [&](int b, Worker& wk) {
+        const int a = y0_of(b), z = y1_of(b);
+        wk.rows.reset(z - a, std::ptrdiff_t{ow} * c);
+        if (cuda && fixed) wk.so = *fixed;
         for (int x0 = 0; x0 < ow; x0 += tile) {
             const int x1 = std::min(ow, x0 + tile);
-            // The source box: the inputs of outputs [x0, x1) x [y0, y1) and the halo, its
-            // corner aligned (8 rows, 64 columns) so the whole-image code meets every pixel at
-            // the same alignment as in the whole image.
+            // The source box: the inputs of outputs [x0, x1) x [a, z) and the halo, its corner
+            // aligned (8 rows, 64 columns) so the whole-image code meets every pixel at the same
+            // alignment as in the whole image.
             Box in;
             in.x0 = std::max(0, x0 / s - halo) / 64 * 64;
-            in.y0 = std::max(0, y0 / s - halo) / 8 * 8;
+            in.y0 = std::max(0, a / s - halo) / 8 * 8;
             in.x1 = std::min(w, (x1 + s - 1) / s + halo);
-            in.y1 = std::min(h, (y1 + s - 1) / s + halo);
+            in.y1 = std::min(h, (z + s - 1) / s + halo);
+            Image<T>& box_img = wk.box_img;
             if (box_img.width() != in.width() || box_img.height() != in.height())
                 box_img = Image<T>(in.width(), in.height(), c);
-            src.read_box(in.x0, in.y0, in.width(), in.height(), box_img.data(),
-                         box_img.view().stride());
-            st.rows_read += in.height();
-            st.pixels_read += std::int64_t{in.width()} * in.height();
-            if (up.width() != s * in.width() || up.height() != s * in.height())
-                up = Image<T>(s * in.width(), s * in.height(), c);
-            srcnn_upscale(ImageView<const T>(box_img.view()), up.view(), model, o.srcnn, ctx);
-            const ImageView<const T> r = up.view();
+            {
+                const std::lock_guard<std::mutex> l(reading);
+                src.read_box(in.x0, in.y0, in.width(), in.height(), box_img.data(),
+                             box_img.view().stride());
+            }
+            wk.stats.rows_read += in.height();
+            wk.stats.pixels_read += std::int64_t{in.width()} * in.height();
+            if (wk.up.width() != s * in.width() || wk.up.height() != s * in.height())
+                wk.up = Image<T>(s * in.width(), s * in.height(), c);
+            const SrcnnPlan plan =
+                srcnn_upscale(ImageView<const T>(box_img.view()), wk.up.view(), model, wk.so,
+                              wk.ctx);
+            if (cuda && !fixed) {
+                wk.so.precision = plan.precision;
+                wk.so.variant = plan.fused ? SrcnnVariant::FusedNetwork : SrcnnVariant::Auto;
+                if (!plan.fused) wk.so.layer_variants = plan.layers;
+                fixed = wk.so;
+            }
+            const ImageView<const T> r = wk.up.view();
             const std::size_t bytes = static_cast<std::size_t>(x1 - x0) * c * sizeof(T);
-            for (int y = y0; y < y1; ++y)
-                std::memcpy(rows.at(y - y0) + static_cast<std::ptrdiff_t>(x0) * c,
+            for (int y = a; y < z; ++y)
+                std::memcpy(wk.rows.at(y - a) + static_cast<std::ptrdiff_t>(x0) * c,
                             r.row(y - s * in.y0) + static_cast<std::ptrdiff_t>(x0 - s * in.x0) * c,
                             bytes);
             // The band, the box and the tile's working set (as need() counts them).
-            st.buffer_bytes =
-                std::max(st.buffer_bytes,
-                         rows.buf.capacity() * sizeof(T) +
+            wk.stats.buffer_bytes =
+                std::max(wk.stats.buffer_bytes,
+                         wk.rows.buf.capacity() * sizeof(T) +
                              static_cast<std::size_t>(in.width()) * in.height() * c * sizeof(T) +
                              static_cast<std::size_t>(r.width()) * r.height() * px);
         }
-        dst.write_rows(y0, y1 - y0, rows.at(0), rows.row);
-        ++st.bands;
-        if (to.progress) to.progress(y1, oh);
-    }
+    };
+    const auto write_band = [&](int b, Worker& wk) {
+        dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.rows.at(0), wk.rows.row);
+        ++wk.stats.bands;
+        if (to.progress) to.progress(y1_of(b), oh);
+    };
+    TiledStats st = tiled::run_bands(
+        bands, devices, ctx,
+        [&](int, const Context& dc) -> std::unique_ptr<tiled::BandWorker> {
+            auto wk = std::make_unique<Worker>();
+            wk->compute_band = compute_band;
+            wk->write_band = write_band;
+            wk->ctx = dc;
+            wk->so = o.srcnn;
+            return wk;
+        },
+        /*first_alone=*/cuda);
+    st.band_rows = band;
     dst.commit();
     return st;
 }
@@ -146,7 +199,7 @@ TiledStats upscale_tiled(RowSource& src, RowSink& dst, const UpscaleOptions& opt
     const long long oh = static_cast<long long>(s) * src.height();
     tiled::check_side(kOp, ow, "the output width");
     tiled::check_side(kOp, oh, "the output height");
-    tiled::check_call(kOp, src, static_cast<int>(ow), static_cast<int>(oh), topts, ctx);
+    tiled::check_call(kOp, src, static_cast<int>(ow), static_cast<int>(oh), topts, ctx, true);
     if (topts.tile_columns < 0)
         tiled::fail(kOp, "tile_columns " + std::to_string(topts.tile_columns) +
                              " is negative (0: automatic)");
