@@ -25,10 +25,11 @@ using test::random_image;
 using test::same_bytes;
 
 template <class T>
-Image<float> whole(const Image<T>& l, const Image<T>& r, const StereoOptions& o) {
+Image<float> whole(const Image<T>& l, const Image<T>& r, const StereoOptions& o,
+                   Backend b = Backend::Cpu) {
     Image<float> d(l.width(), l.height(), 1);
     stereo_disparity(ImageView<const T>(l.view()), ImageView<const T>(r.view()), d.view(), o,
-                     ctx_of(Backend::Cpu));
+                     ctx_of(b));
     return d;
 }
 
@@ -52,7 +53,7 @@ void check(const Image<T>& l, const Image<T>& r, const StereoOptions& o, int ban
            const std::string& what, Backend b = Backend::Cpu) {
     TiledStats st;
     const Image<float> got = tiled(l, r, o, band, &st, b);
-    EXPECT_TRUE(same_bytes(got, whole(l, r, o)))
+    EXPECT_TRUE(same_bytes(got, whole(l, r, o, b)))
         << what << ": " << to_string(o.cost) << " " << to_string(o.aggregation) << " box "
         << o.box_size << ", lr " << o.lr_check << ", subpixel " << o.subpixel << ", median "
         << o.median << ", band " << band << " (" << st.bands << " bands, " << to_string(b)
