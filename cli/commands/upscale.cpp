@@ -397,11 +397,10 @@ void run_tiled(const UpscaleArgs& args, const Common& common, const UpscaleOptio
     job.options = fmt::format("method {} scale {} model {} lattice {} backend {}", to_string(m), s,
                               opts.model, to_string(resolved_lattice(opts)), cuda ? "cuda" : "cpu");
     if (cuda && m == UpscaleMethod::Srcnn)
-        job.options += fmt::format(" precision {} variant {} layers {} {} {}",
-                                   to_string(opts.srcnn.precision), to_string(opts.srcnn.variant),
-                                   to_string(opts.srcnn.layer_variants[0]),
-                                   to_string(opts.srcnn.layer_variants[1]),
-                                   to_string(opts.srcnn.layer_variants[2]));
+        job.options += fmt::format(
+            " precision {} variant {} layers {} {} {}", to_string(opts.srcnn.precision),
+            to_string(opts.srcnn.variant), to_string(opts.srcnn.layer_variants[0]),
+            to_string(opts.srcnn.layer_variants[1]), to_string(opts.srcnn.layer_variants[2]));
     const std::vector<int> devices = common.device_list();  // --devices: bands over the GPUs
     const TiledResult r = run_tiled_job(job, in, args.tiling, common.quiet,
                                         [&](RowSource& src, RowSink& dst, const TiledOptions& to) {

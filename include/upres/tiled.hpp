@@ -51,9 +51,10 @@ struct TiledOptions {
     // source rows from warp_tiled_source_rows: a ViewRowSource of those rows serves it).
     int first_row = 0;
     int last_row = 0;
-    // The cuda backend (warp_tiled's zoom / resize): the GPUs the bands are spread over, each
-    // fed by a thread of its own (empty: ctx.device, or the current device). The output is the
-    // same bytes on any number of them.
+    // The cuda backend (warp_tiled's zoom / resize, upscale_tiled, stereo_disparity_tiled): the
+    // GPUs the bands are spread over, each fed by a thread of its own (empty: ctx.device, or the
+    // current device). The output is the same bytes on any number of them. Non-empty with
+    // another backend: Error(InvalidArgument).
     std::vector<int> devices;
     // Called after each band with the output rows done so far and the total. An exception it
     // throws stops the run (the sink is then not committed) and reaches the caller.
@@ -108,11 +109,15 @@ TiledStats bspline_prefilter_tiled(RowSource& src, RowSink& dst, const Prefilter
 // channels), for integer scales on the centre-aligned lattice: srcnn in tiles, each computed
 // from its source box and a halo beyond the network's receptive field; bicubic, bilinear and
 // bspline through warp_tiled. Band height and tile width from TiledOptions (band_rows,
-// tile_columns; else max_memory, 0: 256 MiB for srcnn, warp_tiled's automatic budget for the
-// others). The output is bit-identical to upscale() on the whole image with the cpu backend. The
-// SEABI family (whose threshold is a statistic of the whole image) streams instead
-// (upres/seabi.hpp, SeabiStream); nlm and the co-sited lattice are refused. Backend: cpu (others
-// refused, never substituted). Error(InvalidArgument) for those methods, a scale that is not an
+// tile_columns; else max_memory, 0: 256 MiB for srcnn, shared among the GPUs, warp_tiled's
+// automatic budget for the others). The output is bit-identical to upscale() on the whole image
+// with the same backend. Backends: cpu; cuda (host-staged tiles, bands over
+// TiledOptions::devices), where srcnn's kernels are those the first tile ran (variant Auto and
+// precision Fastest choose by timing for the plane's shape: the whole-image call may choose
+// others, equal within the precision's tolerance; named kernels give its bytes). The SEABI
+// family (whose threshold is a statistic of the whole image) streams instead (upres/seabi.hpp,
+// SeabiStream); nlm and the co-sited lattice are refused. The reference backend is refused,
+// never substituted. Error(InvalidArgument) for those methods, a scale that is not an
 // integer in [1, 16], output sides over kMaxTiledDimension and TiledOptions as warp_tiled; source
 // and sink errors pass through.
 TiledStats upscale_tiled(RowSource& src, RowSink& dst, const UpscaleOptions& opts = {},
@@ -122,10 +127,12 @@ TiledStats upscale_tiled(RowSource& src, RowSink& dst, const UpscaleOptions& opt
 // size, channels and type) into a RowSink of float rows of that size (for example a
 // TiffRowWriter of PixelType::F32), band by band of full rows, each with the rows its window
 // reaches above and below (census 3, the aggregation window's radius, the median 1). The
-// output is bit-identical to stereo_disparity on the whole pair (cpu backend). The window
-// matcher only: semi-global aggregation (its paths run the whole height) and speckle removal
-// are refused. Backend: cpu (others refused, never substituted). Error(InvalidArgument) for
-// those options, sources that differ, and TiledOptions as warp_tiled; the matcher's own errors
+// output is bit-identical to stereo_disparity on the whole pair (either backend: both give the
+// reference's bytes). The window matcher only: semi-global aggregation (its paths run the whole
+// height) and speckle removal are refused. Backends: cpu; cuda (host-staged bands over
+// TiledOptions::devices; every variant). The reference backend is refused, never substituted.
+// Error(InvalidArgument) for those options, sources that differ, and TiledOptions as
+// warp_tiled; the matcher's own errors
 // (a non-finite float, found when its band is read) and source and sink errors pass through.
 TiledStats stereo_disparity_tiled(RowSource& left, RowSource& right, RowSink& disparity,
                                   const StereoOptions& opts = {}, const TiledOptions& topts = {},

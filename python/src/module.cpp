@@ -297,9 +297,15 @@ std::map<std::string, double> spline_filter_tiff_py(const std::string& in, const
 std::map<std::string, double> upscale_tiff_py(const std::string& in, const std::string& out,
                                               const Options& kv, int band_rows,
                                               double max_memory_mib, int tile, bool deflate,
-                                              int threads) {
+                                              int threads, const std::string& backend,
+                                              const std::vector<int>& devices) {
     const UpscaleOptions o = options<UpscaleOptions>("upscale", kv);
-    const TiledOptions to = tiled_options("upscale_tiff", band_rows, max_memory_mib);
+    TiledOptions to = tiled_options("upscale_tiff", band_rows, max_memory_mib);
+    to.devices = devices;
+    Context ctx = cpu_context(threads);
+    ctx.backend = parse_enum<Backend>(backend);
+    if (!devices.empty() && ctx.backend != Backend::Cuda)
+        invalid("upscale_tiff: devices are for backend 'cuda', not '" + backend + "'");
     if (!(o.scale >= 1 && o.scale <= 16) || o.scale != std::floor(o.scale))
         invalid("upscale_tiff: the scale must be an integer in [1, 16], not " +
                 std::to_string(o.scale));
@@ -312,7 +318,7 @@ std::map<std::string, double> upscale_tiff_py(const std::string& in, const std::
                 " pixels a side");
     TiffRowWriter dst(out, s * src.width(), s * src.height(), src.channels(), src.type(),
                       tiled_writer_options(tile, deflate));
-    const TiledStats st = upscale_tiled(src, dst, o, to, cpu_context(threads));
+    const TiledStats st = upscale_tiled(src, dst, o, to, ctx);
     return tiled_figures(st, dst);
 }
 
@@ -832,7 +838,7 @@ NB_MODULE(_upres, m) {
     m.def("spline_filter_tiff", &spline_filter_tiff_py, "input"_a, "output"_a, "options"_a,
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("upscale_tiff", &upscale_tiff_py, "input"_a, "output"_a, "options"_a, "band_rows"_a,
-          "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+          "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a, "backend"_a, "devices"_a);
     m.def("fuse_source_rows", &fuse_source_rows_py, "width"_a, "height"_a, "options"_a, "y0"_a,
           "y1"_a);
     m.def("fuse_band", &fuse_band_py, "blocks"_a, "first"_a, "height"_a, "out"_a, "y0"_a,

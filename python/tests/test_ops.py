@@ -219,6 +219,24 @@ def test_upscale_tiff_matches_upscale(tmp_path: pathlib.Path, baboon: np.ndarray
         upres.upscale_tiff(src, out, 2.5, "bicubic")  # type: ignore[arg-type]
     assert not out.exists() or np.array_equal(upres.imread(out),
                                               upres.upscale(img, 2, "bicubic", backend="cpu"))
+    with pytest.raises(ValueError, match="devices are for backend 'cuda'"):
+        upres.upscale_tiff(src, out, 2, "bicubic", devices=[0])
+
+
+@requires_gpu
+def test_upscale_tiff_on_the_gpu_matches_the_whole_cuda_call(tmp_path: pathlib.Path,
+                                                            baboon: np.ndarray) -> None:
+    """SRCNN tiles on the GPU with named kernels: the whole cuda call's bytes, on one GPU or
+    every one."""
+    img = np.ascontiguousarray(baboon[:150, :130])
+    src = tiff_of(tmp_path, img)
+    out = tmp_path / "up.tif"
+    want = upres.upscale(img, 2, "srcnn", backend="cuda", precision="fp16", variant="fused")
+    for devices in ([], list(range(upres._upres.cuda_device_count()))):
+        st = upres.upscale_tiff(src, out, 2, "srcnn", band_rows=64, backend="cuda",
+                                devices=devices, precision="fp16", variant="fused")
+        assert st["bands"] == 5
+        assert np.array_equal(upres.imread(out), want), devices
 
 
 def test_fuse_tiff_matches_fuse(tmp_path: pathlib.Path, baboon: np.ndarray) -> None:

@@ -338,7 +338,9 @@ def imwrite(path: Union[str, os.PathLike[str]], image: Any, *, format: str = "au
 def upscale_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]],
                  scale: int = 2, method: str = "auto", *, model: Optional[str] = None,
                  band_rows: int = 0, max_memory_mib: float = 0.0, tile: int = 0,
-                 deflate: bool = False, threads: int = 0) -> dict[str, float]:
+                 deflate: bool = False, threads: int = 0, backend: str = "cpu",
+                 devices: Sequence[int] = (), precision: Optional[str] = None,
+                 variant: Optional[str] = None) -> dict[str, float]:
     """Upscale a TIFF or BigTIFF of any size into a tiled TIFF, tile by tile in bounded memory
     (``upres upscale IN OUT --tiled``, docs/scale.md, "Upscaling in tiles").
 
@@ -346,8 +348,12 @@ def upscale_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.Path
     a model); method: 'auto' (srcnn where a bundled model exists, else bicubic), 'srcnn',
     'bicubic', 'bilinear', 'bspline' (the SEABI family streams instead: ``upres upscale
     --stream``); model: an SRCNN weights file; band_rows, max_memory_mib (0: automatic), tile
-    (the output's tile side; 0: 256, less for a smaller output), deflate, threads. The pixels
-    equal ``upres.upscale``'s on the whole image (cpu backend). The GIL is released. Returns
+    (the output's tile side; 0: 256, less for a smaller output), deflate, threads; backend
+    'cpu' or 'cuda' (the tiles on the GPU) and devices, the GPUs to spread the bands over
+    (cuda; empty: the current one); precision, variant: srcnn's kernels on cuda (as
+    ``upres.upscale``; auto and fastest: the first tile's tuned choice serves every tile). The
+    pixels equal ``upres.upscale``'s on the whole image on the same backend (srcnn on cuda: with
+    the same kernels). The GIL is released. Returns
     the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff). An interrupted call
     leaves no output; the command (``--tiled``) resumes, this function starts over.
 
@@ -364,9 +370,13 @@ def upscale_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.Path
     opts: dict[str, Any] = {"scale": scale, "method": method}
     if model is not None:
         opts["model"] = os.fspath(model)
+    if precision is not None:
+        opts["precision"] = precision
+    if variant is not None:
+        opts["variant"] = variant
     return _upres.upscale_tiff(os.fspath(input), os.fspath(output), A.options_text(opts),
                                int(band_rows), float(max_memory_mib), int(tile), bool(deflate),
-                               int(threads))
+                               int(threads), str(backend), [int(d) for d in devices])
 
 
 def fuse_tiff(inputs: Sequence[Union[str, os.PathLike[str]]], output: Union[str, os.PathLike[str]],

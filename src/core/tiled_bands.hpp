@@ -57,11 +57,10 @@ inline void check_call(const char* op, const RowSource& src, int out_width, int 
     if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
         fail(op, std::string("tiled execution runs the ") +
                      (cuda ? "cpu and cuda backends" : "cpu backend") + ", not " +
-                     to_string(ctx.backend) +
-                     " (the whole-image call runs every backend)");
+                     to_string(ctx.backend) + " (the whole-image call runs every backend)");
     if (!to.devices.empty())
-        fail(op, std::string("devices name GPUs for the cuda backend, not ") +
-                     to_string(ctx.backend));
+        fail(op,
+             std::string("devices name GPUs for the cuda backend, not ") + to_string(ctx.backend));
 }
 
 // The end of the output rows a call computes: TiledOptions::last_row, 0 for the output's end.

@@ -23,9 +23,9 @@ std::vector<int> cuda_devices(const char* op, const TiledOptions& to, const Cont
         check_device(devices[i], op, false);
         if (std::find(devices.begin(), devices.begin() + static_cast<std::ptrdiff_t>(i),
                       devices[i]) != devices.begin() + static_cast<std::ptrdiff_t>(i))
-            throw Error(ErrorCode::InvalidArgument, std::string(op) + ": device " +
-                                                        std::to_string(devices[i]) +
-                                                        " is named twice");
+            throw Error(
+                ErrorCode::InvalidArgument,
+                std::string(op) + ": device " + std::to_string(devices[i]) + " is named twice");
     }
     if (devices.empty()) {
         check_device(ctx.device, op);

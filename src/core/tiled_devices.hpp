@@ -33,9 +33,9 @@ std::vector<int> cuda_devices(const char* op, const TiledOptions& to, const Cont
 // Runs bands [0, bands) on the workers make(k, ctx_k) gives, k = 0 .. devices.size() - 1 (for
 // the cpu backend: devices is {-1}, one worker on the caller's thread), ctx_k being ctx with
 // device devices[k]. first_alone: the other devices start once band 0 is computed (what it
-// learns, e.g. the kernels an autotuner chose, then serves them all). An exception from a worker or a write (the sink's, the progress callback's) stops every
-// device and reaches the caller, the sink not committed. Returns the workers' stats summed
-// (buffer_bytes: the sum of their peaks).
+// learns, e.g. the kernels an autotuner chose, then serves them all). An exception from a worker or
+// a write (the sink's, the progress callback's) stops every device and reaches the caller, the sink
+// not committed. Returns the workers' stats summed (buffer_bytes: the sum of their peaks).
 TiledStats run_bands(int bands, const std::vector<int>& devices, const Context& ctx,
                      const std::function<std::unique_ptr<BandWorker>(int, const Context&)>& make,
                      bool first_alone = false);

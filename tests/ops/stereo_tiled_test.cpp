@@ -56,8 +56,7 @@ void check(const Image<T>& l, const Image<T>& r, const StereoOptions& o, int ban
     EXPECT_TRUE(same_bytes(got, whole(l, r, o, b)))
         << what << ": " << to_string(o.cost) << " " << to_string(o.aggregation) << " box "
         << o.box_size << ", lr " << o.lr_check << ", subpixel " << o.subpixel << ", median "
-        << o.median << ", band " << band << " (" << st.bands << " bands, " << to_string(b)
-        << ")";
+        << o.median << ", band " << band << " (" << st.bands << " bands, " << to_string(b) << ")";
 }
 
 Image<std::uint8_t> pair_image(const char* file, int w, int h) {
@@ -124,7 +123,8 @@ TEST(StereoTiledCuda, BandsAreTheWholePairs) {
     const Image<std::uint8_t> mr = pair_image("motorcycle_right.png", 360, 300);
     StereoOptions o;
     o.num_disparities = 48;
-    for (const StereoVariant v : {StereoVariant::Stream, StereoVariant::Cube1, StereoVariant::Cube2})
+    for (const StereoVariant v :
+         {StereoVariant::Stream, StereoVariant::Cube1, StereoVariant::Cube2})
         for (const StereoAggregation a : {StereoAggregation::Gauss7, StereoAggregation::Box}) {
             o.variant = v;
             o.aggregation = a;
@@ -190,9 +190,8 @@ TEST(StereoTiled, WhatIsNotLocalIsRefused) {
     o.speckle_size = 0;
     expect_error([&] { stereo_disparity_tiled(ls, ss, sink, o); }, ErrorCode::InvalidArgument,
                  "they must match");
-    expect_error(
-        [&] { stereo_disparity_tiled(ls, rs, sink, o, {}, ctx_of(Backend::Reference)); },
-        ErrorCode::InvalidArgument, "runs the cpu and cuda backends, not reference");
+    expect_error([&] { stereo_disparity_tiled(ls, rs, sink, o, {}, ctx_of(Backend::Reference)); },
+                 ErrorCode::InvalidArgument, "runs the cpu and cuda backends, not reference");
 }
 
 }  // namespace

@@ -165,8 +165,8 @@ void check_cuda(const Image<T>& in, UpscaleOptions o, int band, const std::strin
         TiledStats st;
         const Image<T> got = tiled<T>(in.view(), o, band, true, &st, 0, Backend::Cuda);
         EXPECT_TRUE(same_bytes(got, want))
-            << what << ": " << to_string(k.v) << " " << to_string(k.p) << ", tile " << band
-            << ", " << st.bands << " bands";
+            << what << ": " << to_string(k.v) << " " << to_string(k.p) << ", tile " << band << ", "
+            << st.bands << " bands";
     }
 }
 
@@ -186,9 +186,9 @@ TEST(UpscaleTiledCuda, SrcnnTilesAreTheWholeCudaCall) {
                "u8 RGB tall photo, 4096-output tiles");
     // bicubic: warp_tiled's bands on the device.
     const UpscaleOptions bic = opts_of(UpscaleMethod::Bicubic, 2);
-    EXPECT_TRUE(same_bytes(tiled<std::uint8_t>(rgb.view(), bic, 256, true, nullptr, 0,
-                                               Backend::Cuda),
-                           whole<std::uint8_t>(rgb.view(), bic, Backend::Cuda)));
+    EXPECT_TRUE(
+        same_bytes(tiled<std::uint8_t>(rgb.view(), bic, 256, true, nullptr, 0, Backend::Cuda),
+                   whole<std::uint8_t>(rgb.view(), bic, Backend::Cuda)));
 }
 
 // Auto and Fastest pick kernels by the plane's shape: the tiles run those the first tile ran,
@@ -200,8 +200,8 @@ TEST(UpscaleTiledCuda, AutoKernelsAndSeveralDevices) {
     UpscaleOptions o = opts_of(UpscaleMethod::Srcnn, 2);
     o.srcnn.precision = SrcnnPrecision::Fastest;
     const Image<std::uint8_t> cpu = whole<std::uint8_t>(rgb.view(), opts_of(o.method, 2));
-    const Image<std::uint8_t> one = tiled<std::uint8_t>(rgb.view(), o, 128, true, nullptr, 0,
-                                                        Backend::Cuda);
+    const Image<std::uint8_t> one =
+        tiled<std::uint8_t>(rgb.view(), o, 128, true, nullptr, 0, Backend::Cuda);
     int worst = 0;
     for (int y = 0; y < one.height(); ++y)
         for (int x = 0; x < one.width() * 3; ++x)

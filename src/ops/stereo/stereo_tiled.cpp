@@ -10,6 +10,8 @@
 // operations align theirs), and the band's rows of the result are the whole image's bit for bit.
 // Semi-global aggregation (its paths run the whole height) and speckle removal (regions of any
 // size) are not local and are refused.
+// On the cuda backend each band is the whole cuda call on its rows (the same bytes: both backends
+// give the reference's), bands spread over the GPUs as tiled_devices.hpp runs them.
 #include <upres/stereo.hpp>
 #include <upres/tiled.hpp>
 
@@ -96,8 +98,8 @@ TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOpti
         wk.stats.rows_read += 2 * (b - a);
         if (wk.disp.width() != w || wk.disp.height() != b - a) wk.disp = Image<float>(w, b - a, 1);
         stereo_disparity(ImageView<const T>(wk.l.buf.data(), w, b - a, c, wk.l.row),
-                         ImageView<const T>(wk.r.buf.data(), w, b - a, c, wk.r.row),
-                         wk.disp.view(), o, wk.ctx);
+                         ImageView<const T>(wk.r.buf.data(), w, b - a, c, wk.r.row), wk.disp.view(),
+                         o, wk.ctx);
         wk.stats.buffer_bytes =
             std::max(wk.stats.buffer_bytes,
                      (wk.l.buf.capacity() + wk.r.buf.capacity()) * sizeof(T) +

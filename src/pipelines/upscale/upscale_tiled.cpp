@@ -9,7 +9,10 @@
 // radius, the box's top-left corner aligned to 8 rows and 64 columns (as warp_box aligns its
 // boxes), and cut out of the result; at the image's true edges the box reaches the edge and the
 // whole-image call applies its own border. The output is the whole-image call's bit for bit
-// (tests/ops/upscale_tiled_test.cpp).
+// (tests/ops/upscale_tiled_test.cpp). On the cuda backend each tile is the whole cuda call on
+// its box, whose per-pixel arithmetic is the same wherever the pixel lies, once its kernels are
+// fixed (the first tile's choice serves every tile); bands spread over the GPUs as
+// tiled_devices.hpp runs them.
 #include <upres/tiled.hpp>
 
 #include <algorithm>
@@ -73,8 +76,8 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
     const auto need = [&](int t) {
         const std::size_t box = static_cast<std::size_t>(box_rows(t)) * box_cols(t);
         return static_cast<std::size_t>(ow) * std::min(t, oh) * c * sizeof(T) +  // the band
-               static_cast<std::size_t>(box_rows(t)) * w * c * sizeof(T) +        // its inputs
-               box * s * s * px;                                                  // a tile
+               static_cast<std::size_t>(box_rows(t)) * w * c * sizeof(T) +       // its inputs
+               box * s * s * px;                                                 // a tile
     };
     // Every device has its band, box and tile: each gets its share of the budget.
     const std::size_t budget = (to.max_memory ? to.max_memory : std::size_t{256} << 20) / nd;
@@ -95,7 +98,7 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
         Context ctx;
         SrcnnOptions so;
         tiled::Rows<T> rows, in_rows;  // the band's output rows, its input rows (all columns)
-        Image<T> up;  // a tile's result, kept while the tile size is the same
+        Image<T> up;                   // a tile's result, kept while the tile size is the same
         void compute(int b) override { compute_band(b, *this); }
         void write(int b) override { write_band(b, *this); }
     };
