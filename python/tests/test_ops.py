@@ -228,10 +228,13 @@ def test_upscale_tiff_on_the_gpu_matches_the_whole_cuda_call(tmp_path: pathlib.P
                                                             baboon: np.ndarray) -> None:
     """SRCNN tiles on the GPU with named kernels: the whole cuda call's bytes, on one GPU or
     every one."""
-    img = np.ascontiguousarray(baboon[:150, :130])
-    src = tiff_of(tmp_path, img)
+    src = tiff_of(tmp_path, baboon[:150, :130])
+    whole = tmp_path / "whole.tif"
+    subprocess.run([str(upres_cli()), "upscale", str(src), str(whole), "--method", "srcnn",
+                    "--scale", "2", "--backend", "cuda", "--precision", "fp16", "--variant",
+                    "fused"], check=True, capture_output=True)
+    want = upres.imread(whole)
     out = tmp_path / "up.tif"
-    want = upres.upscale(img, 2, "srcnn", backend="cuda", precision="fp16", variant="fused")
     for devices in ([], list(range(upres._upres.cuda_device_count()))):
         st = upres.upscale_tiff(src, out, 2, "srcnn", band_rows=64, backend="cuda",
                                 devices=devices, precision="fp16", variant="fused")
