@@ -12,8 +12,12 @@
 
 #if UPRES_HAVE_TIFF
 
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -303,11 +307,12 @@ struct TiffRowWriter::Impl {
 
     // Writes a row of tiles from n rows (at base, `stride` bytes apart) ending at row `rows`,
     // the last tile row padded with its last row and the last tile column with zeros. The
-    // tiles are first gathered in tile order (by several threads when the row of tiles is
-    // large), then written one after the other; uncompressed ones as they are
-    // (TIFFWriteRawTile: TIFFWriteTile's encoder copies each tile once more). One thread
-    // gathering and writing 80000-pixel u16 rows reached half of the disk's write speed: the
-    // gathering copy took as long as the writes.
+    // tiles are first gathered in tile order, then written one after the other; uncompressed
+    // ones as they are (TIFFWriteRawTile: TIFFWriteTile's encoder copies each tile once more).
+    // One thread gathering and writing 80000-pixel u16 rows reached half of the disk's write
+    // speed: the gathering copy took as long as the writes. A large row of tiles (8 MB or more)
+    // is gathered by up to 4 helper threads, in chunks of about 1 MB taken in order, while this
+    // thread writes each chunk as soon as it is gathered (the copy hides behind the writes).
     void write_tile_row(const unsigned char* base, std::size_t stride, int n) {
         const int y0 = rows - n;
         const std::size_t pb = std::size_t{1} * channels * px;
@@ -324,32 +329,58 @@ struct TiffRowWriter::Impl {
                 }
             }
         };
-        const int team = tiles.size() < (std::size_t{8} << 20)
-                             ? 1
-                             : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1,
-                                          std::min(4, across));
-        if (team == 1) {
-            gather(0, across);
-        } else {
-            std::vector<std::thread> helpers;
-            for (int k = 1; k < team; ++k)
-                helpers.emplace_back(gather, across * k / team, across * (k + 1) / team);
-            gather(0, across / team);
-            for (std::thread& h : helpers) h.join();
-        }
         TIFF* tp = tif.get();
-        for (int t = 0; t < across; ++t) {
+        const auto write = [&](int t) {
             unsigned char* tb = tiles.data() + tbytes * t;
             const auto x = static_cast<std::uint32_t>(t * tile);
             errno = 0;
-            const bool ok =
-                uncompressed
-                    ? TIFFWriteRawTile(
-                          tp, TIFFComputeTile(tp, x, static_cast<std::uint32_t>(y0), 0, 0), tb,
-                          static_cast<tmsize_t>(tbytes)) == static_cast<tmsize_t>(tbytes)
-                    : TIFFWriteTile(tp, tb, x, static_cast<std::uint32_t>(y0), 0, 0) >= 0;
-            if (!ok) write_failed("TIFF tile write");
+            return uncompressed
+                       ? TIFFWriteRawTile(
+                             tp, TIFFComputeTile(tp, x, static_cast<std::uint32_t>(y0), 0, 0), tb,
+                             static_cast<tmsize_t>(tbytes)) == static_cast<tmsize_t>(tbytes)
+                       : TIFFWriteTile(tp, tb, x, static_cast<std::uint32_t>(y0), 0, 0) >= 0;
+        };
+        const int team = tiles.size() < (std::size_t{8} << 20)
+                             ? 0
+                             : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1,
+                                          std::min(4, across));
+        if (team == 0) {
+            gather(0, across);
+            for (int t = 0; t < across; ++t)
+                if (!write(t)) write_failed("TIFF tile write");
+            return;
         }
+        const int chunk = std::max<int>(1, static_cast<int>((std::size_t{1} << 20) / tbytes));
+        const int chunks = (across + chunk - 1) / chunk;
+        std::atomic<int> next{0};
+        const auto ready = std::make_unique<std::atomic<bool>[]>(static_cast<std::size_t>(chunks));
+        std::mutex mu;
+        std::condition_variable cv;
+        std::vector<std::thread> helpers;
+        for (int k = 0; k < team; ++k)
+            helpers.emplace_back([&] {
+                for (int c; (c = next++) < chunks;) {
+                    gather(c * chunk, std::min(across, (c + 1) * chunk));
+                    {
+                        const std::lock_guard<std::mutex> l(mu);
+                        ready[c] = true;
+                    }
+                    cv.notify_all();
+                }
+            });
+        bool ok = true;
+        for (int c = 0; c < chunks && ok; ++c) {
+            {
+                std::unique_lock<std::mutex> l(mu);
+                cv.wait(l, [&] { return ready[c].load(); });
+            }
+            for (int t = c * chunk; t < std::min(across, (c + 1) * chunk) && ok; ++t) ok = write(t);
+        }
+        const int err = errno;
+        next = chunks;  // a failed write: the helpers take no further chunk
+        for (std::thread& h : helpers) h.join();
+        errno = err;
+        if (!ok) write_failed("TIFF tile write");
     }
     // After a write_rows call that completed rows of tiles: the directory so far is written, so
     // that a resumed job keeps them. Once per call, not per row of tiles: each checkpoint
