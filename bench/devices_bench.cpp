@@ -1,5 +1,6 @@
 // Several GPUs of one host (Context::device, upres/context.hpp): a batch of images through
-// SRCNN, spread over 1 or 2 devices.
+// SRCNN, spread over 1 or 2 devices; a gigapixel zoom from host memory to host memory in bands
+// spread over 1 or 2 devices.
 //
 //   Cuda_SrcnnBatchDevices/<n>   32 RGB u8 images of 960 x 540 -> x2 (1920 x 1080), SRCNN
 //       precision fastest, each device holding its share of the batch in device memory: one
@@ -7,6 +8,11 @@
 //       running srcnn_upscale on its images. Time: the wall clock from the start of the batch
 //       until every device has finished (events cannot span devices). Counter images_per_s.
 //       n = 2 needs two devices; with one it is skipped, visibly.
+//   Cuda_ZoomTiledDevices/<n>    a 16000 x 16000 u16 image in host memory zoomed x2 with the
+//       exact B-spline (a 32000 x 32000 output: a gigapixel, 2 GB) by warp_tiled on the
+//       cuda backend, bands over devices 0 .. n-1 (TiledOptions::devices), from the image's
+//       rows straight into the output's (no files). Time: wall clock of the call. n = 2 needs
+//       two devices.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -17,7 +23,9 @@
 #include <vector>
 
 #include <upres/context.hpp>
+#include <upres/rows.hpp>
 #include <upres/srcnn.hpp>
+#include <upres/tiled.hpp>
 
 #include "bench_util.hpp"
 
@@ -111,6 +119,47 @@ BENCHMARK(Cuda_SrcnnBatchDevices)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5);
+
+void Cuda_ZoomTiledDevices(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    const int n = static_cast<int>(state.range(0));
+    if (cuda_device_count() < n) {
+        state.SkipWithError(("needs " + std::to_string(n) + " CUDA devices, this machine has " +
+                             std::to_string(cuda_device_count()))
+                                .c_str());
+        return;
+    }
+    constexpr int side = 16000;
+    Image<std::uint16_t> in(side, side, 1);
+    fill_random(in.data(), static_cast<std::size_t>(side) * side, 7);
+    Image<std::uint16_t> out(2 * side, 2 * side, 1);
+    fill_random(out.data(), static_cast<std::size_t>(4) * side * side, 8);  // pages touched
+    ViewRowSource src(in.view());
+    TiledOptions to;
+    for (int d = 0; d < n; ++d) to.devices.push_back(d);
+    Context ctx;
+    ctx.backend = Backend::Cuda;
+    const auto run = [&] {
+        ViewRowSink dst(out.view());
+        return warp_tiled(src, dst, 2 * side, 2 * side, Transform::make_resize(), {}, to, ctx);
+    };
+    run();  // the devices' first use
+    TiledStats st;
+    for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        st = run();
+        state.SetIterationTime(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    state.counters["bands"] = st.bands;
+    state.SetLabel(std::to_string(n) + (n == 1 ? " GPU" : " GPUs") +
+                   ", 16000^2 u16 -> x2 B-spline, host memory to host memory");
+}
+BENCHMARK(Cuda_ZoomTiledDevices)
+    ->DenseRange(1, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 }  // namespace
 }  // namespace upres::bench
