@@ -36,16 +36,20 @@
 namespace upres::bench {
 namespace {
 
+// n devices or more; else the benchmark is skipped, visibly.
+bool enough_devices(benchmark::State& state, int n) {
+    if (cuda_device_count() >= n) return true;
+    state.SkipWithError(("needs " + std::to_string(n) + " CUDA devices, this machine has " +
+                         std::to_string(cuda_device_count()))
+                            .c_str());
+    return false;
+}
+
 void Cuda_SrcnnBatchDevices(benchmark::State& state) {
     if (!require_cuda(state)) return;
 #if UPRES_HAVE_CUDA
     const int n = static_cast<int>(state.range(0));
-    if (cuda_device_count() < n) {
-        state.SkipWithError(("needs " + std::to_string(n) + " CUDA devices, this machine has " +
-                             std::to_string(cuda_device_count()))
-                                .c_str());
-        return;
-    }
+    if (!enough_devices(state, n)) return;
     constexpr int kImages = 32, w = 960, h = 540, c = 3;
     const SrcnnModel model = load_default_srcnn_model(2);
     SrcnnOptions so;
@@ -123,12 +127,7 @@ BENCHMARK(Cuda_SrcnnBatchDevices)
 void Cuda_ZoomTiledDevices(benchmark::State& state) {
     if (!require_cuda(state)) return;
     const int n = static_cast<int>(state.range(0));
-    if (cuda_device_count() < n) {
-        state.SkipWithError(("needs " + std::to_string(n) + " CUDA devices, this machine has " +
-                             std::to_string(cuda_device_count()))
-                                .c_str());
-        return;
-    }
+    if (!enough_devices(state, n)) return;
     constexpr int side = 16000;
     Image<std::uint16_t> in(side, side, 1);
     fill_random(in.data(), static_cast<std::size_t>(side) * side, 7);

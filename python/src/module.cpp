@@ -255,6 +255,17 @@ Context cpu_context(int threads) {
     return ctx;
 }
 
+// A file-to-file tiled call's backend and GPUs (devices: the cuda backend's only).
+Context tiled_context(const std::string& op, int threads, const std::string& backend,
+                      const std::vector<int>& devices, TiledOptions& to) {
+    Context ctx = cpu_context(threads);
+    ctx.backend = parse_enum<Backend>(backend);
+    if (!devices.empty() && ctx.backend != Backend::Cuda)
+        invalid(op + ": devices are for backend 'cuda', not '" + backend + "'");
+    to.devices = devices;
+    return ctx;
+}
+
 // warp_tiled from a TIFF to a tiled TIFF (upres.zoom_tiff); the GIL is released while it runs.
 std::map<std::string, double> zoom_tiff_py(const std::string& in, const std::string& out, int width,
                                            int height, const WarpOptionsHandle& h, int band_rows,
@@ -262,11 +273,7 @@ std::map<std::string, double> zoom_tiff_py(const std::string& in, const std::str
                                            int threads, const std::string& backend,
                                            const std::vector<int>& devices) {
     TiledOptions to = tiled_options("zoom_tiff", band_rows, max_memory_mib);
-    to.devices = devices;
-    Context ctx = cpu_context(threads);
-    ctx.backend = parse_enum<Backend>(backend);
-    if (!devices.empty() && ctx.backend != Backend::Cuda)
-        invalid("zoom_tiff: devices are for backend 'cuda', not '" + backend + "'");
+    const Context ctx = tiled_context("zoom_tiff", threads, backend, devices, to);
     nb::gil_scoped_release unlock;
     TiffRowReader src(in);
     TiffRowWriter dst(out, width, height, src.channels(), src.type(),
@@ -301,11 +308,7 @@ std::map<std::string, double> upscale_tiff_py(const std::string& in, const std::
                                               const std::vector<int>& devices) {
     const UpscaleOptions o = options<UpscaleOptions>("upscale", kv);
     TiledOptions to = tiled_options("upscale_tiff", band_rows, max_memory_mib);
-    to.devices = devices;
-    Context ctx = cpu_context(threads);
-    ctx.backend = parse_enum<Backend>(backend);
-    if (!devices.empty() && ctx.backend != Backend::Cuda)
-        invalid("upscale_tiff: devices are for backend 'cuda', not '" + backend + "'");
+    const Context ctx = tiled_context("upscale_tiff", threads, backend, devices, to);
     if (!(o.scale >= 1 && o.scale <= 16) || o.scale != std::floor(o.scale))
         invalid("upscale_tiff: the scale must be an integer in [1, 16], not " +
                 std::to_string(o.scale));

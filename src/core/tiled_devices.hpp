@@ -40,4 +40,35 @@ TiledStats run_bands(int bands, const std::vector<int>& devices, const Context& 
                      const std::function<std::unique_ptr<BandWorker>(int, const Context&)>& make,
                      bool first_alone = false);
 
+// run_bands with workers of one kind: each holds its Context (ctx with its device) and a State
+// of the operation's (its buffers), and the operation's compute(band, worker) and
+// write(band, worker) serve them all; init(worker) prepares a worker's State.
+template <class State>
+struct StateWorker final : BandWorker {
+    std::function<void(int, StateWorker&)> compute_fn, write_fn;
+    Context ctx;
+    State state;
+    void compute(int band) override { compute_fn(band, *this); }
+    void write(int band) override { write_fn(band, *this); }
+};
+
+template <class State>
+TiledStats run_state_bands(int bands, const std::vector<int>& devices, const Context& ctx,
+                           const std::function<void(int, StateWorker<State>&)>& compute,
+                           const std::function<void(int, StateWorker<State>&)>& write,
+                           bool first_alone = false,
+                           const std::function<void(StateWorker<State>&)>& init = {}) {
+    return run_bands(
+        bands, devices, ctx,
+        [&](int, const Context& dc) -> std::unique_ptr<BandWorker> {
+            auto w = std::make_unique<StateWorker<State>>();
+            w->compute_fn = compute;
+            w->write_fn = write;
+            w->ctx = dc;
+            if (init) init(*w);
+            return w;
+        },
+        first_alone);
+}
+
 }  // namespace upres::tiled

@@ -115,6 +115,15 @@ TEST(StereoTiled, DepthsAndRandomData) {
     check(lf, rf, o, 9, "f32 random RGB");
 }
 
+// A u8 image as u16 (x 257).
+Image<std::uint16_t> to_u16(const Image<std::uint8_t>& a8) {
+    Image<std::uint16_t> a(a8.width(), a8.height(), a8.channels());
+    for (int y = 0; y < a.height(); ++y)
+        for (int x = 0; x < a.width() * a.channels(); ++x)
+            a.view().row(y)[x] = static_cast<std::uint16_t>(a8.view().row(y)[x] * 257);
+    return a;
+}
+
 // The cuda backend: each band is the whole cuda call on its rows (which gives the reference's
 // bytes, stereo_cuda_test), every variant; bands spread over two GPUs give the same bytes.
 TEST(StereoTiledCuda, BandsAreTheWholePairs) {
@@ -140,22 +149,8 @@ TEST(StereoTiledCuda, BandsAreTheWholePairs) {
     const Image<float> lf = random_image<float>(77, 64, 3, 3, 0.0, 1.0);
     const Image<float> rf = random_image<float>(77, 64, 3, 4, 0.0, 1.0);
     check(lf, rf, o, 9, "f32 random RGB", Backend::Cuda);
-    const Image<std::uint16_t> al = [] {
-        const Image<std::uint8_t> a8 = pair_image("aloeL.jpg", 320, 1040);
-        Image<std::uint16_t> a(a8.width(), a8.height(), a8.channels());
-        for (int y = 0; y < a.height(); ++y)
-            for (int x = 0; x < a.width() * a.channels(); ++x)
-                a.view().row(y)[x] = static_cast<std::uint16_t>(a8.view().row(y)[x] * 257);
-        return a;
-    }();
-    const Image<std::uint16_t> ar = [] {
-        const Image<std::uint8_t> a8 = pair_image("aloeR.jpg", 320, 1040);
-        Image<std::uint16_t> a(a8.width(), a8.height(), a8.channels());
-        for (int y = 0; y < a.height(); ++y)
-            for (int x = 0; x < a.width() * a.channels(); ++x)
-                a.view().row(y)[x] = static_cast<std::uint16_t>(a8.view().row(y)[x] * 257);
-        return a;
-    }();
+    const Image<std::uint16_t> al = to_u16(pair_image("aloeL.jpg", 320, 1040));
+    const Image<std::uint16_t> ar = to_u16(pair_image("aloeR.jpg", 320, 1040));
     StereoOptions a;
     a.num_disparities = 48;
     a.min_disparity = 8;

@@ -67,17 +67,13 @@ TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOpti
     const int bands = (end - to.first_row + band - 1) / band;
     std::mutex reading;  // the sources, read by one device's thread at a time
 
-    // One device's share: a band's rows with their halo, matched, then written.
-    struct Worker : tiled::BandWorker {
-        std::function<void(int, Worker&)> compute_band;
-        std::function<void(int, Worker&)> write_band;
-        Context ctx;
+    // One device's buffers: a band's rows with their halo, and its map.
+    struct Bufs {
         tiled::Rows<T> l, r;
         Image<float> disp;
         int a = 0;  // the band's first input row
-        void compute(int b) override { compute_band(b, *this); }
-        void write(int b) override { write_band(b, *this); }
     };
+    using Worker = tiled::StateWorker<Bufs>;
     const auto y0_of = [&](int b) { return to.first_row + b * band; };
     const auto y1_of = [&](int b) { return std::min(end, y0_of(b) + band); };
     const auto compute_band = [&](int bi, Worker& wk) {
@@ -87,38 +83,33 @@ TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOpti
         // the halo change nothing.
         if (b - a < 2 * halo + 1) b = std::min(h, a + 2 * halo + 1);
         if (b - a < 2 * halo + 1) a = std::max(0, b - 2 * halo - 1) / 8 * 8;
-        wk.a = a;
-        wk.l.reset(b - a, n);
-        wk.r.reset(b - a, n);
+        wk.state.a = a;
+        wk.state.l.reset(b - a, n);
+        wk.state.r.reset(b - a, n);
         {
             const std::lock_guard<std::mutex> lock(reading);
-            left.read_rows(a, b - a, wk.l.buf.data(), wk.l.row);
-            right.read_rows(a, b - a, wk.r.buf.data(), wk.r.row);
+            left.read_rows(a, b - a, wk.state.l.buf.data(), wk.state.l.row);
+            right.read_rows(a, b - a, wk.state.r.buf.data(), wk.state.r.row);
         }
         wk.stats.rows_read += 2 * (b - a);
-        if (wk.disp.width() != w || wk.disp.height() != b - a) wk.disp = Image<float>(w, b - a, 1);
-        stereo_disparity(ImageView<const T>(wk.l.buf.data(), w, b - a, c, wk.l.row),
-                         ImageView<const T>(wk.r.buf.data(), w, b - a, c, wk.r.row), wk.disp.view(),
-                         o, wk.ctx);
+        if (wk.state.disp.width() != w || wk.state.disp.height() != b - a)
+            wk.state.disp = Image<float>(w, b - a, 1);
+        stereo_disparity(ImageView<const T>(wk.state.l.buf.data(), w, b - a, c, wk.state.l.row),
+                         ImageView<const T>(wk.state.r.buf.data(), w, b - a, c, wk.state.r.row),
+                         wk.state.disp.view(), o, wk.ctx);
         wk.stats.buffer_bytes =
             std::max(wk.stats.buffer_bytes,
-                     (wk.l.buf.capacity() + wk.r.buf.capacity()) * sizeof(T) +
+                     (wk.state.l.buf.capacity() + wk.state.r.buf.capacity()) * sizeof(T) +
                          static_cast<std::size_t>(w) * (b - a) * (sizeof(float) + work));
     };
     const auto write_band = [&](int bi, Worker& wk) {
         const int y0 = y0_of(bi), y1 = y1_of(bi);
-        dst.write_rows(y0, y1 - y0, wk.disp.view().row(y0 - wk.a), wk.disp.view().stride());
+        dst.write_rows(y0, y1 - y0, wk.state.disp.view().row(y0 - wk.state.a),
+                       wk.state.disp.view().stride());
         ++wk.stats.bands;
         if (to.progress) to.progress(y1, h);
     };
-    TiledStats st = tiled::run_bands(
-        bands, devices, ctx, [&](int, const Context& dc) -> std::unique_ptr<tiled::BandWorker> {
-            auto wk = std::make_unique<Worker>();
-            wk->compute_band = compute_band;
-            wk->write_band = write_band;
-            wk->ctx = dc;
-            return wk;
-        });
+    TiledStats st = tiled::run_state_bands<Bufs>(bands, devices, ctx, compute_band, write_band);
     st.band_rows = band;
     dst.commit();
     return st;

@@ -91,35 +91,32 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
     // arithmetic. Set by device 0's first band, which runs before the other devices start.
     std::optional<SrcnnOptions> fixed;
 
-    // One device's share: a band's tiles computed into its rows, then written.
-    struct Worker : tiled::BandWorker {
-        std::function<void(int, Worker&)> compute_band;
-        std::function<void(int, Worker&)> write_band;
-        Context ctx;
+    // One device's buffers and the options of its kernels.
+    struct Bufs {
         SrcnnOptions so;
         tiled::Rows<T> rows, in_rows;  // the band's output rows, its input rows (all columns)
         Image<T> up;                   // a tile's result, kept while the tile size is the same
-        void compute(int b) override { compute_band(b, *this); }
-        void write(int b) override { write_band(b, *this); }
     };
+    using Worker = tiled::StateWorker<Bufs>;
     const auto y0_of = [&](int b) { return to.first_row + b * band; };
     const auto y1_of = [&](int b) { return std::min(end, y0_of(b) + band); };
     const auto compute_band = [&](int b, Worker& wk) {
         const int a = y0_of(b), z = y1_of(b);
-        wk.rows.reset(z - a, std::ptrdiff_t{ow} * c);
-        if (cuda && fixed) wk.so = *fixed;
+        wk.state.rows.reset(z - a, std::ptrdiff_t{ow} * c);
+        if (cuda && fixed) wk.state.so = *fixed;
         // The band's input rows, every column, read once: its tiles' boxes are views of them (a
         // box read per tile decoded a compressed file's strips once per tile: 8 times the
         // decoding of a 16384-wide output's band).
         const int ry0 = std::max(0, a / s - halo) / 8 * 8;
         const int ry1 = std::min(h, (z + s - 1) / s + halo);
-        wk.in_rows.reset(ry1 - ry0, std::ptrdiff_t{w} * c);
+        wk.state.in_rows.reset(ry1 - ry0, std::ptrdiff_t{w} * c);
         {
             const std::lock_guard<std::mutex> l(reading);
-            src.read_rows(ry0, ry1 - ry0, wk.in_rows.buf.data(), wk.in_rows.row);
+            src.read_rows(ry0, ry1 - ry0, wk.state.in_rows.buf.data(), wk.state.in_rows.row);
         }
         wk.stats.rows_read += ry1 - ry0;
-        const ImageView<const T> band_in(wk.in_rows.buf.data(), w, ry1 - ry0, c, wk.in_rows.row);
+        const ImageView<const T> band_in(wk.state.in_rows.buf.data(), w, ry1 - ry0, c,
+                                         wk.state.in_rows.row);
         for (int x0 = 0; x0 < ow; x0 += tile) {
             const int x1 = std::min(ow, x0 + tile);
             // The source box: the inputs of outputs [x0, x1) x [a, z) and the halo, its corner
@@ -132,44 +129,37 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
             in.y1 = ry1;
             const ImageView<const T> box = band_in.sub(in.x0, 0, in.width(), in.height());
             wk.stats.pixels_read += std::int64_t{in.width()} * in.height();
-            if (wk.up.width() != s * in.width() || wk.up.height() != s * in.height())
-                wk.up = Image<T>(s * in.width(), s * in.height(), c);
-            const SrcnnPlan plan = srcnn_upscale(box, wk.up.view(), model, wk.so, wk.ctx);
+            if (wk.state.up.width() != s * in.width() || wk.state.up.height() != s * in.height())
+                wk.state.up = Image<T>(s * in.width(), s * in.height(), c);
+            const SrcnnPlan plan =
+                srcnn_upscale(box, wk.state.up.view(), model, wk.state.so, wk.ctx);
             if (cuda && !fixed) {
-                wk.so.precision = plan.precision;
-                wk.so.variant = plan.fused ? SrcnnVariant::FusedNetwork : SrcnnVariant::Auto;
-                if (!plan.fused) wk.so.layer_variants = plan.layers;
-                fixed = wk.so;
+                wk.state.so.precision = plan.precision;
+                wk.state.so.variant = plan.fused ? SrcnnVariant::FusedNetwork : SrcnnVariant::Auto;
+                if (!plan.fused) wk.state.so.layer_variants = plan.layers;
+                fixed = wk.state.so;
             }
-            const ImageView<const T> r = wk.up.view();
+            const ImageView<const T> r = wk.state.up.view();
             const std::size_t bytes = static_cast<std::size_t>(x1 - x0) * c * sizeof(T);
             for (int y = a; y < z; ++y)
-                std::memcpy(wk.rows.at(y - a) + static_cast<std::ptrdiff_t>(x0) * c,
+                std::memcpy(wk.state.rows.at(y - a) + static_cast<std::ptrdiff_t>(x0) * c,
                             r.row(y - s * in.y0) + static_cast<std::ptrdiff_t>(x0 - s * in.x0) * c,
                             bytes);
             // The band, its inputs and the tile's working set (as need() counts them).
-            wk.stats.buffer_bytes =
-                std::max(wk.stats.buffer_bytes,
-                         (wk.rows.buf.capacity() + wk.in_rows.buf.capacity()) * sizeof(T) +
-                             static_cast<std::size_t>(r.width()) * r.height() * px);
+            wk.stats.buffer_bytes = std::max(
+                wk.stats.buffer_bytes,
+                (wk.state.rows.buf.capacity() + wk.state.in_rows.buf.capacity()) * sizeof(T) +
+                    static_cast<std::size_t>(r.width()) * r.height() * px);
         }
     };
     const auto write_band = [&](int b, Worker& wk) {
-        dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.rows.at(0), wk.rows.row);
+        dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.rows.at(0), wk.state.rows.row);
         ++wk.stats.bands;
         if (to.progress) to.progress(y1_of(b), oh);
     };
-    TiledStats st = tiled::run_bands(
-        bands, devices, ctx,
-        [&](int, const Context& dc) -> std::unique_ptr<tiled::BandWorker> {
-            auto wk = std::make_unique<Worker>();
-            wk->compute_band = compute_band;
-            wk->write_band = write_band;
-            wk->ctx = dc;
-            wk->so = o.srcnn;
-            return wk;
-        },
-        /*first_alone=*/cuda);
+    TiledStats st = tiled::run_state_bands<Bufs>(bands, devices, ctx, compute_band, write_band,
+                                                 /*first_alone=*/cuda,
+                                                 [&](Worker& wk) { wk.state.so = o.srcnn; });
     st.band_rows = band;
     dst.commit();
     return st;
