@@ -248,6 +248,16 @@ std::map<std::string, double> tiled_figures(const TiledStats& st, const TiffRowW
             {"bigtiff", dst.bigtiff() ? 1.0 : 0.0}};
 }
 
+// The stereo options: the declared ones, and subpixel (the command's --no-subpixel) as a truth.
+StereoOptions stereo_options(const Options& kv) {
+    return options<StereoOptions>(
+        "stereo", kv, [](StereoOptions& s, const std::string& name, const std::string& text) {
+            if (name != "subpixel") return false;
+            s.subpixel = truth("stereo", name, text);
+            return true;
+        });
+}
+
 Context cpu_context(int threads) {
     Context ctx;
     ctx.backend = Backend::Cpu;
@@ -349,6 +359,24 @@ std::map<std::string, double> fuse_tiff_py(const std::vector<std::string>& in,
     TiffRowWriter dst(out, o.scale * f0.width(), o.scale * f0.height(), f0.channels(), f0.type(),
                       tiled_writer_options(tile, deflate));
     const TiledStats st = nlm_fuse_tiled(frames, dst, o, to, cpu_context(threads));
+    return tiled_figures(st, dst);
+}
+
+// stereo_disparity_tiled from a TIFF pair to a tiled float TIFF (upres.stereo.disparity_tiff);
+// the GIL is released while it runs.
+std::map<std::string, double> stereo_tiff_py(const std::string& left, const std::string& right,
+                                             const std::string& out, const Options& kv,
+                                             int band_rows, double max_memory_mib, int tile,
+                                             bool deflate, int threads, const std::string& backend,
+                                             const std::vector<int>& devices) {
+    const StereoOptions o = stereo_options(kv);
+    TiledOptions to = tiled_options("stereo_tiff", band_rows, max_memory_mib);
+    const Context ctx = tiled_context("stereo_tiff", threads, backend, devices, to);
+    nb::gil_scoped_release unlock;
+    TiffRowReader l(left), r(right);
+    TiffRowWriter dst(out, l.width(), l.height(), 1, PixelType::F32,
+                      tiled_writer_options(tile, deflate));
+    const TiledStats st = stereo_disparity_tiled(l, r, dst, o, to, ctx);
     return tiled_figures(st, dst);
 }
 
@@ -641,12 +669,7 @@ void fuse_py(const nb::list& frames, const Array& dst, const Options& kv,
 void stereo_py(const Array& left, const Array& right, const Array& disp, Array right_disp,
                Array valid, const Options& kv, const std::string& backend, int threads,
                std::uintptr_t stream) {
-    const StereoOptions o = options<StereoOptions>(
-        "stereo", kv, [](StereoOptions& s, const std::string& name, const std::string& text) {
-            if (name != "subpixel") return false;
-            s.subpixel = truth("stereo", name, text);
-            return true;
-        });
+    const StereoOptions o = stereo_options(kv);
     const detail::RawView l = raw_view(left, "left"), r = raw_view(right, "right");
     const auto dv = typed<float>(raw_view(disp, "disparity"));
     const ImageView<float> rv = !right_disp.is_none()
@@ -855,6 +878,9 @@ NB_MODULE(_upres, m) {
                  visit_const(v, [&](auto view) { n.push(view); });
              })
         .def("value", &upres::NlmsrNoise::value);
+    m.def("stereo_tiff", &stereo_tiff_py, "left"_a, "right"_a, "output"_a, "options"_a,
+          "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a, "backend"_a,
+          "devices"_a);
     m.def("fuse_tiff", &fuse_tiff_py, "inputs"_a, "output"_a, "options"_a, "band_rows"_a,
           "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);

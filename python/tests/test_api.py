@@ -110,7 +110,7 @@ PUBLIC = ["zoom", "rotate", "shift", "affine_transform", "map_coordinates", "spl
 
 
 def test_every_function_documents_parameters_and_an_example() -> None:
-    for name in PUBLIC + ["stereo.disparity"]:
+    for name in PUBLIC + ["stereo.disparity", "stereo.disparity_tiff"]:
         f = upres
         for part in name.split("."):
             f = getattr(f, part)

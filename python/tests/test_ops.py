@@ -96,6 +96,49 @@ def test_stereo_on_the_motorcycle_pair() -> None:
     assert np.array_equal(finite, np.round(finite))
 
 
+def _stereo_tiffs(tmp_path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path, np.ndarray,
+                                                     np.ndarray]:
+    left = np.ascontiguousarray(photo("motorcycle_left.png")[:230, :300])
+    right = np.ascontiguousarray(photo("motorcycle_right.png")[:230, :300])
+    lp, rp = tmp_path / "l.tif", tmp_path / "r.tif"
+    try:
+        upres.imwrite(lp, left)
+        upres.imwrite(rp, right)
+    except upres.UnsupportedFormatError as e:
+        pytest.skip(f"this build has no TIFF: {e}")
+    return lp, rp, left, right
+
+
+def test_disparity_tiff_matches_the_whole_pair(tmp_path: pathlib.Path) -> None:
+    """A real pair in bands of rows, file to file: the whole pair's map bit for bit (NaN where
+    invalid); refused options name themselves."""
+    lp, rp, left, right = _stereo_tiffs(tmp_path)
+    out = tmp_path / "d.tif"
+    for opts in ({"aggregate": "gauss13", "lr_check": 1},
+                 {"cost": "census", "aggregate": "box", "box_size": 9, "median": True}):
+        st = upres.stereo.disparity_tiff(lp, rp, out, disparities=48, band_rows=37, **opts)
+        assert st["bands"] == 7
+        want = upres.stereo.disparity(left, right, disparities=48, backend="cpu", **opts)
+        assert upres.imread(out).tobytes() == want.tobytes(), opts
+    with pytest.raises(ValueError, match="aggregation sgm8 is not tiled"):
+        upres.stereo.disparity_tiff(lp, rp, out, aggregate="sgm8")
+    with pytest.raises(ValueError, match="devices are for backend 'cuda'"):
+        upres.stereo.disparity_tiff(lp, rp, out, devices=[0])
+
+
+@requires_gpu
+def test_disparity_tiff_on_the_gpu(tmp_path: pathlib.Path) -> None:
+    """The bands on the GPU (one, then every one): the cpu map's bytes (both backends give the
+    reference's)."""
+    lp, rp, left, right = _stereo_tiffs(tmp_path)
+    out = tmp_path / "d.tif"
+    want = upres.stereo.disparity(left, right, disparities=48, backend="cpu", lr_check=1)
+    for devices in ([], list(range(upres._upres.cuda_device_count()))):
+        upres.stereo.disparity_tiff(lp, rp, out, disparities=48, band_rows=37, lr_check=1,
+                                    backend="cuda", devices=devices)
+        assert upres.imread(out).tobytes() == want.tobytes(), devices
+
+
 def test_metrics_against_scikit_image(baboon: np.ndarray, rng: np.random.Generator) -> None:
     a = baboon[:120, :100]
     b = np.clip(a.astype(np.int16) + rng.integers(-12, 13, a.shape), 0, 255).astype(np.uint8)

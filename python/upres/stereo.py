@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Union
+import os
+from typing import Any, Sequence, Union
 
 import numpy as np
 
@@ -58,3 +59,43 @@ def disparity(left: Any, right: Any, *, disparities: int = 64, min_disparity: in
     out = A.finish(ret, work)
     extra = tuple(x for x in (rmap, mask) if x is not None)
     return (out,) + extra if extra else out
+
+
+def disparity_tiff(left: Union[str, os.PathLike[str]], right: Union[str, os.PathLike[str]],
+                   output: Union[str, os.PathLike[str]], *, disparities: int = 64,
+                   min_disparity: int = 0, band_rows: int = 0, max_memory_mib: float = 0.0,
+                   tile: int = 0, deflate: bool = False, threads: int = 0, backend: str = "cpu",
+                   devices: Sequence[int] = (), **options: Any) -> dict[str, float]:
+    """Left-based disparity map of a rectified TIFF / BigTIFF pair of any size into a tiled
+    float TIFF, band by band in bounded memory (``upres stereo L R OUT --tiled``, docs/scale.md,
+    "Stereo in bands").
+
+    Parameters: left, right, output: file paths; disparities, min_disparity and options as
+    ``disparity`` (the window matcher: aggregate 'gauss7', 'gauss13' or 'box'; not the
+    semi-global paths or speckle removal); band_rows, max_memory_mib (0: automatic), tile (the
+    output's tile side; 0: 256, less for a smaller output), deflate, threads; backend 'cpu' or
+    'cuda' (the bands on the GPU) and devices, the GPUs to spread them over (cuda; empty: the
+    current one). The map equals ``disparity``'s on the whole pair (either backend). The GIL is
+    released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff). An
+    interrupted call leaves no output; the command (``--tiled``) resumes, this function starts
+    over.
+
+    Example::
+
+        >>> import numpy as np, upres
+        >>> rng = np.random.default_rng(6)
+        >>> right = (rng.random((40, 80)) * 255).astype(np.uint8)
+        >>> try:  # (a build without libtiff refuses TIFF files: UnsupportedFormatError)
+        ...     upres.imwrite("/tmp/upres_doc_l.tif", np.roll(right, 5, axis=1))
+        ...     upres.imwrite("/tmp/upres_doc_r.tif", right)
+        ...     upres.stereo.disparity_tiff("/tmp/upres_doc_l.tif", "/tmp/upres_doc_r.tif",
+        ...                                 "/tmp/upres_doc_d.tif", disparities=16,
+        ...                                 band_rows=16)["bands"]
+        ... except upres.UnsupportedFormatError:
+        ...     3.0
+        3.0
+    """
+    opts = A.options_text(dict(options, disparities=disparities, min_disparity=min_disparity))
+    return _upres.stereo_tiff(os.fspath(left), os.fspath(right), os.fspath(output), opts,
+                              int(band_rows), float(max_memory_mib), int(tile), bool(deflate),
+                              int(threads), str(backend), [int(d) for d in devices])
