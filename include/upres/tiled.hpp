@@ -175,6 +175,15 @@ RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, in
 RowRange nlm_fuse_tiled_source_rows(int width, int height, const NlmsrOptions& opts, int y0,
                                     int y1);
 
+// The rows of both images stereo_disparity_tiled reads for output rows [y0, y1) computed as one
+// band (band_rows = y1 - y0, first_row = y0, last_row = y1): a task holding only these rows
+// computes those rows of the map bit-identical to stereo_disparity on the whole pair (upres.dask
+// .disparity). Error(InvalidArgument) for the options stereo_disparity_tiled refuses, sizes over
+// kMaxTiledDimension and a range outside the image. (The matcher's own option checks run with
+// the band.)
+RowRange stereo_disparity_tiled_source_rows(int width, int height, const StereoOptions& opts,
+                                            int y0, int y1);
+
 // A rectangle of pixels: columns [x0, x1), rows [y0, y1).
 struct Box {
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;

@@ -452,6 +452,28 @@ void fuse_band_py(const std::vector<NdArray>& blocks, int first, int height, con
     nlm_fuse_tiled(frames, dst, o, band_options(y0, d.height), cpu_context(threads));
 }
 
+std::tuple<int, int> stereo_source_rows_py(int width, int height, const Options& kv, int y0,
+                                           int y1) {
+    const RowRange r =
+        stereo_disparity_tiled_source_rows(width, height, stereo_options(kv), y0, y1);
+    return {r.first, r.last};
+}
+
+// One band of the left-based map: rows [y0, y0 + out.rows) from both images' rows [first, ...)
+// of an image `height` rows high, as stereo_disparity_tiled computes it (cpu backend).
+void stereo_band_py(const NdArray& left, const NdArray& right, int first, int height,
+                    const NdArray& out, int y0, const Options& kv, int threads) {
+    const StereoOptions o = stereo_options(kv);
+    ViewRowSource l(host_rows(left, "left"), first, height);
+    ViewRowSource r(host_rows(right, "right"), first, height);
+    const detail::RawView d = host_rows(out, "out");
+    if (d.type != PixelType::F32 || d.channels != 1 || d.width != l.width())
+        invalid("disparity band: the output must be float32 rows of the images' width, 1 channel");
+    ViewRowSink dst(d, y0);
+    nb::gil_scoped_release unlock;
+    stereo_disparity_tiled(l, r, dst, o, band_options(y0, d.height), cpu_context(threads));
+}
+
 std::tuple<int, int> spline_filter_source_rows_py(int width, int height, const Options& kv, int y0,
                                                   int y1) {
     const RowRange r = bspline_prefilter_tiled_source_rows(
@@ -865,6 +887,10 @@ NB_MODULE(_upres, m) {
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
     m.def("upscale_tiff", &upscale_tiff_py, "input"_a, "output"_a, "options"_a, "band_rows"_a,
           "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a, "backend"_a, "devices"_a);
+    m.def("stereo_source_rows", &stereo_source_rows_py, "width"_a, "height"_a, "options"_a, "y0"_a,
+          "y1"_a);
+    m.def("stereo_band", &stereo_band_py, "left"_a, "right"_a, "first"_a, "height"_a, "out"_a,
+          "y0"_a, "options"_a, "threads"_a);
     m.def("fuse_source_rows", &fuse_source_rows_py, "width"_a, "height"_a, "options"_a, "y0"_a,
           "y1"_a);
     m.def("fuse_band", &fuse_band_py, "blocks"_a, "first"_a, "height"_a, "out"_a, "y0"_a,

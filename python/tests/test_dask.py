@@ -212,7 +212,12 @@ def test_local_cluster(tmp_path: pathlib.Path) -> None:
             holders = {w for ws in client.who_has(y).values() for w in ws}
             assert len(holders) == 2, holders
             got = y.compute()
+            # A stereo map's bands on the workers (the band object pickled to them).
+            pair = [np.roll(a[:200] >> 8, k, axis=1).astype(np.uint8) for k in (4, 0)]
+            d = ud.disparity(pair[0], pair[1], disparities=16, chunk_rows=50).compute()
     assert np.array_equal(got, ref)
+    assert d.tobytes() == upres.stereo.disparity(pair[0], pair[1], disparities=16,
+                                                 backend="cpu").tobytes()
 
 
 def test_bad_input(tmp_path: pathlib.Path) -> None:
@@ -410,3 +415,35 @@ def test_upscale_bit_identical(baboon: np.ndarray) -> None:
         ud.upscale(x, 2, "silseabi")
     with pytest.raises(ValueError, match="integer"):
         ud.upscale(x, 2.5, "bicubic")
+
+
+def test_disparity_bit_identical() -> None:
+    # The window matcher band by band (both images' rows and the windows' reach) against
+    # upres.stereo.disparity on the whole pair (cpu backend): the Motorcycle pair (a sub-image
+    # view), random data in every dtype, bands that cut everywhere; what is not local refused.
+    from conftest import photo
+
+    left = np.ascontiguousarray(photo("motorcycle_left.png")[40:250, 100:420])
+    right = np.ascontiguousarray(photo("motorcycle_right.png")[40:250, 100:420])
+    chunks = (60,) + left.shape[1:]
+    for opts, rows in (({"aggregate": "gauss7"}, 1), ({"aggregate": "gauss13", "lr_check": 1}, 37),
+                       ({"cost": "census", "aggregate": "box", "box_size": 11, "median": True,
+                         "uniqueness": 10}, None)):
+        ref = upres.stereo.disparity(left, right, disparities=48, backend="cpu", **opts)
+        got = ud.disparity(da.from_array(left, chunks=chunks), right, disparities=48,
+                           chunk_rows=rows, **opts).compute(scheduler="threads")
+        assert got.dtype == np.float32 and got.tobytes() == ref.tobytes(), (opts, rows)
+    rng = np.random.default_rng(9)
+    for dtype in (np.uint16, np.float32):
+        a, b = _image(rng, 75, 64, 3, dtype), _image(rng, 75, 64, 3, dtype)
+        if dtype == np.float32:
+            a, b = np.clip(a, 0, 1), np.clip(b, 0, 1)
+        ref = upres.stereo.disparity(a, b, disparities=16, backend="cpu", subpixel=False)
+        got = ud.disparity(a, b, disparities=16, chunk_rows=13, subpixel=False).compute()
+        assert got.tobytes() == ref.tobytes(), dtype
+    with pytest.raises(ValueError, match="aggregation sgm4 is not tiled"):
+        ud.disparity(left, right, aggregate="sgm4")
+    with pytest.raises(ValueError, match="they must match"):
+        ud.disparity(left, right[:100])
+    with pytest.raises(ValueError, match="2 channels"):
+        ud.disparity(np.zeros((20, 30, 2), np.uint8), np.zeros((20, 30, 2), np.uint8))

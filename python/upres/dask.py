@@ -1,9 +1,9 @@
 """upres on Dask arrays: images larger than memory, on every core of a host or on a cluster.
 
 ``zoom``, ``affine_transform``, ``rotate``, ``map_coordinates``, ``spline_filter``,
-``spline_filter1d``, ``upscale`` and ``fuse`` take dask arrays (or NumPy ones) and return a dask
-array whose every chunk is computed by its own task, with the same pixels as the whole-image
-call, bit for bit. The
+``spline_filter1d``, ``upscale``, ``fuse`` and ``disparity`` (``upres.stereo.disparity``'s window
+matcher) take dask arrays (or NumPy ones) and return a dask array whose every chunk is computed
+by its own task, with the same pixels as the whole-image call, bit for bit. The
 prefilter and the zoom with ``grid_mode=True`` go by bands of full rows: each band reads the
 source rows its taps need plus the exact B-spline prefilter's warm-up
 (``upres::warp_tiled_source_rows``, docs/scale.md) and runs as one band of upres's tiled
@@ -48,7 +48,7 @@ from .ndimage import (_PREFILTER_MODES, _affine, _corner_zoom, _fir_length, _rot
                       _warp_option_text)
 
 __all__ = ["imread_tiff", "zoom", "affine_transform", "rotate", "map_coordinates", "spline_filter",
-           "spline_filter1d", "upscale", "fuse", "local_gpu_cluster"]
+           "spline_filter1d", "upscale", "fuse", "disparity", "local_gpu_cluster"]
 
 _NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 # Bands of at least 256 source rows of their own (the prefilter's warm-up, 2 x 64 rows a band,
@@ -414,6 +414,71 @@ def fuse(frames: Any, scale: int = 2, *, chunk_rows: Optional[int] = None, threa
         parts.append(da.from_delayed(task, shape=(y1 - y0, ow) + tail, dtype=x0.dtype,
                                      meta=np.empty((0,) * x0.ndim, x0.dtype),
                                      name=f"upres-fuse-{y0}-" + tokenize(task.key)))
+    return da.concatenate(parts, axis=0)
+
+
+class _StereoBand:
+    """One band of a disparity map: picklable (plain options)."""
+
+    def __init__(self, options: dict[str, str], height: int, width: int, dtype: Any,
+                 threads: int) -> None:
+        self.options, self.height, self.width = options, height, width
+        self.dtype, self.threads = np.dtype(dtype), threads
+
+    def __call__(self, blocks: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
+        left, right = (np.ascontiguousarray(_joined(b), self.dtype) for b in blocks)
+        out = np.empty((y1 - y0, self.width), np.float32)
+        _upres.stereo_band(left, right, first, self.height, out, y0, self.options, self.threads)
+        return out
+
+
+def disparity(left: Any, right: Any, *, disparities: int = 64, min_disparity: int = 0,
+              chunk_rows: Optional[int] = None, threads: int = 1, **options: Any) -> Any:
+    """The left-based disparity map of a rectified pair of dask (or NumPy) arrays, as
+    upres.stereo.disparity (cpu backend), band by band of rows.
+
+    Parameters: left, right: (H, W) or (H, W, 3) arrays of one shape and dtype (uint8, uint16,
+    float32); disparities, min_disparity and options as upres.stereo.disparity, for the window
+    matcher (aggregate 'gauss7', 'gauss13' or 'box'; the semi-global paths and speckle removal
+    reach the whole image and are refused); chunk_rows: output rows per task (default: about
+    32 MiB of map); threads: CPU threads per task. Each task holds its band's rows of both
+    images plus the rows the windows reach (``stereo_disparity_tiled_source_rows``). Returns a
+    float32 (H, W) dask array equal to upres.stereo.disparity's map (cpu backend) bit for bit
+    (NaN where invalid, unless ``invalid`` says otherwise).
+
+    Example::
+
+        >>> import numpy as np, dask.array as da, upres.dask
+        >>> rng = np.random.default_rng(6)
+        >>> right = (rng.random((64, 80)) * 255).astype(np.uint8)
+        >>> left = da.from_array(np.roll(right, 5, axis=1), chunks=(16, 80))
+        >>> d = upres.dask.disparity(left, right, disparities=16, aggregate="box", chunk_rows=24)
+        >>> round(float(np.nanmedian(d.compute()[:, 20:])), 2)
+        5.0
+    """
+    op = "upres.dask.disparity"
+    l_x, r_x = _as_dask(left, op), _as_dask(right, op)
+    if tuple(l_x.shape) != tuple(r_x.shape) or l_x.dtype != r_x.dtype:
+        raise InvalidArgumentError(f"{op}: left is {tuple(l_x.shape)} {l_x.dtype} but right is "
+                                   f"{tuple(r_x.shape)} {r_x.dtype} (they must match)")
+    if l_x.dtype not in _NATIVE:
+        raise InvalidArgumentError(f"{op}: dtype {l_x.dtype} (allowed: uint8, uint16, float32)")
+    c = int(l_x.shape[2]) if l_x.ndim == 3 else 1
+    if c not in (1, 3):
+        raise InvalidArgumentError(f"{op}: {c} channels (allowed: 1 gray, 3 RGB)")
+    h, w = int(l_x.shape[0]), int(l_x.shape[1])
+    opts = _options_text(dict(options, disparities=disparities, min_disparity=min_disparity))
+    _upres.stereo_source_rows(w, h, opts, 0, 1)  # checks the options now, not in a task
+    edges = _band_edges(h, h, w * 4, chunk_rows, op)
+    band = _StereoBand(opts, h, w, l_x.dtype, threads)
+    parts = []
+    for y0, y1 in zip(edges[:-1], edges[1:]):
+        first, last = _upres.stereo_source_rows(w, h, opts, y0, y1)
+        task = delayed(band, pure=True)([_pieces(l_x[first:last]), _pieces(r_x[first:last])],
+                                        first, y0, y1)
+        parts.append(da.from_delayed(task, shape=(y1 - y0, w), dtype=np.float32,
+                                     meta=np.empty((0, 0), np.float32),
+                                     name=f"upres-disparity-{y0}-" + tokenize(task.key)))
     return da.concatenate(parts, axis=0)
 
 

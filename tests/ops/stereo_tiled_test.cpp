@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <upres/io.hpp>
@@ -163,6 +164,43 @@ TEST(StereoTiledCuda, BandsAreTheWholePairs) {
             << "devices " << devs[0] << ", " << devs[1];
         EXPECT_EQ(st.bands, 11);
     }
+}
+
+// A task of a cluster (upres.dask.disparity): output rows [y0, y1) from only the rows
+// stereo_disparity_tiled_source_rows names, as one band: the whole map's rows.
+TEST(StereoTiled, RangesFromTheirSourceRowsOnly) {
+    const Image<std::uint8_t> l = pair_image("motorcycle_left.png", 200, 150);
+    const Image<std::uint8_t> r = pair_image("motorcycle_right.png", 200, 150);
+    StereoOptions o;
+    o.num_disparities = 32;
+    o.aggregation = StereoAggregation::Gauss13;
+    o.cost = StereoCost::Census;
+    o.median = true;
+    const Image<float> want = whole(l, r, o);
+    for (const auto [y0, y1] : {std::pair{0, 1}, std::pair{0, 150}, std::pair{37, 38},
+                                std::pair{41, 99}, std::pair{140, 150}}) {
+        const RowRange rows = stereo_disparity_tiled_source_rows(200, 150, o, y0, y1);
+        ASSERT_LE(rows.first, y0);
+        ASSERT_GE(rows.last, y1);
+        const auto part = [&](const Image<std::uint8_t>& im) {
+            return im.view().sub(0, rows.first, 200, rows.last - rows.first);
+        };
+        ViewRowSource ls(part(l).raw(), rows.first, 150), rs(part(r).raw(), rows.first, 150);
+        Image<float> got(200, y1 - y0, 1);
+        ViewRowSink sink(got.view().raw(), y0);
+        TiledOptions to;
+        to.first_row = y0;
+        to.last_row = y1;
+        to.band_rows = y1 - y0;
+        stereo_disparity_tiled(ls, rs, sink, o, to, ctx_of(Backend::Cpu));
+        EXPECT_TRUE(same_bytes(got, Image<float>(clone(want.view().sub(0, y0, 200, y1 - y0)))))
+            << "rows " << y0 << " to " << y1;
+    }
+    expect_error([&] { stereo_disparity_tiled_source_rows(200, 150, o, 10, 151); },
+                 ErrorCode::InvalidArgument, "not a non-empty range");
+    o.aggregation = StereoAggregation::Sgm4;
+    expect_error([&] { stereo_disparity_tiled_source_rows(200, 150, o, 0, 10); },
+                 ErrorCode::InvalidArgument, "aggregation sgm4 is not tiled");
 }
 
 TEST(StereoTiled, WhatIsNotLocalIsRefused) {

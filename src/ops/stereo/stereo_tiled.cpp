@@ -42,6 +42,28 @@ int stereo_halo(const StereoOptions& o) {
     return census + window + (o.median ? 1 : 0);
 }
 
+// The input rows [a, b) a band of output rows [y0, y1) reads: the halo above and below, the
+// first row aligned down to 8, at least the window's rows (the matcher refuses a shorter image:
+// more rows beyond the halo change nothing).
+RowRange band_rows_read(int y0, int y1, int halo, int h) {
+    int a = std::max(0, y0 - halo) / 8 * 8, b = std::min(h, y1 + halo);
+    if (b - a < 2 * halo + 1) b = std::min(h, a + 2 * halo + 1);
+    if (b - a < 2 * halo + 1) a = std::max(0, b - 2 * halo - 1) / 8 * 8;
+    return {a, b};
+}
+
+// What only the window matcher can tile (semi-global paths and speckle regions are not local).
+void check_local(const StereoOptions& opts) {
+    if (opts.aggregation == StereoAggregation::Sgm4 || opts.aggregation == StereoAggregation::Sgm8)
+        tiled::fail(kOp, std::string("aggregation ") + to_string(opts.aggregation) +
+                             " is not tiled (its paths run the whole height; allowed: gauss7, "
+                             "gauss13, box)");
+    if (opts.speckle_size > 0)
+        tiled::fail(kOp,
+                    "speckle removal is not tiled (its regions may span any number of rows; "
+                    "speckle_size must be 0)");
+}
+
 template <class T>
 TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOptions& o,
                const TiledOptions& to, const Context& ctx) {
@@ -77,12 +99,7 @@ TiledStats run(RowSource& left, RowSource& right, RowSink& dst, const StereoOpti
     const auto y0_of = [&](int b) { return to.first_row + b * band; };
     const auto y1_of = [&](int b) { return std::min(end, y0_of(b) + band); };
     const auto compute_band = [&](int bi, Worker& wk) {
-        const int y0 = y0_of(bi), y1 = y1_of(bi);
-        int a = std::max(0, y0 - halo) / 8 * 8, b = std::min(h, y1 + halo);
-        // At least the window's rows (the matcher refuses a shorter image): more rows beyond
-        // the halo change nothing.
-        if (b - a < 2 * halo + 1) b = std::min(h, a + 2 * halo + 1);
-        if (b - a < 2 * halo + 1) a = std::max(0, b - 2 * halo - 1) / 8 * 8;
+        const auto [a, b] = band_rows_read(y0_of(bi), y1_of(bi), halo, h);
         wk.state.a = a;
         wk.state.l.reset(b - a, n);
         wk.state.r.reset(b - a, n);
@@ -130,14 +147,7 @@ TiledStats stereo_disparity_tiled(RowSource& left, RowSource& right, RowSink& di
                              std::to_string(left.height()) + " x " +
                              std::to_string(left.channels()) + " " + to_string(left.type()) +
                              " (they must match)");
-    if (opts.aggregation == StereoAggregation::Sgm4 || opts.aggregation == StereoAggregation::Sgm8)
-        tiled::fail(kOp, std::string("aggregation ") + to_string(opts.aggregation) +
-                             " is not tiled (its paths run the whole height; allowed: gauss7, "
-                             "gauss13, box)");
-    if (opts.speckle_size > 0)
-        tiled::fail(kOp,
-                    "speckle removal is not tiled (its regions may span any number of rows; "
-                    "speckle_size must be 0)");
+    check_local(opts);
     switch (left.type()) {
         case PixelType::U8:
             return run<std::uint8_t>(left, right, disparity, opts, topts, ctx);
@@ -147,6 +157,15 @@ TiledStats stereo_disparity_tiled(RowSource& left, RowSource& right, RowSink& di
             return run<float>(left, right, disparity, opts, topts, ctx);
     }
     tiled::fail(kOp, "unknown pixel type");
+}
+
+RowRange stereo_disparity_tiled_source_rows(int width, int height, const StereoOptions& opts,
+                                            int y0, int y1) {
+    tiled::check_side(kOp, width, "the width");
+    tiled::check_side(kOp, height, "the height");
+    tiled::check_range(kOp, height, y0, y1);
+    check_local(opts);
+    return band_rows_read(y0, y1, stereo_halo(opts), height);
 }
 
 }  // namespace upres
