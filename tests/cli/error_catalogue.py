@@ -104,6 +104,8 @@ ENTRIES = [
     ("band-rows-alone", "options", "--band-rows without --tiled", ["warp", "$T/small.png", "$T/o.png", "--zoom", "2", "--band-rows", "8"], None),
     ("tiled-missing-tile", "files", "a tiled TIFF whose tile lies past the end of the file, through --tiled", ["warp", "$T/missing_tile.tif", "$T/o.tif", "--zoom", "2", "--tiled"], None),
     ("tiff-tile-bomb", "files", "a 9 x 7 tiled TIFF declaring one tile of 16 x 4294966272 samples (68 GB; found by fuzzing)", ["upscale", "$T/tile_bomb.tif", "$T/o.png"], None),
+    ("upscale-tiled-reference", "options", "upscale --tiled on the reference backend (the tiles run the cpu or cuda backend)", ["upscale", "$T/t.tif", "$T/o.tif", "--tiled", "--backend", "reference"], None),
+    ("stereo-tiled-reference", "options", "stereo --tiled on the reference backend (the bands run the cpu or cuda backend)", ["stereo", "$T/t.tif", "$T/t.tif", "$T/o.tif", "--tiled", "--backend", "reference"], None),
     ("fuse-tiled-sequence", "options", "fuse --tiled with --sequence (one fused output in bands)", ["fuse", "$T/t.tif", "$T/t.tif", "$T/o.tif", "--tiled", "--sequence"], None),
     ("fuse-tiled-cuda", "options", "fuse --tiled on the cuda backend (its bands run the cpu backend)", ["fuse", "$T/t.tif", "$T/o.tif", "--tiled", "--backend", "cuda"], None),
     ("fuse-noise", "options", "fuse with a noise level past 255", ["fuse", "$T/small.png", "$T/o.png", "--noise", "300"], None),
