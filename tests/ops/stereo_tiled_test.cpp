@@ -177,8 +177,8 @@ TEST(StereoTiled, RangesFromTheirSourceRowsOnly) {
     o.cost = StereoCost::Census;
     o.median = true;
     const Image<float> want = whole(l, r, o);
-    for (const auto [y0, y1] : {std::pair{0, 1}, std::pair{0, 150}, std::pair{37, 38},
-                                std::pair{41, 99}, std::pair{140, 150}}) {
+    for (const auto& [y0, y1] : {std::pair{0, 1}, std::pair{0, 150}, std::pair{37, 38},
+                                 std::pair{41, 99}, std::pair{140, 150}}) {
         const RowRange rows = stereo_disparity_tiled_source_rows(200, 150, o, y0, y1);
         ASSERT_LE(rows.first, y0);
         ASSERT_GE(rows.last, y1);
