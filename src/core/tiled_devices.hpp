@@ -42,7 +42,7 @@ TiledStats run_bands(int bands, const std::vector<int>& devices, const Context& 
 
 // run_bands with workers of one kind: each holds its Context (ctx with its device) and a State
 // of the operation's (its buffers), and the operation's compute(band, worker) and
-// write(band, worker) serve them all; init(worker) prepares a worker's State.
+// write(band, worker) serve them all.
 template <class State>
 struct StateWorker final : BandWorker {
     std::function<void(int, StateWorker&)> compute_fn, write_fn;
@@ -56,8 +56,7 @@ template <class State>
 TiledStats run_state_bands(int bands, const std::vector<int>& devices, const Context& ctx,
                            const std::function<void(int, StateWorker<State>&)>& compute,
                            const std::function<void(int, StateWorker<State>&)>& write,
-                           bool first_alone = false,
-                           const std::function<void(StateWorker<State>&)>& init = {}) {
+                           bool first_alone = false) {
     return run_bands(
         bands, devices, ctx,
         [&](int, const Context& dc) -> std::unique_ptr<BandWorker> {
@@ -65,7 +64,6 @@ TiledStats run_state_bands(int bands, const std::vector<int>& devices, const Con
             w->compute_fn = compute;
             w->write_fn = write;
             w->ctx = dc;
-            if (init) init(*w);
             return w;
         },
         first_alone);

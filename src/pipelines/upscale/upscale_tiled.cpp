@@ -91,9 +91,8 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
     // arithmetic. Set by device 0's first band, which runs before the other devices start.
     std::optional<SrcnnOptions> fixed;
 
-    // One device's buffers and the options of its kernels.
+    // One device's buffers.
     struct Bufs {
-        SrcnnOptions so;
         tiled::Rows<T> rows, in_rows;  // the band's output rows, its input rows (all columns)
         Image<T> up;                   // a tile's result, kept while the tile size is the same
     };
@@ -103,7 +102,7 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
     const auto compute_band = [&](int b, Worker& wk) {
         const int a = y0_of(b), z = y1_of(b);
         wk.state.rows.reset(z - a, std::ptrdiff_t{ow} * c);
-        if (cuda && fixed) wk.state.so = *fixed;
+        SrcnnOptions so = fixed ? *fixed : o.srcnn;
         // The band's input rows, every column, read once: its tiles' boxes are views of them (a
         // box read per tile decoded a compressed file's strips once per tile: 8 times the
         // decoding of a 16384-wide output's band).
@@ -131,13 +130,12 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
             wk.stats.pixels_read += std::int64_t{in.width()} * in.height();
             if (wk.state.up.width() != s * in.width() || wk.state.up.height() != s * in.height())
                 wk.state.up = Image<T>(s * in.width(), s * in.height(), c);
-            const SrcnnPlan plan =
-                srcnn_upscale(box, wk.state.up.view(), model, wk.state.so, wk.ctx);
+            const SrcnnPlan plan = srcnn_upscale(box, wk.state.up.view(), model, so, wk.ctx);
             if (cuda && !fixed) {
-                wk.state.so.precision = plan.precision;
-                wk.state.so.variant = plan.fused ? SrcnnVariant::FusedNetwork : SrcnnVariant::Auto;
-                if (!plan.fused) wk.state.so.layer_variants = plan.layers;
-                fixed = wk.state.so;
+                so.precision = plan.precision;
+                so.variant = plan.fused ? SrcnnVariant::FusedNetwork : SrcnnVariant::Auto;
+                if (!plan.fused) so.layer_variants = plan.layers;
+                fixed = so;
             }
             const ImageView<const T> r = wk.state.up.view();
             const std::size_t bytes = static_cast<std::size_t>(x1 - x0) * c * sizeof(T);
@@ -158,8 +156,7 @@ TiledStats srcnn_tiled(RowSource& src, RowSink& dst, int s, const SrcnnModel& mo
         if (to.progress) to.progress(y1_of(b), oh);
     };
     TiledStats st = tiled::run_state_bands<Bufs>(bands, devices, ctx, compute_band, write_band,
-                                                 /*first_alone=*/cuda,
-                                                 [&](Worker& wk) { wk.state.so = o.srcnn; });
+                                                 /*first_alone=*/cuda);
     st.band_rows = band;
     dst.commit();
     return st;
