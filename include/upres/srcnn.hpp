@@ -138,7 +138,8 @@ SrcnnPlan srcnn_forward(ImageView<const float> in, ImageView<float> out, const S
 
 // Whole images (host memory): out has size scale * W x scale * H (model.scale), same channels and
 // type. Channels 1 (gray), 2 (gray + alpha), 3 (RGB), 4 (RGBA); alpha is upscaled by bicubic.
-// The network runs on ctx's backend (Cuda stages through the device). Error(InvalidArgument) if
+// The network runs on ctx's backend (Cuda stages a host input through the device; a device
+// input gives a device output). Error(InvalidArgument) if
 // the input is smaller than 3 x 3 or its bicubic upscale smaller than the receptive field.
 // plan (optional) receives what srcnn_forward ran.
 AnyImage srcnn_upscale(const AnyImage& img, const SrcnnModel& model, const SrcnnOptions& opts = {},

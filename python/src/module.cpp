@@ -460,18 +460,22 @@ std::tuple<int, int> stereo_source_rows_py(int width, int height, const Options&
 }
 
 // One band of the left-based map: rows [y0, y0 + out.rows) from both images' rows [first, ...)
-// of an image `height` rows high, as stereo_disparity_tiled computes it (cpu backend).
+// of an image `height` rows high, as stereo_disparity_tiled computes it, on the cpu backend or
+// on the calling thread's current GPU (cuda).
 void stereo_band_py(const NdArray& left, const NdArray& right, int first, int height,
-                    const NdArray& out, int y0, const Options& kv, int threads) {
+                    const NdArray& out, int y0, const Options& kv, int threads,
+                    const std::string& backend) {
     const StereoOptions o = stereo_options(kv);
     ViewRowSource l(host_rows(left, "left"), first, height);
     ViewRowSource r(host_rows(right, "right"), first, height);
     const detail::RawView d = host_rows(out, "out");
     if (d.type != PixelType::F32 || d.channels != 1 || d.width != l.width())
         invalid("disparity band: the output must be float32 rows of the images' width, 1 channel");
+    Context ctx = cpu_context(threads);
+    ctx.backend = parse_enum<Backend>(backend);
     ViewRowSink dst(d, y0);
     nb::gil_scoped_release unlock;
-    stereo_disparity_tiled(l, r, dst, o, band_options(y0, d.height), cpu_context(threads));
+    stereo_disparity_tiled(l, r, dst, o, band_options(y0, d.height), ctx);
 }
 
 std::tuple<int, int> spline_filter_source_rows_py(int width, int height, const Options& kv, int y0,
@@ -890,7 +894,7 @@ NB_MODULE(_upres, m) {
     m.def("stereo_source_rows", &stereo_source_rows_py, "width"_a, "height"_a, "options"_a, "y0"_a,
           "y1"_a);
     m.def("stereo_band", &stereo_band_py, "left"_a, "right"_a, "first"_a, "height"_a, "out"_a,
-          "y0"_a, "options"_a, "threads"_a);
+          "y0"_a, "options"_a, "threads"_a, "backend"_a = "cpu");
     m.def("fuse_source_rows", &fuse_source_rows_py, "width"_a, "height"_a, "options"_a, "y0"_a,
           "y1"_a);
     m.def("fuse_band", &fuse_band_py, "blocks"_a, "first"_a, "height"_a, "out"_a, "y0"_a,

@@ -295,8 +295,15 @@ def test_backend_choice() -> None:
         ud.zoom(x, 2, grid_mode=True, backend="gpu")
     with pytest.raises(upres.InvalidArgumentError, match="grid_mode=True"):
         ud.zoom(x, 2, backend="cuda")
-    with pytest.raises(upres.InvalidArgumentError, match="srcnn"):
-        ud.upscale(x, 2, "srcnn", backend="cuda")
+    # SRCNN's bands on the GPUs run named kernels (a choice by timing could differ per task).
+    with pytest.raises(upres.InvalidArgumentError, match="'auto' and 'fastest'"):
+        ud.upscale(x, 2, "srcnn", backend="cuda", variant="auto")
+    with pytest.raises(upres.InvalidArgumentError, match="'auto' and 'fastest'"):
+        ud.upscale(x, 2, "srcnn", backend="cuda", precision="fastest")
+    with pytest.raises(upres.InvalidArgumentError, match="cpu backend computes in fp32"):
+        ud.upscale(x, 2, "srcnn", precision="fp16")
+    with pytest.raises(upres.InvalidArgumentError, match="backend 'gpu'"):
+        ud.disparity(x, x, disparities=16, backend="gpu")
     # The cuda rows hold the cpu rows (two of the GPU prefilter's units beyond the taps).
     opts = upres._upres.warp_options({"interp": "bspline", "border": "mirror"})
     c0, c1 = upres._upres.zoom_source_rows(500, 4000, 1000, 8000, opts, 4000, 4100)
@@ -306,6 +313,10 @@ def test_backend_choice() -> None:
         y = ud.zoom(x, 2, grid_mode=True, backend="cuda", chunk_rows=20)
         with pytest.raises(upres.BackendUnavailableError, match="cuda"):
             y.compute()
+        with pytest.raises(upres.BackendUnavailableError, match="cuda"):
+            ud.upscale(x, 2, "srcnn", backend="cuda", chunk_rows=20).compute()
+        with pytest.raises(upres.BackendUnavailableError, match="cuda"):
+            ud.disparity(x, x, disparities=16, backend="cuda", chunk_rows=20).compute()
         with pytest.raises(upres.BackendUnavailableError, match="no CUDA device"):
             ud.local_gpu_cluster()
 
@@ -357,6 +368,48 @@ def test_zoom_on_the_gpu_bit_identical(dtype: type, c: int, h: int, w: int) -> N
 
 
 @requires_gpu
+def test_srcnn_and_disparity_on_the_gpu_bit_identical(baboon: np.ndarray) -> None:
+    """SRCNN and the window matcher band by band on the GPU against the whole cuda call (named
+    kernels: fused fp32 / fp16, tensor-core bf16), a photo's sub-image view and random data,
+    bands that cut everywhere, NumPy and CuPy chunks."""
+    cp = pytest.importorskip("cupy")
+    from conftest import photo
+
+    view = np.ascontiguousarray(baboon[33:233, 17:190])
+    x = da.from_array(view, chunks=(70, 60, 3))
+    for scale, rows, kw in ((2, 37, {}), (3, 64, {"precision": "fp16"}),
+                            (2, None, {"precision": "bf16", "variant": "tensor-core"})):
+        ref = cp.asnumpy(upres.upscale(cp.asarray(view), scale, "srcnn", backend="cuda",
+                                       precision=kw.get("precision", "fp32"),
+                                       variant=kw.get("variant", "fused")))
+        got = ud.upscale(x, scale, "srcnn", backend="cuda", chunk_rows=rows,
+                         **kw).compute(scheduler="threads")  # type: ignore[arg-type]
+        assert np.array_equal(got, ref), (scale, rows, kw)
+    a = _image(np.random.default_rng(12), 131, 77, 1, np.uint16)
+    ref = cp.asnumpy(upres.upscale(cp.asarray(a), 2, "srcnn", backend="cuda", variant="fused"))
+    got = ud.upscale(da.from_array(a, chunks=(40, 77)), 2, "srcnn", backend="cuda",
+                     chunk_rows=19).compute()
+    assert np.array_equal(got, ref)
+
+    left = np.ascontiguousarray(photo("motorcycle_left.png")[40:250, 100:420])
+    right = np.ascontiguousarray(photo("motorcycle_right.png")[40:250, 100:420])
+    chunks = (60,) + left.shape[1:]
+    for opts, rows in (({"aggregate": "gauss13", "lr_check": 1}, 1),
+                       ({"cost": "census", "aggregate": "box", "box_size": 9, "median": True},
+                        37)):
+        ref = upres.stereo.disparity(left, right, disparities=48, backend="cpu", **opts)
+        got = ud.disparity(da.from_array(left, chunks=chunks), right, disparities=48,
+                           chunk_rows=rows, backend="cuda", **opts).compute(scheduler="threads")
+        assert got.tobytes() == ref.tobytes(), (opts, rows)
+    lc = da.from_array(left, chunks=chunks).map_blocks(cp.asarray)
+    rc = da.from_array(right, chunks=chunks).map_blocks(cp.asarray)
+    got = ud.disparity(lc, rc, disparities=48, backend="cuda", chunk_rows=50).compute()
+    assert isinstance(got, cp.ndarray)
+    ref = upres.stereo.disparity(left, right, disparities=48, backend="cpu")
+    assert cp.asnumpy(got).tobytes() == ref.tobytes()
+
+
+@requires_gpu
 def test_local_gpu_cluster(tmp_path: pathlib.Path) -> None:
     """One worker process per GPU, each seeing its own device only; the bands of a TIFF zoomed
     on the GPUs equal the whole cuda call, and every worker computed some."""
@@ -378,6 +431,20 @@ def test_local_gpu_cluster(tmp_path: pathlib.Path) -> None:
             holders = {w for ws in client.who_has(y).values() for w in ws}
             assert len(holders) == n, holders
             got = y.compute()
+            # SRCNN and the window matcher's bands on the GPU workers.
+            b = a[:300, :200]
+            up = ud.upscale(da.from_array(b, chunks=(100, 200)), 2, "srcnn", backend="cuda",
+                            chunk_rows=64).persist()
+            distributed.wait(up)
+            assert len({w for ws in client.who_has(up).values() for w in ws}) == n
+            up_ref = cp.asnumpy(upres.upscale(cp.asarray(b), 2, "srcnn", backend="cuda",
+                                              variant="fused"))
+            assert np.array_equal(up.compute(), up_ref)
+            d = ud.disparity(da.from_array(b, chunks=(100, 200)), np.roll(b, -3, axis=1),
+                             disparities=16, backend="cuda", chunk_rows=40).compute()
+            d_ref = upres.stereo.disparity(b, np.roll(b, -3, axis=1), disparities=16,
+                                           backend="cpu")
+            assert d.tobytes() == d_ref.tobytes()
     assert np.array_equal(got, ref)
     with pytest.raises(upres.InvalidArgumentError, match="distinct"):
         ud.local_gpu_cluster([0, 0])

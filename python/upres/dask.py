@@ -259,14 +259,21 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
 class _UpscaleBand:
     """One band of an SRCNN upscale: picklable (plain options)."""
 
-    def __init__(self, scale: int, options: dict[str, Any], dtype: Any, threads: int) -> None:
+    def __init__(self, scale: int, options: dict[str, Any], dtype: Any, threads: int,
+                 backend: str) -> None:
         self.scale, self.options, self.dtype, self.threads = scale, options, np.dtype(dtype), threads
+        self.backend = backend
 
     def __call__(self, block: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
         from ._ops import upscale as _upscale
         block = np.ascontiguousarray(_joined(block), self.dtype)
-        up = _upscale(block, self.scale, "srcnn", backend="cpu", threads=self.threads,
-                      **self.options)
+        if self.backend == "cuda":  # the whole cuda call on the band, in the worker's GPU
+            import cupy
+            up = cupy.asnumpy(_upscale(cupy.asarray(block), self.scale, "srcnn",
+                                       backend="cuda", **self.options))
+        else:
+            up = _upscale(block, self.scale, "srcnn", backend=self.backend,
+                          threads=self.threads, **self.options)
         s = self.scale
         return np.ascontiguousarray(up[y0 - s * first:y1 - s * first])
 
@@ -277,7 +284,8 @@ _SRCNN_RADIUS = 21
 
 
 def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional[str] = None,
-            chunk_rows: Optional[int] = None, threads: int = 1, backend: str = "cpu") -> Any:
+            chunk_rows: Optional[int] = None, threads: int = 1, backend: str = "cpu",
+            precision: str = "fp32", variant: Optional[str] = None) -> Any:
     """Upscale a dask array, as upres.upscale with an integer scale.
 
     Parameters: input (H, W) or (H, W, C) dask or NumPy array (uint8, uint16, float32; C 1 to
@@ -285,12 +293,16 @@ def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional
     where a bundled model exists, else bicubic), 'srcnn', 'bicubic', 'bilinear', 'bspline' (the
     SEABI family's threshold is a statistic of the whole image: upscale it whole, or stream it
     with ``upres upscale --stream``); model: an SRCNN weights file; chunk_rows: output rows per
-    task (default: bands of about 32 MiB); threads: CPU threads per task; backend: 'cpu', or
-    'cuda' for bicubic, bilinear and bspline. srcnn runs one task per band of output rows, each
-    given its source rows plus the network's reach (aligned to 8 rows, as upres's tiled SRCNN);
-    bicubic, bilinear and bspline are the resizes ``upres.dask.zoom(grid_mode=True)`` runs.
-    Returns a dask array of the input's dtype whose pixels equal upres.upscale's on the same
-    backend bit for bit.
+    task (default: bands of about 32 MiB); threads: CPU threads per task; backend: 'cpu' or
+    'cuda' (each band on the worker's current GPU, through CuPy; one worker per GPU:
+    local_gpu_cluster); precision, variant: SRCNN's kernels on the cuda backend ('fp32', 'tf32', 'fp16', 'bf16';
+    variant default 'fused', or any named variant but 'auto': the tasks run apart, and a choice
+    made by timing in each could differ from band to band; precision 'fastest' is refused for
+    the same reason). srcnn runs one task per band of output rows, each given its source rows
+    plus the network's reach (aligned to 8 rows, as upres's tiled SRCNN); bicubic, bilinear and
+    bspline are the resizes ``upres.dask.zoom(grid_mode=True)`` runs. Returns a dask array of
+    the input's dtype whose pixels equal upres.upscale's on the same backend (and kernels) bit
+    for bit.
     """
     op = "upres.dask.upscale"
     backend = _backend(op, backend)
@@ -317,14 +329,23 @@ def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional
         raise InvalidArgumentError(f"{op}: method {method!r} is not tiled (allowed: auto, srcnn, "
                                    "bicubic, bilinear, bspline)")
     if backend == "cuda":
-        raise InvalidArgumentError(f"{op}: srcnn is tiled on the cpu backend only (backend "
-                                   "'cuda' runs bicubic, bilinear and bspline)")
+        variant = "fused" if variant is None else variant
+        if variant == "auto" or precision == "fastest":
+            raise InvalidArgumentError(
+                f"{op}: variant {variant!r}, precision {precision!r}: on the cuda backend name "
+                "the kernels (variant 'fused', 'tensor-core', ...; precision 'fp32', 'tf32', "
+                "'fp16', 'bf16'): 'auto' and 'fastest' choose by timing in each task, and "
+                "bands that chose differently would not join into one image")
+        options.update(precision=precision, variant=variant)
+    elif precision != "fp32" or variant is not None:
+        raise InvalidArgumentError(f"{op}: precision and variant name SRCNN's CUDA kernels; the "
+                                   "cpu backend computes in fp32 (backend='cuda' takes them)")
     h, w = int(x.shape[0]), int(x.shape[1])
     c = int(x.shape[2]) if x.ndim == 3 else 1
     from ._ops import upscale as _upscale
     # The options checked now (a model for the scale, the image's shape), not in a task.
     _upscale(np.zeros((min(h, 16), min(w, 16)) + tuple(x.shape[2:]), x.dtype), si, "srcnn",
-             backend="cpu", **options)
+             backend="cpu", **{k: v for k, v in options.items() if k == "model"})
     oh, ow = si * h, si * w
     halo = 3 + -(-_SRCNN_RADIUS // si)
     edges = _band_edges(oh, h, ow * c * x.dtype.itemsize, chunk_rows, op)
@@ -333,7 +354,7 @@ def upscale(input: Any, scale: int = 2, method: str = "auto", *, model: Optional
         return max(0, y0 // si - halo) // 8 * 8, min(h, -(-y1 // si) + halo)
 
     return _assemble(x, ow, oh, x.dtype, edges, rows_of,
-                     _UpscaleBand(si, options, x.dtype, threads), "upres-upscale")
+                     _UpscaleBand(si, options, x.dtype, threads, backend), "upres-upscale")
 
 
 class _FuseBand:
@@ -421,30 +442,34 @@ class _StereoBand:
     """One band of a disparity map: picklable (plain options)."""
 
     def __init__(self, options: dict[str, str], height: int, width: int, dtype: Any,
-                 threads: int) -> None:
+                 threads: int, backend: str) -> None:
         self.options, self.height, self.width = options, height, width
-        self.dtype, self.threads = np.dtype(dtype), threads
+        self.dtype, self.threads, self.backend = np.dtype(dtype), threads, backend
 
     def __call__(self, blocks: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
         left, right = (np.ascontiguousarray(_joined(b), self.dtype) for b in blocks)
         out = np.empty((y1 - y0, self.width), np.float32)
-        _upres.stereo_band(left, right, first, self.height, out, y0, self.options, self.threads)
+        _upres.stereo_band(left, right, first, self.height, out, y0, self.options, self.threads,
+                           self.backend)
         return out
 
 
 def disparity(left: Any, right: Any, *, disparities: int = 64, min_disparity: int = 0,
-              chunk_rows: Optional[int] = None, threads: int = 1, **options: Any) -> Any:
+              chunk_rows: Optional[int] = None, threads: int = 1, backend: str = "cpu",
+              **options: Any) -> Any:
     """The left-based disparity map of a rectified pair of dask (or NumPy) arrays, as
-    upres.stereo.disparity (cpu backend), band by band of rows.
+    upres.stereo.disparity, band by band of rows.
 
     Parameters: left, right: (H, W) or (H, W, 3) arrays of one shape and dtype (uint8, uint16,
     float32); disparities, min_disparity and options as upres.stereo.disparity, for the window
     matcher (aggregate 'gauss7', 'gauss13' or 'box'; the semi-global paths and speckle removal
     reach the whole image and are refused); chunk_rows: output rows per task (default: about
-    32 MiB of map); threads: CPU threads per task. Each task holds its band's rows of both
-    images plus the rows the windows reach (``stereo_disparity_tiled_source_rows``). Returns a
-    float32 (H, W) dask array equal to upres.stereo.disparity's map (cpu backend) bit for bit
-    (NaN where invalid, unless ``invalid`` says otherwise).
+    32 MiB of map); threads: CPU threads per task; backend: 'cpu' or 'cuda' (each band on the
+    worker's current GPU; one worker per GPU: local_gpu_cluster). Each task holds its band's rows
+    of both images plus the rows the windows reach (``stereo_disparity_tiled_source_rows``).
+    Returns a float32 (H, W) dask array equal to upres.stereo.disparity's map bit for bit (both
+    backends give the same bytes; NaN where invalid, unless ``invalid`` says otherwise), its
+    chunks CuPy arrays where the left image's are.
 
     Example::
 
@@ -469,15 +494,18 @@ def disparity(left: Any, right: Any, *, disparities: int = 64, min_disparity: in
     h, w = int(l_x.shape[0]), int(l_x.shape[1])
     opts = _options_text(dict(options, disparities=disparities, min_disparity=min_disparity))
     _upres.stereo_source_rows(w, h, opts, 0, 1)  # checks the options now, not in a task
+    backend = _backend(op, backend)
     edges = _band_edges(h, h, w * 4, chunk_rows, op)
-    band = _StereoBand(opts, h, w, l_x.dtype, threads)
+    lib = _lib_of(l_x)
+    band = _StereoBand(opts, h, w, l_x.dtype, threads, backend)
+    fn = band if lib == "numpy" else _InLib(band, lib)
     parts = []
     for y0, y1 in zip(edges[:-1], edges[1:]):
         first, last = _upres.stereo_source_rows(w, h, opts, y0, y1)
-        task = delayed(band, pure=True)([_pieces(l_x[first:last]), _pieces(r_x[first:last])],
-                                        first, y0, y1)
+        task = delayed(fn, pure=True)([_pieces(l_x[first:last]), _pieces(r_x[first:last])],
+                                      first, y0, y1)
         parts.append(da.from_delayed(task, shape=(y1 - y0, w), dtype=np.float32,
-                                     meta=np.empty((0, 0), np.float32),
+                                     meta=_meta(lib, 2, np.float32),
                                      name=f"upres-disparity-{y0}-" + tokenize(task.key)))
     return da.concatenate(parts, axis=0)
 

@@ -644,12 +644,10 @@ SrcnnPlan upscale_into(ImageView<const T> img, ImageView<T> out, const SrcnnMode
 template <class T>
 Image<T> upscale_impl(ImageView<const T> img, const SrcnnModel& model, const SrcnnOptions& opts,
                       const Context& ctx, SrcnnPlan* plan) {
-    if (img.on_device())
-        invalid(
-            "srcnn_upscale: the input is in device memory; this overload returns a host image "
-            "(use the overload that writes into an output view)");
     check_upscale_args(img, model, opts, "srcnn_upscale");
-    Image<T> out(img.width() * model.scale, img.height() * model.scale, img.channels());
+    // In the input's memory (a device input: the whole pipeline on the device).
+    Image<T> out(img.width() * model.scale, img.height() * model.scale, img.channels(),
+                 img.location());
     const SrcnnPlan p = upscale_into(img, out.view(), model, opts, ctx);
     if (plan) *plan = p;
     return out;
