@@ -98,7 +98,7 @@ ENTRIES = [
     ("tiled-tile-size", "options", "--tiled with an output tile side that is not a multiple of 16", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--tile-size", "20"], None),
     ("tiled-too-large", "options", "--tiled with a zoom past 2^20 pixels per side", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "100000", "--tiled"], None),
     ("tiled-memory", "options", "--tiled with --max-memory -5", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--max-memory", "-5"], None),
-    ("tiled-cuda-rotate", "options", "--tiled rotation on the cuda backend (its bands are the zoom's)", ["warp", "$T/t.tif", "$T/o.tif", "--rotate", "10", "--tiled", "--backend", "cuda"], None),
+    ("tiled-cuda-fast", "options", "--tiled with the texture mode (its reads take whole images)", ["warp", "$T/t.tif", "$T/o.tif", "--rotate", "10", "--tiled", "--backend", "cuda", "--fast"], None),
     ("tiled-band-rows", "options", "--tiled with bands taller than the output", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--band-rows", "100"], None),
     ("tiled-tile-too-large", "options", "--tiled with output tiles larger than the output", ["warp", "$T/t.tif", "$T/o.tif", "--zoom", "2", "--tiled", "--tile-size", "256"], None),
     ("band-rows-alone", "options", "--band-rows without --tiled", ["warp", "$T/small.png", "$T/o.png", "--zoom", "2", "--band-rows", "8"], None),

@@ -279,6 +279,115 @@ TEST(WarpBox, TiledFromRowSources) {
     }
 }
 
+// warp_tiled on the cuda backend for the point maps: bands of boxes of the output, each from the
+// span samples its kernels read, bit-identical to upres::warp with the cuda backend on the whole
+// image for every map kind, pixel type, channel count, interpolation, prefilter and border, at
+// bands of 37 rows (not a multiple of the kernels' 64-row tiles: the rows above a band's first
+// are computed again), 256, 1000, 4096 and the budget's; one run through read_rows buffers. The
+// sources are large enough for boxes to cut the prefilter's units: the Box kernel (1 channel,
+// exact), the Tile kernels (FIR, more channels) and the streaming one (3 channels, 2^21 samples
+// or more), and the recursive fused kernel (rotation of 1-channel float, exact).
+template <class T>
+void sweep_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vector<int>& kinds,
+                const std::vector<Case>& cases, const std::vector<Border>& borders,
+                const std::vector<int>& bands) {
+    const Image<T> in = random_image<T>(sw, sh, channels, seed, 0.0,
+                                        std::is_same_v<T, float> ? 1.0 : PixelTraits<T>::max_value);
+    const int ow = sw + 23, oh = sh - 11;
+    for (int kind : kinds) {
+        Image<float> field;
+        const Transform t = make_map(kind, sw, sh, ow, oh, field);
+        for (const Case& k : cases)
+            for (Border b : borders) {
+                if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
+                if (k.prefiltered && !std::is_same_v<T, float>) continue;
+                WarpOptions o;
+                o.interp = k.interp;
+                o.prefilter = k.prefilter;
+                o.prefiltered = k.prefiltered;
+                o.border = b;
+                o.fill = 0.25f * PixelTraits<T>::max_value;
+                const Image<T> ref = whole(in.view(), ow, oh, kind, o, Backend::Cuda);
+                for (int band : bands) {
+                    Image<T> out(ow, oh, channels);
+                    test::RowEnds ends(in.view().raw(), out.view().raw(), band != 256);
+                    TiledOptions to;
+                    to.band_rows = std::min(band, oh);
+                    to.max_memory = std::size_t{1} << 30;
+                    const TiledStats st =
+                        warp_tiled(ends.src(), ends.dst(), ow, oh, t, o, to, ctx_of(Backend::Cuda));
+                    EXPECT_TRUE(same_bytes(out, ref))
+                        << to_string(PixelTraits<T>::type) << " c" << channels << " " << sw << "x"
+                        << sh << " map " << kind << " interp " << to_string(k.interp) << " fir "
+                        << k.prefilter << " prefiltered " << k.prefiltered << " border "
+                        << to_string(b) << " band " << band;
+                    EXPECT_GT(st.device_bytes, 0u);
+                }
+            }
+    }
+}
+
+TEST(WarpBoxCuda, TiledBitIdenticalToTheWholeCudaCall) {
+    UPRES_REQUIRE_GPU();
+    const std::vector<Case> all = {{Interp::BSpline, 0, false}, {Interp::BSpline, 17, false},
+                                   {Interp::Cubic, 0, false},   {Interp::Linear, 0, false},
+                                   {Interp::Nearest, 0, false}, {Interp::BSpline, 0, true}};
+    const std::vector<Border> borders = {Border::Mirror, Border::Reflect, Border::Nearest,
+                                         Border::Constant, Border::Wrap};
+    const std::vector<int> kinds = {0, 1, 2, 3, 4, 5};
+    const std::vector<int> bands = {37, 256, 1000, 0};
+    sweep_cuda<std::uint8_t>(31, 1, 341, 297, kinds, all, borders, bands);
+    sweep_cuda<std::uint8_t>(32, 3, 281, 250, kinds, all, borders, {37, 4096});
+    sweep_cuda<std::uint16_t>(33, 4, 250, 261, kinds, all, borders, {37, 1000});
+    sweep_cuda<std::uint16_t>(34, 2, 233, 190, kinds, all, borders, {37});
+    sweep_cuda<float>(35, 1, 329, 290, kinds, all, borders, bands);
+    sweep_cuda<float>(36, 3, 150, 131, kinds, all, borders, {37});
+    // The prefilter's streaming kernel (3 channels, 2^21 samples) and the axis-aligned affine
+    // map (the separable kernel) in boxes.
+    const std::vector<Case> exact = {{Interp::BSpline, 0, false}};
+    sweep_cuda<std::uint16_t>(37, 3, 900, 800, {0, 4}, exact, {Border::Mirror, Border::Nearest},
+                              {256, 1000});
+    Image<float> none;
+    const Image<std::uint8_t> in = random_image<std::uint8_t>(300, 200, 1, 38);
+    Affine a;
+    const double m[6] = {0.7, 0.0, 3.5, 0.0, 1.3, -2.25};
+    std::copy(m, m + 6, a.m);
+    const Transform t = Transform::make_affine(a);
+    for (Interp interp : {Interp::BSpline, Interp::Cubic}) {
+        WarpOptions o;
+        o.interp = interp;
+        Image<std::uint8_t> ref(420, 260, 1), out(420, 260, 1);
+        warp(in.view(), ref.view(), t, o, ctx_of(Backend::Cuda));
+        ViewRowSource src(in.view());
+        ViewRowSink dst(out.view());
+        TiledOptions to;
+        to.band_rows = 70;
+        warp_tiled(src, dst, 420, 260, t, o, to, ctx_of(Backend::Cuda));
+        EXPECT_TRUE(same_bytes(out, ref)) << to_string(interp);
+    }
+}
+
+// Two devices (where there are): the bands spread over both give the same bytes.
+TEST(WarpBoxCuda, SeveralDevicesGiveTheSameBytes) {
+    UPRES_REQUIRE_GPU();
+    if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device: the two-device run skipped";
+    const Image<std::uint16_t> in = random_image<std::uint16_t>(700, 650, 1, 39);
+    for (int kind : {0, 3, 5}) {
+        Image<float> field;
+        const Transform t = make_map(kind, 700, 650, 723, 639, field);
+        Image<std::uint16_t> ref(723, 639, 1), out(723, 639, 1);
+        warp(in.view(), ref.view(), t, {}, ctx_of(Backend::Cuda));
+        ViewRowSource src(in.view());
+        ViewRowSink dst(out.view());
+        TiledOptions to;
+        to.band_rows = 64;
+        to.devices = {1, 0};
+        const TiledStats st = warp_tiled(src, dst, 723, 639, t, {}, to, ctx_of(Backend::Cuda));
+        EXPECT_TRUE(same_bytes(out, ref)) << "map " << kind;
+        EXPECT_EQ(st.bands, 10);
+    }
+}
+
 TEST(WarpBox, BadArguments) {
     const Image<float> in = random_image<float>(100, 80, 1, 1, 0.0, 1.0);
     Image<float> out(30, 20, 1);

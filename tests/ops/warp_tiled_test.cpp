@@ -414,8 +414,17 @@ TEST(WarpTiled, BadArguments) {
     wrap_bspline.border = Border::Wrap;
     expect_error([&] { run(Transform::make_rotation(10, 20, 20), wrap_bspline, {}, {}); },
                  ErrorCode::InvalidArgument, "wrap");
-    expect_error([&] { run(Transform::make_rotation(10, 20, 20), {}, {}, ctx_of(Backend::Cuda)); },
-                 ErrorCode::InvalidArgument, "tiled on the cpu backend");
+    // Point maps run in boxes on the cuda backend (warp_box_test's WarpBoxCuda); its options as
+    // the cpu backend's, and without a device the backend's error.
+    WarpOptions fast;
+    fast.fast_texture = true;
+    expect_error(
+        [&] { run(Transform::make_rotation(10, 20, 20), fast, {}, ctx_of(Backend::Cuda)); },
+        ErrorCode::InvalidArgument, "fast_texture is not tiled");
+    if (cuda_device_count() == 0)
+        expect_error(
+            [&] { run(Transform::make_rotation(10, 20, 20), {}, {}, ctx_of(Backend::Cuda)); },
+            ErrorCode::BackendUnavailable, "CUDA");
     WarpOptions aa;
     aa.interp = Interp::Cubic;
     aa.antialias = true;

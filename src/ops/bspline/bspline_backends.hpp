@@ -110,6 +110,9 @@ struct PrefilterBandPlan {
     FusedKernel kernel = FusedKernel::Auto;
     int seg = 0;   // Stream: rows per warp segment (the whole image's)
     int unit = 0;  // rows per tile or segment; 0: no bands
+    // Columns (pixels) per tile or warp strip: a box of the image whose first column is a
+    // multiple of it meets the kernel's tiles where the whole image does (0: no bands).
+    int unit_x = 0;
 };
 PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOptions& opts);
 void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,

@@ -1188,6 +1188,22 @@ PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOption
     // Every fused kernel cuts the rows in tiles of 64 (Tile, FirRec, Box), the streaming one in
     // segments of `seg` rows (a function of the whole image's height: fixed here).
     plan.unit = 64;
+    // Columns: the tiles' widths (launch_iir_box, launch_rec, launch_iir_fused, launch_fused),
+    // the streaming kernel's strips of kStripE elements (whole pixels: lcm(kStripE, c) / c).
+    switch (plan.kernel) {
+        case FusedKernel::Box:
+            plan.unit_x = kBoxW;
+            break;
+        case FusedKernel::FirRec:
+            plan.unit_x = kRecTile;
+            break;
+        case FusedKernel::Stream:
+            plan.unit_x = c == 3 ? kStripE : kStripE / c;
+            break;
+        default:
+            plan.unit_x = iir ? kIirTileE / c : fused_tile_pixels(c);
+            break;
+    }
     if (plan.kernel == FusedKernel::Stream) {
         const int nstrips = (w * c + kStripE - 1) / kStripE;
         plan.seg = stream_segment(h, nstrips, kIirR, 0);  // Auto streams the exact filter only

@@ -65,7 +65,42 @@ struct WarpPlan {
     // output row out_row0, and src's row 0 is row src_row0 of a source span of src_rows rows
     // (0: src.height). The other kernels take whole images (0, 0, 0).
     int out_row0 = 0, src_row0 = 0, src_rows = 0;
+    // CUDA boxes of the point maps (warp_tiled): the kernels compute the outputs [box_x0,
+    // dst.width) x [box_y0, dst.height) only, box_x0 and box_y0 multiples of kCudaBoxAlign (every
+    // kernel's output tile divides it, so each output meets the whole call's arithmetic). src and
+    // dst are then the whole source span and output, their data pointers offset so that
+    // whole-image coordinates address the box buffers (only the samples the box reads and its
+    // outputs are touched); dst.width and dst.height are the box's end. out_w x out_h: the whole
+    // output, for the host's kernel choices (0: dst's size, the whole call).
+    int box_x0 = 0, box_y0 = 0, out_w = 0, out_h = 0;
 };
+inline constexpr int kCudaBoxAlign = 64;
+
+// warp_tiled's cuda backend for the point maps (warp_box.cpp computes, warp_tiled_cuda.cu runs):
+// the span samples the kernels read for a box of outputs, the coordinates' range widened by
+// `margin` samples before the border folds it (the kernels' tile boxes and the recursive fused
+// kernel's halo read around the taps). coefficients: the box is prefiltered on its own, so it
+// grows to whole units of the prefilter's kernel (unit_x x unit_y, the whole span's plan) and
+// two more at each end that is not the span's (their coefficients are not the whole call's, those
+// they shield are); unit_x == 0: the whole span (the prefilter does not cut it). The first column
+// is a multiple of 4 (whole-image coordinates then keep the alignment of the kernels' vector
+// loads). Empty span: no sample is read (every output is the fill).
+// tile: the kernels compute whole tiles of this many outputs (the whole call's too, at the
+// output's last row and column): the affine and perspective maps' coordinates are taken over the
+// box grown to whole tiles.
+struct CudaBoxUnits {
+    int margin = 0;
+    int tile = 0;
+    bool coefficients = false;
+    int unit_x = 0, unit_y = 0;
+};
+struct CudaPointBox {
+    Box span;   // span coordinates (the image padded by WarpPlan::pad)
+    Box image;  // the source pixels behind it (edge replication of the padded span)
+};
+CudaPointBox cuda_point_box(int src_width, int src_height, int out_width, int out_height,
+                            const Transform& t, const WarpOptions& opts, Box out,
+                            const CudaBoxUnits& units);
 
 // warp.cpp: the option checks of upres::warp (Error(InvalidArgument)) and its plan for a source
 // of sw x sh and an output of dw x dh (for warp_tiled, which shares both).
@@ -142,4 +177,11 @@ void warp(Span2D<const float> coeffs, Span2D<std::uint16_t> dst, const WarpPlan&
 TiledStats warp_resize_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                              const WarpPlan& plan, bool prefilter, const PrefilterOptions& po,
                              const TiledOptions& to, const std::vector<int>& devices);
+// warp_tiled on the devices named for a point map (Affine, Perspective, Remap, Flow; no
+// fast_texture, no Wrap border with the prefilter) of the whole source (warp_tiled_cuda.cu):
+// bands of output rows in boxes, bit-identical to upres::warp on the cuda backend, the bands
+// spread over the devices. Arguments checked by warp_tiled (the field's values by the boxes).
+TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
+                             const Transform& t, const WarpOptions& opts, const TiledOptions& to,
+                             const Context& ctx, const std::vector<int>& devices);
 }  // namespace upres::cuda

@@ -17,7 +17,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -104,9 +106,10 @@ void check_box(Box b, int w, int h, const char* image) {
              " " + image);
 }
 
-// Every check that needs no pixels, and the boxes.
+// Every check that needs no pixels, and the boxes: the cpu backend's (cuda == nullptr), or the
+// cuda backend's (CudaBoxUnits, warp_backends.hpp).
 BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpOptions& o, Box out,
-                 const Context& ctx) {
+                 const Context& ctx, const CudaBoxUnits* cuda = nullptr) {
     tiled::check_side(kOp, sw, "the source width");
     tiled::check_side(kOp, sh, "the source height");
     tiled::check_side(kOp, ow, "the output width");
@@ -122,7 +125,8 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
         fail(
             "border wrap with the B-spline prefilter is not tiled (its recursions couple opposite "
             "edges); allowed: mirror, reflect, nearest, constant, or prefiltered coefficients");
-    if (o.fast_texture) fail("fast_texture is a CUDA mode; boxes run the cpu backend");
+    if (o.fast_texture)
+        fail("fast_texture is not tiled (its texture reads take whole images); the exact path is");
     check_transform(t, out.width(), out.height(), Location::Host, true, ctx);
     BoxPlan b;
     b.p = make_warp_plan(t, o, sw, sh, ow, oh);
@@ -144,11 +148,14 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
     const double pad = b.p.pad;
     if (t.kind == Transform::Kind::Affine || t.kind == Transform::Kind::Perspective) {
         const double* m = b.p.m;
+        // The cuda kernels' whole tiles (CudaBoxUnits::tile).
+        const int k = cuda && cuda->tile > 0 ? cuda->tile : 1;
+        const int xe = (out.x1 + k - 1) / k * k, ye = (out.y1 + k - 1) / k * k;
         bool pole = false;
         if (t.kind == Transform::Kind::Perspective) {
             int pos = 0, neg = 0;
-            for (int y : {out.y0, out.y1 - 1})
-                for (int x : {out.x0, out.x1 - 1}) {
+            for (int y : {out.y0, ye - 1})
+                for (int x : {out.x0, xe - 1}) {
                     const double w = m[6] * x + m[7] * y + m[8];
                     pos += w > 0, neg += w < 0;
                 }
@@ -157,8 +164,8 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
         if (pole) {
             add(std::numeric_limits<double>::infinity(), 0.0);
         } else {
-            for (int y : {out.y0, out.y1 - 1})
-                for (int x : {out.x0, out.x1 - 1}) {
+            for (int y : {out.y0, ye - 1})
+                for (int x : {out.x0, xe - 1}) {
                     double u, v;
                     map_matrix<double>(m, t.kind, x, y, u, v);
                     add(u + pad, v + pad);
@@ -176,11 +183,32 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
             }
         }
     }
+    if (cuda) {  // the kernels' boxes around the taps (infinite ranges stay infinite)
+        ulo -= cuda->margin, uhi += cuda->margin;
+        vlo -= cuda->margin, vhi += cuda->margin;
+    }
     auto [x0, x1] = axis_reads(ulo, uhi, b.span_w, b.p.border);
     auto [y0, y1] = axis_reads(vlo, vhi, b.span_h, b.p.border);
     x1 = std::min(x1, b.span_w - 1), y1 = std::min(y1, b.span_h - 1);
     if (x0 > x1 || y0 > y1) return b;  // nothing read
-    if (b.prefilter) {
+    if (cuda && b.p.border == Border::Constant) {
+        // The cuda kernels stage their tiles' boxes through the taps' mirror (tap_border) and the
+        // recursive kernel through the prefilter's extension (mirror too), then decide the fill.
+        std::tie(x0, x1) = axis_reads(ulo, uhi, b.span_w, Border::Mirror);
+        std::tie(y0, y1) = axis_reads(vlo, vhi, b.span_h, Border::Mirror);
+        x1 = std::min(x1, b.span_w - 1), y1 = std::min(y1, b.span_h - 1);
+    }
+    if (cuda && cuda->coefficients && cuda->unit_x == 0) {
+        b.span = {0, 0, b.span_w, b.span_h};  // the prefilter does not cut this span
+    } else if (cuda && cuda->coefficients) {
+        // Whole units of the prefilter's kernel, two more at each end that is not the span's,
+        // the first column a multiple of the unit and of 4.
+        const int ux = cuda->unit_x, uy = cuda->unit_y, ax = std::lcm(ux, 4);
+        b.span = {std::max(0, x0 / ux * ux - 2 * ux) / ax * ax, std::max(0, y0 / uy * uy - 2 * uy),
+                  std::min(b.span_w, (x1 / ux + 3) * ux), std::min(b.span_h, (y1 / uy + 3) * uy)};
+    } else if (cuda) {
+        b.span = {x0 / 4 * 4, y0, x1 + 1, y1 + 1};
+    } else if (b.prefilter) {
         const auto [ax, bx] = cpu::prefilter_box_columns(b.span_w, cpu::kBandWarmup, x0, x1 + 1);
         const auto [ay, by] = cpu::prefilter_band_span(b.span_h, cpu::kBandWarmup, y0, y1 + 1);
         b.span = {ax, ay, bx, by};
@@ -303,6 +331,14 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
 Box warp_source_box(int src_width, int src_height, int out_width, int out_height,
                     const Transform& t, const WarpOptions& opts, Box out) {
     return plan_box(src_width, src_height, out_width, out_height, t, opts, out, Context{}).image;
+}
+
+CudaPointBox cuda_point_box(int src_width, int src_height, int out_width, int out_height,
+                            const Transform& t, const WarpOptions& opts, Box out,
+                            const CudaBoxUnits& units) {
+    const BoxPlan b =
+        plan_box(src_width, src_height, out_width, out_height, t, opts, out, Context{}, &units);
+    return {b.span, b.span.empty() ? Box{} : b.image};
 }
 
 void warp_box(ImageView<const std::uint8_t> src, Box in, int src_width, int src_height,

@@ -80,6 +80,8 @@ constexpr int kTileW = 32;  // threads along x = output columns per block
 constexpr int kRowsY = 8;   // threads along y
 constexpr int kPerThread = 4;
 constexpr int kTileH = kRowsY * kPerThread;
+static_assert(kCudaBoxAlign % kTileW == 0 && kCudaBoxAlign % kTileH == 0,
+              "boxes of the output start on a tile");
 
 // A u8 / u16 sample as float without the conversion unit (I2F runs at 16 per clock and SM on
 // sm_90, FP32 adds at 128): its bits as the low mantissa bits of 2^23 + x, then 2^23 taken off
@@ -371,8 +373,8 @@ __device__ __forceinline__ void warp_thread_outputs(Span2D<const S> src, Span2D<
 template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
-    warp_thread_outputs<S, D, C, I>(src, dst, p, blockIdx.x * kTileW + threadIdx.x,
-                                    blockIdx.y * kTileH + threadIdx.y);
+    warp_thread_outputs<S, D, C, I>(src, dst, p, p.box_x0 + blockIdx.x * kTileW + threadIdx.x,
+                                    p.box_y0 + blockIdx.y * kTileH + threadIdx.y);
 }
 
 // Interior in split form: taps iu - 1 .. iu + 2 (cubic) or iu .. iu + 1 (linear) inside, and u at
@@ -492,9 +494,9 @@ template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_affine_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
     static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
-    const int x = blockIdx.x * kTileW + threadIdx.x;
+    const int x = p.box_x0 + blockIdx.x * kTileW + threadIdx.x;
     if (x >= dst.width) return;
-    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+    const int y0 = p.box_y0 + blockIdx.y * kTileH + threadIdx.y;
     SplitAffine sa;
     const bool ok = sa.init(p, p.m, x, y0);
     split_thread<S, D, C, I>(src, dst, p, x, y0, ok,
@@ -527,9 +529,9 @@ template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_field_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
     static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
-    const int x = blockIdx.x * kTileW + threadIdx.x;
+    const int x = p.box_x0 + blockIdx.x * kTileW + threadIdx.x;
     if (x >= dst.width) return;
-    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+    const int y0 = p.box_y0 + blockIdx.y * kTileH + threadIdx.y;
     const bool flow = p.kind == Transform::Kind::Flow;
     float fu[kPerThread], fv[kPerThread];
 #pragma unroll
@@ -566,9 +568,9 @@ template <class S, class D, int C, Interp I>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_persp_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
     static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
-    const int x = blockIdx.x * kTileW + threadIdx.x;
+    const int x = p.box_x0 + blockIdx.x * kTileW + threadIdx.x;
     if (x >= dst.width) return;
-    const int y0 = blockIdx.y * kTileH + threadIdx.y;
+    const int y0 = p.box_y0 + blockIdx.y * kTileH + threadIdx.y;
     const double xd = x;
     const double bu = p.m[0] * xd + p.m[2], bv = p.m[3] * xd + p.m[5], bw = p.m[6] * xd + p.m[8];
     split_thread<S, D, C, I>(src, dst, p, x, y0, true,
@@ -643,7 +645,8 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     extern __shared__ float4 lean_smem4[];
     float* s = reinterpret_cast<float*>(lean_smem4);
     __shared__ int xmap[kMaxSpan], ymap[kMaxSpan];
-    const int x0 = blockIdx.x * kTileOut, y0 = blockIdx.y * kTileOut;
+    const int bx = blockIdx.x + p.box_x0 / kTileOut, by = blockIdx.y + p.box_y0 / kTileOut;
+    const int x0 = bx * kTileOut, y0 = by * kTileOut;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     TileBox b;
     PerspTile pt;
@@ -654,10 +657,10 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
             return;
         }
     } else {
-        const double ub = fma(static_cast<double>(blockIdx.y), g.duy,
-                              fma(static_cast<double>(blockIdx.x), g.dux, g.u0));
-        const double vb = fma(static_cast<double>(blockIdx.y), g.dvy,
-                              fma(static_cast<double>(blockIdx.x), g.dvx, g.v0));
+        const double ub =
+            fma(static_cast<double>(by), g.duy, fma(static_cast<double>(bx), g.dux, g.u0));
+        const double vb =
+            fma(static_cast<double>(by), g.dvy, fma(static_cast<double>(bx), g.dvx, g.v0));
         coord_box(ub + g.ulo, ub + g.uhi, vb + g.vlo, vb + g.vhi, kB == kClamp, src.width,
                   src.height, g.before, g.after, b);
         b.lu0 = static_cast<float>(ub - b.xa);
@@ -897,7 +900,7 @@ __device__ __forceinline__ void separable_body(Span2D<const S> src, Span2D<D> ds
     __shared__ int4 s_iy[kRows];
     __shared__ float4 s_wy[kRows];
     const int tid = threadIdx.x;
-    const int y0 = blockIdx.y * kRows;
+    const int y0 = p.box_y0 + blockIdx.y * kRows;
     const int nrows = min(kRows, dst.height - y0);
     if (tid < nrows) {
         double u, v;
@@ -927,7 +930,7 @@ __device__ __forceinline__ void separable_body(Span2D<const S> src, Span2D<D> ds
         }
     }
     __syncthreads();
-    const int xb = (blockIdx.x * kSepThreads + tid) * kX;
+    const int xb = p.box_x0 + (blockIdx.x * kSepThreads + tid) * kX;
     if (xb >= dst.width) return;
     int ix[kX][4];
     float wx[kX][4];
@@ -1172,6 +1175,20 @@ __global__ void to_texture_buffer(Span2D<const S> src, float* buf, std::ptrdiff_
 inline dim3 grid_for(int w, int h) {
     return dim3((w + kTileW - 1) / kTileW, (h + kTileH - 1) / kTileH);
 }
+// The blocks of the outputs a plan computes: the whole dst, or its box (WarpPlan::box_x0).
+template <class D>
+dim3 grid_for(Span2D<D> dst, const WarpPlan& p) {
+    return grid_for(dst.width - p.box_x0, dst.height - p.box_y0);
+}
+// The whole output's size (the host's kernel choices are those of the whole call).
+template <class D>
+int out_width(Span2D<D> dst, const WarpPlan& p) {
+    return p.out_w > 0 ? p.out_w : dst.width;
+}
+template <class D>
+int out_height(Span2D<D> dst, const WarpPlan& p) {
+    return p.out_h > 0 ? p.out_h : dst.height;
+}
 
 // The lean tiled kernel for an Affine / Resize plan whose largest tile box fits kTileCapFloats
 // (false: not launched: the triples kTiled excludes, or a box beyond kTileCapFloats).
@@ -1185,10 +1202,11 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
         if (persp) {
             g.before = (kTaps<I> == 4 ? 1 : 0) + 1;
             g.after = kTaps<I> / 2 + 1;
-            if (!persp_box_estimate(p, kTaps<I>, dst.width, dst.height, rw, rh, model.m))
+            if (!persp_box_estimate(p, kTaps<I>, out_width(dst, p), out_height(dst, p), rw, rh,
+                                    model.m))
                 return false;
         } else if (!tile_box_bound(p, kTaps<I>, 0, rw, rh) ||
-                   !lean_grid(p, kTaps<I>, dst.width, dst.height, g)) {
+                   !lean_grid(p, kTaps<I>, out_width(dst, p), out_height(dst, p), g)) {
             return false;
         }
         // + 3 columns of alignment (boxes staged in groups of 4 pixels), the pitch a multiple of
@@ -1198,7 +1216,7 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
         const int cap = pitch * rh;
         if (cap > kTileCapFloats) return false;
         const std::size_t smem = sizeof(float) * static_cast<std::size_t>(cap);
-        const dim3 grid = grid_for(dst.width, dst.height);
+        const dim3 grid = grid_for(dst, p);
         auto launch = [&](auto persp_tag) {
             constexpr bool kP = decltype(persp_tag)::value;
             switch (p.border) {
@@ -1237,8 +1255,8 @@ bool launch_separable(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cud
     // channels 32 x 1 (two columns of RGB took 56-77 us against 41-55).
     constexpr int kRows = C == 1 && std::is_same_v<S, float> ? 16 : 32;
     constexpr int kX = C == 1 ? 2 : 1;
-    const dim3 grid((dst.width + kSepThreads * kX - 1) / (kSepThreads * kX),
-                    (dst.height + kRows - 1) / kRows);
+    const dim3 grid((dst.width - p.box_x0 + kSepThreads * kX - 1) / (kSepThreads * kX),
+                    (dst.height - p.box_y0 + kRows - 1) / kRows);
     if constexpr (I == Interp::BSpline && C == 1)
         warp_separable_kernel_r64<S, D, C, I, kRows, kX><<<grid, kSepThreads, 0, st>>>(src, dst, p);
     else
@@ -1270,7 +1288,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
                 break;
             case Kernel::Split:
                 if constexpr (kSplitFast<S, D, C, I>) {
-                    const dim3 grid = grid_for(dst.width, dst.height), block(kTileW, kRowsY);
+                    const dim3 grid = grid_for(dst, p), block(kTileW, kRowsY);
                     if (p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow)
                         warp_field_kernel<S, D, C, I><<<grid, block, 0, st>>>(src, dst, p);
                     else if (p.kind == Transform::Kind::Perspective)
@@ -1285,7 +1303,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
                 break;
             case Kernel::PerOutput:
                 warp_kernel<S, D, C, I>
-                    <<<grid_for(dst.width, dst.height), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
+                    <<<grid_for(dst, p), dim3(kTileW, kRowsY), 0, st>>>(src, dst, p);
                 UPRES_CUDA_CHECK_LAUNCH();
                 return;
             default:  // RecFused (warp.cpp), Antialias and Texture (launch_c) run elsewhere

@@ -139,6 +139,7 @@ __device__ __noinline__ void fused_one_direct(Span2D<const S> src, Span2D<D> dst
 // source instead of the output (smaller boxes) and batched column loads were measured slower there
 // (docs/ops/warp.md, alternatives tried).
 constexpr int kRT = 64;
+static_assert(kCudaBoxAlign % kRT == 0, "boxes of the output start on a tile");
 constexpr int kRecBlocks = 4;  // blocks per SM of the register bound (__launch_bounds__ below)
 constexpr int kRecMaxSmemBytes = 100 * 1024;  // 2 blocks per SM at the largest accepted box
 
@@ -277,8 +278,11 @@ __global__ void __launch_bounds__(kRThreads, kRecBlocks)
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     // The tile of this block: blocks start in blockIdx order, so with RecParams::edges_first the
     // tiles go outside-in along each axis (0, n - 1, 1, n - 2, ...; edges_first_index).
-    const int tbx = rp.edges_first & 1 ? edges_first_index(blockIdx.x, gridDim.x) : blockIdx.x;
-    const int tby = rp.edges_first & 2 ? edges_first_index(blockIdx.y, gridDim.y) : blockIdx.y;
+    // A box of the output (WarpPlan::box_x0) takes its tiles in that order among themselves.
+    const int tbx = (rp.edges_first & 1 ? edges_first_index(blockIdx.x, gridDim.x) : blockIdx.x) +
+                    p.box_x0 / kRT;
+    const int tby = (rp.edges_first & 2 ? edges_first_index(blockIdx.y, gridDim.y) : blockIdx.y) +
+                    p.box_y0 / kRT;
     const int x0 = tbx * kRT, y0 = tby * kRT;
     const RecBox box = rec_tile_box(rp.g, tbx, tby);
     const double ub = box.ub, vb = box.vb;
@@ -472,7 +476,9 @@ template <bool kF, bool kW>
 void launch_rec(Span2D<const float> src, Span2D<float> dst, const RecParams& rp, cudaStream_t st) {
     static std::atomic<unsigned long long> configured{0};
     set_smem_limit_once(rec_fused_kernel<kF, kW>, kRecMaxSmemBytes, true, configured);
-    const dim3 grid((dst.width + kRT - 1) / kRT, (dst.height + kRT - 1) / kRT);
+    const WarpPlan& p = rp.fp.p;
+    const dim3 grid((dst.width - p.box_x0 + kRT - 1) / kRT,
+                    (dst.height - p.box_y0 + kRT - 1) / kRT);
     rec_fused_kernel<kF, kW><<<grid, kRThreads, rec_smem_bytes(rp), st>>>(src, dst, rp);
     UPRES_CUDA_CHECK_LAUNCH();
 }
@@ -523,7 +529,10 @@ void warp_bspline_rec(Span2D<const float> src, Span2D<float> dst, const WarpPlan
     if (dst.width <= 0 || dst.height <= 0) return;
     const int tap_form = static_cast<int>(form), tile_order = static_cast<int>(order);
     RecParams rp{};
-    if (!rec_setup(plan, src.width, src.height, dst.width, dst.height, src.channels, prefilter, rp))
+    // A box of the output (WarpPlan::box_x0): the whole output's tiles and bounds.
+    const int dst_w = plan.out_w > 0 ? plan.out_w : dst.width;
+    const int dst_h = plan.out_h > 0 ? plan.out_h : dst.height;
+    if (!rec_setup(plan, src.width, src.height, dst_w, dst_h, src.channels, prefilter, rp))
         throw Error(ErrorCode::Internal, "cuda::warp_bspline_rec: plan not supported");
     if (tap_form < -1 || tap_form > 5)
         throw Error(ErrorCode::InvalidArgument,

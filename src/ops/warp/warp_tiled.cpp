@@ -311,14 +311,34 @@ void check_resize_source(PixelType type, const WarpOptions& opts) {
         fail("the fill value is not finite; integer images need a finite fill");
 }
 
-// The cuda backend: zoom / resize bands on the devices of topts (warp_tiled_cuda.cu).
+// The cuda backend on the devices of topts (warp_tiled_cuda.cu): zoom / resize in bands, the
+// point maps in boxes.
 TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transform& t,
                     const WarpOptions& opts, const TiledOptions& topts, const Context& ctx) {
     tiled::check_call(kOp, src, ow, oh, topts, ctx, true);
-    if (t.kind != Transform::Kind::Resize)
-        fail(
-            "the cuda backend runs bands of zoom and resize maps; rotations, affine maps, "
-            "homographies and fields are tiled on the cpu backend");
+    if (t.kind != Transform::Kind::Resize) {
+        // The map's checks (a field of the output's size, finite: errors name the output pixel)
+        // before its boxes are cut; the boxes' own (borders, options) when they are planned.
+        check_warp_options(opts, t);
+        check_transform(t, ow, oh, Location::Host, true, ctx);
+        check_resize_source(src.type(), opts);
+        if (opts.border == Border::Wrap && opts.interp == Interp::BSpline && !opts.prefiltered)
+            fail(
+                "border wrap with the B-spline prefilter is not tiled (its recursions couple "
+                "opposite edges); allowed: mirror, reflect, nearest, constant, or prefiltered "
+                "coefficients");
+        if (opts.fast_texture)
+            fail(
+                "fast_texture is not tiled (its texture reads take whole images); the exact "
+                "path is");
+        const std::vector<int> devices = tiled::cuda_devices(kOp, topts, ctx);
+#if UPRES_HAVE_CUDA
+        return cuda::warp_points_tiled(src, dst, ow, oh, t, opts, topts, ctx, devices);
+#else
+        (void)dst;
+        throw Error(ErrorCode::Internal, "warp_tiled: a CUDA device without CUDA support");
+#endif
+    }
     WarpPlan p;
     const Geometry g =
         check_and_plan(src.width(), src.height(), src.channels(), ow, oh, t, opts, p);

@@ -29,11 +29,15 @@
 #include <utility>
 #include <vector>
 
+#include "core/convert_math.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_temp.hpp"
 #include "core/tiled_bands.hpp"
+#include "core/tiled_devices.hpp"
 #include "ops/bspline/bspline_backends.hpp"
 #include "ops/warp/warp_backends.hpp"
+#include "ops/warp/warp_cuda.hpp"
+#include "ops/warp/warp_schedule.hpp"
 
 namespace upres::cuda {
 
@@ -432,6 +436,342 @@ TiledStats warp_resize_tiled(RowSource& src, RowSink& dst, int out_width, int ou
             return run<std::uint16_t>(src, dst, plan, g, po, pb, to, devs);
         case PixelType::F32:
             return run<float>(src, dst, plan, g, po, pb, to, devs);
+    }
+    throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": unknown pixel type");
+}
+
+}  // namespace upres::cuda
+
+// ------------------------------------------------------------------ point maps in boxes
+//
+// warp_tiled on the cuda backend for affine maps, homographies and fields: bands of output rows
+// cut into boxes of whole kernel tiles (kCudaBoxAlign), each computed from the span samples its
+// kernels read (cuda_point_box): read from the source, uploaded, staged and prefiltered on its
+// own where the whole call does (its prefilter kernel's units fall where the whole span's do, and
+// two more units at each cut shield them), then interpolated by the kernel the whole call runs
+// (its choices made for the whole output: WarpPlan::out_w) on whole-image coordinates
+// (WarpPlan::box_x0; the source and output spans' data pointers offset onto the box buffers).
+// Bit-identical to upres::warp on the cuda backend. Bands spread over the devices
+// (tiled::run_state_bands): a device computes a band's boxes one after another on its stream.
+
+namespace upres::cuda {
+
+namespace {
+
+// A row stride for n elements that keeps the whole call's alignment class: the kernels take
+// vector paths where the stride is a multiple of 4 (and the data aligned), and the whole call's
+// stride is the image's width times its channels (contiguous).
+std::ptrdiff_t stride_like(std::ptrdiff_t n, std::ptrdiff_t whole) {
+    return (n + 3) / 4 * 4 + (whole % 4 ? 1 : 0);
+}
+
+// p offset back by `elems` elements: whole-image coordinates then address the box buffer at p
+// (only the box's elements are accessed).
+template <class T>
+T* shifted(T* p, std::ptrdiff_t elems) {
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(p) -
+                                static_cast<std::uintptr_t>(elems * std::ptrdiff_t{sizeof(T)}));
+}
+
+// Element (x * c + ch, r) of the staged span box at (bx, by): the source pixel at column bx + x -
+// pad and row by + r - pad, both clamped to the image (edge replication, as warp.cpp's
+// edge_padded), from the image box at (ix, iy) held at `in`, as float (exact for u8 and u16).
+template <class T>
+__global__ void stage_box_kernel(const T* in, std::ptrdiff_t in_row, int ix, int iy, int sw, int sh,
+                                 int c, int pad, int bx, int by, int bw, int bh, float* out,
+                                 std::ptrdiff_t out_row) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y;
+    if (e >= bw * c || r >= bh) return;
+    const int x = e / c, ch = e - x * c;
+    const int sx = min(max(bx + x - pad, 0), sw - 1) - ix;
+    const int sy = min(max(by + r - pad, 0), sh - 1) - iy;
+    out[r * out_row + e] = static_cast<float>(in[sy * in_row + std::ptrdiff_t{sx} * c + ch]);
+}
+
+// A stream of one device, for one worker's boxes.
+struct Stream {
+    int device = -1;
+    cudaStream_t s = nullptr;
+    Stream() = default;
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    void open(int dev) {
+        if (s) return;
+        device = dev;
+        UPRES_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    }
+    ~Stream() {
+        if (!s) return;
+        cudaSetDevice(device);
+        cudaStreamSynchronize(s);
+        cudaStreamDestroy(s);
+    }
+};
+
+// What warp_points_tiled decided for the whole call.
+struct PointCall {
+    int sw, sh, c, ow, oh;
+    Transform t;
+    WarpOptions o;
+    WarpPlan plan;
+    bool rec = false;    // the recursive fused kernel (raw float image, its own prefilter)
+    bool coef = false;   // boxes prefiltered here
+    bool stage = false;  // boxes converted / edge-padded into float first
+    PrefilterOptions po;
+    PrefilterBandPlan pb;
+    CudaBoxUnits units;
+    int tile = 0;  // box width (a multiple of kCudaBoxAlign)
+};
+
+template <class T>
+struct PointState {
+    Stream stream;
+    std::vector<T> box;  // a box's source pixels
+    tiled::Rows<T> rows;
+};
+
+// Band [y0, y1)'s boxes on the worker's device into st.rows.
+template <class T>
+void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0, int y1,
+                PointState<T>& st, TiledStats& stats) {
+    const int c = k.c;
+    const cudaStream_t s = st.stream.s;
+    // Whole tiles of the kernels, as the whole call computes them: from the aligned row at or
+    // above y0 to the aligned row at or below y1 (or the output's end); the rows outside [y0,
+    // y1) are computed and not kept.
+    const int ya = y0 / kCudaBoxAlign * kCudaBoxAlign;
+    const int yb = std::min(k.oh, (y1 + kCudaBoxAlign - 1) / kCudaBoxAlign * kCudaBoxAlign);
+    const std::ptrdiff_t out_row = std::ptrdiff_t{k.ow} * c;
+    const std::size_t out_bytes = sizeof(T) * static_cast<std::size_t>(yb - ya) * out_row;
+    DeviceTemp d_out(out_bytes, s, "warp_tiled (band output)");
+    std::vector<std::pair<int, int>> fills;  // boxes whose outputs are all the fill
+    std::size_t dev_bytes = out_bytes;
+    for (int x0 = 0; x0 < k.ow; x0 += k.tile) {
+        const int x1 = std::min(k.ow, x0 + k.tile);
+        const Box ob{x0, ya, x1, yb};
+        Transform tt = k.t;
+        const bool field = k.t.kind == Transform::Kind::Remap || k.t.kind == Transform::Kind::Flow;
+        if (field) tt.field = k.t.field.sub(ob.x0, ob.y0, ob.width(), ob.height());
+        const CudaPointBox pb = cuda_point_box(k.sw, k.sh, k.ow, k.oh, tt, k.o, ob, k.units);
+        if (pb.span.empty()) {
+            fills.emplace_back(x0, x1);
+            continue;
+        }
+        const Box& ib = pb.image;
+        const int iw = ib.width(), ih = ib.height();
+        st.box.resize(static_cast<std::size_t>(iw) * ih * c);
+        {
+            const std::lock_guard<std::mutex> l(reading);
+            src.read_box(ib.x0, ib.y0, iw, ih, st.box.data(), std::ptrdiff_t{iw} * c);
+        }
+        stats.rows_read += ih;
+        stats.pixels_read += std::int64_t{iw} * ih;
+        if constexpr (std::is_same_v<T, float>)
+            if (k.coef || k.rec)
+                tiled::check_finite(kOp, st.box.data(), iw, c, ib.y0, ih, std::ptrdiff_t{iw} * c,
+                                    0);
+        // The raw box, with the whole image's alignment class when the kernels read it.
+        const std::ptrdiff_t rs = stride_like(std::ptrdiff_t{iw} * c, std::ptrdiff_t{k.sw} * c);
+        std::size_t box_bytes = sizeof(T) * static_cast<std::size_t>(rs) * ih;
+        DeviceTemp d_raw(box_bytes, s, "warp_tiled (box source)");
+        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_raw.get(), sizeof(T) * rs, st.box.data(),
+                                           sizeof(T) * iw * c, sizeof(T) * iw * c, ih,
+                                           cudaMemcpyHostToDevice, s));
+        WarpPlan p = k.plan;
+        p.box_x0 = x0, p.box_y0 = ya, p.out_w = k.ow, p.out_h = k.oh;
+        DeviceTemp d_field;
+        if (field) {
+            const std::ptrdiff_t fs = std::ptrdiff_t{2} * ob.width();
+            d_field = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * ob.height(), s,
+                                 "warp_tiled (box field)");
+            UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_field.get(), sizeof(float) * fs, tt.field.data(),
+                                               sizeof(float) * tt.field.stride(),
+                                               sizeof(float) * fs, ob.height(),
+                                               cudaMemcpyHostToDevice, s));
+            p.field =
+                Span2D<const float>{shifted(d_field.as<float>(), ya * fs + 2 * x0), x1, yb, 2, fs};
+            box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * ob.height();
+        }
+        const Span2D<T> dv{shifted(d_out.as<T>(), ya * out_row), x1, yb, c, out_row};
+        if (k.rec) {
+            const Span2D<const float> sv{
+                shifted(reinterpret_cast<const float*>(d_raw.get()), ib.y0 * rs + ib.x0), k.sw,
+                k.sh, 1, rs};
+            warp_bspline_rec(
+                sv, Span2D<float>{reinterpret_cast<float*>(dv.data), x1, yb, 1, out_row}, p, 0, s);
+        } else if (k.o.interp == Interp::BSpline) {
+            const Box& sb = pb.span;
+            const int bw = sb.width(), bh = sb.height();
+            const int span_w = k.sw + 2 * p.pad, span_h = k.sh + 2 * p.pad;
+            const std::ptrdiff_t fs =
+                stride_like(std::ptrdiff_t{bw} * c, std::ptrdiff_t{span_w} * c);
+            DeviceTemp d_stage, d_coef;
+            const float* in = reinterpret_cast<const float*>(d_raw.get());
+            std::ptrdiff_t in_row = rs;
+            if (k.stage) {
+                d_stage = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * bh, s,
+                                     "warp_tiled (box staging)");
+                const dim3 grid(static_cast<unsigned>((std::ptrdiff_t{bw} * c + 255) / 256),
+                                static_cast<unsigned>(bh));
+                stage_box_kernel<T><<<grid, 256, 0, s>>>(d_raw.as<T>(), rs, ib.x0, ib.y0, k.sw,
+                                                         k.sh, c, p.pad, sb.x0, sb.y0, bw, bh,
+                                                         d_stage.as<float>(), fs);
+                UPRES_CUDA_CHECK_LAUNCH();
+                in = d_stage.as<float>(), in_row = fs;
+                box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * bh;
+            }
+            const float* cf = in;
+            std::ptrdiff_t cf_row = in_row;
+            if (k.coef) {
+                d_coef = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * bh, s,
+                                    "warp_tiled (box coefficients)");
+                bspline_prefilter_band(Span2D<const float>{in, bw, bh, c, in_row},
+                                       Span2D<float>{d_coef.as<float>(), bw, bh, c, fs}, k.po, k.pb,
+                                       s);
+                cf = d_coef.as<float>(), cf_row = fs;
+                box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * bh;
+            }
+            const Span2D<const float> sv{shifted(cf, sb.y0 * cf_row + std::ptrdiff_t{sb.x0} * c),
+                                         span_w, span_h, c, cf_row};
+            warp(sv, dv, p, s);
+        } else {
+            const Span2D<const T> sv{
+                shifted(d_raw.as<const T>(), ib.y0 * rs + std::ptrdiff_t{ib.x0} * c), k.sw, k.sh, c,
+                rs};
+            warp(sv, dv, p, s);
+        }
+        dev_bytes = std::max(dev_bytes, out_bytes + box_bytes);
+    }
+    st.rows.reset(y1 - y0, out_row);
+    UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
+        st.rows.at(0), sizeof(T) * out_row, d_out.as<T>() + std::ptrdiff_t{y0 - ya} * out_row,
+        sizeof(T) * out_row, sizeof(T) * out_row, y1 - y0, cudaMemcpyDeviceToHost, s));
+    UPRES_CUDA_CHECK(cudaStreamSynchronize(s));
+    const T fill = saturate_from_float<T>(k.o.fill);
+    for (const auto& [a, b] : fills)
+        for (int y = 0; y < y1 - y0; ++y)
+            std::fill(st.rows.at(y) + std::ptrdiff_t{a} * c, st.rows.at(y) + std::ptrdiff_t{b} * c,
+                      fill);
+    stats.device_bytes = std::max(stats.device_bytes, dev_bytes);
+}
+
+template <class T>
+TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const TiledOptions& to,
+                      const Context& ctx, const std::vector<int>& devices) {
+    const int c = k.c;
+    // Buffers of a band of `rows` output rows: its rows on the host and the device, and the
+    // largest box (at the corners and the centre of the output) in its three forms.
+    const auto tile_of = [&](int rows) {
+        return std::max(kCudaBoxAlign, (rows + kCudaBoxAlign - 1) / kCudaBoxAlign * kCudaBoxAlign);
+    };
+    const auto need = [&](int rows) {
+        rows = std::min(k.oh, rows);
+        const int side = tile_of(rows);
+        std::size_t box = 0;
+        for (int y0 : {0, (k.oh - rows) / 2, k.oh - rows})
+            for (int x0 : {0, std::max(0, (k.ow - side) / 2), std::max(0, k.ow - side)}) {
+                const int ya = y0 / kCudaBoxAlign * kCudaBoxAlign;
+                const int yb =
+                    std::min(k.oh, (y0 + rows + kCudaBoxAlign - 1) / kCudaBoxAlign * kCudaBoxAlign);
+                const Box ob{x0, ya, std::min(k.ow, x0 + side), yb};
+                Transform tt = k.t;
+                if (k.t.kind == Transform::Kind::Remap || k.t.kind == Transform::Kind::Flow)
+                    tt.field = k.t.field.sub(ob.x0, ob.y0, ob.width(), ob.height());
+                const CudaPointBox pb =
+                    cuda_point_box(k.sw, k.sh, k.ow, k.oh, tt, k.o, ob, k.units);
+                box = std::max(box, static_cast<std::size_t>(pb.span.width()) * pb.span.height());
+            }
+        const std::size_t band =
+            static_cast<std::size_t>(rows + kCudaBoxAlign) * k.ow * c * sizeof(T);
+        return devices.size() * (2 * band + box * c * (2 * sizeof(T) + 2 * sizeof(float)));
+    };
+    std::size_t budget = to.max_memory;
+    if (budget == 0) budget = std::max((std::size_t{256} << 20) * devices.size(), need(256));
+    TiledOptions ta = to;
+    if (ta.band_align < kCudaBoxAlign) ta.band_align = kCudaBoxAlign;
+    PointCall kk = k;
+    const int band = tiled::band_rows(kOp, ta, k.ow, k.oh, c, budget, need);
+    kk.tile = tile_of(band);
+    const int end = tiled::end_row(to, k.oh);
+    const int bands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
+    std::mutex reading;
+    using Worker = tiled::StateWorker<PointState<T>>;
+    const auto y0_of = [&](int b) { return to.first_row + b * band; };
+    const auto y1_of = [&](int b) { return std::min(end, y0_of(b) + band); };
+    const auto compute = [&](int b, Worker& wk) {
+        int dev = wk.ctx.device;
+        if (dev < 0) UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+        UPRES_CUDA_CHECK(cudaSetDevice(dev));
+        wk.state.stream.open(dev);
+        point_band<T>(kk, src, reading, y0_of(b), y1_of(b), wk.state, wk.stats);
+        wk.stats.buffer_bytes =
+            std::max(wk.stats.buffer_bytes, wk.state.rows.buf.capacity() * sizeof(T) +
+                                                wk.state.box.capacity() * sizeof(T));
+    };
+    const auto write = [&](int b, Worker& wk) {
+        dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.rows.at(0), wk.state.rows.row);
+        ++wk.stats.bands;
+        if (to.progress) to.progress(y1_of(b), k.oh);
+    };
+    TiledStats st = tiled::run_state_bands<PointState<T>>(bands, devices, ctx, compute, write);
+    st.band_rows = band;
+    dst.commit();
+    return st;
+}
+
+}  // namespace
+
+TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
+                             const Transform& t, const WarpOptions& opts, const TiledOptions& to,
+                             const Context& ctx, const std::vector<int>& devices) {
+    int current = 0;
+    UPRES_CUDA_CHECK(cudaGetDevice(&current));
+    struct Restore {
+        int device;
+        ~Restore() { cudaSetDevice(device); }
+    } restore{current};
+    std::vector<int> devs = devices;
+    for (int& d : devs)
+        if (d < 0) d = current;
+    // The whole call's choices depend on the device (its SM count): the first one's (the devices
+    // of one host are of one model).
+    UPRES_CUDA_CHECK(cudaSetDevice(devs.front()));
+    PointCall k{};
+    k.sw = src.width(), k.sh = src.height(), k.c = src.channels();
+    k.ow = out_width, k.oh = out_height;
+    k.t = t, k.o = opts;
+    k.plan = make_warp_plan(t, opts, k.sw, k.sh, k.ow, k.oh);
+    const bool bspline = opts.interp == Interp::BSpline;
+    const bool prefilter = bspline && !opts.prefiltered;
+    // As warp.cpp's warp_run: the recursive fused kernel where the policy lists it first and the
+    // plan's boxes fit.
+    k.rec = prefilter && src.type() == PixelType::F32 &&
+            warp_schedule::candidates(warp_schedule::case_of(k.plan, PixelType::F32, PixelType::F32,
+                                                             k.c, opts.prefilter))[0] ==
+                warp_schedule::Kernel::RecFused &&
+            warp_rec_preferred(k.plan, k.sw, k.sh, k.ow, k.oh, k.c, opts.prefilter);
+    k.coef = prefilter && !k.rec;
+    k.stage = bspline && !k.rec && (k.plan.pad > 0 || src.type() != PixelType::F32);
+    // The kernels read up to kIirHalo + 2 (the recursive kernel's box), 15 + 2 (its fallback's
+    // FIR taps) or 4 + 3 samples (the tiled kernel's box, 16-byte aligned) beyond the taps.
+    k.units.margin = 24;
+    k.units.tile = kCudaBoxAlign;
+    k.units.coefficients = k.coef;
+    if (k.coef) {
+        k.po.border = k.plan.pad > 0 ? Border::Mirror : tap_border(opts.border);
+        k.po.fir_length = opts.prefilter;
+        k.pb = prefilter_band_plan(k.sw + 2 * k.plan.pad, k.sh + 2 * k.plan.pad, k.c, k.po);
+        k.units.unit_x = k.pb.unit == 0 ? 0 : k.pb.unit_x;
+        k.units.unit_y = k.pb.unit;
+    }
+    switch (src.type()) {
+        case PixelType::U8:
+            return run_points<std::uint8_t>(src, dst, k, to, ctx, devs);
+        case PixelType::U16:
+            return run_points<std::uint16_t>(src, dst, k, to, ctx, devs);
+        case PixelType::F32:
+            return run_points<float>(src, dst, k, to, ctx, devs);
     }
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": unknown pixel type");
 }
