@@ -42,9 +42,9 @@ struct TiledOptions {
     // band: a resumed job recomputes at most one band).
     int max_band_rows = 0;
     int band_align = 1;
-    // upscale_tiled's srcnn tiles: output columns per tile (0: 2048, or the band's height if
-    // taller; wide tiles keep the halo a small part of each). The other operations choose their
-    // own tiles.
+    // upscale_tiled's srcnn tiles and warp_tiled's point maps on the cuda backend: output columns
+    // per tile (0: 2048, or the band's height if taller; wide tiles keep the halo a small part of
+    // each). The other operations choose their own tiles.
     int tile_columns = 0;
     // Output rows [first_row, last_row) only (last_row 0: the output's end). Resuming starts at
     // first_row (the sink has the rows before); a task of a cluster computes one range (its

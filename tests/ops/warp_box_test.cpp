@@ -283,7 +283,8 @@ TEST(WarpBox, TiledFromRowSources) {
 // span samples its kernels read, bit-identical to upres::warp with the cuda backend on the whole
 // image for every map kind, pixel type, channel count, interpolation, prefilter and border, at
 // bands of 37 rows (not a multiple of the kernels' 64-row tiles: the rows above a band's first
-// are computed again), 256, 1000, 4096 and the budget's; one run through read_rows buffers. The
+// are computed again) in boxes of 64 columns, 256 rows in boxes of 128 (through read_rows
+// buffers), 1000, 4096 and the budget's. The
 // sources are large enough for boxes to cut the prefilter's units: the Box kernel (1 channel,
 // exact), the Tile kernels (FIR, more channels) and the streaming one (3 channels, 2^21 samples
 // or more), and the recursive fused kernel (rotation of 1-channel float, exact).
@@ -313,6 +314,9 @@ void sweep_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vec
                     test::RowEnds ends(in.view().raw(), out.view().raw(), band != 256);
                     TiledOptions to;
                     to.band_rows = std::min(band, oh);
+                    // Boxes of 64 and 128 columns cut the rows too (the default, 2048, holds
+                    // these outputs whole).
+                    to.tile_columns = band == 37 ? 64 : band == 256 ? 128 : 0;
                     to.max_memory = std::size_t{1} << 30;
                     const TiledStats st =
                         warp_tiled(ends.src(), ends.dst(), ow, oh, t, o, to, ctx_of(Backend::Cuda));
@@ -362,6 +366,7 @@ TEST(WarpBoxCuda, TiledBitIdenticalToTheWholeCudaCall) {
         ViewRowSink dst(out.view());
         TiledOptions to;
         to.band_rows = 70;
+        to.tile_columns = 100;  // rounded up to 128
         warp_tiled(src, dst, 420, 260, t, o, to, ctx_of(Backend::Cuda));
         EXPECT_TRUE(same_bytes(out, ref)) << to_string(interp);
     }
@@ -381,6 +386,7 @@ TEST(WarpBoxCuda, SeveralDevicesGiveTheSameBytes) {
         ViewRowSink dst(out.view());
         TiledOptions to;
         to.band_rows = 64;
+        to.tile_columns = 192;
         to.devices = {1, 0};
         const TiledStats st = warp_tiled(src, dst, 723, 639, t, {}, to, ctx_of(Backend::Cuda));
         EXPECT_TRUE(same_bytes(out, ref)) << "map " << kind;

@@ -331,6 +331,9 @@ TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transfor
             fail(
                 "fast_texture is not tiled (its texture reads take whole images); the exact "
                 "path is");
+        if (topts.tile_columns < 0)
+            fail("tile_columns " + std::to_string(topts.tile_columns) +
+                 " is negative (0: automatic)");
         const std::vector<int> devices = tiled::cuda_devices(kOp, topts, ctx);
 #if UPRES_HAVE_CUDA
         return cuda::warp_points_tiled(src, dst, ow, oh, t, opts, topts, ctx, devices);
