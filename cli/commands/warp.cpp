@@ -288,8 +288,8 @@ void add_warp(CLI::App& app, const Common& common) {
     const TiledFlags tiled = add_tiled_flags(
         cmd, args->tiling,
         "TIFF of any size in, tiled (Big)TIFF out, band by band of rows in bounded "
-        "memory (--zoom / --size: cpu or cuda backend; --rotate, --affine, --homography by 2-D "
-        "tiles: cpu backend); "
+        "memory (cpu or cuda backend, --devices spreads the bands over GPUs; --rotate, "
+        "--affine, --homography by 2-D tiles); "
         "the pixels equal the whole-image run's");
     cmd->callback([args, &common, rot, zoom, size, aff, hom, flow, tiled] {
         check_tiled_flags(tiled);

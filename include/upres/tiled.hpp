@@ -80,8 +80,10 @@ struct TiledStats {
 // tiled TIFF decodes only the tiles it crosses). Interpolations, borders and options as
 // upres::warp, except Border::Wrap with the B-spline prefilter (the prefilter couples opposite
 // edges; zoom: Wrap refused altogether) and fast_texture.
-// Backends: cpu; cuda for Resize without antialias (bands on the device, through pinned host
-// buffers, over TiledOptions::devices; the reference backend is refused, never substituted).
+// Backends: cpu; cuda (over TiledOptions::devices): Resize without antialias in bands on the
+// device through pinned host buffers, the point maps in boxes of whole kernel tiles
+// (TiledOptions::tile_columns wide, 0: 2048), each from the samples its kernels read. The
+// reference backend is refused, never substituted.
 // The output is bit-identical to upres::warp on the whole image with the same options and
 // backend.
 // Error(InvalidArgument) for unsupported transforms or options, sizes over kMaxTiledDimension,
