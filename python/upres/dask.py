@@ -268,7 +268,15 @@ class _UpscaleBand:
         from ._ops import upscale as _upscale
         block = np.ascontiguousarray(_joined(block), self.dtype)
         if self.backend == "cuda":  # the whole cuda call on the band, in the worker's GPU
-            import cupy
+            if not _upres.cuda_available():
+                raise BackendUnavailableError("upres.dask.upscale: backend 'cuda' was requested "
+                                              "but this worker has no CUDA device")
+            try:
+                import cupy
+            except ImportError:
+                raise BackendUnavailableError("upres.dask.upscale: backend 'cuda' runs srcnn's "
+                                              "bands through CuPy, which this worker lacks "
+                                              "(pip install cupy-cuda13x)") from None
             up = cupy.asnumpy(_upscale(cupy.asarray(block), self.scale, "srcnn",
                                        backend="cuda", **self.options))
         else:
