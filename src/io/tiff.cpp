@@ -131,6 +131,7 @@ void write_tiff(const std::string& path, std::FILE* f, const detail::RawView& v)
         TIFFSetField(tp, TIFFTAG_EXTRASAMPLES, static_cast<std::uint16_t>(1), extra);
     }
     TIFFSetField(tp, TIFFTAG_COMPRESSION, static_cast<std::uint16_t>(COMPRESSION_ADOBE_DEFLATE));
+    TIFFSetField(tp, TIFFTAG_ZIPQUALITY, kDeflateLevel);
     TIFFSetField(
         tp, TIFFTAG_PREDICTOR,
         static_cast<std::uint16_t>(is_float ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL));

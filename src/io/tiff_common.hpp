@@ -37,6 +37,12 @@ struct TiffCloser {
 };
 using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
 
+// Deflate level of the TIFFs upres writes: 1 (zlib's fastest). An 8192^2 RGB u8 output of
+// `upres warp` (2-core machine): 0.91 s and 51.7 MB against 5.96 s and 47.0 MB at libtiff's
+// default level 6 (level 3: 1.70 s, 50.1 MB); the compressor ran on one thread and took 90 % of
+// the command's time.
+inline constexpr int kDeflateLevel = 1;
+
 // Opens a TIFF on a duplicate of f's descriptor (TIFFClose closes the duplicate; the caller
 // keeps f). mode: libtiff's ("r", "w", "w8" for BigTIFF, ...). Messages go to *msgs.
 inline TiffPtr open_tiff(const std::string& path, std::FILE* f, const char* mode,

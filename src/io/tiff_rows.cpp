@@ -443,6 +443,7 @@ TiffRowWriter::TiffRowWriter(const std::string& path, int width, int height, int
     if (o.deflate) {
         TIFFSetField(tp, TIFFTAG_COMPRESSION,
                      static_cast<std::uint16_t>(COMPRESSION_ADOBE_DEFLATE));
+        TIFFSetField(tp, TIFFTAG_ZIPQUALITY, io_detail::kDeflateLevel);
         TIFFSetField(
             tp, TIFFTAG_PREDICTOR,
             static_cast<std::uint16_t>(is_float ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL));
