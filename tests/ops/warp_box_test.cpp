@@ -116,6 +116,18 @@ struct Case {
     bool prefiltered;
 };
 
+// The options of a case and border (fill: a quarter of the pixel range).
+template <class T>
+WarpOptions options_of(const Case& k, Border b) {
+    WarpOptions o;
+    o.interp = k.interp;
+    o.prefilter = k.prefilter;
+    o.prefiltered = k.prefiltered;
+    o.border = b;
+    o.fill = 0.25f * PixelTraits<T>::max_value;
+    return o;
+}
+
 template <class T>
 void sweep(std::uint32_t seed, int channels, int sw, int sh) {
     const Image<T> in = random_image<T>(sw, sh, channels, seed, 0.0,
@@ -136,12 +148,7 @@ void sweep(std::uint32_t seed, int channels, int sw, int sh) {
         for (const Case& k : cases)
             for (Border b : borders) {
                 if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
-                WarpOptions o;
-                o.interp = k.interp;
-                o.prefilter = k.prefilter;
-                o.prefiltered = k.prefiltered;
-                o.border = b;
-                o.fill = 0.25f * PixelTraits<T>::max_value;
+                const WarpOptions o = options_of<T>(k, b);
                 const Image<T> ref = whole(in.view(), ow, oh, kind, o);
                 for (const auto& tl : tiles) {
                     // The second tiling for the rotation and the exact B-spline only (the
@@ -302,12 +309,7 @@ void sweep_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vec
             for (Border b : borders) {
                 if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
                 if (k.prefiltered && !std::is_same_v<T, float>) continue;
-                WarpOptions o;
-                o.interp = k.interp;
-                o.prefilter = k.prefilter;
-                o.prefiltered = k.prefiltered;
-                o.border = b;
-                o.fill = 0.25f * PixelTraits<T>::max_value;
+                const WarpOptions o = options_of<T>(k, b);
                 const Image<T> ref = whole(in.view(), ow, oh, kind, o, Backend::Cuda);
                 for (int band : bands) {
                     Image<T> out(ow, oh, channels);

@@ -45,6 +45,22 @@ namespace {
 
 constexpr const char* kOp = "warp_tiled";
 
+// The devices of a run (-1: the caller's current device), the first one made current; the
+// caller's current device is restored on the way out (the runs' threads set their own).
+struct Devices {
+    int current = 0;
+    std::vector<int> list;
+    explicit Devices(const std::vector<int>& devices) : list(devices) {
+        UPRES_CUDA_CHECK(cudaGetDevice(&current));
+        for (int& d : list)
+            if (d < 0) d = current;
+        UPRES_CUDA_CHECK(cudaSetDevice(list.front()));
+    }
+    ~Devices() { cudaSetDevice(current); }
+    Devices(const Devices&) = delete;
+    Devices& operator=(const Devices&) = delete;
+};
+
 // Element (x * c + ch, r) of the staged band: the source sample at column x - pad and span row
 // a + r - pad, both clamped to the image (edge replication), as float (exact for u8 and u16).
 template <class T>
@@ -404,19 +420,10 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
 TiledStats warp_resize_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                              const WarpPlan& plan, bool prefilter, const PrefilterOptions& po,
                              const TiledOptions& to, const std::vector<int>& devices) {
-    // The caller's current device, restored on the way out (the threads and slots set theirs).
-    int current = 0;
-    UPRES_CUDA_CHECK(cudaGetDevice(&current));
-    struct Restore {
-        int device;
-        ~Restore() { cudaSetDevice(device); }
-    } restore{current};
-    std::vector<int> devs = devices;
-    for (int& d : devs)
-        if (d < 0) d = current;
     // The prefilter's kernel choice depends on the device (its SM count): the first one's, as
     // the whole call on it (the devices of one host are of one model).
-    UPRES_CUDA_CHECK(cudaSetDevice(devs.front()));
+    const Devices on(devices);
+    const std::vector<int>& devs = on.list;
     Shape g{};
     g.sw = src.width(), g.sh = src.height(), g.c = src.channels();
     g.ow = out_width, g.oh = out_height;
@@ -731,18 +738,10 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
 TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                              const Transform& t, const WarpOptions& opts, const TiledOptions& to,
                              const Context& ctx, const std::vector<int>& devices) {
-    int current = 0;
-    UPRES_CUDA_CHECK(cudaGetDevice(&current));
-    struct Restore {
-        int device;
-        ~Restore() { cudaSetDevice(device); }
-    } restore{current};
-    std::vector<int> devs = devices;
-    for (int& d : devs)
-        if (d < 0) d = current;
     // The whole call's choices depend on the device (its SM count): the first one's (the devices
     // of one host are of one model).
-    UPRES_CUDA_CHECK(cudaSetDevice(devs.front()));
+    const Devices on(devices);
+    const std::vector<int>& devs = on.list;
     PointCall k{};
     k.sw = src.width(), k.sh = src.height(), k.c = src.channels();
     k.ow = out_width, k.oh = out_height;
