@@ -140,8 +140,9 @@ class TiffRowReader final : public RowSource {
     int channels() const override;
     bool tiled() const noexcept;  // tiles (else strips)
     void read_rows(int y0, int rows, void* dst, std::ptrdiff_t stride) override;
-    // A tiled TIFF: only the tiles the box crosses are decoded (about 64 MiB of them are kept:
-    // neighbouring boxes overlap). Strips: whole rows (RowSource::read_box).
+    // A tiled TIFF: only the tiles the box crosses are decoded; strips: the strips of its rows.
+    // About 64 MiB of each are kept, the least recently used dropped first (neighbouring boxes
+    // overlap).
     void read_box(int x0, int y0, int w, int h, void* dst, std::ptrdiff_t stride) override;
 
   private:

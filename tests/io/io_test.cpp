@@ -692,7 +692,8 @@ TEST_F(IoTest, TiffRowsRoundTrip) {
 }
 
 // Boxes of a TIFF through TiffRowReader::read_box (tiled: the tiles it crosses, kept in its
-// cache; stripped: whole rows) equal the image's pixels there; a box outside is refused.
+// cache; stripped: the strips of its rows, likewise kept) equal the image's pixels there; a box
+// outside is refused.
 TEST_F(IoTest, TiffBoxes) {
     const Image<std::uint16_t> img = test_image<std::uint16_t>(203, 150, 3, 320);
     TiffRowWriterOptions o;
