@@ -303,8 +303,8 @@ Geometry check_and_plan(int sw, int sh, int c, int ow, int oh, const Transform& 
     return g;
 }
 
-// The source's type against the options (both backends' resize bands).
-void check_resize_source(PixelType type, const WarpOptions& opts) {
+// The source's type against the options (every map, both backends).
+void check_source_type(PixelType type, const WarpOptions& opts) {
     if (opts.prefiltered && opts.interp == Interp::BSpline && type != PixelType::F32)
         fail("prefiltered B-spline coefficients must be a float image");
     if (type != PixelType::F32 && !std::isfinite(opts.fill))
@@ -321,7 +321,7 @@ TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transfor
         // before its boxes are cut; the boxes' own (borders, options) when they are planned.
         check_warp_options(opts, t);
         check_transform(t, ow, oh, Location::Host, true, ctx);
-        check_resize_source(src.type(), opts);
+        check_source_type(src.type(), opts);
         if (opts.border == Border::Wrap && opts.interp == Interp::BSpline && !opts.prefiltered)
             fail(
                 "border wrap with the B-spline prefilter is not tiled (its recursions couple "
@@ -349,7 +349,7 @@ TiledStats run_cuda(RowSource& src, RowSink& dst, int ow, int oh, const Transfor
         fail(
             "antialiased resizes are tiled on the cpu backend only (the cuda kernel for them "
             "takes whole images)");
-    check_resize_source(src.type(), opts);
+    check_source_type(src.type(), opts);
     const std::vector<int> devices = tiled::cuda_devices(kOp, topts, ctx);
 #if UPRES_HAVE_CUDA
     PrefilterOptions po;
@@ -386,7 +386,7 @@ TiledStats warp_tiled(RowSource& src, RowSink& dst, int out_width, int out_heigh
     WarpPlan p;
     const Geometry g = check_and_plan(src.width(), src.height(), src.channels(), out_width,
                                       out_height, t, opts, p);
-    check_resize_source(src.type(), opts);
+    check_source_type(src.type(), opts);
     switch (src.type()) {
         case PixelType::U8:
             return run<std::uint8_t>(src, dst, g, p, opts, topts, ctx);

@@ -61,18 +61,19 @@ struct Devices {
     Devices& operator=(const Devices&) = delete;
 };
 
-// Element (x * c + ch, r) of the staged band: the source sample at column x - pad and span row
-// a + r - pad, both clamped to the image (edge replication), as float (exact for u8 and u16).
+// Element (x * c + ch, r) of the staged span box at (bx, by): the source pixel at column bx + x -
+// pad and row by + r - pad, both clamped to the image (edge replication, as warp.cpp's
+// edge_padded), from the image box at (ix, iy) held at `in`, as float (exact for u8 and u16).
 template <class T>
-__global__ void stage_band_kernel(const T* in, std::ptrdiff_t in_row, int sw, int c, int ia, int sh,
-                                  int pad, int a, int rows, int span_w, float* out,
-                                  std::ptrdiff_t out_row) {
+__global__ void stage_box_kernel(const T* in, std::ptrdiff_t in_row, int ix, int iy, int sw, int sh,
+                                 int c, int pad, int bx, int by, int bw, int bh, float* out,
+                                 std::ptrdiff_t out_row) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
     const int r = blockIdx.y;
-    if (e >= span_w * c || r >= rows) return;
+    if (e >= bw * c || r >= bh) return;
     const int x = e / c, ch = e - x * c;
-    const int sx = min(max(x - pad, 0), sw - 1);
-    const int sy = min(max(a + r - pad, 0), sh - 1) - ia;
+    const int sx = min(max(bx + x - pad, 0), sw - 1) - ix;
+    const int sy = min(max(by + r - pad, 0), sh - 1) - iy;
     out[r * out_row + e] = static_cast<float>(in[sy * in_row + std::ptrdiff_t{sx} * c + ch]);
 }
 
@@ -328,9 +329,9 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                     if (g.stage) {
                         const dim3 grid(static_cast<unsigned>((span_row + 255) / 256),
                                         static_cast<unsigned>(rows));
-                        stage_band_kernel<T><<<grid, 256, 0, sl.s>>>(
-                            sl.d_in.as<T>(), in_row, g.sw, g.c, ia, g.sh, g.pad, span.first, rows,
-                            g.span_w, sl.d_stage.as<float>(), span_row);
+                        stage_box_kernel<T><<<grid, 256, 0, sl.s>>>(
+                            sl.d_in.as<T>(), in_row, 0, ia, g.sw, g.sh, g.c, g.pad, 0, span.first,
+                            g.span_w, rows, sl.d_stage.as<float>(), span_row);
                         UPRES_CUDA_CHECK_LAUNCH();
                         coef_src = sl.d_stage.as<float>();
                     }
@@ -478,22 +479,6 @@ template <class T>
 T* shifted(T* p, std::ptrdiff_t elems) {
     return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(p) -
                                 static_cast<std::uintptr_t>(elems * std::ptrdiff_t{sizeof(T)}));
-}
-
-// Element (x * c + ch, r) of the staged span box at (bx, by): the source pixel at column bx + x -
-// pad and row by + r - pad, both clamped to the image (edge replication, as warp.cpp's
-// edge_padded), from the image box at (ix, iy) held at `in`, as float (exact for u8 and u16).
-template <class T>
-__global__ void stage_box_kernel(const T* in, std::ptrdiff_t in_row, int ix, int iy, int sw, int sh,
-                                 int c, int pad, int bx, int by, int bw, int bh, float* out,
-                                 std::ptrdiff_t out_row) {
-    const int e = blockIdx.x * blockDim.x + threadIdx.x;
-    const int r = blockIdx.y;
-    if (e >= bw * c || r >= bh) return;
-    const int x = e / c, ch = e - x * c;
-    const int sx = min(max(bx + x - pad, 0), sw - 1) - ix;
-    const int sy = min(max(by + r - pad, 0), sh - 1) - iy;
-    out[r * out_row + e] = static_cast<float>(in[sy * in_row + std::ptrdiff_t{sx} * c + ch]);
 }
 
 // A stream of one device, for one worker's boxes.
