@@ -66,15 +66,24 @@ void run_tiled(const FuseArgs& args, const std::vector<std::string>& files, cons
     }
     job.options = fmt::format(
         "frames {}scale {} reference {} patch {} search {} sigma {} noise {} iterations {} post "
-        "{} back_projections {} psf_sigma {} reconstructions {} model {}",
+        "{} back_projections {} psf_sigma {} reconstructions {} model {} backend {}",
         frames, o.scale, o.reference, o.patch, o.search, o.sigma, o.noise, o.iterations,
-        to_string(o.post), o.back_projections, o.psf_sigma, o.reconstructions, o.model);
+        to_string(o.post), o.back_projections, o.psf_sigma, o.reconstructions, o.model,
+        ctx.backend == Backend::Cuda ? "cuda" : "cpu");
+    // On the cuda backend the kernels change the bytes (the variant's sums, the precision of
+    // post reconstruct's SRCNN start).
+    if (ctx.backend == Backend::Cuda)
+        job.options += fmt::format(" variant {} precision {} blocks {} {} {}", to_string(o.variant),
+                                   to_string(o.precision), o.block_x, o.block_y, o.block_z);
+    const std::vector<int> devices = common.device_list();  // --devices: bands over the GPUs
     const TiledResult r = run_tiled_job(job, *readers[0], args.tiling, common.quiet,
                                         [&](RowSource& src, RowSink& dst, const TiledOptions& to) {
                                             std::vector<RowSource*> srcs{&src};
                                             for (std::size_t i = 1; i < readers.size(); ++i)
                                                 srcs.push_back(readers[i].get());
-                                            return nlm_fuse_tiled(srcs, dst, o, to, ctx);
+                                            TiledOptions with = to;
+                                            with.devices = devices;
+                                            return nlm_fuse_tiled(srcs, dst, o, with, ctx);
                                         });
     if (!common.quiet)
         fmt::print(
@@ -156,8 +165,9 @@ void add_fuse(CLI::App& app, const Common& common) {
                     "--sequence: frames fused per output, centred on it (1..64) [default: 5]");
     const TiledFlags tiled = add_tiled_flags(
         cmd, args->tiling,
-        "TIFF frames of any size in, a tiled TIFF out, band by band in bounded memory (cpu "
-        "backend; resumable); the pixels equal the whole-frame run's");
+        "TIFF frames of any size in, a tiled TIFF out, band by band in bounded memory (cpu or "
+        "cuda backend, --devices spreads the bands over GPUs; resumable); the pixels equal the "
+        "whole-frame run's on the same backend");
     cmd->callback([args, &common, tiled] {
         check_tiled_flags(tiled);
         run_fuse(*args, common);

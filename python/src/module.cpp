@@ -340,9 +340,11 @@ std::map<std::string, double> upscale_tiff_py(const std::string& in, const std::
 std::map<std::string, double> fuse_tiff_py(const std::vector<std::string>& in,
                                            const std::string& out, const Options& kv, int band_rows,
                                            double max_memory_mib, int tile, bool deflate,
-                                           int threads) {
+                                           int threads, const std::string& backend,
+                                           const std::vector<int>& devices) {
     const NlmsrOptions o = options<NlmsrOptions>("fuse", kv);
-    const TiledOptions to = tiled_options("fuse_tiff", band_rows, max_memory_mib);
+    TiledOptions to = tiled_options("fuse_tiff", band_rows, max_memory_mib);
+    const Context ctx = tiled_context("fuse_tiff", threads, backend, devices, to);
     if (in.empty()) invalid("fuse_tiff: no frames");
     nb::gil_scoped_release unlock;
     std::vector<std::unique_ptr<TiffRowReader>> readers;
@@ -358,7 +360,7 @@ std::map<std::string, double> fuse_tiff_py(const std::vector<std::string>& in,
                 " pixels a side");
     TiffRowWriter dst(out, o.scale * f0.width(), o.scale * f0.height(), f0.channels(), f0.type(),
                       tiled_writer_options(tile, deflate));
-    const TiledStats st = nlm_fuse_tiled(frames, dst, o, to, cpu_context(threads));
+    const TiledStats st = nlm_fuse_tiled(frames, dst, o, to, ctx);
     return tiled_figures(st, dst);
 }
 
@@ -428,7 +430,7 @@ void zoom_band_py(const NdArray& block, int first, int src_height, const NdArray
 
 // One band of upres.dask.fuse: output rows [y0, y0 + out.rows) from the frames' rows [first,
 // first + block.rows) (nlm_fuse_tiled_source_rows says which), options with the whole reference
-// frame's noise.
+// frame's noise, on the cpu backend or on the calling thread's current GPU (cuda).
 std::tuple<int, int> fuse_source_rows_py(int width, int height, const Options& kv, int y0, int y1) {
     const RowRange r =
         nlm_fuse_tiled_source_rows(width, height, options<NlmsrOptions>("fuse", kv), y0, y1);
@@ -436,7 +438,7 @@ std::tuple<int, int> fuse_source_rows_py(int width, int height, const Options& k
 }
 
 void fuse_band_py(const std::vector<NdArray>& blocks, int first, int height, const NdArray& out,
-                  int y0, const Options& kv, int threads) {
+                  int y0, const Options& kv, int threads, const std::string& backend) {
     const NlmsrOptions o = options<NlmsrOptions>("fuse", kv);
     if (o.noise < 0) invalid("fuse band: the options must give the reference frame's noise");
     std::vector<std::unique_ptr<ViewRowSource>> src;
@@ -447,9 +449,11 @@ void fuse_band_py(const std::vector<NdArray>& blocks, int first, int height, con
         frames.push_back(src.back().get());
     }
     const detail::RawView d = host_rows(out, "out");
+    Context ctx = cpu_context(threads);
+    ctx.backend = parse_enum<Backend>(backend);
     ViewRowSink dst(d, y0);
     nb::gil_scoped_release unlock;
-    nlm_fuse_tiled(frames, dst, o, band_options(y0, d.height), cpu_context(threads));
+    nlm_fuse_tiled(frames, dst, o, band_options(y0, d.height), ctx);
 }
 
 std::tuple<int, int> stereo_source_rows_py(int width, int height, const Options& kv, int y0,
@@ -898,7 +902,7 @@ NB_MODULE(_upres, m) {
     m.def("fuse_source_rows", &fuse_source_rows_py, "width"_a, "height"_a, "options"_a, "y0"_a,
           "y1"_a);
     m.def("fuse_band", &fuse_band_py, "blocks"_a, "first"_a, "height"_a, "out"_a, "y0"_a,
-          "options"_a, "threads"_a);
+          "options"_a, "threads"_a, "backend"_a = "cpu");
     nb::class_<upres::NlmsrNoise>(m, "NlmsrNoise")
         .def(nb::init<int, int>(), "width"_a, "height"_a)
         .def("push",
@@ -912,7 +916,7 @@ NB_MODULE(_upres, m) {
           "band_rows"_a, "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a, "backend"_a,
           "devices"_a);
     m.def("fuse_tiff", &fuse_tiff_py, "inputs"_a, "output"_a, "options"_a, "band_rows"_a,
-          "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a);
+          "max_memory_mib"_a, "tile"_a, "deflate"_a, "threads"_a, "backend"_a, "devices"_a);
     m.def("tiff_info", &tiff_info_py, "path"_a);
     m.def("zoom_source_rows", &zoom_source_rows_py, "src_width"_a, "src_height"_a, "out_width"_a,
           "out_height"_a, "options"_a, "y0"_a, "y1"_a, "backend"_a = "cpu");

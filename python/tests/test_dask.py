@@ -185,9 +185,9 @@ def test_imread_tiff(tmp_path: pathlib.Path) -> None:
     assert np.array_equal(x.compute(), a)
 
 
-def _tiff(tmp_path: pathlib.Path, a: np.ndarray) -> pathlib.Path:
-    """`a` as tmp_path/big.tif; skips where the build has no libtiff."""
-    p = tmp_path / "big.tif"
+def _tiff(tmp_path: pathlib.Path, a: np.ndarray, name: str = "big.tif") -> pathlib.Path:
+    """`a` as tmp_path/name; skips where the build has no libtiff."""
+    p = tmp_path / name
     try:
         upres.imwrite(p, a)
     except upres.UnsupportedFormatError:
@@ -317,6 +317,12 @@ def test_backend_choice() -> None:
             ud.upscale(x, 2, "srcnn", backend="cuda", chunk_rows=20).compute()
         with pytest.raises(upres.BackendUnavailableError, match="cuda"):
             ud.disparity(x, x, disparities=16, backend="cuda", chunk_rows=20).compute()
+        with pytest.raises(upres.BackendUnavailableError, match="cuda"):
+            ud.fuse([x, x], 2, noise=2.0, backend="cuda", chunk_rows=64).compute()
+    with pytest.raises(upres.InvalidArgumentError, match="backend 'gpu'"):
+        ud.fuse([x], 2, backend="gpu")
+    with pytest.raises(upres.InvalidArgumentError, match="cuda variant"):
+        ud.fuse([x], 2, variant="shared")
         with pytest.raises(upres.BackendUnavailableError, match="no CUDA device"):
             ud.local_gpu_cluster()
 
@@ -407,6 +413,36 @@ def test_srcnn_and_disparity_on_the_gpu_bit_identical(baboon: np.ndarray) -> Non
     assert isinstance(got, cp.ndarray)
     ref = upres.stereo.disparity(left, right, disparities=48, backend="cpu")
     assert cp.asnumpy(got).tobytes() == ref.tobytes()
+
+
+@requires_gpu
+def test_fuse_on_the_gpu_bit_identical(camera: np.ndarray, tmp_path: pathlib.Path) -> None:
+    """NLM-SR band by band on the GPU (dask, and upres.fuse_tiff over the devices) against the
+    whole cuda call: every cuda variant, the three post-steps, CuPy chunks."""
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(23)
+    crops = [np.clip(camera[dy:dy + 300, dx:dx + 90] + rng.normal(0, 6, (300, 90)), 0,
+                     255).astype(np.uint8) for dy, dx in ((0, 0), (2, 1), (1, 3))]
+    rgb = [rng.integers(1, 65535, (97, 41, 3), dtype=np.uint16) for _ in range(2)]
+    for frames, opts in ((crops, {}), (crops, {"post": "none", "variant": "shared"}),
+                         (crops, {"post": "reconstruct", "reconstructions": 3}),
+                         (rgb, {"post": "none", "variant": "simple"})):
+        ref = upres.fuse(frames, 2, backend="cuda", **opts)
+        xs = [da.from_array(f, chunks=(37,) + f.shape[1:]) for f in frames]
+        for rows in (64, None):
+            got = ud.fuse(xs, 2, chunk_rows=rows, backend="cuda", **opts).compute()
+            assert np.array_equal(got, ref), (opts, rows)
+    xc = [da.from_array(f, chunks=(100, 90)).map_blocks(cp.asarray) for f in crops]
+    got = ud.fuse(xc, 2, chunk_rows=128, backend="cuda").compute()
+    assert isinstance(got, cp.ndarray)
+    assert np.array_equal(cp.asnumpy(got), upres.fuse(crops, 2, backend="cuda"))
+    paths = [str(_tiff(tmp_path, f, name=f"f{i}.tif")) for i, f in enumerate(crops)]
+    n = upres._upres.cuda_device_count()
+    st = upres.fuse_tiff(paths, str(tmp_path / "o.tif"), 2, band_rows=128, backend="cuda",
+                         devices=list(range(min(n, 2))))
+    assert st["bands"] == 5
+    assert np.array_equal(upres.imread(str(tmp_path / "o.tif")),
+                          upres.fuse(crops, 2, backend="cuda"))
 
 
 @requires_gpu

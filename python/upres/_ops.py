@@ -381,7 +381,8 @@ def upscale_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.Path
 
 def fuse_tiff(inputs: Sequence[Union[str, os.PathLike[str]]], output: Union[str, os.PathLike[str]],
               scale: int = 2, *, band_rows: int = 0, max_memory_mib: float = 0.0, tile: int = 0,
-              deflate: bool = False, threads: int = 0, **options: Any) -> dict[str, float]:
+              deflate: bool = False, threads: int = 0, backend: str = "cpu",
+              devices: Sequence[int] = (), **options: Any) -> dict[str, float]:
     """Fuse TIFF or BigTIFF frames of any size into a tiled TIFF, band by band in bounded memory
     (``upres fuse F1.tif ... OUT.tif --tiled``, docs/scale.md, "NLM-SR in bands").
 
@@ -389,8 +390,9 @@ def fuse_tiff(inputs: Sequence[Union[str, os.PathLike[str]]], output: Union[str,
     output: the path; scale: 2, 3 or 4; options: as upres.fuse (reference, patch, search,
     sigma, noise, iterations, post, ...); band_rows (output rows per band), max_memory_mib (0:
     automatic), tile (the output's tile side; 0: 256, less for a smaller output), deflate,
-    threads. The pixels equal ``upres.fuse``'s on the whole frames (cpu backend). The GIL is
-    released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff). An
+    threads; backend 'cpu' or 'cuda' (the bands on the GPU) and devices, the GPUs to spread them
+    over (cuda; empty: the current one). The pixels equal ``upres.fuse``'s on the whole frames
+    on the same backend (and cuda variant). The GIL is released. Returns the run's figures (bands, band_rows, rows_read, buffer_bytes, bigtiff). An
     interrupted call leaves no output; the command (``--tiled``) resumes, this function starts
     over.
 
@@ -409,7 +411,8 @@ def fuse_tiff(inputs: Sequence[Union[str, os.PathLike[str]]], output: Union[str,
     """
     return _upres.fuse_tiff([os.fspath(p) for p in inputs], os.fspath(output),
                             A.options_text(dict(options, scale=int(scale))), int(band_rows),
-                            float(max_memory_mib), int(tile), bool(deflate), int(threads))
+                            float(max_memory_mib), int(tile), bool(deflate), int(threads),
+                            str(backend), [int(d) for d in devices])
 
 
 def zoom_tiff(input: Union[str, os.PathLike[str]], output: Union[str, os.PathLike[str]],

@@ -369,31 +369,35 @@ class _FuseBand:
     """One band of an NLM-SR fusion: picklable (plain options, the noise among them)."""
 
     def __init__(self, options: dict[str, str], height: int, out_w: int, dtype: Any,
-                 threads: int) -> None:
+                 threads: int, backend: str) -> None:
         self.options, self.height, self.out_w = options, height, out_w
-        self.dtype, self.threads = np.dtype(dtype), threads
+        self.dtype, self.threads, self.backend = np.dtype(dtype), threads, backend
 
     def __call__(self, blocks: Any, first: int, y0: int, y1: int) -> np.ndarray[Any, Any]:
         frames = [np.ascontiguousarray(_joined(b), self.dtype) for b in blocks]
         out = np.empty((y1 - y0, self.out_w) + frames[0].shape[2:], self.dtype)
-        _upres.fuse_band(frames, first, self.height, out, y0, self.options, self.threads)
+        _upres.fuse_band(frames, first, self.height, out, y0, self.options, self.threads,
+                         self.backend)
         return out
 
 
 def fuse(frames: Any, scale: int = 2, *, chunk_rows: Optional[int] = None, threads: int = 1,
-         **options: Any) -> Any:
-    """Fuse frames (dask or NumPy arrays) by NLM-SR, as upres.fuse (cpu backend).
+         backend: str = "cpu", **options: Any) -> Any:
+    """Fuse frames (dask or NumPy arrays) by NLM-SR, as upres.fuse.
 
     Parameters: frames: a sequence of (H, W) or (H, W, 3) arrays of one shape and dtype
     (uint8, uint16, float32), or one (N, H, W[, 3]) array; scale: 2, 3 or 4; options: as
     upres.fuse (reference, patch, search, sigma, noise, iterations, post, back_projections,
-    psf_sigma, reconstructions, model); chunk_rows: output rows per task (rounded up to a
-    multiple of 32 scale; default: bands of about 32 MiB); threads: CPU threads per task.
+    psf_sigma, reconstructions, model; on the cuda backend also variant, precision, block_x,
+    block_y, block_z); chunk_rows: output rows per task (rounded up to a multiple of 32 scale;
+    default: bands of about 32 MiB); threads: CPU threads per task; backend: 'cpu' or 'cuda'
+    (each band on the worker's current GPU; one worker per GPU: local_gpu_cluster).
     Unless ``noise`` is given, the reference frame's noise is computed first, its rows streamed
     through ``NlmsrNoise`` in order on the client (one pass, chunk by chunk: the whole call's
     value bit for bit). Each task then holds its band's rows of every frame plus every step's
     reach (``nlm_fuse_tiled_source_rows``). Returns a dask array of the frames' dtype whose
-    pixels equal upres.fuse's (cpu backend) bit for bit.
+    pixels equal upres.fuse's on the same backend (and cuda kernels) bit for bit, its chunks
+    CuPy arrays where the first frame's are.
     """
     op = "upres.dask.fuse"
     if hasattr(frames, "shape") and len(frames.shape) in (3, 4):
@@ -416,6 +420,10 @@ def fuse(frames: Any, scale: int = 2, *, chunk_rows: Optional[int] = None, threa
     opts = _options_text(dict(options, scale=s))
     oh, ow = s * h, s * w
     _upres.fuse_source_rows(w, h, opts, 0, min(oh, s))  # checks the options now, not in a task
+    backend = _backend(op, backend)
+    if backend == "cpu" and opts.get("variant", "fast") != "fast":
+        raise InvalidArgumentError(f"{op}: variant {opts['variant']!r} is a cuda variant "
+                                   "(allowed on the cpu backend: 'fast')")
     if float(opts.get("noise", "-1")) < 0:
         ref = int(opts.get("reference", "-1"))
         ref = (len(xs) - 1) // 2 if ref < 0 else ref
@@ -434,14 +442,16 @@ def fuse(frames: Any, scale: int = 2, *, chunk_rows: Optional[int] = None, threa
             raise InvalidArgumentError(f"{op}: chunk_rows {chunk_rows} must be at least 1")
         rows = -(-int(chunk_rows) // unit) * unit
     edges = list(range(0, oh, rows)) + [oh]
-    band = _FuseBand(opts, h, ow, x0.dtype, threads)
+    lib = _lib_of(x0)
+    band = _FuseBand(opts, h, ow, x0.dtype, threads, backend)
+    fn = band if lib == "numpy" else _InLib(band, lib)
     tail = tuple(x0.shape[2:])
     parts = []
     for y0, y1 in zip(edges[:-1], edges[1:]):
         first, last = _upres.fuse_source_rows(w, h, opts, y0, y1)
-        task = delayed(band, pure=True)([_pieces(x[first:last]) for x in xs], first, y0, y1)
+        task = delayed(fn, pure=True)([_pieces(x[first:last]) for x in xs], first, y0, y1)
         parts.append(da.from_delayed(task, shape=(y1 - y0, ow) + tail, dtype=x0.dtype,
-                                     meta=np.empty((0,) * x0.ndim, x0.dtype),
+                                     meta=_meta(lib, x0.ndim, x0.dtype),
                                      name=f"upres-fuse-{y0}-" + tokenize(task.key)))
     return da.concatenate(parts, axis=0)
 

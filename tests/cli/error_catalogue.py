@@ -107,7 +107,7 @@ ENTRIES = [
     ("upscale-tiled-reference", "options", "upscale --tiled on the reference backend (the tiles run the cpu or cuda backend)", ["upscale", "$T/t.tif", "$T/o.tif", "--tiled", "--backend", "reference"], None),
     ("stereo-tiled-reference", "options", "stereo --tiled on the reference backend (the bands run the cpu or cuda backend)", ["stereo", "$T/t.tif", "$T/t.tif", "$T/o.tif", "--tiled", "--backend", "reference"], None),
     ("fuse-tiled-sequence", "options", "fuse --tiled with --sequence (one fused output in bands)", ["fuse", "$T/t.tif", "$T/t.tif", "$T/o.tif", "--tiled", "--sequence"], None),
-    ("fuse-tiled-cuda", "options", "fuse --tiled on the cuda backend (its bands run the cpu backend)", ["fuse", "$T/t.tif", "$T/o.tif", "--tiled", "--backend", "cuda"], None),
+    ("fuse-tiled-reference", "options", "fuse --tiled on the reference backend (the bands run the cpu or cuda backend)", ["fuse", "$T/t.tif", "$T/o.tif", "--tiled", "--backend", "reference"], None),
     ("fuse-noise", "options", "fuse with a noise level past 255", ["fuse", "$T/small.png", "$T/o.png", "--noise", "300"], None),
     ("single-pass-alone", "options", "--single-pass without --stream", ["upscale", "$T/gray.pgm", "$T/o.pgm", "--method", "silseabi", "--single-pass"], None),
     ("nlm-fraction", "options", "nlm at a fractional factor", ["upscale", "$T/small.png", "$T/o.png", "--method", "nlm", "--scale", "2.5"], None),

@@ -2,7 +2,7 @@
 // (cpu backend) for every post-step, scale, pixel type, gray and colour, frames of a real photo
 // sequence and random data, bands of 32 to a few hundred input rows, ranges of output rows
 // computed alone from their own frames' rows (first_row / last_row), and sources that lend their
-// rows or copy them.
+// rows or copy them; the cuda backend against the whole cuda call.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -24,20 +24,20 @@ using test::random_image;
 using test::same_bytes;
 
 template <class T>
-Image<T> whole(const std::vector<Image<T>>& frames, const NlmsrOptions& o) {
+Image<T> whole(const std::vector<Image<T>>& frames, const NlmsrOptions& o,
+               Backend b = Backend::Cpu) {
     std::vector<ImageView<const T>> v;
     for (const auto& f : frames) v.push_back(f.view());
     Image<T> out(o.scale * frames[0].width(), o.scale * frames[0].height(), frames[0].channels());
-    Context ctx;
-    ctx.backend = Backend::Cpu;
-    nlm_fuse(std::span<const ImageView<const T>>(v), out.view(), o, ctx);
+    nlm_fuse(std::span<const ImageView<const T>>(v), out.view(), o, test::ctx_of(b));
     return out;
 }
 
 // The whole output in bands of band_rows, into `out`.
 template <class T>
 TiledStats tiled(const std::vector<Image<T>>& frames, const NlmsrOptions& o, int band_rows,
-                 Image<T>& out, bool lend) {
+                 Image<T>& out, bool lend, Backend b = Backend::Cpu,
+                 std::vector<int> devices = {}) {
     std::vector<std::unique_ptr<test::RowEnds>> ends;
     std::vector<RowSource*> src;
     for (const auto& f : frames) {
@@ -46,25 +46,26 @@ TiledStats tiled(const std::vector<Image<T>>& frames, const NlmsrOptions& o, int
     }
     TiledOptions to;
     to.band_rows = band_rows;
+    to.devices = std::move(devices);
     std::int64_t last = 0;
     to.progress = [&](std::int64_t done, std::int64_t total) {
         EXPECT_GT(done, last);
         EXPECT_EQ(total, out.height());
         last = done;
     };
-    const TiledStats st = nlm_fuse_tiled(src, ends[0]->dst(), o, to);
+    const TiledStats st = nlm_fuse_tiled(src, ends[0]->dst(), o, to, test::ctx_of(b));
     EXPECT_EQ(last, out.height());
     return st;
 }
 
 template <class T>
 void check(const std::vector<Image<T>>& frames, const NlmsrOptions& o,
-           const std::vector<int>& bands, const std::string& what) {
-    const Image<T> ref = whole(frames, o);
+           const std::vector<int>& bands, const std::string& what, Backend b = Backend::Cpu) {
+    const Image<T> ref = whole(frames, o, b);
     for (int band : bands) {
-        SCOPED_TRACE(what + " band " + std::to_string(band));
+        SCOPED_TRACE(what + " band " + std::to_string(band) + ", " + to_string(b));
         Image<T> got(ref.width(), ref.height(), ref.channels());
-        const TiledStats st = tiled(frames, o, band, got, band % 2 == 0);
+        const TiledStats st = tiled(frames, o, band, got, band % 2 == 0, b);
         EXPECT_TRUE(same_bytes(got, ref));
         EXPECT_GE(st.bands, 1);
     }
@@ -217,10 +218,22 @@ TEST(NlmsrTiled, BadInput) {
     std::vector<RowSource*> none;
     test::expect_error([&] { nlm_fuse_tiled(none, so); }, ErrorCode::InvalidArgument, "0 frames");
     std::vector<RowSource*> one{&sa};
-    Context cuda;
-    cuda.backend = Backend::Cuda;
-    test::expect_error([&] { nlm_fuse_tiled(one, so, {}, {}, cuda); }, ErrorCode::InvalidArgument,
-                       "cpu backend");
+    NlmsrOptions shared;
+    shared.variant = NlmsrVariant::Shared;
+    test::expect_error([&] { nlm_fuse_tiled(one, so, shared); }, ErrorCode::InvalidArgument,
+                       "variant shared is a cuda variant");
+    Context ref;
+    ref.backend = Backend::Reference;
+    test::expect_error([&] { nlm_fuse_tiled(one, so, {}, {}, ref); }, ErrorCode::InvalidArgument,
+                       "cpu and cuda backends");
+    TiledOptions nine;
+    nine.devices = {9};
+    if (cuda_device_count() < 1)
+        test::expect_error([&] { nlm_fuse_tiled(one, so, {}, {}, test::ctx_of(Backend::Cuda)); },
+                           ErrorCode::BackendUnavailable, "");
+    else if (cuda_device_count() < 10)
+        test::expect_error([&] { nlm_fuse_tiled(one, so, {}, nine, test::ctx_of(Backend::Cuda)); },
+                           ErrorCode::InvalidArgument, "9");
     NlmsrOptions bad;
     bad.noise = 300;
     test::expect_error([&] { nlm_fuse_tiled(one, so, bad); }, ErrorCode::InvalidArgument,
@@ -234,6 +247,45 @@ TEST(NlmsrTiled, BadInput) {
     ViewRowSink sf(fo.view().raw());
     std::vector<RowSource*> nf{&sn};
     test::expect_error([&] { nlm_fuse_tiled(nf, sf); }, ErrorCode::InvalidArgument, "NaN");
+}
+
+// The cuda backend: each band is the whole cuda call on its rows, its fast variant's blocks and
+// sums laid out as for the whole frames (NlmsrPlan::layout_rows) and post Reconstruct's SRCNN
+// kernels those of the first band; bands spread over two GPUs give the same bytes.
+TEST(NlmsrTiledCuda, BandsAreTheWholeCall) {
+    UPRES_REQUIRE_GPU();
+    NlmsrOptions o;  // backproject, fast variant
+    check(photo_frames(3, 61, 203, 2, 5.0, 3), o, {64, 200, 0}, "photo x2", Backend::Cuda);
+    // Tall enough that the whole call's fast variant takes blocks of 4 warps and one group, and
+    // a band's own size would take 1 warp and groups of frames.
+    std::vector<Image<float>> tall;
+    for (std::uint32_t i = 0; i < 3; ++i)
+        tall.push_back(random_image<float>(300, 1500, 1, 90 + i, 0.0, 1.0));
+    check(tall, o, {128, 1000}, "f32 300 x 1500 backproject", Backend::Cuda);
+    o.post = NlmsrPost::None;
+    o.iterations = 2;
+    check(tall, o, {256}, "f32 300 x 1500 none, 2 iterations", Backend::Cuda);
+    std::vector<Image<std::uint16_t>> rgb;
+    for (std::uint32_t i = 0; i < 2; ++i)
+        rgb.push_back(random_image<std::uint16_t>(37, 131, 3, 40 + i));
+    o.iterations = 1;
+    o.scale = 3;
+    for (NlmsrVariant v : {NlmsrVariant::Simple, NlmsrVariant::Shared, NlmsrVariant::Fast}) {
+        o.variant = v;
+        check(rgb, o, {96}, std::string("u16 RGB x3 none ") + to_string(v), Backend::Cuda);
+    }
+    NlmsrOptions r;
+    r.post = NlmsrPost::Reconstruct;
+    r.reconstructions = 4;
+    check(photo_frames(3, 40, 160, 2, 4.0, 5), r, {64, 0}, "reconstruct x2", Backend::Cuda);
+    r.precision = SrcnnPrecision::Fp16;
+    check(photo_frames(3, 40, 160, 2, 4.0, 5), r, {64}, "reconstruct x2 fp16", Backend::Cuda);
+    if (cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device: the two-device run skipped";
+    NlmsrOptions b;
+    const Image<float> want = whole(tall, b, Backend::Cuda);
+    Image<float> got(want.width(), want.height(), 1);
+    tiled(tall, b, 128, got, true, Backend::Cuda, {0, 1});
+    EXPECT_TRUE(same_bytes(got, want)) << "devices 0, 1";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -22,6 +23,7 @@
 #include "core/format_number.hpp"
 #include "core/span2d.hpp"
 #include "core/tiled_bands.hpp"
+#include "core/tiled_devices.hpp"
 #include "ops/nlmsr/nlmsr_backends.hpp"
 #include "ops/nlmsr/nlmsr_math.hpp"
 #include "ops/srcnn/matlab_bicubic.hpp"
@@ -208,8 +210,9 @@ double sigma_of(double noise, const NlmsrOptions& o) {
     return o.sigma > 0.0 ? o.sigma : std::max(kSigmaFloor, noise);
 }
 
-NlmsrPlan plan_of(int patch, int search, double sigma, const NlmsrOptions& o) {
+NlmsrPlan plan_of(int patch, int search, double sigma, const NlmsrOptions& o, int layout_rows) {
     NlmsrPlan p;
+    p.layout_rows = layout_rows;
     p.patch_r = patch / 2;
     p.search_r = search / 2;
     p.neg_inv = -1.0 / (2.0 * sigma * sigma * patch * patch);
@@ -318,7 +321,8 @@ void axpy(const Plane& a, const Plane& x, float k, const Context& ctx) {
 // `target`; per iteration the dense target Z (every phase of the output grid fused on the input
 // grid from all frames against that phase of P(X)), then Landweber rounds X += P^T (Z - P X).
 Plane reconstruct(const std::vector<Plane>& luma, const Plane& target, const NlmsrPlan& plan,
-                  Backend b, const NlmsrOptions& o, const Context& ctx) {
+                  Backend b, const NlmsrOptions& o, const Context& ctx,
+                  std::optional<SrcnnOptions>* fixed) {
     const ImageView<const float> t = target.cview();
     const int w = t.width(), h = t.height(), s = o.scale;
     const Location loc = t.location();
@@ -347,7 +351,14 @@ Plane reconstruct(const std::vector<Plane>& luma, const Plane& target, const Nlm
     nctx.backend = b;
     SrcnnOptions so;
     so.precision = o.precision;
-    srcnn_forward(in.cview(), net.view(), model, so, nctx);
+    if (fixed && *fixed) so = **fixed;
+    const SrcnnPlan sp = srcnn_forward(in.cview(), net.view(), model, so, nctx);
+    if (fixed && !*fixed) {  // the kernels this band ran, for the bands after it
+        so.precision = sp.precision;
+        so.variant = sp.fused ? SrcnnVariant::FusedNetwork : SrcnnVariant::Auto;
+        if (!sp.fused) so.layer_variants = sp.layers;
+        *fixed = so;
+    }
     step(
         loc,
         [&] {
@@ -415,9 +426,18 @@ void write_output(const Plane& x, const Plane& cbcr, ImageView<T> out, const Con
     ycbcr_to_rgb(ycc.cview(), out, ctx);
 }
 
+// A band of a larger image (nlm_fuse_tiled): the whole frames' rows, which the kernels' choices
+// follow, and post Reconstruct's SRCNN kernels on the cuda backend (its Auto choice depends on
+// the plane's shape): those given, else those the band ran are stored (the first band's then
+// serve every band).
+struct BandOf {
+    int whole_rows = 0;
+    std::optional<SrcnnOptions>* srcnn = nullptr;
+};
+
 template <class T>
 void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const NlmsrOptions& o,
-         const Context& ctx) {
+         const Context& ctx, const BandOf* band = nullptr) {
     const int n = static_cast<int>(frames.size());
     if (n < 1 || n > nlmsr::kMaxFrames)
         fail(std::to_string(n) + " frames given (allowed: 1 to " +
@@ -517,19 +537,21 @@ void run(std::span<const ImageView<const T>> frames, ImageView<T> out, const Nlm
     }
     const double noise = o.noise >= 0.0 ? o.noise : immerkaer_sigma(luma[ref], ctx);
     const double sigma = sigma_of(noise, o);
-    const NlmsrPlan plan = plan_of(o.patch, o.search, sigma, o);
+    const int lr_rows = band ? band->whole_rows : 0, hr_rows = s * lr_rows;
+    const NlmsrPlan plan = plan_of(o.patch, o.search, sigma, o, hr_rows);
     // The back-projection's and the reconstruction's target: the reference denoised by the same
     // fusion on the input grid (the patch side divided by the scale, made odd; the weight scale
     // the estimated noise).
     const int lr_patch = (o.patch / s) | 1;
     std::optional<Plane> target;
     if (o.post != NlmsrPost::None)
-        target =
-            fuse_planes(luma, luma[ref],
-                        plan_of(lr_patch, o.search, std::max(kLowSigmaFloor, noise), o), b, o, ctx);
+        target = fuse_planes(
+            luma, luma[ref],
+            plan_of(lr_patch, o.search, std::max(kLowSigmaFloor, noise), o, lr_rows), b, o, ctx);
     Plane x;
     if (o.post == NlmsrPost::Reconstruct) {
-        x = reconstruct(luma, *target, plan_of(lr_patch, o.search, sigma, o), b, o, ctx);
+        x = reconstruct(luma, *target, plan_of(lr_patch, o.search, sigma, o, lr_rows), b, o, ctx,
+                        band ? band->srcnn : nullptr);
     } else {
         x = fuse_planes(up, up[ref], plan, b, o, ctx);
         for (int it = 1; it < o.iterations; ++it) x = fuse_planes(up, x, plan, b, o, ctx);
@@ -684,25 +706,29 @@ double stream_noise(RowSource& src, std::int64_t& rows_read) {
 
 template <class T>
 TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const NlmsrOptions& o,
-                      const TiledOptions& to, const Context& cpu) {
+                      const TiledOptions& to, const Context& ctx, const std::vector<int>& devices) {
     const int n = static_cast<int>(frames.size());
     const int w = frames[0]->width(), h = frames[0]->height(), c = frames[0]->channels();
     const int s = o.scale, ow = s * w, oh = s * h;
     const int ref = o.reference < 0 ? (n - 1) / 2 : o.reference;
-    TiledStats st;
+    const bool cuda = ctx.backend == Backend::Cuda;
+    const auto ndev = static_cast<double>(devices.size());
+    std::int64_t noise_rows = 0;
     NlmsrOptions bo = o;
-    if (bo.noise < 0.0) bo.noise = stream_noise<T>(*frames[ref], st.rows_read);
+    if (bo.noise < 0.0) bo.noise = stream_noise<T>(*frames[ref], noise_rows);
     const int halo = reach_rows(o);
-    // Bytes of a band of `in_rows` input rows and its halo: the frames (their pixels, luma and
-    // up-scaled luma), the fusion's planes on the output grid and the output.
+    // Bytes of a band of `in_rows` input rows and its halo on every device at once: the frames
+    // (their pixels, luma and up-scaled luma), the fusion's planes on the output grid and the
+    // output (on the cuda backend the planes are device memory, counted as on the host).
     const auto need = [&](int in_rows) {
         const double rows = std::min(h, in_rows + 2 * halo + kRowAlign);
         const double per_row =
             static_cast<double>(w) * (n * (sizeof(T) * c + 4.0 + 4.0 * s * s) + 24.0 * s * s +
                                       static_cast<double>(sizeof(T)) * c * s * s);
-        return static_cast<std::size_t>(rows * per_row);
+        return static_cast<std::size_t>(ndev * rows * per_row);
     };
-    const std::size_t budget = to.max_memory > 0 ? to.max_memory : std::size_t{256} << 20;
+    const std::size_t budget =
+        to.max_memory > 0 ? to.max_memory : (std::size_t{256} << 20) * devices.size();
     int band_in;  // input rows per band: a multiple of kRowAlign (or the whole height)
     if (to.band_rows > 0) {
         band_in = band_input_rows(to.band_rows, s);
@@ -721,27 +747,55 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
     }
     band_in = std::max(kRowAlign, band_in);
     const int end = tiled::end_row(to, oh);
-    st.band_rows = s * band_in;
-    st.buffer_bytes = need(band_in);
-    std::vector<Image<T>> held(static_cast<std::size_t>(n));  // every band's rows, reused
-    std::vector<ImageView<const T>> views(static_cast<std::size_t>(n));
-    Image<T> out;
-    for (int a = first_band_row(to.first_row, s); s * a < end; a += band_in) {
-        const int b = std::min(h, a + band_in);
-        const auto [lo, hi] = band_read_rows(a, b, halo, h);
+    const int a0 = first_band_row(to.first_row, s), a_end = (end + s - 1) / s;
+    const int bands = a_end > a0 ? (a_end - a0 + band_in - 1) / band_in : 0;
+    std::mutex reading;  // the frames, read by one device's thread at a time
+    // cuda, post Reconstruct: the SRCNN kernels band 0 ran, for every band (first_alone).
+    std::optional<SrcnnOptions> srcnn;
+    const BandOf layout{h, cuda ? &srcnn : nullptr};
+    struct Bufs {
+        std::vector<Image<T>> held;  // every frame's rows of the band, reused
+        Image<T> out;
+        int lo = 0;
+    };
+    using Worker = tiled::StateWorker<Bufs>;
+    const auto rows_of = [&](int b) {
+        const int a = a0 + b * band_in;
+        return std::pair{a, std::min(h, a + band_in)};
+    };
+    const auto compute = [&](int b, Worker& wk) {
+        const auto [a, z] = rows_of(b);
+        const auto [lo, hi] = band_read_rows(a, z, halo, h);
+        Bufs& st = wk.state;
+        st.held.resize(static_cast<std::size_t>(n));
+        std::vector<ImageView<const T>> views(static_cast<std::size_t>(n));
         for (int i = 0; i < n; ++i) {
-            if (held[i].height() != hi - lo) held[i] = Image<T>(w, hi - lo, c);
-            frames[i]->read_rows(lo, hi - lo, held[i].data(), held[i].stride());
-            st.rows_read += hi - lo;
-            views[i] = held[i].view();
+            if (st.held[i].height() != hi - lo) st.held[i] = Image<T>(w, hi - lo, c);
+            {
+                const std::lock_guard<std::mutex> l(reading);
+                frames[i]->read_rows(lo, hi - lo, st.held[i].data(), st.held[i].stride());
+            }
+            wk.stats.rows_read += hi - lo;
+            views[i] = st.held[i].view();
         }
-        if (out.height() != s * (hi - lo)) out = Image<T>(ow, s * (hi - lo), c);
-        nlm_fuse(std::span<const ImageView<const T>>(views), out.view(), bo, cpu);
-        const int y0 = std::max(s * a, to.first_row), y1 = std::min(s * b, end);
-        dst.write_rows(y0, y1 - y0, out.view().row(y0 - s * lo), out.stride());
-        ++st.bands;
+        if (st.out.height() != s * (hi - lo)) st.out = Image<T>(ow, s * (hi - lo), c);
+        st.lo = lo;
+        run<T>(std::span<const ImageView<const T>>(views), st.out.view(), bo, wk.ctx, &layout);
+        wk.stats.buffer_bytes = static_cast<std::size_t>(static_cast<double>(need(band_in)) / ndev);
+    };
+    const auto write = [&](int b, Worker& wk) {
+        const auto [a, z] = rows_of(b);
+        const int y0 = std::max(s * a, to.first_row), y1 = std::min(s * z, end);
+        dst.write_rows(y0, y1 - y0, wk.state.out.view().row(y0 - s * wk.state.lo),
+                       wk.state.out.stride());
+        ++wk.stats.bands;
         if (to.progress) to.progress(y1, oh);
-    }
+    };
+    TiledStats st =
+        tiled::run_state_bands<Bufs>(bands, devices, ctx, compute, write,
+                                     /*first_alone=*/cuda && o.post == NlmsrPost::Reconstruct);
+    st.rows_read += noise_rows;
+    st.band_rows = s * band_in;
     dst.commit();
     return st;
 }
@@ -838,7 +892,8 @@ TiledStats nlm_fuse_tiled(std::span<RowSource* const> frames, RowSink& dst,
     for (std::size_t i = 0; i < frames.size(); ++i)
         if (!frames[i]) tiled::fail(kTiledOp, "frame " + std::to_string(i) + " is null");
     const RowSource& f0 = *frames[0];
-    tiled::check_call(kTiledOp, f0, opts.scale * f0.width(), opts.scale * f0.height(), topts, ctx);
+    tiled::check_call(kTiledOp, f0, opts.scale * f0.width(), opts.scale * f0.height(), topts, ctx,
+                      /*cuda=*/true);
     if (f0.channels() != 1 && f0.channels() != 3)
         tiled::fail(kTiledOp, "the frames have " + std::to_string(f0.channels()) +
                                   " channels (allowed: 1 gray, 3 RGB)");
@@ -858,18 +913,24 @@ TiledStats nlm_fuse_tiled(std::span<RowSource* const> frames, RowSink& dst,
         tiled::fail(kTiledOp, "reference " + std::to_string(opts.reference) +
                                   " is out of range (allowed: -1 for the middle frame, or 0 to " +
                                   std::to_string(frames.size() - 1) + ")");
-    if (opts.variant != NlmsrVariant::Fast)
+    const bool cuda = ctx.backend == Backend::Cuda;
+    if (!cuda && opts.variant != NlmsrVariant::Fast)
         tiled::fail(kTiledOp, std::string("variant ") + to_string(opts.variant) +
                                   " is a cuda variant (allowed on the cpu backend: fast)");
-    Context cpu = ctx;
-    cpu.backend = Backend::Cpu;
+    if (!cuda && opts.post == NlmsrPost::Reconstruct && opts.precision != SrcnnPrecision::Fp32)
+        tiled::fail(kTiledOp, std::string("precision ") + to_string(opts.precision) +
+                                  " needs the cuda backend (the cpu backend runs fp32)");
+    Context bc = ctx;
+    if (!cuda) bc.backend = Backend::Cpu;  // Auto: the frames are host rows
+    const std::vector<int> devices =
+        cuda ? tiled::cuda_devices(kTiledOp, topts, ctx) : std::vector<int>{ctx.device};
     switch (f0.type()) {
         case PixelType::U8:
-            return fuse_tiled<std::uint8_t>(frames, dst, opts, topts, cpu);
+            return fuse_tiled<std::uint8_t>(frames, dst, opts, topts, bc, devices);
         case PixelType::U16:
-            return fuse_tiled<std::uint16_t>(frames, dst, opts, topts, cpu);
+            return fuse_tiled<std::uint16_t>(frames, dst, opts, topts, bc, devices);
         case PixelType::F32:
-            return fuse_tiled<float>(frames, dst, opts, topts, cpu);
+            return fuse_tiled<float>(frames, dst, opts, topts, bc, devices);
     }
     tiled::fail(kTiledOp, "unknown pixel type");
 }

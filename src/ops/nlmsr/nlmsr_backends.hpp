@@ -17,6 +17,10 @@ struct NlmsrPlan {
     int search_r = 2;                           // search radius
     double neg_inv = -1.0;                      // -1 / (2 sigma^2 patch^2)
     int block_x = 8, block_y = 8, block_z = 4;  // Shared variant
+    // The cuda Fast variant's blocks and groups (whose order of sums sets the bits) are chosen
+    // as for a plane of this many rows; 0: the plane's own. A band of a larger image
+    // (nlm_fuse_tiled) gives the whole image's, so its rows get the whole call's sums.
+    int layout_rows = 0;
 };
 
 }  // namespace upres

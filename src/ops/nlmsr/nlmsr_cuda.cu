@@ -340,22 +340,25 @@ constexpr auto fast_kernels(std::integer_sequence<int, P...>) {
     return std::array<void (*)(FastArgs), sizeof...(P)>{&fast_kernel<P>...};
 }
 
-void launch_fast(const Frames& f, const Params& p, cudaStream_t s) {
+void launch_fast(const Frames& f, const Params& p, int layout_rows, cudaStream_t s) {
     static_assert(nlmsr::kMaxPatch / 2 < 16);
     static constexpr auto kernels = fast_kernels(std::make_integer_sequence<int, 16>());
     const int ow = kBandCols - 2 * p.pr, col_tiles = (p.W + ow - 1) / ow;
     // Blocks of 4 warps where the image gives enough of them, else of 1 (the paper's 256 x 256
     // output: 96 blocks of 4 warps would leave most SMs idle). Then groups of frames, and of
     // search rows, until there are enough blocks to fill a large GPU; from the sizes alone (the
-    // sums' order, hence the bits, then do not depend on the device).
-    const int nw = static_cast<long long>(col_tiles) * ((p.H + 31) / 32) >= 512 ? 4 : 1;
+    // sums' order, hence the bits, then do not depend on the device), the rows those of the
+    // whole image a band belongs to (layout_rows).
+    const int lh = std::max(p.H, layout_rows);
+    const int nw = static_cast<long long>(col_tiles) * ((lh + 31) / 32) >= 512 ? 4 : 1;
     const int row_tiles = (p.H + nw * kWarpRows - 1) / (nw * kWarpRows);
-    if (row_tiles > 65535)
+    if ((lh + nw * kWarpRows - 1) / (nw * kWarpRows) > 65535)
         throw Error(ErrorCode::InvalidArgument, "nlm_fuse: the output's height " +
-                                                    std::to_string(p.H) +
+                                                    std::to_string(lh) +
                                                     " is more than the fast variant's " +
                                                     std::to_string(65535 * kWarpRows) + " rows");
-    const long long blocks = static_cast<long long>(col_tiles) * row_tiles;
+    const long long blocks =
+        static_cast<long long>(col_tiles) * ((lh + nw * kWarpRows - 1) / (nw * kWarpRows));
     const auto split = [](int n, long long want) {  // parts of n items, want of them at most
         const int per =
             static_cast<int>((n + std::min<long long>(n, want) - 1) / std::min<long long>(n, want));
@@ -457,7 +460,7 @@ void nlm_fuse(std::span<const Span2D<const float>> frames, Span2D<const float> e
             return;
         }
         case NlmsrVariant::Fast:
-            launch_fast(f, p, s);
+            launch_fast(f, p, plan.layout_rows, s);
             return;
     }
     throw Error(ErrorCode::Internal, "nlm_fuse: unknown cuda variant");
