@@ -424,10 +424,14 @@ def test_fuse_on_the_gpu_bit_identical(camera: np.ndarray, tmp_path: pathlib.Pat
     crops = [np.clip(camera[dy:dy + 300, dx:dx + 90] + rng.normal(0, 6, (300, 90)), 0,
                      255).astype(np.uint8) for dy, dx in ((0, 0), (2, 1), (1, 3))]
     rgb = [rng.integers(1, 65535, (97, 41, 3), dtype=np.uint16) for _ in range(2)]
+    def whole(frames: list[np.ndarray], **opts: object) -> np.ndarray:
+        return cp.asnumpy(upres.fuse([cp.asarray(f) for f in frames], 2, backend="cuda",
+                                     **opts))
+
     for frames, opts in ((crops, {}), (crops, {"post": "none", "variant": "shared"}),
                          (crops, {"post": "reconstruct", "reconstructions": 3}),
                          (rgb, {"post": "none", "variant": "simple"})):
-        ref = upres.fuse(frames, 2, backend="cuda", **opts)
+        ref = whole(frames, **opts)
         xs = [da.from_array(f, chunks=(37,) + f.shape[1:]) for f in frames]
         for rows in (64, None):
             got = ud.fuse(xs, 2, chunk_rows=rows, backend="cuda", **opts).compute()
@@ -435,14 +439,13 @@ def test_fuse_on_the_gpu_bit_identical(camera: np.ndarray, tmp_path: pathlib.Pat
     xc = [da.from_array(f, chunks=(100, 90)).map_blocks(cp.asarray) for f in crops]
     got = ud.fuse(xc, 2, chunk_rows=128, backend="cuda").compute()
     assert isinstance(got, cp.ndarray)
-    assert np.array_equal(cp.asnumpy(got), upres.fuse(crops, 2, backend="cuda"))
+    assert np.array_equal(cp.asnumpy(got), whole(crops))
     paths = [str(_tiff(tmp_path, f, name=f"f{i}.tif")) for i, f in enumerate(crops)]
     n = upres._upres.cuda_device_count()
     st = upres.fuse_tiff(paths, str(tmp_path / "o.tif"), 2, band_rows=128, backend="cuda",
                          devices=list(range(min(n, 2))))
     assert st["bands"] == 5
-    assert np.array_equal(upres.imread(str(tmp_path / "o.tif")),
-                          upres.fuse(crops, 2, backend="cuda"))
+    assert np.array_equal(upres.imread(str(tmp_path / "o.tif")), whole(crops))
 
 
 @requires_gpu
