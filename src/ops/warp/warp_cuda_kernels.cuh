@@ -83,6 +83,20 @@ constexpr int kTileH = kRowsY * kPerThread;
 static_assert(kCudaBoxAlign % kTileW == 0 && kCudaBoxAlign % kTileH == 0,
               "boxes of the output start on a tile");
 
+// A thread's output column or row: its block's and its own offset, plus with kBox its box's corner
+// (WarpPlan::box_x0 / box_y0, warp_tiled's boxes). The split kernels take kBox as a template
+// argument, false for whole calls: the corner as a runtime value cost the u8 RGBA affine kernel 80
+// registers instead of 64 (3 blocks an SM instead of 4; a 2048^2 rotation 1.14x slower on an H200,
+// 1.07x for f32 inside the source), which neither telling the compiler the index is not negative
+// nor adding the corner in whole blocks avoided.
+template <bool kBox>
+__device__ __forceinline__ int out_index(int corner, unsigned block, unsigned size,
+                                         unsigned thread) {
+    const int v = static_cast<int>(block * size + thread);
+    if constexpr (kBox) return corner + v;
+    return v;
+}
+
 // A u8 / u16 sample as float without the conversion unit (I2F runs at 16 per clock and SM on
 // sm_90, FP32 adds at 128): its bits as the low mantissa bits of 2^23 + x, then 2^23 taken off
 // (exact: x < 2^23).
@@ -490,13 +504,13 @@ __device__ __forceinline__ void split_thread(Span2D<const S> src, Span2D<D> dst,
 // beyond the border) recomputes its coordinate exactly as warp_one does. Nearest keeps the double
 // path: its ties (floor(u + 0.5) at half-integers, 20% of the outputs of some resizes) must resolve
 // as on the CPU. Instantiated for the kSplitFast combinations below.
-template <class S, class D, int C, Interp I>
+template <class S, class D, int C, Interp I, bool kBox>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_affine_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
     static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
-    const int x = p.box_x0 + blockIdx.x * kTileW + threadIdx.x;
+    const int x = out_index<kBox>(p.box_x0, blockIdx.x, kTileW, threadIdx.x);
     if (x >= dst.width) return;
-    const int y0 = p.box_y0 + blockIdx.y * kTileH + threadIdx.y;
+    const int y0 = out_index<kBox>(p.box_y0, blockIdx.y, kTileH, threadIdx.y);
     SplitAffine sa;
     const bool ok = sa.init(p, p.m, x, y0);
     split_thread<S, D, C, I>(src, dst, p, x, y0, ok,
@@ -525,13 +539,13 @@ constexpr bool kSplitFast = warp_schedule::split_compiled(PixelTraits<S>::type,
 // to the source's gathers (H100, 2048^2 exact B-spline flow warp, public call: 62.7 -> 60.3 us;
 // bilinear, 2% slower with it, keeps __ldg).
 // Nearest stays on warp_kernel (its ties at half-integers resolve in double, as on the CPU).
-template <class S, class D, int C, Interp I>
+template <class S, class D, int C, Interp I, bool kBox>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_field_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
     static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
-    const int x = p.box_x0 + blockIdx.x * kTileW + threadIdx.x;
+    const int x = out_index<kBox>(p.box_x0, blockIdx.x, kTileW, threadIdx.x);
     if (x >= dst.width) return;
-    const int y0 = p.box_y0 + blockIdx.y * kTileH + threadIdx.y;
+    const int y0 = out_index<kBox>(p.box_y0, blockIdx.y, kTileH, threadIdx.y);
     const bool flow = p.kind == Transform::Kind::Flow;
     float fu[kPerThread], fv[kPerThread];
 #pragma unroll
@@ -564,13 +578,13 @@ __global__ void __launch_bounds__(kTileW* kRowsY)
 // same function as warp_one's map_matrix up to the last bits of the double quotient. Outputs
 // whose taps lie in [1, n - 2) on both axes take the fixed-tap path; the others (near or beyond
 // the border, w' = 0, |u| >= 1e9) warp_one.
-template <class S, class D, int C, Interp I>
+template <class S, class D, int C, Interp I, bool kBox>
 __global__ void __launch_bounds__(kTileW* kRowsY)
     warp_persp_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p) {
     static_assert(I != Interp::Nearest, "Nearest needs the double coordinates of warp_kernel");
-    const int x = p.box_x0 + blockIdx.x * kTileW + threadIdx.x;
+    const int x = out_index<kBox>(p.box_x0, blockIdx.x, kTileW, threadIdx.x);
     if (x >= dst.width) return;
-    const int y0 = p.box_y0 + blockIdx.y * kTileH + threadIdx.y;
+    const int y0 = out_index<kBox>(p.box_y0, blockIdx.y, kTileH, threadIdx.y);
     const double xd = x;
     const double bu = p.m[0] * xd + p.m[2], bv = p.m[3] * xd + p.m[5], bw = p.m[6] * xd + p.m[8];
     split_thread<S, D, C, I>(src, dst, p, x, y0, true,
@@ -637,7 +651,7 @@ inline bool lean_grid(const WarpPlan& p, int taps, int dst_w, int dst_h, LeanGri
 // 4 corners' coordinates (the image of the tile is the convex quadrilateral they span, w' having
 // one sign on the whole output, which launch_lean checks), and each output's coordinate comes
 // from the homography about the tile origin in float (PerspTile, warp_cuda_util.cuh).
-template <class S, class D, int C, Interp I, int kB, bool kPersp = false>
+template <class S, class D, int C, Interp I, int kB, bool kPersp = false, bool kBox = false>
 __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     warp_tile_lean_kernel(Span2D<const S> src, Span2D<D> dst, WarpPlan p, LeanGrid g, int pitch,
                           int cap_floats) {
@@ -645,7 +659,9 @@ __global__ void __launch_bounds__(kTileW* kRowsY, 5)
     extern __shared__ float4 lean_smem4[];
     float* s = reinterpret_cast<float*>(lean_smem4);
     __shared__ int xmap[kMaxSpan], ymap[kMaxSpan];
-    const int bx = blockIdx.x + p.box_x0 / kTileOut, by = blockIdx.y + p.box_y0 / kTileOut;
+    // The block's tile of the whole output (kBox: a box's, out_index's comment).
+    const unsigned bx = blockIdx.x + (kBox ? static_cast<unsigned>(p.box_x0 / kTileOut) : 0u);
+    const unsigned by = blockIdx.y + (kBox ? static_cast<unsigned>(p.box_y0 / kTileOut) : 0u);
     const int x0 = bx * kTileOut, y0 = by * kTileOut;
     const int tid = threadIdx.x, tx = tid & 31, ty = tid >> 5;
     TileBox b;
@@ -1217,27 +1233,32 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
         if (cap > kTileCapFloats) return false;
         const std::size_t smem = sizeof(float) * static_cast<std::size_t>(cap);
         const dim3 grid = grid_for(dst, p);
-        auto launch = [&](auto persp_tag) {
-            constexpr bool kP = decltype(persp_tag)::value;
+        auto launch = [&](auto persp_tag, auto box_tag) {
+            constexpr bool kP = decltype(persp_tag)::value, kBx = decltype(box_tag)::value;
             switch (p.border) {
                 case Border::Nearest:
-                    warp_tile_lean_kernel<S, D, C, I, kClamp, kP>
+                    warp_tile_lean_kernel<S, D, C, I, kClamp, kP, kBx>
                         <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
                     break;
                 case Border::Constant:
-                    warp_tile_lean_kernel<S, D, C, I, kFill, kP>
+                    warp_tile_lean_kernel<S, D, C, I, kFill, kP, kBx>
                         <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
                     break;
                 default:  // Mirror, Reflect, Wrap
-                    warp_tile_lean_kernel<S, D, C, I, kExt, kP>
+                    warp_tile_lean_kernel<S, D, C, I, kExt, kP, kBx>
                         <<<grid, kTileW * kRowsY, smem, st>>>(src, dst, p, g, pitch, cap);
                     break;
             }
         };
-        if (persp)
-            launch(std::true_type());
+        const bool box = p.box_x0 != 0 || p.box_y0 != 0;
+        if (persp && box)
+            launch(std::true_type(), std::true_type());
+        else if (persp)
+            launch(std::true_type(), std::false_type());
+        else if (box)
+            launch(std::false_type(), std::true_type());
         else
-            launch(std::false_type());
+            launch(std::false_type(), std::false_type());
         UPRES_CUDA_CHECK_LAUNCH();
         return true;
     }
@@ -1289,14 +1310,21 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
             case Kernel::Split:
                 if constexpr (kSplitFast<S, D, C, I>) {
                     const dim3 grid = grid_for(dst, p), block(kTileW, kRowsY);
-                    if (p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow)
-                        warp_field_kernel<S, D, C, I><<<grid, block, 0, st>>>(src, dst, p);
-                    else if (p.kind == Transform::Kind::Perspective)
-                        warp_persp_kernel<S, D, C, I><<<grid, block, 0, st>>>(src, dst, p);
-                    else if constexpr (I == Interp::Linear)
-                        warp_affine_kernel<S, D, C, I><<<grid, block, 0, st>>>(src, dst, p);
-                    else
-                        break;
+                    const auto split = [&](auto box) {
+                        constexpr bool kB = decltype(box)::value;
+                        if (p.kind == Transform::Kind::Remap || p.kind == Transform::Kind::Flow)
+                            warp_field_kernel<S, D, C, I, kB><<<grid, block, 0, st>>>(src, dst, p);
+                        else if (p.kind == Transform::Kind::Perspective)
+                            warp_persp_kernel<S, D, C, I, kB><<<grid, block, 0, st>>>(src, dst, p);
+                        else if constexpr (I == Interp::Linear)
+                            warp_affine_kernel<S, D, C, I, kB><<<grid, block, 0, st>>>(src, dst, p);
+                        else
+                            return false;
+                        return true;
+                    };
+                    const bool launched = p.box_x0 != 0 || p.box_y0 != 0 ? split(std::true_type{})
+                                                                         : split(std::false_type{});
+                    if (!launched) break;
                     UPRES_CUDA_CHECK_LAUNCH();
                     return;
                 }
