@@ -84,11 +84,11 @@ static_assert(kCudaBoxAlign % kTileW == 0 && kCudaBoxAlign % kTileH == 0,
               "boxes of the output start on a tile");
 
 // A thread's output column or row: its block's and its own offset, plus with kBox its box's corner
-// (WarpPlan::box_x0 / box_y0, warp_tiled's boxes). The split kernels take kBox as a template
-// argument, false for whole calls: the corner as a runtime value cost the u8 RGBA affine kernel 80
-// registers instead of 64 (3 blocks an SM instead of 4; a 2048^2 rotation 1.14x slower on an H200,
-// 1.07x for f32 inside the source), which neither telling the compiler the index is not negative
-// nor adding the corner in whole blocks avoided.
+// (WarpPlan::box_x0 / box_y0, warp_tiled's boxes). The split and lean kernels take kBox as a
+// template argument, false for whole calls: the corner as a runtime value cost the u8 RGBA split
+// affine kernel 80 registers instead of 64 (3 blocks an SM instead of 4: a 2048^2 rotation 1.14x
+// slower on an H200; 1.00x with the template), which neither telling the compiler that the index
+// is not negative nor adding the corner in whole blocks avoided.
 template <bool kBox>
 __device__ __forceinline__ int out_index(int corner, unsigned block, unsigned size,
                                          unsigned thread) {
