@@ -352,9 +352,9 @@ void launch_fast(const Frames& f, const Params& p, int layout_rows, cudaStream_t
     const int lh = std::max(p.H, layout_rows);
     const int nw = static_cast<long long>(col_tiles) * ((lh + 31) / 32) >= 512 ? 4 : 1;
     const int row_tiles = (p.H + nw * kWarpRows - 1) / (nw * kWarpRows);
-    if ((lh + nw * kWarpRows - 1) / (nw * kWarpRows) > 65535)
+    if (row_tiles > 65535)
         throw Error(ErrorCode::InvalidArgument, "nlm_fuse: the output's height " +
-                                                    std::to_string(lh) +
+                                                    std::to_string(p.H) +
                                                     " is more than the fast variant's " +
                                                     std::to_string(65535 * kWarpRows) + " rows");
     const long long blocks =
