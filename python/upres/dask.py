@@ -424,6 +424,12 @@ def fuse(frames: Any, scale: int = 2, *, chunk_rows: Optional[int] = None, threa
     if backend == "cpu" and opts.get("variant", "fast") != "fast":
         raise InvalidArgumentError(f"{op}: variant {opts['variant']!r} is a cuda variant "
                                    "(allowed on the cpu backend: 'fast')")
+    if backend == "cuda" and opts.get("post") == "reconstruct":
+        # The SRCNN start picks its kernels by timing per plane shape on the GPU: each task
+        # would pick its own (nlm_fuse_tiled runs the first band's choice for all).
+        raise InvalidArgumentError(f"{op}: post 'reconstruct' on the cuda backend (its SRCNN "
+                                   "start chooses kernels by timing in each task; use "
+                                   "upres.fuse_tiff(backend='cuda'), or backend='cpu')")
     if float(opts.get("noise", "-1")) < 0:
         ref = int(opts.get("reference", "-1"))
         ref = (len(xs) - 1) // 2 if ref < 0 else ref
