@@ -189,13 +189,45 @@ def peers_table(peers, rows, fl):
     return "\n".join(head + out + ([""] + notes if notes else []))
 
 
+def close_json(path):
+    """A benchmark JSON cut short (upres_bench stopped by a timeout: it writes the file entry by
+    entry) closed after its last whole entry, in place. Returns how many benchmarks it keeps, or
+    None when the file is whole already or holds no whole entry."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        json.loads(text)
+        return None
+    except ValueError:
+        pass
+    cut = text.rfind("\n    }")
+    if cut < 0 or '"benchmarks": [' not in text[:cut]:
+        return None
+    fixed = text[: cut + len("\n    }")] + "\n  ]\n}\n"
+    try:
+        d = json.loads(fixed)
+    except ValueError:
+        return None
+    with open(path, "w") as f:
+        f.write(fixed)
+    return len({b.get("run_name", b["name"]) for b in d["benchmarks"]})
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", nargs="?", help="upres_bench --benchmark_format=json output")
     ap.add_argument("--peers", help="tools/peers/run_peers.py --out output")
     ap.add_argument("-o", "--out", help="write markdown here (default stdout)")
+    ap.add_argument("--close", metavar="JSON",
+                    help="close a benchmark JSON cut short after its last whole entry, in place; "
+                         "print how many benchmarks it keeps (nothing if whole or empty)")
     args = ap.parse_args(argv)
+    if args.close:
+        n = close_json(args.close)
+        if n is not None:
+            print(n)
+        return 0
     if not args.bench and not args.peers:
         ap.error("give a benchmark JSON file, --peers, or both")
 

@@ -29,7 +29,9 @@
 #
 # Environment knobs: GIT_COMMIT (else <build>/GIT_COMMIT, ./GIT_COMMIT, git rev-parse),
 # BUILD_TIMEOUT (560 s for the configure and for the build, each),
-# BENCH_REPS (5), BENCH_MIN_TIME (0.2), BENCH_FILTER, BENCH_TIMEOUT (240), PEERS_ARGS,
+# BENCH_REPS (5), BENCH_MIN_TIME (0.2), BENCH_FILTER (a regex, or "tables": every case the
+# generated tables of this machine's kind use), BENCH_TIMEOUT (240; a run it stops keeps the
+# benchmarks that finished in bench.json), PEERS_ARGS (or "tables": the tables' peers only),
 # PEERS_TIMEOUT (240), UPRES_NPP_LIB_DIR (NPP's libraries for the NPP peers; else a carried
 # .gpu/npp folder, see docs/benchmarks.md), TEST_TIMEOUT (300 per binary), SANITIZER_TOOLS ("memcheck racecheck"),
 # SANITIZER_TIMEOUT (420 per binary and tool; srcnn_cuda_test under racecheck takes ~340 s on an H200),
@@ -445,12 +447,23 @@ else
     tmo=$(cap "${BENCH_TIMEOUT:-240}")
     t0=$SECONDS
     echo "===== upres_bench" >>"$BENCH_LOG"
+    bench_filter=${BENCH_FILTER:-}
+    # "tables": every case the generated tables of this kind of machine use (tools/perf_tables.py).
+    if [[ "$bench_filter" == tables ]]; then
+        bench_filter=$(python3 "$ROOT/tools/perf_tables.py" --filter "$([[ $HAVE_GPU == 1 ]] && echo gpu || echo cpu)")
+    fi
     timeout "$tmo" "$BENCH_BIN" --benchmark_out="$OUT/bench.json" \
         --benchmark_out_format=json --benchmark_repetitions="${BENCH_REPS:-5}" \
         --benchmark_report_aggregates_only=true --benchmark_min_time="${BENCH_MIN_TIME:-0.2}" \
-        ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} >>"$BENCH_LOG" 2>&1
+        ${bench_filter:+--benchmark_filter="$bench_filter"} >>"$BENCH_LOG" 2>&1
     rc=$?
     secs=$((SECONDS - t0))
+    kept=
+    if [[ $rc != 0 && -s "$OUT/bench.json" ]]; then
+        # Stopped (the timeout): the JSON is written benchmark by benchmark, so the ones that
+        # finished are kept (the file closed after the last whole entry) for the report.
+        kept=$(python3 "$ROOT/tools/bench_report.py" --close "$OUT/bench.json")
+    fi
     if [[ $rc == 0 && -s "$OUT/bench.json" ]]; then
         read -r nb nskip < <(python3 - "$OUT/bench.json" <<'EOF'
 import json, sys
@@ -466,7 +479,7 @@ EOF
             record bench PASS "$nb benchmarks, ${nskip:-0} skipped, ${BENCH_REPS:-5} repetitions, median ($secs s)"
         fi
     else
-        record bench FAIL "upres_bench exit $rc after $secs s (timeout $tmo s; bench.log)"
+        record bench FAIL "upres_bench exit $rc after $secs s (timeout $tmo s; bench.log)${kept:+; the $kept benchmarks finished before it kept in bench.json}"
     fi
 fi
 
@@ -491,9 +504,14 @@ else
         done
         export UPRES_NPP_LIB_DIR=$npp_dir
     fi
+    peers_args=${PEERS_ARGS:-}
+    # "tables": the peers the generated tables use (tools/perf_tables.py).
+    if [[ "$peers_args" == tables ]]; then
+        peers_args="--only $(python3 "$ROOT/tools/perf_tables.py" --peers "$([[ $HAVE_GPU == 1 ]] && echo gpu || echo cpu)")"
+    fi
     # shellcheck disable=SC2086
     PYTHONUNBUFFERED=1 timeout "$tmo" python3 "$ROOT/tools/peers/run_peers.py" \
-        --out "$OUT/peers.json" ${PEERS_ARGS:-} >>"$BENCH_LOG" 2>&1
+        --out "$OUT/peers.json" $peers_args >>"$BENCH_LOG" 2>&1
     rc=$?
     secs=$((SECONDS - t0))
     if [[ $rc == 0 && -s "$OUT/peers.json" ]]; then

@@ -565,12 +565,39 @@ def video_table():
     return out
 
 
+def table_regex(kind, peers=False):
+    """The regex of the benchmark cases (or, with peers, the peer names) that the tables of a
+    GPU machine (kind 'gpu') or of the CPU machine ('cpu') take: a run with it regenerates them
+    all (tools/gpu_check.sh BENCH_FILTER=tables, PEERS_ARGS=tables)."""
+    names = set()
+    for machines, _, rows in TABLES.values():
+        if (kind == "cpu") != ("cpu" in machines):
+            continue
+        for _, case, peer_list in rows:
+            if peers:
+                names.update(p for p, _ in peer_list)
+            else:
+                names.add(case)
+    def esc(n):  # the names hold letters, digits and _ / : - . only
+        return n.replace(".", "\\.")
+    return "^(" + "|".join(esc(n) for n in sorted(names)) + ")"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
     ap.add_argument("--plots", action="store_true", help="redraw the bar charts (matplotlib)")
+    ap.add_argument("--filter", choices=["gpu", "cpu"],
+                    help="print the upres_bench --benchmark_filter regex of every case the tables "
+                         "of that kind of machine use, and exit")
+    ap.add_argument("--peers", choices=["gpu", "cpu"],
+                    help="print the run_peers.py --only regex of every peer those tables use, "
+                         "and exit")
     args = ap.parse_args(argv)
+    if args.filter or args.peers:
+        print(table_regex(args.filter or args.peers, peers=bool(args.peers)))
+        return 0
     runs = {m: [(b, load_times(b), load_peers(p)) for b, p in lst]
             for m, lst in reports().items()}
     if args.plots:
