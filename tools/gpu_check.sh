@@ -196,6 +196,9 @@ if q=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,nohe
 else
     record system FAIL "nvidia-smi found no GPU"
 fi
+# The machine kind whose generated tables BENCH_FILTER=tables / PEERS_ARGS=tables run.
+TABLES_KIND=cpu
+[[ $HAVE_GPU == 1 ]] && TABLES_KIND=gpu
 
 # ------------------------------------------------------------------ build
 if [[ -n "$BUILD" ]]; then
@@ -450,7 +453,7 @@ else
     bench_filter=${BENCH_FILTER:-}
     # "tables": every case the generated tables of this kind of machine use (tools/perf_tables.py).
     if [[ "$bench_filter" == tables ]]; then
-        bench_filter=$(python3 "$ROOT/tools/perf_tables.py" --filter "$([[ $HAVE_GPU == 1 ]] && echo gpu || echo cpu)")
+        bench_filter=$(python3 "$ROOT/tools/perf_tables.py" --filter "$TABLES_KIND")
     fi
     timeout "$tmo" "$BENCH_BIN" --benchmark_out="$OUT/bench.json" \
         --benchmark_out_format=json --benchmark_repetitions="${BENCH_REPS:-5}" \
@@ -507,7 +510,7 @@ else
     peers_args=${PEERS_ARGS:-}
     # "tables": the peers the generated tables use (tools/perf_tables.py).
     if [[ "$peers_args" == tables ]]; then
-        peers_args="--only $(python3 "$ROOT/tools/perf_tables.py" --peers "$([[ $HAVE_GPU == 1 ]] && echo gpu || echo cpu)")"
+        peers_args="--only $(python3 "$ROOT/tools/perf_tables.py" --peers "$TABLES_KIND")"
     fi
     # shellcheck disable=SC2086
     PYTHONUNBUFFERED=1 timeout "$tmo" python3 "$ROOT/tools/peers/run_peers.py" \

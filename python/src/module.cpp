@@ -268,8 +268,7 @@ Context cpu_context(int threads) {
 // A file-to-file tiled call's backend and GPUs (devices: the cuda backend's only).
 Context tiled_context(const std::string& op, int threads, const std::string& backend,
                       const std::vector<int>& devices, TiledOptions& to) {
-    Context ctx = cpu_context(threads);
-    ctx.backend = parse_enum<Backend>(backend);
+    const Context ctx = context(backend, threads, 0);
     if (!devices.empty() && ctx.backend != Backend::Cuda)
         invalid(op + ": devices are for backend 'cuda', not '" + backend + "'");
     to.devices = devices;
@@ -419,8 +418,7 @@ void zoom_band_py(const NdArray& block, int first, int src_height, const NdArray
     const detail::RawView b = host_rows(block, "block"), o = host_rows(out, "out");
     if (o.type != b.type || o.channels != b.channels)
         invalid("zoom band: the output's dtype and channels must be the source's");
-    Context ctx = cpu_context(threads);
-    ctx.backend = parse_enum<Backend>(backend);
+    const Context ctx = context(backend, threads, 0);
     ViewRowSource src(b, first, src_height);
     ViewRowSink dst(o, y0);
     nb::gil_scoped_release unlock;
@@ -449,8 +447,7 @@ void fuse_band_py(const std::vector<NdArray>& blocks, int first, int height, con
         frames.push_back(src.back().get());
     }
     const detail::RawView d = host_rows(out, "out");
-    Context ctx = cpu_context(threads);
-    ctx.backend = parse_enum<Backend>(backend);
+    const Context ctx = context(backend, threads, 0);
     ViewRowSink dst(d, y0);
     nb::gil_scoped_release unlock;
     nlm_fuse_tiled(frames, dst, o, band_options(y0, d.height), ctx);
@@ -475,8 +472,7 @@ void stereo_band_py(const NdArray& left, const NdArray& right, int first, int he
     const detail::RawView d = host_rows(out, "out");
     if (d.type != PixelType::F32 || d.channels != 1 || d.width != l.width())
         invalid("disparity band: the output must be float32 rows of the images' width, 1 channel");
-    Context ctx = cpu_context(threads);
-    ctx.backend = parse_enum<Backend>(backend);
+    const Context ctx = context(backend, threads, 0);
     ViewRowSink dst(d, y0);
     nb::gil_scoped_release unlock;
     stereo_disparity_tiled(l, r, dst, o, band_options(y0, d.height), ctx);

@@ -712,21 +712,22 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
     const int s = o.scale, ow = s * w, oh = s * h;
     const int ref = o.reference < 0 ? (n - 1) / 2 : o.reference;
     const bool cuda = ctx.backend == Backend::Cuda;
-    const auto ndev = static_cast<double>(devices.size());
     std::int64_t noise_rows = 0;
     NlmsrOptions bo = o;
     if (bo.noise < 0.0) bo.noise = stream_noise<T>(*frames[ref], noise_rows);
     const int halo = reach_rows(o);
-    // Bytes of a band of `in_rows` input rows and its halo on every device at once: the frames
-    // (their pixels, luma and up-scaled luma), the fusion's planes on the output grid and the
-    // output (on the cuda backend the planes are device memory, counted as on the host).
-    const auto need = [&](int in_rows) {
+    // Bytes of a band of `in_rows` input rows and its halo on one device: the frames (their
+    // pixels, luma and up-scaled luma), the fusion's planes on the output grid and the output (on
+    // the cuda backend the planes are device memory, counted as on the host).
+    const auto band_bytes = [&](int in_rows) {
         const double rows = std::min(h, in_rows + 2 * halo + kRowAlign);
         const double per_row =
             static_cast<double>(w) * (n * (sizeof(T) * c + 4.0 + 4.0 * s * s) + 24.0 * s * s +
                                       static_cast<double>(sizeof(T)) * c * s * s);
-        return static_cast<std::size_t>(ndev * rows * per_row);
+        return static_cast<std::size_t>(rows * per_row);
     };
+    // Every device holds a band at once.
+    const auto need = [&](int in_rows) { return devices.size() * band_bytes(in_rows); };
     const std::size_t budget =
         to.max_memory > 0 ? to.max_memory : (std::size_t{256} << 20) * devices.size();
     int band_in;  // input rows per band: a multiple of kRowAlign (or the whole height)
@@ -781,7 +782,7 @@ TiledStats fuse_tiled(std::span<RowSource* const> frames, RowSink& dst, const Nl
         if (st.out.height() != s * (hi - lo)) st.out = Image<T>(ow, s * (hi - lo), c);
         st.lo = lo;
         run<T>(std::span<const ImageView<const T>>(views), st.out.view(), bo, wk.ctx, &layout);
-        wk.stats.buffer_bytes = static_cast<std::size_t>(static_cast<double>(need(band_in)) / ndev);
+        wk.stats.buffer_bytes = band_bytes(band_in);
     };
     const auto write = [&](int b, Worker& wk) {
         const auto [a, z] = rows_of(b);

@@ -96,6 +96,13 @@ __device__ __forceinline__ int out_index(int corner, unsigned block, unsigned si
     if constexpr (kBox) return corner + v;
     return v;
 }
+// f(std::true_type) for a box of the output (warp_tiled), f(std::false_type) for a whole call:
+// the kBox argument of the kernels f launches.
+template <class F>
+decltype(auto) with_box(const WarpPlan& p, F&& f) {
+    if (p.box_x0 != 0 || p.box_y0 != 0) return f(std::true_type{});
+    return f(std::false_type{});
+}
 
 // A u8 / u16 sample as float without the conversion unit (I2F runs at 16 per clock and SM on
 // sm_90, FP32 adds at 128): its bits as the low mantissa bits of 2^23 + x, then 2^23 taken off
@@ -1250,15 +1257,12 @@ bool launch_lean(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStre
                     break;
             }
         };
-        const bool box = p.box_x0 != 0 || p.box_y0 != 0;
-        if (persp && box)
-            launch(std::true_type(), std::true_type());
-        else if (persp)
-            launch(std::true_type(), std::false_type());
-        else if (box)
-            launch(std::false_type(), std::true_type());
-        else
-            launch(std::false_type(), std::false_type());
+        with_box(p, [&](auto box_tag) {
+            if (persp)
+                launch(std::true_type(), box_tag);
+            else
+                launch(std::false_type(), box_tag);
+        });
         UPRES_CUDA_CHECK_LAUNCH();
         return true;
     }
@@ -1322,8 +1326,7 @@ void launch_exact(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, cudaStr
                             return false;
                         return true;
                     };
-                    const bool launched = p.box_x0 != 0 || p.box_y0 != 0 ? split(std::true_type{})
-                                                                         : split(std::false_type{});
+                    const bool launched = with_box(p, split);
                     if (!launched) break;
                     UPRES_CUDA_CHECK_LAUNCH();
                     return;
