@@ -208,14 +208,25 @@ struct Box {
 // (Border::Constant, all outside). Error(InvalidArgument) for other transforms (Resize:
 // warp_tiled_source_rows), a box outside the output, sizes over kMaxTiledDimension, a
 // singular matrix or a non-finite field value.
+// backend Cuda: the box warp_box reads on the cuda backend, bit-identical to upres::warp on the
+// cuda backend: the outputs grown to the kernels' whole tiles of 64 x 64 (kept apart from the
+// box's own: computed and dropped), and for the B-spline prefilter whole units of the cuda
+// prefilter's kernel plus two at each cut (up to 3 x 256 rows beyond the taps: the streaming
+// kernel's unit depends on the device's SM count, and the box holds any device's). channels (1
+// to 4) choose that kernel. Needs a CUDA build, not a device; Error(BackendUnavailable) in a
+// build without CUDA; the reference backend is refused.
 Box warp_source_box(int src_width, int src_height, int out_width, int out_height,
-                    const Transform& t, const WarpOptions& opts, Box out);
+                    const Transform& t, const WarpOptions& opts, Box out,
+                    Backend backend = Backend::Cpu, int channels = 1);
 
 // The outputs in `out` into dst (out.width() x out.height(), the source's channels) from src,
 // the source pixels in box `in` (in.width() x in.height()) of a src_width x src_height source;
-// `in` must contain warp_source_box(...) (Error(InvalidArgument) otherwise, naming both); an
-// empty `in` (and src) where that box is empty.
-// Backend: cpu (ctx.backend Auto or Cpu). The B-spline's prefilter runs on the box only.
+// `in` must contain warp_source_box(...) of the same backend (Error(InvalidArgument) otherwise,
+// naming both); an empty `in` (and src) where that box is empty. src and dst in host memory.
+// Backends: cpu (ctx.backend Auto or Cpu; the B-spline's prefilter runs on the box only); cuda
+// (on ctx.device, -1: the current one; the box's source pixels are uploaded, prefiltered as the
+// whole call prefilters them, and the tiles interpolated by the whole call's kernels).
+// Error(BackendUnavailable) without a device; the reference backend is refused.
 void warp_box(ImageView<const std::uint8_t> src, Box in, int src_width, int src_height,
               ImageView<std::uint8_t> dst, Box out, int out_width, int out_height,
               const Transform& t, const WarpOptions& opts = {}, const Context& ctx = {});

@@ -534,18 +534,20 @@ Transform make_transform(const std::string& kind, const std::vector<double>& mat
 
 BoxTuple warp_source_box_py(int src_width, int src_height, int out_width, int out_height,
                             const std::string& kind, const std::vector<double>& matrix, Array field,
-                            const WarpOptionsHandle& h, const BoxTuple& out) {
+                            const WarpOptionsHandle& h, const BoxTuple& out,
+                            const std::string& backend, int channels) {
     const Transform t = make_transform(kind, matrix, field);
+    const Backend be = parse_enum<Backend>(backend);
     nb::gil_scoped_release unlock;  // remap / flow: a scan of the box's field
-    const Box b =
-        warp_source_box(src_width, src_height, out_width, out_height, t, h.o, box_of(out));
+    const Box b = warp_source_box(src_width, src_height, out_width, out_height, t, h.o, box_of(out),
+                                  be, channels);
     return {b.x0, b.y0, b.x1, b.y1};
 }
 
 void warp_box_py(Array src, const BoxTuple& in, int src_width, int src_height, const NdArray& out,
                  const BoxTuple& out_box, int out_width, int out_height, const std::string& kind,
                  const std::vector<double>& matrix, Array field, const WarpOptionsHandle& h,
-                 int threads) {
+                 int threads, const std::string& backend) {
     const Transform t = make_transform(kind, matrix, field);
     const detail::RawView d = host_rows(out, "out");
     const Box ib = box_of(in);
@@ -557,7 +559,7 @@ void warp_box_py(Array src, const BoxTuple& in, int src_width, int src_height, c
         s = host_rows(a, "block");
         if (s.type != d.type) invalid("warp box: the output's dtype must be the source's");
     }
-    const Context ctx = cpu_context(threads);
+    const Context ctx = context(backend, threads, 0);
     nb::gil_scoped_release unlock;
     const auto run = [&](auto zero) {
         using T = decltype(zero);
@@ -924,10 +926,11 @@ NB_MODULE(_upres, m) {
           "y0"_a, "options"_a, "threads"_a);
     m.def("tiff_read_rows", &tiff_read_rows_py, "path"_a, "y0"_a, "out"_a);
     m.def("warp_source_box", &warp_source_box_py, "src_width"_a, "src_height"_a, "out_width"_a,
-          "out_height"_a, "kind"_a, "matrix"_a, "field"_a.none(), "options"_a, "out"_a);
+          "out_height"_a, "kind"_a, "matrix"_a, "field"_a.none(), "options"_a, "out"_a,
+          "backend"_a = "cpu", "channels"_a = 1);
     m.def("warp_box", &warp_box_py, "block"_a.none(), "in_box"_a, "src_width"_a, "src_height"_a,
           "out"_a, "out_box"_a, "out_width"_a, "out_height"_a, "kind"_a, "matrix"_a,
-          "field"_a.none(), "options"_a, "threads"_a);
+          "field"_a.none(), "options"_a, "threads"_a, "backend"_a = "cpu");
     m.def("imwrite", &imwrite_py, "path"_a, "image"_a, "options"_a);
     m.def("option_tables", &option_tables);
     m.def("cuda_available", &upres::cuda_available);

@@ -319,6 +319,16 @@ def test_backend_choice() -> None:
             ud.disparity(x, x, disparities=16, backend="cuda", chunk_rows=20).compute()
         with pytest.raises(upres.BackendUnavailableError, match="cuda"):
             ud.fuse([x, x], 2, noise=2.0, backend="cuda", chunk_rows=64).compute()
+        # The point maps' source boxes need a CUDA build, not a device: without CUDA the graph
+        # is refused, without a device its tasks.
+        with pytest.raises(upres.BackendUnavailableError, match="cuda"):
+            ud.rotate(x, 10, backend="cuda", output_chunks=(20, 20)).compute()
+        with pytest.raises(upres.BackendUnavailableError, match="cuda"):
+            ud.map_coordinates(x, np.full((2, 5, 5), 3.5), backend="cuda").compute()
+    with pytest.raises(upres.InvalidArgumentError, match="backend 'gpu'"):
+        ud.rotate(x, 10, backend="gpu")
+    with pytest.raises(upres.InvalidArgumentError, match="backend 'gpu'"):
+        ud.map_coordinates(x, np.full((2, 5, 5), 3.5), backend="gpu")
     with pytest.raises(upres.InvalidArgumentError, match="backend 'gpu'"):
         ud.fuse([x], 2, backend="gpu")
     with pytest.raises(upres.InvalidArgumentError, match="cuda variant"):
@@ -450,6 +460,49 @@ def test_fuse_on_the_gpu_bit_identical(camera: np.ndarray, tmp_path: pathlib.Pat
 
 
 @requires_gpu
+@pytest.mark.parametrize("dtype,c,h,w", [(np.uint8, 3, 700, 650), (np.uint16, 1, 411, 523),
+                                         (np.float32, 1, 389, 301), (np.float32, 2, 211, 187)])
+def test_point_maps_on_the_gpu_bit_identical(dtype: type, c: int, h: int, w: int) -> None:
+    """rotate, affine_transform and map_coordinates with backend='cuda' against the whole cuda
+    call: tiles of awkward sizes (not on the kernels' 64 x 64 tiles) each from its cuda source
+    box, NumPy and CuPy chunks. u8 RGB 700 x 650 runs the prefilter's streaming kernel (its row
+    unit depends on the device), float grey rotations the recursive fused kernel."""
+    cp = pytest.importorskip("cupy")
+    rng = np.random.default_rng(31 + c)
+    a = _image(rng, h, w, c, dtype)
+    ad = cp.asarray(a)
+    tail = (c,) if c > 1 else ()
+    x = da.from_array(a, chunks=(150, 170) + tail)
+    mat = np.eye(3)[:2, :2] if c == 1 else np.eye(3)
+    mat[:2, :2] = [[0.9, 0.21], [-0.13, 1.08]]
+    off = (-6.5, 9.25) + ((0.0,) if c > 1 else ())
+    yy, xx = np.mgrid[0:90, 0:100].astype(np.float64)
+    co = np.stack([yy * 1.3 - 9 + 3 * np.sin(xx / 7), xx * 1.15 - 5 + 2 * np.cos(yy / 5)])
+    co[:, 3, 5] = (400, -300)
+    for name, kw in _cuda_cases():
+        ref = cp.asnumpy(upres.rotate(ad, 31, backend="cuda", **kw))  # type: ignore[arg-type]
+        got = ud.rotate(x, 31, output_chunks=(67, 45), backend="cuda",
+                        **kw).compute()  # type: ignore[arg-type]
+        assert got.dtype == ref.dtype and np.array_equal(got, ref), (name, "rotate")
+        ref = cp.asnumpy(upres.affine_transform(ad, mat, off, output_shape=(190, 230) + tail,
+                                                backend="cuda", **kw))  # type: ignore[arg-type]
+        got = ud.affine_transform(x, mat, off, output_shape=(190, 230) + tail,
+                                  output_chunks=(100, 57), backend="cuda",
+                                  **kw).compute()  # type: ignore[arg-type]
+        assert np.array_equal(got, ref), (name, "affine")
+        ref = cp.asnumpy(upres.map_coordinates(ad, cp.asarray(co), backend="cuda",
+                                               **kw))  # type: ignore[arg-type]
+        got = ud.map_coordinates(x, da.from_array(co, chunks=(2, 40, 33)), backend="cuda",
+                                 **kw).compute()  # type: ignore[arg-type]
+        assert np.array_equal(got, ref), (name, "map_coordinates")
+    xc = x.map_blocks(cp.asarray)
+    r = ud.rotate(xc, 17, mode="mirror", output_chunks=(128, 128), backend="cuda").compute()
+    assert isinstance(r, cp.ndarray)
+    assert np.array_equal(cp.asnumpy(r), cp.asnumpy(upres.rotate(ad, 17, mode="mirror",
+                                                                  backend="cuda")))
+
+
+@requires_gpu
 def test_local_gpu_cluster(tmp_path: pathlib.Path) -> None:
     """One worker process per GPU, each seeing its own device only; the bands of a TIFF zoomed
     on the GPUs equal the whole cuda call, and every worker computed some."""
@@ -485,6 +538,13 @@ def test_local_gpu_cluster(tmp_path: pathlib.Path) -> None:
             d_ref = upres.stereo.disparity(b, np.roll(b, -3, axis=1), disparities=16,
                                            backend="cpu")
             assert d.tobytes() == d_ref.tobytes()
+            # A rotation's tiles on the GPU workers.
+            r = ud.rotate(da.from_array(b, chunks=(100, 200)), 23, backend="cuda",
+                          output_chunks=(64, 128)).persist()
+            distributed.wait(r)
+            assert len({w for ws in client.who_has(r).values() for w in ws}) == n
+            r_ref = cp.asnumpy(upres.rotate(cp.asarray(b), 23, backend="cuda"))
+            assert np.array_equal(r.compute(), r_ref)
     assert np.array_equal(got, ref)
     with pytest.raises(upres.InvalidArgumentError, match="distinct"):
         ud.local_gpu_cluster([0, 0])

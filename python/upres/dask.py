@@ -9,7 +9,8 @@ source rows its taps need plus the exact B-spline prefilter's warm-up
 (``upres::warp_tiled_source_rows``, docs/scale.md) and runs as one band of upres's tiled
 execution. The affine maps (``zoom`` with ``grid_mode=False`` included) go by 2-D output tiles,
 each given the source box it reads (``upres::warp_source_box``; with the B-spline, 64 pixels of
-warm-up at each cut), whatever the input's chunks. ``imread_tiff`` makes a dask array of a TIFF
+warm-up at each cut; on the cuda backend, the cuda prefilter's units), whatever the input's
+chunks. ``imread_tiff`` makes a dask array of a TIFF
 or BigTIFF whose tasks open the file by its path and read their rows (no file handle is
 pickled). The native calls release the GIL; each task runs ``threads`` CPU threads (default 1:
 Dask runs the tasks in parallel).
@@ -242,7 +243,7 @@ def zoom(input: Any, zoom: Union[float, tuple[float, ...]], order: int = 3,
                                        "resize in bands); grid_mode=False maps are tiled on the "
                                        "cpu backend")
         return _warp_tiles(op, x, (oh, ow), _corner_zoom((h, w), (oh, ow)), order, mode, cval,
-                           prefilter, interp, output_chunks, threads)
+                           prefilter, interp, output_chunks, threads, "cpu")
     x = _as_dask(x, op)
     if x.dtype not in _NATIVE:
         raise InvalidArgumentError(f"{op}: dtype {x.dtype} (allowed: uint8, uint16, float32)")
@@ -539,10 +540,10 @@ class _WarpTile:
 
     def __init__(self, options: dict[str, str], kind: str, matrix: list[float],
                  src_shape: tuple[int, int], out_shape: tuple[int, int], dtype: Any,
-                 threads: int) -> None:
+                 threads: int, backend: str) -> None:
         self.options, self.kind, self.matrix = options, kind, matrix
         self.src_shape, self.out_shape, self.threads = src_shape, out_shape, threads
-        self.dtype = np.dtype(dtype)
+        self.dtype, self.backend = np.dtype(dtype), backend
 
     def __call__(self, block: Any, in_box: tuple[int, int, int, int],
                  out_box: tuple[int, int, int, int], tail: tuple[int, ...]) -> np.ndarray[Any, Any]:
@@ -552,7 +553,7 @@ class _WarpTile:
         src = None if block is None else np.ascontiguousarray(block, self.dtype)
         (h, w), (oh, ow) = self.src_shape, self.out_shape
         _upres.warp_box(src, in_box, w, h, out, out_box, ow, oh, self.kind, self.matrix, None,
-                        _upres.warp_options(self.options), self.threads)
+                        _upres.warp_options(self.options), self.threads, self.backend)
         return out
 
 
@@ -562,9 +563,10 @@ def _tile_edges(n: int, size: int) -> list[int]:
 
 def _warp_tiles(op: str, input: Any, out_shape: Any, matrix: list[float], order: int,
                 mode: str, cval: float, prefilter: Union[bool, str], interp: Optional[str],
-                chunks: Optional[tuple[int, int]], threads: int) -> Any:
+                chunks: Optional[tuple[int, int]], threads: int, backend: str) -> Any:
     """An affine warp of a dask array, one task per output tile given only its source box
-    (``upres::warp_source_box``), bit-identical to the whole-image call."""
+    (``upres::warp_source_box``), bit-identical to the whole-image call on the same backend."""
+    backend = _backend(op, backend)
     x = _image(input, op)
     opts, handle = _point_options(op, x, order, interp, mode, cval, prefilter)
     h, w = int(x.shape[0]), int(x.shape[1])
@@ -580,7 +582,9 @@ def _warp_tiles(op: str, input: Any, out_shape: Any, matrix: list[float], order:
         if th < 1 or tw < 1:
             raise InvalidArgumentError(f"{op}: output_chunks {chunks} must be positive")
     lib = _lib_of(x)
-    tile = _InLib(_WarpTile(opts, "affine", matrix, (h, w), (oh, ow), x.dtype, threads), lib)
+    tile = _InLib(_WarpTile(opts, "affine", matrix, (h, w), (oh, ow), x.dtype, threads, backend),
+                  lib)
+    channels = math.prod(tail)
     meta = _meta(lib, x.ndim, x.dtype)
     rows = []
     ys, xs = _tile_edges(oh, th), _tile_edges(ow, tw)
@@ -589,7 +593,7 @@ def _warp_tiles(op: str, input: Any, out_shape: Any, matrix: list[float], order:
         for x0, x1 in zip(xs[:-1], xs[1:]):
             box = (x0, y0, x1, y1)
             bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, ow, oh, "affine", matrix, None,
-                                                        handle, box)
+                                                        handle, box, backend, channels)
             block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
             task = delayed(tile, pure=True)(None if block is None else _pieces(block),
                                             (bx0, by0, bx1, by1), box, tail)
@@ -606,42 +610,48 @@ def affine_transform(input: Any, matrix: Any, offset: Any = 0.0,
                      output_shape: Optional[tuple[int, ...]] = None, order: int = 3,
                      mode: str = "constant", cval: float = 0.0, prefilter: Union[bool, str] = True,
                      *, interp: Optional[str] = None,
-                     output_chunks: Optional[tuple[int, int]] = None, threads: int = 1) -> Any:
+                     output_chunks: Optional[tuple[int, int]] = None, threads: int = 1,
+                     backend: str = "cpu") -> Any:
     """An affine transform of a dask array, as upres.affine_transform (scipy's arguments:
     input[matrix @ o + offset]), tile by tile of the output: each task holds only the source
-    pixels its tile reads (with the B-spline prefilter, 64 pixels of warm-up at each cut), and
-    the result equals upres.affine_transform's (cpu backend) bit for bit. The input may be
-    chunked any way (each task slices its box out of it). output_chunks: (rows, columns) per
-    tile (default about 16 MiB, square); threads: CPU threads per task. Border 'grid-wrap'
-    with the B-spline prefilter is refused (its recursions couple opposite edges).
+    pixels its tile reads (with the B-spline prefilter, 64 pixels of warm-up at each cut; on the
+    cuda backend the cuda prefilter's units, up to 768 rows at each cut), and the result equals
+    upres.affine_transform's on the same backend bit for bit. The input may be chunked any way
+    (each task slices its box out of it). output_chunks: (rows, columns) per tile (default about
+    16 MiB, square; on the cuda backend multiples of 64 waste no work: each task computes its
+    tile grown to the kernels' 64 x 64 tiles); threads: CPU threads per task; backend: 'cpu' or
+    'cuda' (each tile on the worker's current GPU: one worker per GPU, local_gpu_cluster; the
+    client needs no GPU). Border 'grid-wrap' with the B-spline prefilter is refused (its
+    recursions couple opposite edges).
     """
     op = "upres.dask.affine_transform"
     shape, m = _affine(tuple(int(v) for v in np.shape(input)), matrix, offset, output_shape, op)
     return _warp_tiles(op, input, shape, m, order, mode, cval, prefilter, interp, output_chunks,
-                       threads)
+                       threads, backend)
 
 
 def rotate(input: Any, angle: float, axes: tuple[int, int] = (1, 0), reshape: bool = True,
            order: int = 3, mode: str = "constant", cval: float = 0.0,
            prefilter: Union[bool, str] = True, *, interp: Optional[str] = None,
-           output_chunks: Optional[tuple[int, int]] = None, threads: int = 1) -> Any:
+           output_chunks: Optional[tuple[int, int]] = None, threads: int = 1,
+           backend: str = "cpu") -> Any:
     """Rotate a dask array by `angle` degrees about its centre, as upres.rotate (scipy's
-    geometry), tile by tile of the output, bit-identical to upres.rotate (cpu backend).
-    output_chunks, threads: as affine_transform.
+    geometry), tile by tile of the output, bit-identical to upres.rotate on the same backend.
+    output_chunks, threads, backend: as affine_transform.
     """
     op = "upres.dask.rotate"
     shape, m = _rotation(tuple(int(v) for v in np.shape(input)), angle, axes, reshape, op)
     return _warp_tiles(op, input, shape, m, order, mode, cval, prefilter, interp, output_chunks,
-                       threads)
+                       threads, backend)
 
 
 class _RemapChunk:
     """One chunk of map_coordinates: picklable (plain options, parsed in the task)."""
 
     def __init__(self, options: dict[str, str], src_shape: tuple[int, int], dtype: Any,
-                 threads: int) -> None:
+                 threads: int, backend: str) -> None:
         self.options, self.src_shape, self.threads = options, src_shape, threads
-        self.dtype = np.dtype(dtype)
+        self.dtype, self.backend = np.dtype(dtype), backend
 
     def __call__(self, block: Any, in_box: tuple[int, int, int, int], coords: Any,
                  tail: tuple[int, ...]) -> np.ndarray[Any, Any]:
@@ -663,22 +673,26 @@ class _RemapChunk:
         h, w = self.src_shape
         _upres.warp_box(src, in_box, w, h, out, (0, 0, fw, fh), fw, fh, "remap", [],
                         field.reshape(fh, fw, 2), _upres.warp_options(self.options),
-                        self.threads)
+                        self.threads, self.backend)
         return out.reshape((fh * fw,) + tail)[:n].reshape(shape + tail)
 
 
 def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "constant",
                     cval: float = 0.0, prefilter: Union[bool, str] = True, *,
-                    interp: Optional[str] = None, threads: int = 1) -> Any:
+                    interp: Optional[str] = None, threads: int = 1,
+                    backend: str = "cpu") -> Any:
     """Sample a dask array at coordinates, as upres.map_coordinates (scipy's arguments:
     coordinates (2, ...) of (row, column) positions, a dask or NumPy array; the output has
     their shape after the first axis, plus the input's channels, and their chunks). The
     coordinates' range per chunk is computed first (one pass over them, as dask-image does);
     each chunk's task then holds only the source box that range reads (with the B-spline,
-    64 pixels of warm-up at each cut) and its coordinates, and its samples equal
-    upres.map_coordinates' (cpu backend) bit for bit. threads: CPU threads per task.
+    64 pixels of warm-up at each cut; on the cuda backend the cuda prefilter's units) and its
+    coordinates, and its samples equal upres.map_coordinates' on the same backend bit for bit
+    (each sample's arithmetic is its own on either backend). threads: CPU threads per task;
+    backend: 'cpu' or 'cuda' (as affine_transform).
     """
     op = "upres.dask.map_coordinates"
+    backend = _backend(op, backend)
     x = _image(input, op)
     c = coordinates if isinstance(coordinates, da.Array) else \
         da.from_array(np.asarray(coordinates, dtype=np.float64))
@@ -703,7 +717,7 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
         raise InvalidArgumentError(f"{op}: the coordinates hold NaN or infinite values; they "
                                    "must be finite")
     lib = _lib_of(x)
-    task_fn = _InLib(_RemapChunk(opts, (h, w), x.dtype, threads), lib)
+    task_fn = _InLib(_RemapChunk(opts, (h, w), x.dtype, threads, backend), lib)
     meta = _meta(lib, c.ndim - 1 + len(tail), x.dtype)
     blocks: dict[tuple[int, ...], Any] = {}
     for idx in np.ndindex(*nb):
@@ -713,7 +727,7 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
         # The chunk's range as a 2-sample field: the source box of every coordinate in it.
         field = np.array([[[cmin, rmin], [cmax, rmax]]], np.float32)
         bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle,
-                                                    (0, 0, 2, 1))
+                                                    (0, 0, 2, 1), backend, math.prod(tail))
         block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
         task = delayed(task_fn, pure=True)(None if block is None else _pieces(block),
                                            (bx0, by0, bx1, by1), _pieces(cb), tail)

@@ -78,17 +78,19 @@ Transform make_map(int kind, int sw, int sh, int ow, int oh, Image<float>& field
 // The output assembled tile by tile (tiles of tw x th), each from its source box only.
 template <class T>
 Image<T> by_tiles(ImageView<const T> in, int ow, int oh, int kind, const Image<float>& field,
-                  const WarpOptions& o, int tw, int th, int* inner = nullptr) {
+                  const WarpOptions& o, int tw, int th, int* inner = nullptr,
+                  Backend backend = Backend::Cpu) {
     Image<T> out(ow, oh, in.channels());
     Image<float> dummy;
-    Context one_thread = ctx_of(Backend::Cpu);  // as a task of upres.dask (small tiles)
+    Context one_thread = ctx_of(backend);  // as a task of upres.dask (small tiles)
     one_thread.threads = 1;
     for (int y0 = 0; y0 < oh; y0 += th)
         for (int x0 = 0; x0 < ow; x0 += tw) {
             const Box ob{x0, y0, std::min(ow, x0 + tw), std::min(oh, y0 + th)};
             Transform t = make_map(kind, in.width(), in.height(), ow, oh, dummy);
             if (kind >= 4) t.field = field.view().sub(ob.x0, ob.y0, ob.width(), ob.height());
-            const Box ib = warp_source_box(in.width(), in.height(), ow, oh, t, o, ob);
+            const Box ib =
+                warp_source_box(in.width(), in.height(), ow, oh, t, o, ob, backend, in.channels());
             ImageView<const T> src;
             if (!ib.empty()) src = in.sub(ib.x0, ib.y0, ib.width(), ib.height());
             if (inner && ib.x0 > 0 && ib.y0 > 0 && ib.x1 < in.width() && ib.y1 < in.height())
@@ -374,6 +376,59 @@ TEST(WarpBoxCuda, TiledBitIdenticalToTheWholeCudaCall) {
     }
 }
 
+// upres::warp_box on the cuda backend, as a task of upres.dask runs it: each tile (awkward
+// sizes, not on the kernels' 64 x 64 tiles) from only the source box warp_source_box gives for
+// the cuda backend (computed without the device), bit-identical to the whole cuda call, for
+// every map kind, pixel type, interpolation, prefilter kernel (the Box, Tile and streaming
+// kernels; the recursive fused kernel for 1-channel float rotations) and border.
+template <class T>
+void boxes_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vector<Case>& cases,
+                const std::vector<Border>& borders, const std::vector<std::pair<int, int>>& tiles,
+                const std::vector<int>& kinds = {0, 1, 2, 3, 4, 5}) {
+    const Image<T> in = random_image<T>(sw, sh, channels, seed, 0.0,
+                                        std::is_same_v<T, float> ? 1.0 : PixelTraits<T>::max_value);
+    const int ow = sw + 23, oh = sh - 11;
+    for (int kind : kinds) {
+        Image<float> field;
+        make_map(kind, sw, sh, ow, oh, field);
+        for (const Case& k : cases)
+            for (Border b : borders) {
+                if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
+                if (k.prefiltered && !std::is_same_v<T, float>) continue;
+                const WarpOptions o = options_of<T>(k, b);
+                const Image<T> ref = whole(in.view(), ow, oh, kind, o, Backend::Cuda);
+                for (const auto& [tw, th] : tiles) {
+                    const Image<T> t =
+                        by_tiles(in.view(), ow, oh, kind, field, o, tw, th, nullptr, Backend::Cuda);
+                    EXPECT_TRUE(same_bytes(t, ref))
+                        << to_string(PixelTraits<T>::type) << " c" << channels << " " << sw << "x"
+                        << sh << " map " << kind << " interp " << to_string(k.interp) << " fir "
+                        << k.prefilter << " prefiltered " << k.prefiltered << " border "
+                        << to_string(b) << " tiles " << tw << "x" << th;
+                }
+            }
+    }
+}
+
+TEST(WarpBoxCuda, BoxesBitIdenticalToTheWholeCudaCall) {
+    UPRES_REQUIRE_GPU();
+    const std::vector<Case> all = {{Interp::BSpline, 0, false}, {Interp::BSpline, 17, false},
+                                   {Interp::Cubic, 0, false},   {Interp::Linear, 0, false},
+                                   {Interp::Nearest, 0, false}, {Interp::BSpline, 0, true}};
+    const std::vector<Border> borders = {Border::Mirror, Border::Reflect, Border::Nearest,
+                                         Border::Constant, Border::Wrap};
+    boxes_cuda<std::uint8_t>(41, 1, 341, 297, all, borders, {{67, 45}, {128, 200}});
+    boxes_cuda<std::uint8_t>(42, 3, 281, 250, all, borders, {{100, 90}});
+    boxes_cuda<std::uint16_t>(43, 4, 250, 261, all, borders, {{67, 45}});
+    boxes_cuda<float>(44, 1, 329, 290, all, borders, {{67, 45}, {192, 128}});
+    boxes_cuda<float>(45, 3, 150, 131, all, {Border::Mirror, Border::Constant}, {{50, 70}});
+    // The prefilter's streaming kernel (3 channels, 2^21 samples: its row unit depends on the
+    // device, and the source box holds any device's).
+    const std::vector<Case> exact = {{Interp::BSpline, 0, false}};
+    boxes_cuda<std::uint16_t>(46, 3, 900, 800, exact, {Border::Mirror, Border::Constant},
+                              {{300, 290}}, {0, 4, 5});
+}
+
 // Two devices (where there are): the bands spread over both give the same bytes.
 TEST(WarpBoxCuda, SeveralDevicesGiveTheSameBytes) {
     UPRES_REQUIRE_GPU();
@@ -425,8 +480,43 @@ TEST(WarpBox, BadArguments) {
             run(rot, {}, ib, Box{10, 10, 41, 30}, {});
         },
         ErrorCode::InvalidArgument, "destination");
-    expect_error([&] { run(rot, {}, ib, ob, ctx_of(Backend::Cuda)); }, ErrorCode::InvalidArgument,
-                 "cpu backend");
+    expect_error([&] { run(rot, {}, ib, ob, ctx_of(Backend::Reference)); },
+                 ErrorCode::InvalidArgument, "cpu and cuda backends");
+    expect_error([&] { warp_source_box(100, 80, 100, 80, rot, {}, ob, Backend::Reference); },
+                 ErrorCode::InvalidArgument, "cpu and cuda backends");
+    expect_error([&] { warp_source_box(100, 80, 100, 80, rot, {}, ob, Backend::Cuda, 5); },
+                 ErrorCode::InvalidArgument, "1 to 4");
+#if UPRES_HAVE_CUDA
+    // Without a device too: the cuda box holds the kernels' whole tiles around the box and whole
+    // units of the prefilter (Box tiles of 64 rows here) with two more at each cut.
+    const Box cb = warp_source_box(100, 80, 100, 80, rot, {}, ob, Backend::Cuda, 1);
+    EXPECT_TRUE(cb.x0 <= ib.x0 && cb.y0 <= ib.y0 && cb.x1 >= ib.x1 && cb.y1 >= ib.y1)
+        << cb.x0 << " " << cb.y0 << " " << cb.x1 << " " << cb.y1;
+    if (cuda_available()) {
+        run(rot, {}, cb, ob, ctx_of(Backend::Cuda));
+        // Bilinear (the device reads exactly the client's box): a side cut by one is refused.
+        WarpOptions lin;
+        lin.interp = Interp::Linear;
+        const Box corner{70, 66, 90, 75};
+        const Box lb = warp_source_box(100, 80, 100, 80, rot, lin, corner, Backend::Cuda, 1);
+        ASSERT_TRUE(lb.y0 > 0 || lb.x0 > 0) << "the box is not cut above or left";
+        Box less = lb;
+        (lb.y0 > 0 ? less.y0 : less.x0) += 1;
+        expect_error(
+            [&] {
+                warp_box(in.sub(less.x0, less.y0, less.width(), less.height()), less, 100, 80,
+                         out.view().sub(0, 0, corner.width(), corner.height()), corner, 100, 80,
+                         rot, lin, ctx_of(Backend::Cuda));
+            },
+            ErrorCode::InvalidArgument, "does not hold");
+    }
+#else
+    expect_error([&] { warp_source_box(100, 80, 100, 80, rot, {}, ob, Backend::Cuda, 1); },
+                 ErrorCode::BackendUnavailable, "without CUDA");
+#endif
+    if (!cuda_available())
+        expect_error([&] { run(rot, {}, ib, ob, ctx_of(Backend::Cuda)); },
+                     ErrorCode::BackendUnavailable, "cuda");
     expect_error([&] { warp_source_box(0, 80, 100, 80, rot, {}, ob); }, ErrorCode::InvalidArgument,
                  "source width");
     Affine singular;

@@ -113,8 +113,14 @@ struct PrefilterBandPlan {
     // Columns (pixels) per tile or warp strip: a box of the image whose first column is a
     // multiple of it meets the kernel's tiles where the whole image does (0: no bands).
     int unit_x = 0;
+    // any_device: unit is only a bound (the streaming kernel's segments depend on the device's
+    // SM count: at most cpu::kCudaMaxBandUnit rows on any device); seg is then 0.
+    bool unit_is_bound = false;
 };
-PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOptions& opts);
+// any_device: the plan without a device (warp_source_box on a client with no GPU), for boxes
+// that must hold every device's units; not for running the prefilter.
+PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOptions& opts,
+                                      bool any_device = false);
 void bspline_prefilter_band(Span2D<const float> src, Span2D<float> dst,
                             const PrefilterOptions& opts, const PrefilterBandPlan& plan,
                             void* stream);

@@ -1174,7 +1174,8 @@ void bspline_prefilter_forced(Span2D<const float> src, Span2D<float> dst,
     run_fused(src, dst, opts, kernel, seg, static_cast<cudaStream_t>(stream));
 }
 
-PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOptions& opts) {
+PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOptions& opts,
+                                      bool any_device) {
     PrefilterBandPlan plan;
     const bool iir = opts.fir_length == 0;
     // bspline_prefilter's own choice (Auto): the recursive path under 32 samples runs whole
@@ -1204,7 +1205,10 @@ PrefilterBandPlan prefilter_band_plan(int w, int h, int c, const PrefilterOption
             plan.unit_x = iir ? kIirTileE / c : fused_tile_pixels(c);
             break;
     }
-    if (plan.kernel == FusedKernel::Stream) {
+    if (plan.kernel == FusedKernel::Stream && any_device) {
+        plan.unit = cpu::kCudaMaxBandUnit;
+        plan.unit_is_bound = true;
+    } else if (plan.kernel == FusedKernel::Stream) {
         const int nstrips = (w * c + kStripE - 1) / kStripE;
         plan.seg = stream_segment(h, nstrips, kIirR, 0);  // Auto streams the exact filter only
         plan.unit = plan.seg;

@@ -12,6 +12,7 @@
 // interpolations the source span is the image itself and plan.pad is 0.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -75,6 +76,13 @@ struct WarpPlan {
     int box_x0 = 0, box_y0 = 0, out_w = 0, out_h = 0;
 };
 inline constexpr int kCudaBoxAlign = 64;
+// A box of outputs grown to the cuda kernels' whole tiles: its start down to multiples of
+// kCudaBoxAlign, its end up to them or to the output's side.
+inline Box cuda_tile_box(Box b, int out_width, int out_height) {
+    constexpr int a = kCudaBoxAlign;
+    return {b.x0 / a * a, b.y0 / a * a, std::min(out_width, (b.x1 + a - 1) / a * a),
+            std::min(out_height, (b.y1 + a - 1) / a * a)};
+}
 
 // warp_tiled's cuda backend for the point maps (warp_box.cpp computes, warp_tiled_cuda.cu runs):
 // the span samples the kernels read for a box of outputs, the coordinates' range widened by
@@ -88,11 +96,15 @@ inline constexpr int kCudaBoxAlign = 64;
 // tile: the kernels compute whole tiles of this many outputs (the whole call's too, at the
 // output's last row and column): the affine and perspective maps' coordinates are taken over the
 // box grown to whole tiles.
+// unit_y_bound: unit_y is only a bound of the prefilter's row unit (the device's is not known:
+// PrefilterBandPlan::unit_is_bound); the box then takes 3 of it beyond the samples at each cut,
+// which holds the whole units and their shields of any unit up to it.
 struct CudaBoxUnits {
     int margin = 0;
     int tile = 0;
     bool coefficients = false;
     int unit_x = 0, unit_y = 0;
+    bool unit_y_bound = false;
 };
 struct CudaPointBox {
     Box span;   // span coordinates (the image padded by WarpPlan::pad)
@@ -184,4 +196,22 @@ TiledStats warp_resize_tiled(RowSource& src, RowSink& dst, int out_width, int ou
 TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                              const Transform& t, const WarpOptions& opts, const TiledOptions& to,
                              const Context& ctx, const std::vector<int>& devices);
+// warp_source_box's units on the cuda backend for a source of sw x sh x c, without a device
+// (the client of upres.dask may have none): the boxes hold what any device's run reads (the
+// prefilter's box whether or not the device runs the recursive fused kernel, which reads less;
+// the streaming prefilter's largest row unit).
+CudaBoxUnits point_units_any(int sw, int sh, int c, const Transform& t, const WarpOptions& opts);
+// upres::warp_box on the cuda backend (warp_tiled_cuda.cu), on ctx.device (-1: the current one)
+// and ctx.cuda_stream (null: a stream of its own), host memory in and out, synchronous: the
+// outputs in `out` computed as warp_points_tiled computes them (the box grown to the kernels'
+// whole tiles, the field of a remap or flow padded onto them), from the source pixels the
+// device's run reads, which `in` must hold. Arguments checked by warp_box.cpp.
+void warp_box(ImageView<const std::uint8_t> src, Box in, int sw, int sh,
+              ImageView<std::uint8_t> dst, Box out, int ow, int oh, const Transform& t,
+              const WarpOptions& opts, const Context& ctx);
+void warp_box(ImageView<const std::uint16_t> src, Box in, int sw, int sh,
+              ImageView<std::uint16_t> dst, Box out, int ow, int oh, const Transform& t,
+              const WarpOptions& opts, const Context& ctx);
+void warp_box(ImageView<const float> src, Box in, int sw, int sh, ImageView<float> dst, Box out,
+              int ow, int oh, const Transform& t, const WarpOptions& opts, const Context& ctx);
 }  // namespace upres::cuda

@@ -24,6 +24,8 @@
 #include <utility>
 
 #include "core/convert_math.hpp"
+#include "core/device_scope.hpp"
+#include "core/dispatch.hpp"
 #include "core/span2d.hpp"
 #include "core/tiled_bands.hpp"
 #include "ops/bspline/bspline_backends.hpp"
@@ -206,6 +208,10 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
         const int ux = cuda->unit_x, uy = cuda->unit_y, ax = std::lcm(ux, 4);
         b.span = {std::max(0, x0 / ux * ux - 2 * ux) / ax * ax, std::max(0, y0 / uy * uy - 2 * uy),
                   std::min(b.span_w, (x1 / ux + 3) * ux), std::min(b.span_h, (y1 / uy + 3) * uy)};
+        // A bound of the unit: a unit u <= uy starts its box at y0 / u u - 2 u > y0 - 3 u and
+        // ends it at (y1 / u + 3) u <= y1 + 3 u.
+        if (cuda->unit_y_bound)
+            b.span.y0 = std::max(0, y0 - 3 * uy), b.span.y1 = std::min(b.span_h, y1 + 1 + 3 * uy);
     } else if (cuda) {
         b.span = {x0 / 4 * 4, y0, x1 + 1, y1 + 1};
     } else if (b.prefilter) {
@@ -225,9 +231,11 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
 template <class T>
 void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box out, int ow, int oh,
          const Transform& t, const WarpOptions& o, const Context& ctx) {
-    if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu)
-        fail(std::string("boxes run the cpu backend, not ") + to_string(ctx.backend) +
+    if (ctx.backend != Backend::Auto && ctx.backend != Backend::Cpu && ctx.backend != Backend::Cuda)
+        fail(std::string("boxes run the cpu and cuda backends, not ") + to_string(ctx.backend) +
              " (the whole-image call runs every backend)");
+    const bool on_cuda = ctx.backend == Backend::Cuda;
+    if (on_cuda) require_cuda(kOp);
     if (dst.empty() || dst.data() == nullptr) fail("the destination is empty");
     if (dst.on_device() || (!in.empty() && src.on_device()))
         fail("boxes are computed in host memory");
@@ -257,6 +265,19 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
     }
     const BoxPlan b = plan_box(sw, sh, ow, oh, t, o, out, ctx);
     const int c = dst.channels();
+    if (on_cuda) {
+        if constexpr (std::is_same_v<T, float>)
+            if (b.prefilter && !in.empty())  // the whole call's check, on the pixels it has
+                tiled::check_finite(kOp, src.data(), src.width(), c, in.y0, src.height(),
+                                    src.stride(), ctx.threads);
+#if UPRES_HAVE_CUDA
+        const DeviceScope on(ctx, Backend::Cuda, kOp);
+        cuda::warp_box(src, in, sw, sh, dst, out, ow, oh, t, o, ctx);
+        return;
+#else
+        throw Error(ErrorCode::Internal, "warp_box: a CUDA device without CUDA support");
+#endif
+    }
     const Span2D<T> d = span_of(dst);
     if (b.span.empty()) {  // every output is outside: the fill (as the whole call's border rule)
         const T fill = saturate_from_float<T>(o.fill);
@@ -329,8 +350,31 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
 }  // namespace
 
 Box warp_source_box(int src_width, int src_height, int out_width, int out_height,
-                    const Transform& t, const WarpOptions& opts, Box out) {
-    return plan_box(src_width, src_height, out_width, out_height, t, opts, out, Context{}).image;
+                    const Transform& t, const WarpOptions& opts, Box out, Backend backend,
+                    int channels) {
+    if (backend == Backend::Auto || backend == Backend::Cpu)
+        return plan_box(src_width, src_height, out_width, out_height, t, opts, out, Context{})
+            .image;
+    if (backend != Backend::Cuda)
+        fail(std::string("source boxes are given for the cpu and cuda backends, not ") +
+             to_string(backend));
+    if (channels < 1 || channels > 4)
+        fail("the source has " + std::to_string(channels) + " channels (allowed: 1 to 4)");
+#if UPRES_HAVE_CUDA
+    // The checks first (the units' planning assumes a valid call).
+    (void)plan_box(src_width, src_height, out_width, out_height, t, opts, out, Context{});
+    const CudaBoxUnits u = cuda::point_units_any(src_width, src_height, channels, t, opts);
+    // The device computes the box grown to its kernels' whole tiles (a remap's or flow's field,
+    // known for `out` only, is padded onto them with samples `out` reads).
+    const bool field = t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow;
+    const Box ob = field ? out : cuda_tile_box(out, out_width, out_height);
+    const BoxPlan b =
+        plan_box(src_width, src_height, out_width, out_height, t, opts, ob, Context{}, &u);
+    return b.span.empty() ? Box{} : b.image;
+#else
+    require_cuda("warp_source_box");  // throws: built without CUDA
+    return {};
+#endif
 }
 
 CudaPointBox cuda_point_box(int src_width, int src_height, int out_width, int out_height,

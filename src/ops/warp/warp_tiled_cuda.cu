@@ -523,6 +523,86 @@ struct PointState {
     tiled::Rows<T> rows;
 };
 
+// Box ob of outputs (whole kernel tiles) on stream s into dv (its data pointer offset so that
+// whole-output coordinates address the box's buffer), from the source pixels of pb.image (its
+// CudaPointBox, not empty) at `pixels` (host memory, rows of `pixel_row` elements). tt: the map,
+// with ob's field for a remap or flow. Queued on s (the pixels and the field are copied before
+// this returns); the device bytes it holds, the output's apart.
+template <class T>
+std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const CudaPointBox& pb,
+                      const T* pixels, std::ptrdiff_t pixel_row, Span2D<T> dv, cudaStream_t s) {
+    const int c = k.c;
+    const Box& ib = pb.image;
+    const int iw = ib.width(), ih = ib.height();
+    // The raw box, with the whole image's alignment class when the kernels read it.
+    const std::ptrdiff_t rs = stride_like(std::ptrdiff_t{iw} * c, std::ptrdiff_t{k.sw} * c);
+    std::size_t box_bytes = sizeof(T) * static_cast<std::size_t>(rs) * ih;
+    DeviceTemp d_raw(box_bytes, s, "warp_tiled (box source)");
+    UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_raw.get(), sizeof(T) * rs, pixels, sizeof(T) * pixel_row,
+                                       sizeof(T) * iw * c, ih, cudaMemcpyHostToDevice, s));
+    WarpPlan p = k.plan;
+    p.box_x0 = ob.x0, p.box_y0 = ob.y0, p.out_w = k.ow, p.out_h = k.oh;
+    DeviceTemp d_field;
+    if (tt.kind == Transform::Kind::Remap || tt.kind == Transform::Kind::Flow) {
+        const std::ptrdiff_t fs = std::ptrdiff_t{2} * ob.width();
+        d_field = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * ob.height(), s,
+                             "warp_tiled (box field)");
+        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_field.get(), sizeof(float) * fs, tt.field.data(),
+                                           sizeof(float) * tt.field.stride(), sizeof(float) * fs,
+                                           ob.height(), cudaMemcpyHostToDevice, s));
+        p.field = Span2D<const float>{shifted(d_field.as<float>(), ob.y0 * fs + 2 * ob.x0), ob.x1,
+                                      ob.y1, 2, fs};
+        box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * ob.height();
+    }
+    if (k.rec) {
+        const Span2D<const float> sv{
+            shifted(reinterpret_cast<const float*>(d_raw.get()), ib.y0 * rs + ib.x0), k.sw, k.sh, 1,
+            rs};
+        warp_bspline_rec(
+            sv, Span2D<float>{reinterpret_cast<float*>(dv.data), dv.width, dv.height, 1, dv.stride},
+            p, 0, s);
+    } else if (k.o.interp == Interp::BSpline) {
+        const Box& sb = pb.span;
+        const int bw = sb.width(), bh = sb.height();
+        const int span_w = k.sw + 2 * p.pad, span_h = k.sh + 2 * p.pad;
+        const std::ptrdiff_t fs = stride_like(std::ptrdiff_t{bw} * c, std::ptrdiff_t{span_w} * c);
+        DeviceTemp d_stage, d_coef;
+        const float* in = reinterpret_cast<const float*>(d_raw.get());
+        std::ptrdiff_t in_row = rs;
+        if (k.stage) {
+            d_stage = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * bh, s,
+                                 "warp_tiled (box staging)");
+            const dim3 grid(static_cast<unsigned>((std::ptrdiff_t{bw} * c + 255) / 256),
+                            static_cast<unsigned>(bh));
+            stage_box_kernel<T><<<grid, 256, 0, s>>>(d_raw.as<T>(), rs, ib.x0, ib.y0, k.sw, k.sh, c,
+                                                     p.pad, sb.x0, sb.y0, bw, bh,
+                                                     d_stage.as<float>(), fs);
+            UPRES_CUDA_CHECK_LAUNCH();
+            in = d_stage.as<float>(), in_row = fs;
+            box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * bh;
+        }
+        const float* cf = in;
+        std::ptrdiff_t cf_row = in_row;
+        if (k.coef) {
+            d_coef = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * bh, s,
+                                "warp_tiled (box coefficients)");
+            bspline_prefilter_band(Span2D<const float>{in, bw, bh, c, in_row},
+                                   Span2D<float>{d_coef.as<float>(), bw, bh, c, fs}, k.po, k.pb, s);
+            cf = d_coef.as<float>(), cf_row = fs;
+            box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * bh;
+        }
+        const Span2D<const float> sv{shifted(cf, sb.y0 * cf_row + std::ptrdiff_t{sb.x0} * c),
+                                     span_w, span_h, c, cf_row};
+        warp(sv, dv, p, s);
+    } else {
+        const Span2D<const T> sv{
+            shifted(d_raw.as<const T>(), ib.y0 * rs + std::ptrdiff_t{ib.x0} * c), k.sw, k.sh, c,
+            rs};
+        warp(sv, dv, p, s);
+    }
+    return box_bytes;
+}
+
 // Band [y0, y1)'s boxes on the worker's device into st.rows.
 template <class T>
 void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0, int y1,
@@ -539,11 +619,11 @@ void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0,
     DeviceTemp d_out(out_bytes, s, "warp_tiled (band output)");
     std::vector<std::pair<int, int>> fills;  // boxes whose outputs are all the fill
     std::size_t dev_bytes = out_bytes;
+    const bool field = k.t.kind == Transform::Kind::Remap || k.t.kind == Transform::Kind::Flow;
     for (int x0 = 0; x0 < k.ow; x0 += k.tile) {
         const int x1 = std::min(k.ow, x0 + k.tile);
         const Box ob{x0, ya, x1, yb};
         Transform tt = k.t;
-        const bool field = k.t.kind == Transform::Kind::Remap || k.t.kind == Transform::Kind::Flow;
         if (field) tt.field = k.t.field.sub(ob.x0, ob.y0, ob.width(), ob.height());
         const CudaPointBox pb = cuda_point_box(k.sw, k.sh, k.ow, k.oh, tt, k.o, ob, k.units);
         if (pb.span.empty()) {
@@ -563,77 +643,9 @@ void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0,
             if (k.coef || k.rec)
                 tiled::check_finite(kOp, st.box.data(), iw, c, ib.y0, ih, std::ptrdiff_t{iw} * c,
                                     0);
-        // The raw box, with the whole image's alignment class when the kernels read it.
-        const std::ptrdiff_t rs = stride_like(std::ptrdiff_t{iw} * c, std::ptrdiff_t{k.sw} * c);
-        std::size_t box_bytes = sizeof(T) * static_cast<std::size_t>(rs) * ih;
-        DeviceTemp d_raw(box_bytes, s, "warp_tiled (box source)");
-        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_raw.get(), sizeof(T) * rs, st.box.data(),
-                                           sizeof(T) * iw * c, sizeof(T) * iw * c, ih,
-                                           cudaMemcpyHostToDevice, s));
-        WarpPlan p = k.plan;
-        p.box_x0 = x0, p.box_y0 = ya, p.out_w = k.ow, p.out_h = k.oh;
-        DeviceTemp d_field;
-        if (field) {
-            const std::ptrdiff_t fs = std::ptrdiff_t{2} * ob.width();
-            d_field = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * ob.height(), s,
-                                 "warp_tiled (box field)");
-            UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_field.get(), sizeof(float) * fs, tt.field.data(),
-                                               sizeof(float) * tt.field.stride(),
-                                               sizeof(float) * fs, ob.height(),
-                                               cudaMemcpyHostToDevice, s));
-            p.field =
-                Span2D<const float>{shifted(d_field.as<float>(), ya * fs + 2 * x0), x1, yb, 2, fs};
-            box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * ob.height();
-        }
         const Span2D<T> dv{shifted(d_out.as<T>(), ya * out_row), x1, yb, c, out_row};
-        if (k.rec) {
-            const Span2D<const float> sv{
-                shifted(reinterpret_cast<const float*>(d_raw.get()), ib.y0 * rs + ib.x0), k.sw,
-                k.sh, 1, rs};
-            warp_bspline_rec(
-                sv, Span2D<float>{reinterpret_cast<float*>(dv.data), x1, yb, 1, out_row}, p, 0, s);
-        } else if (k.o.interp == Interp::BSpline) {
-            const Box& sb = pb.span;
-            const int bw = sb.width(), bh = sb.height();
-            const int span_w = k.sw + 2 * p.pad, span_h = k.sh + 2 * p.pad;
-            const std::ptrdiff_t fs =
-                stride_like(std::ptrdiff_t{bw} * c, std::ptrdiff_t{span_w} * c);
-            DeviceTemp d_stage, d_coef;
-            const float* in = reinterpret_cast<const float*>(d_raw.get());
-            std::ptrdiff_t in_row = rs;
-            if (k.stage) {
-                d_stage = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * bh, s,
-                                     "warp_tiled (box staging)");
-                const dim3 grid(static_cast<unsigned>((std::ptrdiff_t{bw} * c + 255) / 256),
-                                static_cast<unsigned>(bh));
-                stage_box_kernel<T><<<grid, 256, 0, s>>>(d_raw.as<T>(), rs, ib.x0, ib.y0, k.sw,
-                                                         k.sh, c, p.pad, sb.x0, sb.y0, bw, bh,
-                                                         d_stage.as<float>(), fs);
-                UPRES_CUDA_CHECK_LAUNCH();
-                in = d_stage.as<float>(), in_row = fs;
-                box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * bh;
-            }
-            const float* cf = in;
-            std::ptrdiff_t cf_row = in_row;
-            if (k.coef) {
-                d_coef = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * bh, s,
-                                    "warp_tiled (box coefficients)");
-                bspline_prefilter_band(Span2D<const float>{in, bw, bh, c, in_row},
-                                       Span2D<float>{d_coef.as<float>(), bw, bh, c, fs}, k.po, k.pb,
-                                       s);
-                cf = d_coef.as<float>(), cf_row = fs;
-                box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * bh;
-            }
-            const Span2D<const float> sv{shifted(cf, sb.y0 * cf_row + std::ptrdiff_t{sb.x0} * c),
-                                         span_w, span_h, c, cf_row};
-            warp(sv, dv, p, s);
-        } else {
-            const Span2D<const T> sv{
-                shifted(d_raw.as<const T>(), ib.y0 * rs + std::ptrdiff_t{ib.x0} * c), k.sw, k.sh, c,
-                rs};
-            warp(sv, dv, p, s);
-        }
-        dev_bytes = std::max(dev_bytes, out_bytes + box_bytes);
+        dev_bytes = std::max(dev_bytes, out_bytes + point_box<T>(k, tt, ob, pb, st.box.data(),
+                                                                 std::ptrdiff_t{iw} * c, dv, s));
     }
     st.rows.reset(y1 - y0, out_row);
     UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
@@ -718,6 +730,122 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
     return st;
 }
 
+// The kernels read up to kIirHalo + 2 (the recursive kernel's box), 15 + 2 (its fallback's FIR
+// taps) or 4 + 3 samples (the tiled kernel's box, 16-byte aligned) beyond the taps.
+constexpr int kPointMargin = 24;
+
+// The whole call's choices for a point map of a sw x sh x c source of `type` into ow x oh, on
+// the current device.
+PointCall point_call(int sw, int sh, int c, int ow, int oh, PixelType type, const Transform& t,
+                     const WarpOptions& opts) {
+    PointCall k{};
+    k.sw = sw, k.sh = sh, k.c = c, k.ow = ow, k.oh = oh;
+    k.t = t, k.o = opts;
+    k.plan = make_warp_plan(t, opts, sw, sh, ow, oh);
+    const bool bspline = opts.interp == Interp::BSpline;
+    const bool prefilter = bspline && !opts.prefiltered;
+    // As warp.cpp's warp_run: the recursive fused kernel where the policy lists it first and the
+    // plan's boxes fit.
+    k.rec = prefilter && type == PixelType::F32 &&
+            warp_schedule::candidates(warp_schedule::case_of(k.plan, PixelType::F32, PixelType::F32,
+                                                             c, opts.prefilter))[0] ==
+                warp_schedule::Kernel::RecFused &&
+            warp_rec_preferred(k.plan, sw, sh, ow, oh, c, opts.prefilter);
+    k.coef = prefilter && !k.rec;
+    k.stage = bspline && !k.rec && (k.plan.pad > 0 || type != PixelType::F32);
+    k.units.margin = kPointMargin;
+    k.units.tile = kCudaBoxAlign;
+    k.units.coefficients = k.coef;
+    if (k.coef) {
+        k.po.border = k.plan.pad > 0 ? Border::Mirror : tap_border(opts.border);
+        k.po.fir_length = opts.prefilter;
+        k.pb = prefilter_band_plan(sw + 2 * k.plan.pad, sh + 2 * k.plan.pad, c, k.po);
+        k.units.unit_x = k.pb.unit == 0 ? 0 : k.pb.unit_x;
+        k.units.unit_y = k.pb.unit;
+    }
+    return k;
+}
+
+// A box's field on ob (the kernels' whole tiles around `out`) from out's (t.field): outside
+// `out`, entries that read what out's first output reads (a flow's shifted by the distance), so
+// that the outputs computed there and dropped read only the samples `out` needs.
+std::vector<float> padded_field(const Transform& t, Box out, Box ob) {
+    const bool flow = t.kind == Transform::Kind::Flow;
+    const float* f0 = t.field.row(0);
+    std::vector<float> f(std::size_t{2} * ob.width() * ob.height());
+    for (int y = ob.y0; y < ob.y1; ++y) {
+        float* r = f.data() + std::ptrdiff_t{2} * (y - ob.y0) * ob.width();
+        for (int x = ob.x0; x < ob.x1; ++x) {
+            float* e = r + std::ptrdiff_t{2} * (x - ob.x0);
+            if (x >= out.x0 && x < out.x1 && y >= out.y0 && y < out.y1) {
+                const float* g = t.field.row(y - out.y0) + std::ptrdiff_t{2} * (x - out.x0);
+                e[0] = g[0], e[1] = g[1];
+            } else if (flow) {  // x + dx = out.x0 + f0: the same taps (both integer shifts)
+                e[0] = f0[0] + static_cast<float>(out.x0 - x);
+                e[1] = f0[1] + static_cast<float>(out.y0 - y);
+            } else {
+                e[0] = f0[0], e[1] = f0[1];
+            }
+        }
+    }
+    return f;
+}
+
+template <class T>
+void box_run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box out, int ow,
+             int oh, const Transform& t, const WarpOptions& opts, const Context& ctx) {
+    const int c = dst.channels();
+    constexpr PixelType type = std::is_same_v<T, float>           ? PixelType::F32
+                               : std::is_same_v<T, std::uint16_t> ? PixelType::U16
+                                                                  : PixelType::U8;
+    const PointCall k = point_call(sw, sh, c, ow, oh, type, t, opts);
+    const Box ob = cuda_tile_box(out, ow, oh);
+    const bool field = t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow;
+    Transform tt = t;
+    std::vector<float> fb;
+    if (field) {
+        fb = padded_field(t, out, ob);
+        tt.field = ImageView<const float>(fb.data(), ob.width(), ob.height(), 2);
+    }
+    const CudaPointBox pb = cuda_point_box(sw, sh, ow, oh, tt, opts, ob, k.units);
+    if (pb.span.empty()) {  // every output is the fill
+        const T fill = saturate_from_float<T>(opts.fill);
+        for (int y = 0; y < dst.height(); ++y)
+            std::fill_n(dst.row(y), std::ptrdiff_t{dst.width()} * c, fill);
+        return;
+    }
+    const Box& need = pb.image;
+    if (need.x0 < in.x0 || need.y0 < in.y0 || need.x1 > in.x1 || need.y1 > in.y1 || in.empty())
+        throw Error(ErrorCode::InvalidArgument,
+                    "warp_box: the source box [" + std::to_string(in.x0) + ", " +
+                        std::to_string(in.x1) + ") x [" + std::to_string(in.y0) + ", " +
+                        std::to_string(in.y1) + ") does not hold the pixels [" +
+                        std::to_string(need.x0) + ", " + std::to_string(need.x1) + ") x [" +
+                        std::to_string(need.y0) + ", " + std::to_string(need.y1) +
+                        ") the output box reads on this device (warp_source_box with the cuda "
+                        "backend)");
+    Stream own;
+    cudaStream_t s = static_cast<cudaStream_t>(ctx.cuda_stream);
+    if (!s) {
+        int dev = 0;
+        UPRES_CUDA_CHECK(cudaGetDevice(&dev));
+        own.open(dev);
+        s = own.s;
+    }
+    const std::ptrdiff_t rs = stride_like(std::ptrdiff_t{ob.width()} * c, std::ptrdiff_t{ow} * c);
+    DeviceTemp d_out(sizeof(T) * static_cast<std::size_t>(rs) * ob.height(), s,
+                     "warp_box (output)");
+    const Span2D<T> dv{shifted(d_out.as<T>(), ob.y0 * rs + std::ptrdiff_t{ob.x0} * c), ob.x1, ob.y1,
+                       c, rs};
+    const T* pixels = src.row(need.y0 - in.y0) + std::ptrdiff_t{need.x0 - in.x0} * c;
+    point_box<T>(k, tt, ob, pb, pixels, src.stride(), dv, s);
+    UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
+        dst.data(), sizeof(T) * dst.stride(),
+        d_out.as<T>() + std::ptrdiff_t{out.y0 - ob.y0} * rs + std::ptrdiff_t{out.x0 - ob.x0} * c,
+        sizeof(T) * rs, sizeof(T) * out.width() * c, out.height(), cudaMemcpyDeviceToHost, s));
+    UPRES_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
 }  // namespace
 
 TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
@@ -727,34 +855,8 @@ TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int ou
     // of one host are of one model).
     const Devices on(devices);
     const std::vector<int>& devs = on.list;
-    PointCall k{};
-    k.sw = src.width(), k.sh = src.height(), k.c = src.channels();
-    k.ow = out_width, k.oh = out_height;
-    k.t = t, k.o = opts;
-    k.plan = make_warp_plan(t, opts, k.sw, k.sh, k.ow, k.oh);
-    const bool bspline = opts.interp == Interp::BSpline;
-    const bool prefilter = bspline && !opts.prefiltered;
-    // As warp.cpp's warp_run: the recursive fused kernel where the policy lists it first and the
-    // plan's boxes fit.
-    k.rec = prefilter && src.type() == PixelType::F32 &&
-            warp_schedule::candidates(warp_schedule::case_of(k.plan, PixelType::F32, PixelType::F32,
-                                                             k.c, opts.prefilter))[0] ==
-                warp_schedule::Kernel::RecFused &&
-            warp_rec_preferred(k.plan, k.sw, k.sh, k.ow, k.oh, k.c, opts.prefilter);
-    k.coef = prefilter && !k.rec;
-    k.stage = bspline && !k.rec && (k.plan.pad > 0 || src.type() != PixelType::F32);
-    // The kernels read up to kIirHalo + 2 (the recursive kernel's box), 15 + 2 (its fallback's
-    // FIR taps) or 4 + 3 samples (the tiled kernel's box, 16-byte aligned) beyond the taps.
-    k.units.margin = 24;
-    k.units.tile = kCudaBoxAlign;
-    k.units.coefficients = k.coef;
-    if (k.coef) {
-        k.po.border = k.plan.pad > 0 ? Border::Mirror : tap_border(opts.border);
-        k.po.fir_length = opts.prefilter;
-        k.pb = prefilter_band_plan(k.sw + 2 * k.plan.pad, k.sh + 2 * k.plan.pad, k.c, k.po);
-        k.units.unit_x = k.pb.unit == 0 ? 0 : k.pb.unit_x;
-        k.units.unit_y = k.pb.unit;
-    }
+    const PointCall k = point_call(src.width(), src.height(), src.channels(), out_width, out_height,
+                                   src.type(), t, opts);
     switch (src.type()) {
         case PixelType::U8:
             return run_points<std::uint8_t>(src, dst, k, to, ctx, devs);
@@ -764,6 +866,40 @@ TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int ou
             return run_points<float>(src, dst, k, to, ctx, devs);
     }
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": unknown pixel type");
+}
+
+CudaBoxUnits point_units_any(int sw, int sh, int c, const Transform& t, const WarpOptions& opts) {
+    CudaBoxUnits u;
+    u.margin = kPointMargin;
+    u.tile = kCudaBoxAlign;
+    // The prefilter's box holds the recursive fused kernel's (its taps and margin, unaligned).
+    u.coefficients = opts.interp == Interp::BSpline && !opts.prefiltered;
+    if (!u.coefficients) return u;
+    const WarpPlan plan = make_warp_plan(t, opts, sw, sh, 1, 1);
+    PrefilterOptions po;
+    po.border = plan.pad > 0 ? Border::Mirror : tap_border(opts.border);
+    po.fir_length = opts.prefilter;
+    const PrefilterBandPlan pb =
+        prefilter_band_plan(sw + 2 * plan.pad, sh + 2 * plan.pad, c, po, true);
+    u.unit_x = pb.unit == 0 ? 0 : pb.unit_x;
+    u.unit_y = pb.unit;
+    u.unit_y_bound = pb.unit_is_bound;
+    return u;
+}
+
+void warp_box(ImageView<const std::uint8_t> src, Box in, int sw, int sh,
+              ImageView<std::uint8_t> dst, Box out, int ow, int oh, const Transform& t,
+              const WarpOptions& opts, const Context& ctx) {
+    box_run(src, in, sw, sh, dst, out, ow, oh, t, opts, ctx);
+}
+void warp_box(ImageView<const std::uint16_t> src, Box in, int sw, int sh,
+              ImageView<std::uint16_t> dst, Box out, int ow, int oh, const Transform& t,
+              const WarpOptions& opts, const Context& ctx) {
+    box_run(src, in, sw, sh, dst, out, ow, oh, t, opts, ctx);
+}
+void warp_box(ImageView<const float> src, Box in, int sw, int sh, ImageView<float> dst, Box out,
+              int ow, int oh, const Transform& t, const WarpOptions& opts, const Context& ctx) {
+    box_run(src, in, sw, sh, dst, out, ow, oh, t, opts, ctx);
 }
 
 }  // namespace upres::cuda
