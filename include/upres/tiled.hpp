@@ -209,8 +209,10 @@ struct Box {
 // warp_tiled_source_rows), a box outside the output, sizes over kMaxTiledDimension, a
 // singular matrix or a non-finite field value.
 // backend Cuda: the box warp_box reads on the cuda backend, bit-identical to upres::warp on the
-// cuda backend: the outputs grown to the kernels' whole tiles of 64 x 64 (kept apart from the
-// box's own: computed and dropped), and for the B-spline prefilter whole units of the cuda
+// cuda backend: the outputs grown to the kernels' whole tiles of 64 x 64 (those beyond the box
+// computed and dropped; a remap's or flow's box must lie on the tiles: x0, y0 multiples of 64,
+// x1, y1 too or the output's side, as each output's bits depend on the field of its kernel
+// thread's group), and for the B-spline prefilter whole units of the cuda
 // prefilter's kernel plus two at each cut (up to 3 x 256 rows beyond the taps: the streaming
 // kernel's unit depends on the device's SM count, and the box holds any device's). channels (1
 // to 4) choose that kernel. Needs a CUDA build, not a device; Error(BackendUnavailable) in a

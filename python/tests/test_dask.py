@@ -461,12 +461,14 @@ def test_fuse_on_the_gpu_bit_identical(camera: np.ndarray, tmp_path: pathlib.Pat
 
 @requires_gpu
 @pytest.mark.parametrize("dtype,c,h,w", [(np.uint8, 3, 700, 650), (np.uint16, 1, 411, 523),
-                                         (np.float32, 1, 389, 301), (np.float32, 2, 211, 187)])
+                                         (np.float32, 1, 389, 301), (np.float32, 3, 211, 187)])
 def test_point_maps_on_the_gpu_bit_identical(dtype: type, c: int, h: int, w: int) -> None:
     """rotate, affine_transform and map_coordinates with backend='cuda' against the whole cuda
     call: tiles of awkward sizes (not on the kernels' 64 x 64 tiles) each from its cuda source
     box, NumPy and CuPy chunks. u8 RGB 700 x 650 runs the prefilter's streaming kernel (its row
-    unit depends on the device), float grey rotations the recursive fused kernel."""
+    unit depends on the device), float grey rotations the recursive fused kernel; map_coordinates
+    with 2-D, flat and 3-D coordinates (float RGB: the split kernel's bits depend on the samples
+    a thread shares)."""
     cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(31 + c)
     a = _image(rng, h, w, c, dtype)
@@ -495,6 +497,11 @@ def test_point_maps_on_the_gpu_bit_identical(dtype: type, c: int, h: int, w: int
         got = ud.map_coordinates(x, da.from_array(co, chunks=(2, 40, 33)), backend="cuda",
                                  **kw).compute()  # type: ignore[arg-type]
         assert np.array_equal(got, ref), (name, "map_coordinates")
+    for shaped in (co.reshape(2, -1), co.reshape(2, 30, 3, 100)):
+        ref = cp.asnumpy(upres.map_coordinates(ad, cp.asarray(shaped), backend="cuda"))
+        got = ud.map_coordinates(x, da.from_array(shaped, chunks=(2,) + (7,) * (shaped.ndim - 1)),
+                                 backend="cuda").compute()
+        assert got.shape == ref.shape and np.array_equal(got, ref), shaped.shape
     xc = x.map_blocks(cp.asarray)
     r = ud.rotate(xc, 17, mode="mirror", output_chunks=(128, 128), backend="cuda").compute()
     assert isinstance(r, cp.ndarray)

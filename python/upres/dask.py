@@ -687,9 +687,11 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     coordinates' range per chunk is computed first (one pass over them, as dask-image does);
     each chunk's task then holds only the source box that range reads (with the B-spline,
     64 pixels of warm-up at each cut; on the cuda backend the cuda prefilter's units) and its
-    coordinates, and its samples equal upres.map_coordinates' on the same backend bit for bit
-    (each sample's arithmetic is its own on either backend). threads: CPU threads per task;
-    backend: 'cpu' or 'cuda' (as affine_transform).
+    coordinates, and its samples equal upres.map_coordinates' on the same backend bit for bit.
+    threads: CPU threads per task; backend: 'cpu' or 'cuda' (as affine_transform; the cuda
+    kernel's bits for a sample depend on the samples its thread shares, so there the
+    coordinates are laid out as the whole call lays them, rows of 4096 unless they are 2-D, and
+    cut in tiles on the kernel's 64 x 64 tiles, whatever their chunks).
     """
     op = "upres.dask.map_coordinates"
     backend = _backend(op, backend)
@@ -703,6 +705,8 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     opts, handle = _point_options(op, x, order, interp, mode, cval, prefilter)
     h, w = int(x.shape[0]), int(x.shape[1])
     tail = tuple(int(v) for v in x.shape[2:])
+    if backend == "cuda":
+        return _map_coordinates_cuda(x, c, opts, handle, tail, threads)
     # Per chunk: the least and the largest row and column (as float32, the field's type), in
     # one pass over the coordinates: block i1, ..., ik gives lim[:, 2 i1 : 2 i1 + 2, i2, ...].
     def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -735,6 +739,95 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
                                       meta=meta, name="upres-map-coordinates-" +
                                       "-".join(map(str, idx)) + "-" + tokenize(task.key))
     return da.block(_nested(blocks, nb, (), len(tail)))
+
+
+class _RemapTile:
+    """One tile of map_coordinates on the cuda backend, in the whole call's layout of the
+    samples: picklable."""
+
+    def __init__(self, options: dict[str, str], src_shape: tuple[int, int],
+                 layout: tuple[int, int], dtype: Any, threads: int) -> None:
+        self.options, self.src_shape, self.layout = options, src_shape, layout
+        self.dtype, self.threads = np.dtype(dtype), threads
+
+    def __call__(self, block: Any, in_box: tuple[int, int, int, int], coords: Any,
+                 out_box: tuple[int, int, int, int], tail: tuple[int, ...]) -> Any:
+        block, coords = _joined(block), _joined(coords)
+        th, tw = coords.shape[1:]
+        field = np.empty((th, tw, 2), np.float32)
+        field[..., 0] = coords[1]
+        field[..., 1] = coords[0]
+        out = np.empty((th, tw) + tail, self.dtype)
+        src = None if block is None else np.ascontiguousarray(block, self.dtype)
+        (h, w), (lh, lw) = self.src_shape, self.layout
+        _upres.warp_box(src, in_box, w, h, out, out_box, lw, lh, "remap", [], field,
+                        _upres.warp_options(self.options), self.threads, "cuda")
+        return out
+
+
+def _map_coordinates_cuda(x: Any, c: Any, opts: dict[str, str], handle: Any,
+                          tail: tuple[int, ...], threads: int) -> Any:
+    """map_coordinates on the cuda backend: the samples laid out as the whole call lays them
+    (the coordinates' own 2-D shape, else rows of 4096 padded with (0, 0)), in tiles on the
+    kernels' 64 x 64 tiles (each output's bits depend on its kernel thread's group of samples,
+    so a tile holds the whole call's groups), each from the source box of its samples' range."""
+    out_shape = tuple(int(v) for v in c.shape[1:])
+    n = math.prod(out_shape)
+    if len(out_shape) == 2 and max(out_shape) <= 65536:
+        lh, lw = out_shape
+        grid = c
+    else:
+        lw = min(n, 4096)
+        lh = -(-n // lw)
+        flat = c.reshape(2, n)
+        if lh * lw > n:
+            flat = da.concatenate([flat, da.zeros((2, lh * lw - n), dtype=flat.dtype)], axis=1)
+        grid = flat.reshape(2, lh, lw)
+    # Tiles of about 2^20 samples, their sides multiples of 64.
+    ty = min(lh, 1024)
+    tx = min(lw, max(64, (1 << 20) // max(ty, 1) // 64 * 64))
+    ty = -(-ty // 64) * 64 if ty < lh else ty
+    grid = grid.rechunk((2, ty, tx))
+
+    def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        f = _host(b).astype(np.float32).reshape(2, -1)
+        r: np.ndarray[Any, Any] = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)
+        return r.reshape(2, 2, 1)
+
+    nby, nbx = len(grid.chunks[1]), len(grid.chunks[2])
+    lim = grid.map_blocks(bounds, dtype=np.float32,
+                          chunks=((2,), (2,) * nby, (1,) * nbx)).compute()
+    if not np.all(np.isfinite(lim)):
+        raise InvalidArgumentError("upres.dask.map_coordinates: the coordinates hold NaN or "
+                                   "infinite values; they must be finite")
+    h, w = int(x.shape[0]), int(x.shape[1])
+    lib = _lib_of(x)
+    fn = _InLib(_RemapTile(opts, (h, w), (lh, lw), x.dtype, threads), lib)
+    meta = _meta(lib, 2 + len(tail), x.dtype)
+    ys = [0] + list(np.cumsum(grid.chunks[1]))
+    xs = [0] + list(np.cumsum(grid.chunks[2]))
+    rows = []
+    for i in range(nby):
+        row = []
+        for j in range(nbx):
+            (rmin, rmax), (cmin, cmax) = lim[:, 2 * i:2 * i + 2, j].tolist()
+            field = np.array([[[cmin, rmin], [cmax, rmax]]], np.float32)
+            bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle,
+                                                        (0, 0, 2, 1), "cuda", math.prod(tail))
+            block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
+            box = (int(xs[j]), int(ys[i]), int(xs[j + 1]), int(ys[i + 1]))
+            task = delayed(fn, pure=True)(None if block is None else _pieces(block),
+                                          (bx0, by0, bx1, by1), _pieces(grid.blocks[0, i, j]),
+                                          box, tail)
+            row.append(da.from_delayed(task, shape=(box[3] - box[1], box[2] - box[0]) + tail,
+                                       dtype=x.dtype, meta=meta,
+                                       name=f"upres-map-coordinates-cuda-{i}-{j}-" +
+                                       tokenize(task.key)))
+        rows.append(row)
+    out = da.block([[[t] for t in r] for r in rows]) if tail else da.block(rows)
+    if (lh, lw) == out_shape:
+        return out
+    return out.reshape((lh * lw,) + tail)[:n].reshape(out_shape + tail)
 
 
 def _nested(blocks: dict[tuple[int, ...], Any], nb: tuple[int, ...], idx: tuple[int, ...],

@@ -228,6 +228,22 @@ BoxPlan plan_box(int sw, int sh, int ow, int oh, const Transform& t, const WarpO
     return b;
 }
 
+// On the cuda backend each thread of the split field kernel takes one path for its group of four
+// outputs (rows 8 apart) where all four are inside the image, another where not, and an output's
+// bits may depend on that path: boxes whose field was padded beyond `out` (with samples inside)
+// differed from the whole call in the last bit on 3-channel float outputs (H200). A remap's or
+// flow's box therefore lies on the kernels' whole tiles, its field the whole call's there.
+void check_cuda_field_box(const Transform& t, Box out, int ow, int oh) {
+    if (t.kind != Transform::Kind::Remap && t.kind != Transform::Kind::Flow) return;
+    const Box g = cuda_tile_box(out, ow, oh);
+    if (g.x0 != out.x0 || g.y0 != out.y0 || g.x1 != out.x1 || g.y1 != out.y1)
+        fail("on the cuda backend a remap's or flow's output box lies on the kernels' " +
+             std::to_string(kCudaBoxAlign) + " x " + std::to_string(kCudaBoxAlign) +
+             " tiles (its bits depend on the field around each output): " + text(out) +
+             " is not; allowed: x0 and y0 multiples of " + std::to_string(kCudaBoxAlign) +
+             ", x1 and y1 too or the output's side");
+}
+
 template <class T>
 void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box out, int ow, int oh,
          const Transform& t, const WarpOptions& o, const Context& ctx) {
@@ -266,6 +282,7 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
     const BoxPlan b = plan_box(sw, sh, ow, oh, t, o, out, ctx);
     const int c = dst.channels();
     if (on_cuda) {
+        check_cuda_field_box(t, out, ow, oh);
         if constexpr (std::is_same_v<T, float>)
             if (b.prefilter && !in.empty())  // the whole call's check, on the pixels it has
                 tiled::check_finite(kOp, src.data(), src.width(), c, in.y0, src.height(),
@@ -364,12 +381,11 @@ Box warp_source_box(int src_width, int src_height, int out_width, int out_height
     // The checks first (the units' planning assumes a valid call).
     (void)plan_box(src_width, src_height, out_width, out_height, t, opts, out, Context{});
     const CudaBoxUnits u = cuda::point_units_any(src_width, src_height, channels, t, opts);
-    // The device computes the box grown to its kernels' whole tiles (a remap's or flow's field,
-    // known for `out` only, is padded onto them with samples `out` reads).
-    const bool field = t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow;
-    const Box ob = field ? out : cuda_tile_box(out, out_width, out_height);
-    const BoxPlan b =
-        plan_box(src_width, src_height, out_width, out_height, t, opts, ob, Context{}, &u);
+    // The device computes the box grown to its kernels' whole tiles (a remap's or flow's box is
+    // on them).
+    check_cuda_field_box(t, out, out_width, out_height);
+    const BoxPlan b = plan_box(src_width, src_height, out_width, out_height, t, opts,
+                               cuda_tile_box(out, out_width, out_height), Context{}, &u);
     return b.span.empty() ? Box{} : b.image;
 #else
     require_cuda("warp_source_box");  // throws: built without CUDA

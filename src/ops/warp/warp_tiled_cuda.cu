@@ -766,31 +766,6 @@ PointCall point_call(int sw, int sh, int c, int ow, int oh, PixelType type, cons
     return k;
 }
 
-// A box's field on ob (the kernels' whole tiles around `out`) from out's (t.field): outside
-// `out`, entries that read what out's first output reads (a flow's shifted by the distance), so
-// that the outputs computed there and dropped read only the samples `out` needs.
-std::vector<float> padded_field(const Transform& t, Box out, Box ob) {
-    const bool flow = t.kind == Transform::Kind::Flow;
-    const float* f0 = t.field.row(0);
-    std::vector<float> f(std::size_t{2} * ob.width() * ob.height());
-    for (int y = ob.y0; y < ob.y1; ++y) {
-        float* r = f.data() + std::ptrdiff_t{2} * (y - ob.y0) * ob.width();
-        for (int x = ob.x0; x < ob.x1; ++x) {
-            float* e = r + std::ptrdiff_t{2} * (x - ob.x0);
-            if (x >= out.x0 && x < out.x1 && y >= out.y0 && y < out.y1) {
-                const float* g = t.field.row(y - out.y0) + std::ptrdiff_t{2} * (x - out.x0);
-                e[0] = g[0], e[1] = g[1];
-            } else if (flow) {  // x + dx = out.x0 + f0: the same taps (both integer shifts)
-                e[0] = f0[0] + static_cast<float>(out.x0 - x);
-                e[1] = f0[1] + static_cast<float>(out.y0 - y);
-            } else {
-                e[0] = f0[0], e[1] = f0[1];
-            }
-        }
-    }
-    return f;
-}
-
 template <class T>
 void box_run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box out, int ow,
              int oh, const Transform& t, const WarpOptions& opts, const Context& ctx) {
@@ -799,14 +774,9 @@ void box_run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, B
                                : std::is_same_v<T, std::uint16_t> ? PixelType::U16
                                                                   : PixelType::U8;
     const PointCall k = point_call(sw, sh, c, ow, oh, type, t, opts);
+    // A remap's or flow's box is on the tiles already (warp_box.cpp checks): ob == out.
     const Box ob = cuda_tile_box(out, ow, oh);
-    const bool field = t.kind == Transform::Kind::Remap || t.kind == Transform::Kind::Flow;
-    Transform tt = t;
-    std::vector<float> fb;
-    if (field) {
-        fb = padded_field(t, out, ob);
-        tt.field = ImageView<const float>(fb.data(), ob.width(), ob.height(), 2);
-    }
+    const Transform& tt = t;
     const CudaPointBox pb = cuda_point_box(sw, sh, ow, oh, tt, opts, ob, k.units);
     if (pb.span.empty()) {  // every output is the fill
         const T fill = saturate_from_float<T>(opts.fill);
