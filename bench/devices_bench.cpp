@@ -11,13 +11,17 @@
 //   Cuda_ZoomTiledDevices/<n>    a 16000 x 16000 u16 image in host memory zoomed x2 with the
 //       exact B-spline (a 32000 x 32000 output: a gigapixel, 2 GB) by warp_tiled on the
 //       cuda backend, bands over devices 0 .. n-1 (TiledOptions::devices), from the image's
-//       rows straight into the output's (no files). Time: wall clock of the call. n = 2 needs
-//       two devices.
+//       rows straight into the output's (no files), the image and the output in pageable
+//       memory. Time: wall clock of the call. n = 2 needs two devices.
+//   Cuda_ZoomTiledDevicesPinned/<n>  the same with the image and the output in upres's
+//       page-locked frame memory (alloc_host_frame_memory): the copies then run at the bus's
+//       speed, not through the driver's staging of pageable memory, which two GPUs share.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -124,22 +128,35 @@ BENCHMARK(Cuda_SrcnnBatchDevices)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.5);
 
-void Cuda_ZoomTiledDevices(benchmark::State& state) {
+// Host memory of `n` elements: upres's page-locked frame memory (alloc_host_frame_memory) or
+// ordinary pageable memory.
+template <class T>
+std::unique_ptr<T, void (*)(T*)> host_block(std::size_t n, bool pinned) {
+    if (pinned)
+        return {static_cast<T*>(alloc_host_frame_memory(n * sizeof(T))),
+                [](T* p) { free_host_frame_memory(p); }};
+    return {new T[n], [](T* p) { delete[] p; }};
+}
+
+void zoom_devices(benchmark::State& state, bool pinned) {
     if (!require_cuda(state)) return;
     const int n = static_cast<int>(state.range(0));
     if (!enough_devices(state, n)) return;
     constexpr int side = 16000;
-    Image<std::uint16_t> in(side, side, 1);
-    fill_random(in.data(), static_cast<std::size_t>(side) * side, 7);
-    Image<std::uint16_t> out(2 * side, 2 * side, 1);
-    fill_random(out.data(), static_cast<std::size_t>(4) * side * side, 8);  // pages touched
-    ViewRowSource src(in.view());
+    const std::size_t in_n = std::size_t{side} * side, out_n = 4 * in_n;
+    const auto in_mem = host_block<std::uint16_t>(in_n, pinned);
+    const auto out_mem = host_block<std::uint16_t>(out_n, pinned);
+    fill_random(in_mem.get(), in_n, 7);
+    fill_random(out_mem.get(), out_n, 8);  // pages touched
+    const ImageView<const std::uint16_t> in(in_mem.get(), side, side, 1);
+    const ImageView<std::uint16_t> out(out_mem.get(), 2 * side, 2 * side, 1);
+    ViewRowSource src(in);
     TiledOptions to;
     for (int d = 0; d < n; ++d) to.devices.push_back(d);
     Context ctx;
     ctx.backend = Backend::Cuda;
     const auto run = [&] {
-        ViewRowSink dst(out.view());
+        ViewRowSink dst(out);
         return warp_tiled(src, dst, 2 * side, 2 * side, Transform::make_resize(), {}, to, ctx);
     };
     run();  // the devices' first use
@@ -152,13 +169,22 @@ void Cuda_ZoomTiledDevices(benchmark::State& state) {
     }
     state.counters["bands"] = st.bands;
     state.SetLabel(std::to_string(n) + (n == 1 ? " GPU" : " GPUs") +
-                   ", 16000^2 u16 -> x2 B-spline, host memory to host memory");
+                   ", 16000^2 u16 -> x2 B-spline, " + (pinned ? "page-locked" : "pageable") +
+                   " host memory to host memory");
 }
+
+void Cuda_ZoomTiledDevices(benchmark::State& state) { zoom_devices(state, false); }
+void Cuda_ZoomTiledDevicesPinned(benchmark::State& state) { zoom_devices(state, true); }
 BENCHMARK(Cuda_ZoomTiledDevices)
     ->DenseRange(1, 2)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
+BENCHMARK(Cuda_ZoomTiledDevicesPinned)
+    ->DenseRange(1, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(5);
 
 }  // namespace
 }  // namespace upres::bench

@@ -144,6 +144,9 @@ TABLES = {
         ("B-spline zoom x2 of a 16000^2 u16 image to a gigapixel, host memory to host memory "
          "(warp_tiled, bands on the device): 1 GPU", "Cuda_ZoomTiledDevices/1/", []),
         ("the same zoom, bands spread over 2 GPUs of the host", "Cuda_ZoomTiledDevices/2/", []),
+        ("the same zoom, the image and the output in page-locked host memory "
+         "(alloc_host_frame_memory): 1 GPU", "Cuda_ZoomTiledDevicesPinned/1/", []),
+        ("the same, page-locked, bands spread over 2 GPUs", "Cuda_ZoomTiledDevicesPinned/2/", []),
     ]),
     "warp-cpu": (("cpu",), ["docs/ops/warp.md", "docs/benchmarks.md"], [
         (f"{ROT}, exact B-spline, 2 threads", "Warp_CpuRotate/size:2048/threads:0/interp:3/fir:0/",
