@@ -214,32 +214,10 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
         // A band whose device buffers would not fit counts as over any budget.
         return device_bytes(z) > free_dev / 10 * 9 ? ~std::size_t{0} : host_bytes(z);
     };
-    const int end = tiled::end_row(to, g.oh);
-    // A sink that keeps the whole range in host memory (an image, a task's band) takes each
-    // band's rows straight from the device, and a source whose rows are in memory gives them
-    // straight to it: no copy through the slots' host buffers (those are then not allocated;
-    // page-locking them cost a task of upres.dask more than its band's work).
-    std::ptrdiff_t sink_row = 0;
-    T* const sink_mem =
-        end > to.first_row
-            ? static_cast<T*>(dst.rows_in_memory(to.first_row, end - to.first_row, &sink_row))
-            : nullptr;
     std::size_t budget = to.max_memory;
     if (budget == 0) {
         const int own = std::max(1, static_cast<int>(256.0 * g.oh / g.sh));
         budget = std::max((std::size_t{512} << 20) * nd, need(own));
-        // Host memory to host memory no slot buffer is allocated, and the run is the copies:
-        // 16 bands per device (none under twice its own rows), so that the first band's upload
-        // and the last one's download, which nothing overlaps, are a small part (gigapixel zoom
-        // on 2 H200s from page-locked memory: 16 bands of 2000 rows reached 1.63x one GPU's
-        // speed, where the copies alone scale 1.99x).
-        const int range = end - to.first_row;
-        const int rows = std::max(2 * own, (range + 16 * nd - 1) / (16 * nd));
-        std::ptrdiff_t stride = 0;
-        if (sink_mem && rows < range) {
-            const auto [ia, ib] = image_rows(g, band_span(plan, g, to.first_row, end));
-            if (src.rows_in_memory(ia, ib - ia, &stride)) budget = std::min(budget, need(rows));
-        }
     }
     const int band = tiled::band_rows(kOp, to, g.ow, g.oh, g.c, budget, need);
     if (need(band) == ~std::size_t{0})
@@ -261,12 +239,22 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
 
     TiledStats st;
     st.band_rows = band;
+    const int end = tiled::end_row(to, g.oh);
     const int nbands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
     // kSlots per device, or one per band where a device gets fewer (a task of upres.dask runs
     // one band: its page-locked buffers cost more time to allocate than to fill).
     const int per = std::clamp((nbands + nd - 1) / nd, 1, kSlots);
     st.buffer_bytes = host_bytes(z) / kSlots * per;
     st.device_bytes = device_bytes(z) / kSlots * per;
+    // A sink that keeps the whole range in host memory (an image, a task's band) takes each
+    // band's rows straight from the device, and a source whose rows are in memory gives them
+    // straight to it: no copy through the slots' host buffers (those are then not allocated;
+    // page-locking them cost a task of upres.dask more than its band's work).
+    std::ptrdiff_t sink_row = 0;
+    T* const sink_mem =
+        end > to.first_row
+            ? static_cast<T*>(dst.rows_in_memory(to.first_row, end - to.first_row, &sink_row))
+            : nullptr;
     std::vector<std::unique_ptr<Slot>> slots;  // `per` per device, device by device
     for (int d : devices)
         for (int i = 0; i < per; ++i) {
