@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Host <-> device copy bandwidth of each GPU alone and of all of them at once: the floor of the
+tiled zoom's bands spread over several GPUs (docs/scale.md, "Several GPUs"). Run on the GPU
+machine (needs CuPy):
+
+    python3 tools/copy_bandwidth.py                 # page-locked host buffers, 256 MiB pieces
+    python3 tools/copy_bandwidth.py --pageable --mib 64
+
+Each GPU copies its piece `--reps` times in one direction on its own stream, from its own host
+thread; the figure is the bytes of every GPU over the wall time of the slowest (after a warm-up
+copy). Prints one line per direction and set of GPUs.
+"""
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+
+import cupy as cp
+import numpy as np
+
+
+def host_buffer(n: int, pinned: bool) -> np.ndarray:
+    if pinned:
+        return np.frombuffer(cp.cuda.alloc_pinned_memory(n), np.uint8, n)
+    return np.ones(n, np.uint8)  # pages touched
+
+
+def bandwidth(devs: list[int], direction: str, n: int, reps: int, pinned: bool) -> float:
+    hosts = {d: host_buffer(n, pinned) for d in devs}
+    bufs = {}
+    for d in devs:
+        with cp.cuda.Device(d):
+            bufs[d] = cp.ones(n, cp.uint8)
+            cp.cuda.Device(d).synchronize()
+
+    def work(d: int, times: int) -> None:
+        with cp.cuda.Device(d):
+            s = cp.cuda.Stream(non_blocking=True)
+            for _ in range(times):
+                if direction == "down":
+                    bufs[d].get(stream=s, out=hosts[d])
+                else:
+                    bufs[d].set(hosts[d], stream=s)
+            s.synchronize()
+
+    for d in devs:
+        work(d, 1)
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=work, args=(d, reps)) for d in devs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(devs) * reps * n / (time.perf_counter() - t0) / 1e9
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pageable", action="store_true", help="ordinary host memory")
+    ap.add_argument("--mib", type=int, default=256, help="piece size in MiB")
+    ap.add_argument("--reps", type=int, default=8)
+    a = ap.parse_args()
+    ngpu = cp.cuda.runtime.getDeviceCount()
+    sets = [[d] for d in range(ngpu)] + ([list(range(ngpu))] if ngpu > 1 else [])
+    kind = "pageable" if a.pageable else "page-locked"
+    for direction in ("down", "up"):
+        for devs in sets:
+            gbs = bandwidth(devs, direction, a.mib << 20, a.reps, not a.pageable)
+            print(f"{direction:4s} GPUs {devs}: {gbs:.1f} GB/s ({kind}, {a.mib} MiB x {a.reps})")
+
+
+if __name__ == "__main__":
+    main()
