@@ -297,6 +297,32 @@ TEST(WarpBox, TiledFromRowSources) {
 // sources are large enough for boxes to cut the prefilter's units: the Box kernel (1 channel,
 // exact), the Tile kernels (FIR, more channels) and the streaming one (3 channels, 2^21 samples
 // or more), and the recursive fused kernel (rotation of 1-channel float, exact).
+// Every case and border of the cuda sweeps, for a pixel type T (prefiltered coefficients are
+// float; wrap with the prefilter is not tiled), with the options and the whole cuda call's output
+// of map `kind` on `in` (ow x oh).
+const std::vector<Case>& all_cases() {
+    static const std::vector<Case> c = {{Interp::BSpline, 0, false}, {Interp::BSpline, 17, false},
+                                        {Interp::Cubic, 0, false},   {Interp::Linear, 0, false},
+                                        {Interp::Nearest, 0, false}, {Interp::BSpline, 0, true}};
+    return c;
+}
+const std::vector<Border>& all_borders() {
+    static const std::vector<Border> b = {Border::Mirror, Border::Reflect, Border::Nearest,
+                                          Border::Constant, Border::Wrap};
+    return b;
+}
+template <class T, class F>
+void each_cuda_case(const Image<T>& in, int kind, int ow, int oh, const std::vector<Case>& cases,
+                    const std::vector<Border>& borders, F&& f) {
+    for (const Case& k : cases)
+        for (Border b : borders) {
+            if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
+            if (k.prefiltered && !std::is_same_v<T, float>) continue;
+            const WarpOptions o = options_of<T>(k, b);
+            f(k, b, o, whole(in.view(), ow, oh, kind, o, Backend::Cuda));
+        }
+}
+
 template <class T>
 void sweep_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vector<int>& kinds,
                 const std::vector<Case>& cases, const std::vector<Border>& borders,
@@ -307,41 +333,35 @@ void sweep_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vec
     for (int kind : kinds) {
         Image<float> field;
         const Transform t = make_map(kind, sw, sh, ow, oh, field);
-        for (const Case& k : cases)
-            for (Border b : borders) {
-                if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
-                if (k.prefiltered && !std::is_same_v<T, float>) continue;
-                const WarpOptions o = options_of<T>(k, b);
-                const Image<T> ref = whole(in.view(), ow, oh, kind, o, Backend::Cuda);
-                for (int band : bands) {
-                    Image<T> out(ow, oh, channels);
-                    test::RowEnds ends(in.view().raw(), out.view().raw(), band != 256);
-                    TiledOptions to;
-                    to.band_rows = std::min(band, oh);
-                    // Boxes of 64 and 128 columns cut the rows too (the default, 2048, holds
-                    // these outputs whole).
-                    to.tile_columns = band == 37 ? 64 : band == 256 ? 128 : 0;
-                    to.max_memory = std::size_t{1} << 30;
-                    const TiledStats st =
-                        warp_tiled(ends.src(), ends.dst(), ow, oh, t, o, to, ctx_of(Backend::Cuda));
-                    EXPECT_TRUE(same_bytes(out, ref))
-                        << to_string(PixelTraits<T>::type) << " c" << channels << " " << sw << "x"
-                        << sh << " map " << kind << " interp " << to_string(k.interp) << " fir "
-                        << k.prefilter << " prefiltered " << k.prefiltered << " border "
-                        << to_string(b) << " band " << band;
-                    EXPECT_GT(st.device_bytes, 0u);
-                }
-            }
+        each_cuda_case(in, kind, ow, oh, cases, borders,
+                       [&](const Case& k, Border b, const WarpOptions& o, const Image<T>& ref) {
+                           for (int band : bands) {
+                               Image<T> out(ow, oh, channels);
+                               test::RowEnds ends(in.view().raw(), out.view().raw(), band != 256);
+                               TiledOptions to;
+                               to.band_rows = std::min(band, oh);
+                               // Boxes of 64 and 128 columns cut the rows too (the default, 2048,
+                               // holds these outputs whole).
+                               to.tile_columns = band == 37 ? 64 : band == 256 ? 128 : 0;
+                               to.max_memory = std::size_t{1} << 30;
+                               const TiledStats st = warp_tiled(ends.src(), ends.dst(), ow, oh, t,
+                                                                o, to, ctx_of(Backend::Cuda));
+                               EXPECT_TRUE(same_bytes(out, ref))
+                                   << to_string(PixelTraits<T>::type) << " c" << channels << " "
+                                   << sw << "x" << sh << " map " << kind << " interp "
+                                   << to_string(k.interp) << " fir " << k.prefilter
+                                   << " prefiltered " << k.prefiltered << " border " << to_string(b)
+                                   << " band " << band;
+                               EXPECT_GT(st.device_bytes, 0u);
+                           }
+                       });
     }
 }
 
 TEST(WarpBoxCuda, TiledBitIdenticalToTheWholeCudaCall) {
     UPRES_REQUIRE_GPU();
-    const std::vector<Case> all = {{Interp::BSpline, 0, false}, {Interp::BSpline, 17, false},
-                                   {Interp::Cubic, 0, false},   {Interp::Linear, 0, false},
-                                   {Interp::Nearest, 0, false}, {Interp::BSpline, 0, true}};
-    const std::vector<Border> borders = {Border::Mirror, Border::Reflect, Border::Nearest,
-                                         Border::Constant, Border::Wrap};
+    const std::vector<Case>& all = all_cases();
+    const std::vector<Border>& borders = all_borders();
     const std::vector<int> kinds = {0, 1, 2, 3, 4, 5};
     const std::vector<int> bands = {37, 256, 1000, 0};
     sweep_cuda<std::uint8_t>(31, 1, 341, 297, kinds, all, borders, bands);
@@ -391,12 +411,9 @@ void boxes_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vec
     for (int kind : kinds) {
         Image<float> field;
         make_map(kind, sw, sh, ow, oh, field);
-        for (const Case& k : cases)
-            for (Border b : borders) {
-                if (b == Border::Wrap && k.interp == Interp::BSpline && !k.prefiltered) continue;
-                if (k.prefiltered && !std::is_same_v<T, float>) continue;
-                const WarpOptions o = options_of<T>(k, b);
-                const Image<T> ref = whole(in.view(), ow, oh, kind, o, Backend::Cuda);
+        each_cuda_case(
+            in, kind, ow, oh, cases, borders,
+            [&](const Case& k, Border b, const WarpOptions& o, const Image<T>& ref) {
                 for (auto [tw, th] : tiles) {
                     if (kind >= 4) {  // a remap's or flow's boxes lie on the kernels' tiles
                         tw = (tw + 63) / 64 * 64;
@@ -410,17 +427,14 @@ void boxes_cuda(std::uint32_t seed, int channels, int sw, int sh, const std::vec
                         << k.prefilter << " prefiltered " << k.prefiltered << " border "
                         << to_string(b) << " tiles " << tw << "x" << th;
                 }
-            }
+            });
     }
 }
 
 TEST(WarpBoxCuda, BoxesBitIdenticalToTheWholeCudaCall) {
     UPRES_REQUIRE_GPU();
-    const std::vector<Case> all = {{Interp::BSpline, 0, false}, {Interp::BSpline, 17, false},
-                                   {Interp::Cubic, 0, false},   {Interp::Linear, 0, false},
-                                   {Interp::Nearest, 0, false}, {Interp::BSpline, 0, true}};
-    const std::vector<Border> borders = {Border::Mirror, Border::Reflect, Border::Nearest,
-                                         Border::Constant, Border::Wrap};
+    const std::vector<Case>& all = all_cases();
+    const std::vector<Border>& borders = all_borders();
     boxes_cuda<std::uint8_t>(41, 1, 341, 297, all, borders, {{67, 45}, {128, 200}});
     boxes_cuda<std::uint8_t>(42, 3, 281, 250, all, borders, {{100, 90}});
     boxes_cuda<std::uint16_t>(43, 4, 250, 261, all, borders, {{67, 45}});
