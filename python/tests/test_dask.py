@@ -162,6 +162,26 @@ def test_map_coordinates_bit_identical(dtype: type, c: int) -> None:
                           upres.map_coordinates(a, deep, backend="cpu"))
 
 
+def test_map_coordinates_in_the_cuda_layout() -> None:
+    # The cuda backend's tiling of map_coordinates (the whole call's layout of the samples, tiles
+    # on the kernels' 64 x 64 tiles), run here with the cpu backend: the layout, its padding and
+    # the reshapes give the whole call's samples for 2-D, flat, 3-D and long coordinates.
+    rng = np.random.default_rng(8)
+    a = _image(rng, 131, 117, 3, np.float32)
+    x = da.from_array(a, chunks=(40, 50, 3))
+    yy, xx = np.mgrid[0:190, 0:300].astype(np.float64)
+    co = np.stack([yy * 0.6 - 9 + 3 * np.sin(xx / 7), xx * 0.4 - 5 + 2 * np.cos(yy / 5)])
+    opts, handle = ud._point_options("test", ud._image(a, "test"), 3, None, "mirror", 0.0, True)
+    for shaped in (co, co.reshape(2, -1), co.reshape(2, 19, 10, 300),
+                   np.tile(co.reshape(2, -1), 2)[:, :100001]):
+        c = da.from_array(shaped, chunks=(2,) + tuple(max(1, s // 3) for s in shaped.shape[1:]))
+        ref = upres.map_coordinates(a, shaped, mode="mirror", backend="cpu")
+        for tile in ((64, 128), (1024, 1024)):  # tiles that cut every layout here, and few
+            got = ud._map_coordinates_in_layout(x, c, opts, handle, (3,), 1, "cpu",
+                                                tile).compute()
+            assert got.shape == ref.shape and np.array_equal(got, ref), (shaped.shape, tile)
+
+
 def test_rotate_tiles_outside() -> None:
     # Tiles whose every output falls outside the source (constant border) read nothing.
     a = np.arange(40 * 30, dtype=np.uint16).reshape(40, 30) + 1

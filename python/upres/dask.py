@@ -706,7 +706,7 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     h, w = int(x.shape[0]), int(x.shape[1])
     tail = tuple(int(v) for v in x.shape[2:])
     if backend == "cuda":
-        return _map_coordinates_cuda(x, c, opts, handle, tail, threads)
+        return _map_coordinates_in_layout(x, c, opts, handle, tail, threads, backend)
     # Per chunk: the least and the largest row and column (as float32, the field's type), in
     # one pass over the coordinates: block i1, ..., ik gives lim[:, 2 i1 : 2 i1 + 2, i2, ...].
     def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -746,9 +746,9 @@ class _RemapTile:
     samples: picklable."""
 
     def __init__(self, options: dict[str, str], src_shape: tuple[int, int],
-                 layout: tuple[int, int], dtype: Any, threads: int) -> None:
+                 layout: tuple[int, int], dtype: Any, threads: int, backend: str) -> None:
         self.options, self.src_shape, self.layout = options, src_shape, layout
-        self.dtype, self.threads = np.dtype(dtype), threads
+        self.dtype, self.threads, self.backend = np.dtype(dtype), threads, backend
 
     def __call__(self, block: Any, in_box: tuple[int, int, int, int], coords: Any,
                  out_box: tuple[int, int, int, int], tail: tuple[int, ...]) -> Any:
@@ -761,16 +761,18 @@ class _RemapTile:
         src = None if block is None else np.ascontiguousarray(block, self.dtype)
         (h, w), (lh, lw) = self.src_shape, self.layout
         _upres.warp_box(src, in_box, w, h, out, out_box, lw, lh, "remap", [], field,
-                        _upres.warp_options(self.options), self.threads, "cuda")
+                        _upres.warp_options(self.options), self.threads, self.backend)
         return out
 
 
-def _map_coordinates_cuda(x: Any, c: Any, opts: dict[str, str], handle: Any,
-                          tail: tuple[int, ...], threads: int) -> Any:
-    """map_coordinates on the cuda backend: the samples laid out as the whole call lays them
-    (the coordinates' own 2-D shape, else rows of 4096 padded with (0, 0)), in tiles on the
-    kernels' 64 x 64 tiles (each output's bits depend on its kernel thread's group of samples,
-    so a tile holds the whole call's groups), each from the source box of its samples' range."""
+def _map_coordinates_in_layout(x: Any, c: Any, opts: dict[str, str], handle: Any,
+                               tail: tuple[int, ...], threads: int, backend: str,
+                               tile: tuple[int, int] = (1024, 1024)) -> Any:
+    """map_coordinates as the cuda backend needs it: the samples laid out as the whole call
+    lays them (the coordinates' own 2-D shape, else rows of 4096 padded with (0, 0)), in tiles
+    on the kernels' 64 x 64 tiles (each output's bits depend on its kernel thread's group of
+    samples, so a tile holds the whole call's groups), each from the source box of its samples'
+    range. (The cpu backend, whose samples are each their own, runs it in the tests.)"""
     out_shape = tuple(int(v) for v in c.shape[1:])
     n = math.prod(out_shape)
     if len(out_shape) == 2 and max(out_shape) <= 65536:
@@ -783,10 +785,8 @@ def _map_coordinates_cuda(x: Any, c: Any, opts: dict[str, str], handle: Any,
         if lh * lw > n:
             flat = da.concatenate([flat, da.zeros((2, lh * lw - n), dtype=flat.dtype)], axis=1)
         grid = flat.reshape(2, lh, lw)
-    # Tiles of about 2^20 samples, their sides multiples of 64.
-    ty = min(lh, 1024)
-    tx = min(lw, max(64, (1 << 20) // max(ty, 1) // 64 * 64))
-    ty = -(-ty // 64) * 64 if ty < lh else ty
+    # Tiles of 1024 x 1024 samples (the tests cut smaller ones; multiples of 64).
+    ty, tx = min(lh, tile[0]), min(lw, tile[1])
     grid = grid.rechunk((2, ty, tx))
 
     def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -802,7 +802,7 @@ def _map_coordinates_cuda(x: Any, c: Any, opts: dict[str, str], handle: Any,
                                    "infinite values; they must be finite")
     h, w = int(x.shape[0]), int(x.shape[1])
     lib = _lib_of(x)
-    fn = _InLib(_RemapTile(opts, (h, w), (lh, lw), x.dtype, threads), lib)
+    fn = _InLib(_RemapTile(opts, (h, w), (lh, lw), x.dtype, threads, backend), lib)
     meta = _meta(lib, 2 + len(tail), x.dtype)
     ys = [0] + list(np.cumsum(grid.chunks[1]))
     xs = [0] + list(np.cumsum(grid.chunks[2]))
@@ -813,7 +813,7 @@ def _map_coordinates_cuda(x: Any, c: Any, opts: dict[str, str], handle: Any,
             (rmin, rmax), (cmin, cmax) = lim[:, 2 * i:2 * i + 2, j].tolist()
             field = np.array([[[cmin, rmin], [cmax, rmax]]], np.float32)
             bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle,
-                                                        (0, 0, 2, 1), "cuda", math.prod(tail))
+                                                        (0, 0, 2, 1), backend, math.prod(tail))
             block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
             box = (int(xs[j]), int(ys[i]), int(xs[j + 1]), int(ys[i + 1]))
             task = delayed(fn, pure=True)(None if block is None else _pieces(block),
