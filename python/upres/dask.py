@@ -707,19 +707,8 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     tail = tuple(int(v) for v in x.shape[2:])
     if backend == "cuda":
         return _map_coordinates_in_layout(x, c, opts, handle, tail, threads, backend)
-    # Per chunk: the least and the largest row and column (as float32, the field's type), in
-    # one pass over the coordinates: block i1, ..., ik gives lim[:, 2 i1 : 2 i1 + 2, i2, ...].
-    def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        f = _host(b).astype(np.float32).reshape(2, -1)
-        r: np.ndarray[Any, Any] = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)
-        return r.reshape((2, 2) + (1,) * (b.ndim - 2))  # [row | col][min | max]
-
     nb = tuple(len(ch) for ch in c.chunks[1:])
-    lim = c.map_blocks(bounds, dtype=np.float32,
-                       chunks=((2,), (2,) * nb[0]) + tuple((1,) * n for n in nb[1:])).compute()
-    if not np.all(np.isfinite(lim)):
-        raise InvalidArgumentError(f"{op}: the coordinates hold NaN or infinite values; they "
-                                   "must be finite")
+    lim = _coordinate_ranges(c, op)
     lib = _lib_of(x)
     task_fn = _InLib(_RemapChunk(opts, (h, w), x.dtype, threads, backend), lib)
     meta = _meta(lib, c.ndim - 1 + len(tail), x.dtype)
@@ -727,18 +716,44 @@ def map_coordinates(input: Any, coordinates: Any, order: int = 3, mode: str = "c
     for idx in np.ndindex(*nb):
         cb = c.blocks[(0,) + idx]
         b = lim[(slice(None), slice(2 * idx[0], 2 * idx[0] + 2)) + idx[1:]]
-        (rmin, rmax), (cmin, cmax) = b.tolist()
-        # The chunk's range as a 2-sample field: the source box of every coordinate in it.
-        field = np.array([[[cmin, rmin], [cmax, rmax]]], np.float32)
-        bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle,
-                                                    (0, 0, 2, 1), backend, math.prod(tail))
-        block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
-        task = delayed(task_fn, pure=True)(None if block is None else _pieces(block),
-                                           (bx0, by0, bx1, by1), _pieces(cb), tail)
+        block, in_box = _range_source(x, b, handle, backend)
+        task = delayed(task_fn, pure=True)(block, in_box, _pieces(cb), tail)
         blocks[idx] = da.from_delayed(task, shape=tuple(cb.shape[1:]) + tail, dtype=x.dtype,
                                       meta=meta, name="upres-map-coordinates-" +
                                       "-".join(map(str, idx)) + "-" + tokenize(task.key))
     return da.block(_nested(blocks, nb, (), len(tail)))
+
+
+def _coordinate_ranges(c: Any, op: str) -> np.ndarray[Any, Any]:
+    """Per chunk of a (2, ...) dask array of coordinates, the least and the largest row and
+    column (as float32, the field's type), in one pass over them: block i1, ..., ik gives
+    lim[:, 2 i1 : 2 i1 + 2, i2, ...] = [row | col][min | max]. Error for non-finite ones."""
+    def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        f = _host(b).astype(np.float32).reshape(2, -1)
+        r: np.ndarray[Any, Any] = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)
+        return r.reshape((2, 2) + (1,) * (b.ndim - 2))
+
+    nb = tuple(len(ch) for ch in c.chunks[1:])
+    lim: np.ndarray[Any, Any] = c.map_blocks(
+        bounds, dtype=np.float32,
+        chunks=((2,), (2,) * nb[0]) + tuple((1,) * n for n in nb[1:])).compute()
+    if not np.all(np.isfinite(lim)):
+        raise InvalidArgumentError(f"{op}: the coordinates hold NaN or infinite values; they "
+                                   "must be finite")
+    return lim
+
+
+def _range_source(x: Any, r: np.ndarray[Any, Any], handle: Any, backend: str) -> Any:
+    """The source pixels (as task pieces, None when none are read) and their box for samples
+    whose coordinates lie in r = [row | col][min | max]: the source box of the range as a
+    2-sample remap field (``upres::warp_source_box``)."""
+    (rmin, rmax), (cmin, cmax) = r.tolist()
+    field = np.array([[[cmin, rmin], [cmax, rmax]]], np.float32)
+    h, w = int(x.shape[0]), int(x.shape[1])
+    box = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle, (0, 0, 2, 1), backend,
+                                 math.prod(int(v) for v in x.shape[2:]))
+    bx0, by0, bx1, by1 = box
+    return (_pieces(x[by0:by1, bx0:bx1]) if bx1 > bx0 else None), box
 
 
 class _RemapTile:
@@ -789,17 +804,8 @@ def _map_coordinates_in_layout(x: Any, c: Any, opts: dict[str, str], handle: Any
     ty, tx = min(lh, tile[0]), min(lw, tile[1])
     grid = grid.rechunk((2, ty, tx))
 
-    def bounds(b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        f = _host(b).astype(np.float32).reshape(2, -1)
-        r: np.ndarray[Any, Any] = np.stack([f.min(axis=1), f.max(axis=1)], axis=1)
-        return r.reshape(2, 2, 1)
-
     nby, nbx = len(grid.chunks[1]), len(grid.chunks[2])
-    lim = grid.map_blocks(bounds, dtype=np.float32,
-                          chunks=((2,), (2,) * nby, (1,) * nbx)).compute()
-    if not np.all(np.isfinite(lim)):
-        raise InvalidArgumentError("upres.dask.map_coordinates: the coordinates hold NaN or "
-                                   "infinite values; they must be finite")
+    lim = _coordinate_ranges(grid, "upres.dask.map_coordinates")
     h, w = int(x.shape[0]), int(x.shape[1])
     lib = _lib_of(x)
     fn = _InLib(_RemapTile(opts, (h, w), (lh, lw), x.dtype, threads, backend), lib)
@@ -810,15 +816,10 @@ def _map_coordinates_in_layout(x: Any, c: Any, opts: dict[str, str], handle: Any
     for i in range(nby):
         row = []
         for j in range(nbx):
-            (rmin, rmax), (cmin, cmax) = lim[:, 2 * i:2 * i + 2, j].tolist()
-            field = np.array([[[cmin, rmin], [cmax, rmax]]], np.float32)
-            bx0, by0, bx1, by1 = _upres.warp_source_box(w, h, 2, 1, "remap", [], field, handle,
-                                                        (0, 0, 2, 1), backend, math.prod(tail))
-            block = x[by0:by1, bx0:bx1] if bx1 > bx0 else None
+            block, in_box = _range_source(x, lim[:, 2 * i:2 * i + 2, j], handle, backend)
             box = (int(xs[j]), int(ys[i]), int(xs[j + 1]), int(ys[i + 1]))
-            task = delayed(fn, pure=True)(None if block is None else _pieces(block),
-                                          (bx0, by0, bx1, by1), _pieces(grid.blocks[0, i, j]),
-                                          box, tail)
+            task = delayed(fn, pure=True)(block, in_box, _pieces(grid.blocks[0, i, j]), box,
+                                          tail)
             row.append(da.from_delayed(task, shape=(box[3] - box[1], box[2] - box[0]) + tail,
                                        dtype=x.dtype, meta=meta,
                                        name=f"upres-map-coordinates-cuda-{i}-{j}-" +

@@ -776,8 +776,7 @@ void box_run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, B
     const PointCall k = point_call(sw, sh, c, ow, oh, type, t, opts);
     // A remap's or flow's box is on the tiles already (warp_box.cpp checks): ob == out.
     const Box ob = cuda_tile_box(out, ow, oh);
-    const Transform& tt = t;
-    const CudaPointBox pb = cuda_point_box(sw, sh, ow, oh, tt, opts, ob, k.units);
+    const CudaPointBox pb = cuda_point_box(sw, sh, ow, oh, t, opts, ob, k.units);
     if (pb.span.empty()) {  // every output is the fill
         const T fill = saturate_from_float<T>(opts.fill);
         for (int y = 0; y < dst.height(); ++y)
@@ -808,7 +807,7 @@ void box_run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, B
     const Span2D<T> dv{shifted(d_out.as<T>(), ob.y0 * rs + std::ptrdiff_t{ob.x0} * c), ob.x1, ob.y1,
                        c, rs};
     const T* pixels = src.row(need.y0 - in.y0) + std::ptrdiff_t{need.x0 - in.x0} * c;
-    point_box<T>(k, tt, ob, pb, pixels, src.stride(), dv, s);
+    point_box<T>(k, t, ob, pb, pixels, src.stride(), dv, s);
     UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
         dst.data(), sizeof(T) * dst.stride(),
         d_out.as<T>() + std::ptrdiff_t{out.y0 - ob.y0} * rs + std::ptrdiff_t{out.x0 - ob.x0} * c,
