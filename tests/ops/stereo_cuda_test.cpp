@@ -106,6 +106,43 @@ TEST(StereoCuda, SgmEqualsTheReference) {
     EXPECT_TRUE(same(b.view(), a.view())) << "Aloe crop, sgm8";
 }
 
+// The census matcher's two device layouts (stereo_cuda.cu): whole bits in bytes when the
+// truncation and penalties are whole bits and max C + P2 fits a byte, else 16-bit units; both
+// equal the reference bit for bit with uniqueness, a truncation that bites, ranges of 8, 16 and
+// 32 disparities per lane, negative ranges, the right map and the mask.
+TEST(StereoCuda, SgmCensusLayoutsEqualTheReference) {
+    UPRES_REQUIRE_GPU();
+    struct Case {
+        int w, h, min_d, num_d, paths;
+        double max_cost, p1, p2;
+        int uniqueness;
+        const char* layout;
+    };
+    const Case cases[] = {
+        {140, 13, 0, 130, 8, 255.0, 10.0, 120.0, 10, "bytes, 8 a lane"},
+        {300, 9, -5, 260, 4, 30.0, 7.0, 200.0, 5, "bytes, 16 a lane, truncated at 30 bits"},
+        {620, 5, 3, 600, 4, 255.0, 10.0, 120.0, 0, "bytes, 32 a lane"},
+        {150, 11, -4, 140, 8, 255.0, 10.0, 240.0, 15, "words: 64 + 240 bits"},
+        {90, 12, 0, 70, 4, 255.0, 10.5, 120.0, 5, "words: P1 not whole"},
+    };
+    std::uint32_t seed = 2700;
+    for (const Case& c : cases) {
+        StereoOptions o;
+        o.cost = StereoCost::Census;
+        o.aggregation = c.paths == 8 ? StereoAggregation::Sgm8 : StereoAggregation::Sgm4;
+        o.min_disparity = c.min_d;
+        o.num_disparities = c.num_d;
+        o.max_cost = c.max_cost;
+        o.p1 = c.p1;
+        o.p2 = c.p2;
+        o.uniqueness = c.uniqueness;
+        o.lr_check = 1;
+        const auto p = test::subview_pair<U8>(c.w, c.h, 1, seed);
+        test::expect_same_maps(run_device(p.l, p.r, o),
+                               test::host_maps(p.l, p.r, o, ctx_of(Backend::Reference)), c.layout);
+    }
+}
+
 // Wider than one block's columns (the stream variant splits the row; right pixels need sums
 // beyond their block), and host data staged through the device.
 TEST(StereoCuda, WideImagesAndHostData) {

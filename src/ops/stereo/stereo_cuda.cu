@@ -899,17 +899,85 @@ bool float_path(const StereoPlan& plan, StereoVariant variant, int W, int H) {
 }
 
 // ---- Semi-global matching (stereo_math.hpp's sgm_step; bit-identical to the reference).
-//  sgm_cost_kernel    the cost cube C (W x H x D, 16 bits, d fastest), then its window mean;
+// Two layouts of the same steps:
+//  Bytes (census costs with a truncation and penalties in whole bits, and max C + P2 <= 255
+//  bits, so that every path cost fits a byte; the default census plan): costs and penalties in
+//  whole bits (the reference's values / 16: sgm_step is homogeneous, so every path cost is
+//  the reference's / 16 exactly; the keys keep their order, and the uniqueness test and the
+//  parabola's quotient their values), the cost cube in bytes, each direction writing its own
+//  byte cube of path costs (write only; the search adds them).
+//  Words (any other plan): the 16-bit cost cube (after its window mean), each direction adding
+//  its path costs into one 16-bit sum cube (the directions run one after another on the
+//  stream: no atomics).
+// Kernels:
+//  sgm_cost_kernel    the cost cube C (W x H x D, d fastest), then its window mean (Words);
 //  sgm_path_kernel    one warp per path line (a row, a column or a diagonal), the disparities
-//                     spread over the lanes (KPL each); the neighbours d -+ 1 across lanes by
-//                     shuffles, the previous minimum by a warp reduction; each direction's
-//                     kernel adds its path costs into the sum cube S (the directions run one
-//                     after another on the stream: no atomics);
+//                     spread over the lanes (KPL consecutive ones each); the neighbours d -+ 1
+//                     across lanes by shuffles, the previous minimum by a warp reduction; the
+//                     costs of the line's next pixels loaded while the current one is computed
+//                     (the step's dependency chain then hides their latency);
 //  sgm_wta_kernel     one block per row: a warp per pixel finds the smallest key (S << 16) | k
-//                     over the candidates and offers each key to the right pixel x - d through
-//                     a shared-memory atomicMin (the smallest sum, then the smallest d); then
-//                     the check, the parabola from S, the outputs.
+//                     over the candidates (and, with uniqueness, the smallest sum two or more
+//                     away from it) and offers each key to the right pixel x - d through a
+//                     shared-memory atomicMin (the smallest sum, then the smallest d); then the
+//                     check, the parabola from S, the outputs.
 using u16 = std::uint16_t;
+using u8 = std::uint8_t;
+
+// The Bytes layout applies (see above).
+bool sgm_bytes(const StereoPlan& plan) {
+    constexpr int s = stereo::kCostScale;
+    if (!plan.census || plan.sgm_radius != 0 || plan.max_q % s || plan.p1 % s || plan.p2 % s)
+        return false;
+    return std::min(plan.max_q / s, 64) + plan.p2 / s <= 255;
+}
+
+// KPL consecutive bytes of one lane, in words (byte i of the lane: bits 8 (i % 4) of word i / 4).
+template <int KPL>
+struct LaneBytes {
+    unsigned w[(KPL + 3) / 4];
+    __device__ __forceinline__ void load(const u8* __restrict__ p) {  // KPL-aligned
+        if constexpr (KPL == 1) {
+            w[0] = p[0];
+        } else if constexpr (KPL == 2) {
+            w[0] = *reinterpret_cast<const u16*>(p);
+        } else if constexpr (KPL == 4) {
+            w[0] = *reinterpret_cast<const unsigned*>(p);
+        } else if constexpr (KPL == 8) {
+            const uint2 v = *reinterpret_cast<const uint2*>(p);
+            w[0] = v.x, w[1] = v.y;
+        } else {
+#pragma unroll
+            for (int j = 0; j < KPL / 16; ++j) {
+                const uint4 v = reinterpret_cast<const uint4*>(p)[j];
+                w[4 * j] = v.x, w[4 * j + 1] = v.y, w[4 * j + 2] = v.z, w[4 * j + 3] = v.w;
+            }
+        }
+    }
+    __device__ __forceinline__ void store(u8* __restrict__ p) const {
+        if constexpr (KPL == 1) {
+            p[0] = static_cast<u8>(w[0]);
+        } else if constexpr (KPL == 2) {
+            *reinterpret_cast<u16*>(p) = static_cast<u16>(w[0]);
+        } else if constexpr (KPL == 4) {
+            *reinterpret_cast<unsigned*>(p) = w[0];
+        } else if constexpr (KPL == 8) {
+            *reinterpret_cast<uint2*>(p) = make_uint2(w[0], w[1]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < KPL / 16; ++j)
+                reinterpret_cast<uint4*>(p)[j] =
+                    make_uint4(w[4 * j], w[4 * j + 1], w[4 * j + 2], w[4 * j + 3]);
+        }
+    }
+    __device__ __forceinline__ int at(int i) const { return (w[i >> 2] >> (8 * (i & 3))) & 0xff; }
+    __device__ __forceinline__ void set(const int* v) {  // each in [0, 255]
+#pragma unroll
+        for (int j = 0; j < (KPL + 3) / 4; ++j) w[j] = 0;
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) w[i >> 2] |= static_cast<unsigned>(v[i]) << (8 * (i & 3));
+    }
+};
 
 template <class Src>
 __global__ void sgm_cost_kernel(Src src, int W, int H, int min_d, int D, u16* __restrict__ cost) {
@@ -919,6 +987,46 @@ __global__ void sgm_cost_kernel(Src src, int W, int H, int min_d, int D, u16* __
     const int x = static_cast<int>(i / D), k = static_cast<int>(i % D);
     cost[static_cast<std::size_t>(y) * W * D + i] =
         static_cast<u16>(src(x, clampi(x - min_d - k, 0, W - 1), y));
+}
+
+// The Bytes cost cube: Dp bytes per pixel (the candidates d < D, then zeros). A block makes 32
+// pixels of a row (their Dp x 32 bytes are contiguous): the right codes they read into shared
+// memory once, the costs into a shared tile (rows padded by a word: no bank conflicts), then
+// the tile out in whole words.
+constexpr int kCostPixels = 32;
+__global__ void sgm_cost_bytes_kernel(CensusCost src, int W, int min_d, int D, int Dp, int qshift,
+                                      unsigned* __restrict__ cost) {
+    // Dp + 31 right codes, the 32 left codes, then the tile (32 x (Dp / 4 + 1) words).
+    extern __shared__ u64 codes[];
+    const int q = 1 << qshift, pitch = q + 1;  // q = Dp / 4 words a pixel
+    u64* lcodes = codes + Dp + kCostPixels - 1;
+    unsigned* tile = reinterpret_cast<unsigned*>(lcodes + kCostPixels);
+    const int x0 = blockIdx.x * kCostPixels, y = blockIdx.y;
+    const std::size_t row = static_cast<std::size_t>(y) * W;
+    const int base = x0 - min_d - (Dp - 1);  // column of codes[0]
+    for (int m = threadIdx.x; m < Dp + kCostPixels - 1; m += blockDim.x)
+        codes[m] = src.cr[row + clampi(base + m, 0, W - 1)];
+    if (threadIdx.x < kCostPixels) lcodes[threadIdx.x] = src.cl[row + min(x0 + threadIdx.x, W - 1)];
+    __syncthreads();
+    const int mc = src.max_q / stereo::kCostScale;
+    for (int it = threadIdx.x; it < kCostPixels << qshift; it += blockDim.x) {
+        const int px = it % kCostPixels, k0 = it / kCostPixels * 4;
+        const u64 l = lcodes[px];
+        unsigned v = 0;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int k = k0 + j;  // column x - min_d - k: codes[px + Dp - 1 - k]
+            if (k < D)
+                v |= static_cast<unsigned>(min(__popcll(l ^ codes[px + Dp - 1 - k]), mc))
+                     << (8 * j);
+        }
+        tile[px * pitch + k0 / 4] = v;
+    }
+    __syncthreads();
+    const int n = min(kCostPixels, W - x0) << qshift;
+    unsigned* dst = cost + ((row + x0) << qshift);
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = tile[(i >> qshift) * pitch + (i & (q - 1))];
 }
 
 __global__ void sgm_window_kernel(const u16* __restrict__ in, u16* __restrict__ out, int W, int H,
@@ -938,93 +1046,188 @@ __global__ void sgm_window_kernel(const u16* __restrict__ in, u16* __restrict__ 
         static_cast<u16>(stereo::window_mean(sum, (2 * rad + 1) * (2 * rad + 1)));
 }
 
+// Where a path line starts and how many pixels it has.
+struct PathLine {
+    int x, y, len;
+};
+__device__ __forceinline__ bool path_line(int line, int W, int H, int dx, int dy, PathLine& p) {
+    if (dy == 0) {
+        if (line >= H) return false;
+        p = {dx > 0 ? 0 : W - 1, line, W};
+    } else if (dx == 0) {
+        if (line >= W) return false;
+        p = {line, dy > 0 ? 0 : H - 1, H};
+    } else {
+        if (line >= W + H - 1) return false;
+        if (line < W) {
+            p.x = line;
+            p.y = dy > 0 ? 0 : H - 1;
+        } else {
+            const int j = line - W + 1;
+            p.x = dx > 0 ? 0 : W - 1;
+            p.y = dy > 0 ? j : H - 1 - j;
+        }
+        p.len = min(dx > 0 ? W - p.x : p.x + 1, dy > 0 ? H - p.y : p.y + 1);
+    }
+    return true;
+}
+
+// One step of a lane's KPL path costs L (disparities lane * KPL + i) from the pixel's costs c
+// and the previous minimum pmin (updated); the first pixel of a line takes its costs.
+template <int KPL>
+__device__ __forceinline__ void sgm_lane_step(const int* c, int* L, int& pmin, bool first, int lane,
+                                              int D, int p1, int p2) {
+    constexpr int kBig = stereo::kSgmBig;
+    int nl[KPL];
+    if (first) {
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) nl[i] = c[i];
+    } else {
+        const int from_left = __shfl_up_sync(0xffffffffu, L[KPL - 1], 1);
+        const int from_right = __shfl_down_sync(0xffffffffu, L[0], 1);
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            const int below = i > 0 ? L[i - 1] : (lane > 0 ? from_left : kBig);
+            const int above = i + 1 < KPL ? L[i + 1] : (lane < 31 ? from_right : kBig);
+            nl[i] = stereo::sgm_step(c[i], L[i], below, above, pmin, p1, p2);
+        }
+    }
+    int m = kBig;
+#pragma unroll
+    for (int i = 0; i < KPL; ++i) {
+        if (lane * KPL + i >= D) nl[i] = kBig;  // beyond the range: never a neighbour
+        m = min(m, nl[i]);
+        L[i] = nl[i];
+    }
+    pmin = __reduce_min_sync(0xffffffffu, m);
+}
+
+// Words: the line's costs from the 16-bit cube, its path costs added into the sum cube.
 template <int KPL>
 __global__ void sgm_path_kernel(const u16* __restrict__ cost, u16* __restrict__ sums, int W, int H,
                                 int D, int dx, int dy, int p1, int p2) {
     const int lane = threadIdx.x & 31;
     const int line =
         static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
-    int x, y;
-    if (dy == 0) {
-        if (line >= H) return;
-        y = line;
-        x = dx > 0 ? 0 : W - 1;
-    } else if (dx == 0) {
-        if (line >= W) return;
-        x = line;
-        y = dy > 0 ? 0 : H - 1;
-    } else {
-        if (line >= W + H - 1) return;
-        if (line < W) {
-            x = line;
-            y = dy > 0 ? 0 : H - 1;
-        } else {
-            const int j = line - W + 1;
-            x = dx > 0 ? 0 : W - 1;
-            y = dy > 0 ? j : H - 1 - j;
-        }
-    }
-    constexpr int kBig = stereo::kSgmBig;
-    int L[KPL];
-    int pmin = 0;
-    bool start = true;
-    // The costs and sums of the next pixel on the line are loaded while this one is computed:
-    // the step's dependency chain (shuffles, the warp minimum) then hides their latency.
-    auto inside = [&](int xx, int yy) { return xx >= 0 && xx < W && yy >= 0 && yy < H; };
-    int c[KPL], sv[KPL];
-    auto load = [&](int xx, int yy, int* cc, int* ss) {
-        const std::size_t at = (static_cast<std::size_t>(yy) * W + xx) * D;
+    PathLine pl;
+    if (!path_line(line, W, H, dx, dy, pl)) return;
+    const std::ptrdiff_t step = (static_cast<std::ptrdiff_t>(dy) * W + dx) * D;
+    const u16* cp = cost + (static_cast<std::size_t>(pl.y) * W + pl.x) * D;
+    u16* sp = sums + (static_cast<std::size_t>(pl.y) * W + pl.x) * D;
+    int c[KPL], sv[KPL], L[KPL];
+    auto load = [&](const u16* cc, const u16* ss, int* co, int* so) {
 #pragma unroll
         for (int i = 0; i < KPL; ++i) {
             const int k = lane * KPL + i;
-            cc[i] = k < D ? cost[at + k] : 0;
-            ss[i] = k < D ? sums[at + k] : 0;
+            co[i] = k < D ? cc[k] : 0;
+            so[i] = k < D ? ss[k] : 0;
         }
     };
-    if (inside(x, y)) load(x, y, c, sv);
-    for (; inside(x, y); x += dx, y += dy) {
-        const std::size_t at = (static_cast<std::size_t>(y) * W + x) * D;
+    load(cp, sp, c, sv);
+    int pmin = 0;
+    for (int t = 0; t < pl.len; ++t, cp += step, sp += step) {
         int cn[KPL], sn[KPL];
-        if (inside(x + dx, y + dy)) load(x + dx, y + dy, cn, sn);
-        int nl[KPL];
-        if (start) {
-#pragma unroll
-            for (int i = 0; i < KPL; ++i) nl[i] = c[i];
-        } else {
-            const int from_left = __shfl_up_sync(0xffffffffu, L[KPL - 1], 1);
-            const int from_right = __shfl_down_sync(0xffffffffu, L[0], 1);
-#pragma unroll
-            for (int i = 0; i < KPL; ++i) {
-                const int below = i > 0 ? L[i - 1] : (lane > 0 ? from_left : kBig);
-                const int above = i + 1 < KPL ? L[i + 1] : (lane < 31 ? from_right : kBig);
-                nl[i] = stereo::sgm_step(c[i], L[i], below, above, pmin, p1, p2);
-            }
-        }
-        int m = kBig;
-#pragma unroll
-        for (int i = 0; i < KPL; ++i) {
-            if (lane * KPL + i >= D) nl[i] = kBig;  // beyond the range: never a neighbour
-            m = min(m, nl[i]);
-            L[i] = nl[i];
-        }
+        if (t + 1 < pl.len) load(cp + step, sp + step, cn, sn);
+        sgm_lane_step<KPL>(c, L, pmin, t == 0, lane, D, p1, p2);
 #pragma unroll
         for (int i = 0; i < KPL; ++i) {
             const int k = lane * KPL + i;
-            if (k < D) sums[at + k] = static_cast<u16>(sv[i] + L[i]);
-        }
-        for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
-        pmin = m;
-        start = false;
-#pragma unroll
-        for (int i = 0; i < KPL; ++i) {
+            if (k < D) sp[k] = static_cast<u16>(sv[i] + L[i]);
             c[i] = cn[i];
             sv[i] = sn[i];
         }
     }
 }
 
-__global__ void sgm_wta_kernel(const u16* __restrict__ S, int W, int H, int D, int min_d,
-                               int uniqueness, int lr_check, bool subpixel, float invalid,
+// Bytes: the line's costs from the byte cube (Dp bytes a pixel), kAhead pixels ahead; its path
+// costs into the direction's own byte cube. Every load is unconditional (the line's last pixel
+// is read again past its end), so that the compiler counts them on its scoreboards and waits for
+// each ring slot alone: with the loads under a branch it waited for all of them at every pixel,
+// and they cost 1.1 of 3.5 ms (4 paths, 1282 x 1110 x 256, H200; 2.47 ms once unconditional).
+// 16 pixels ahead for KPL 8: 2.37 ms against 2.39 (8) and 2.46 (4).
+template <int KPL>
+__global__ void sgm_path_bytes_kernel(const u8* __restrict__ cost, u8* __restrict__ out, int W,
+                                      int H, int D, int Dp, int dx, int dy, int p1, int p2) {
+    constexpr int kAhead = 128 / (KPL > 8 ? KPL : 8);  // 32 registers of ring a lane
+    const int lane = threadIdx.x & 31;
+    const int line =
+        static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
+    PathLine pl;
+    if (!path_line(line, W, H, dx, dy, pl)) return;
+    const std::ptrdiff_t step = (static_cast<std::ptrdiff_t>(dy) * W + dx) * Dp;
+    const u8* const c0 = cost + (static_cast<std::size_t>(pl.y) * W + pl.x) * Dp + lane * KPL;
+    u8* const o0 = out + (static_cast<std::size_t>(pl.y) * W + pl.x) * Dp + lane * KPL;
+    const int last = pl.len - 1;
+    LaneBytes<KPL> ring[kAhead];
+#pragma unroll
+    for (int j = 0; j < kAhead; ++j) ring[j].load(c0 + min(j, last) * step);
+    int L[KPL], pmin = 0;
+    for (int t0 = 0; t0 < pl.len; t0 += kAhead) {
+#pragma unroll
+        for (int j = 0; j < kAhead; ++j) {
+            const int t = t0 + j;
+            int c[KPL];
+#pragma unroll
+            for (int i = 0; i < KPL; ++i) c[i] = ring[j].at(i);
+            ring[j].load(c0 + min(t + kAhead, last) * step);
+            if (t <= last) {
+                sgm_lane_step<KPL>(c, L, pmin, t == 0, lane, D, p1, p2);
+                int v[KPL];
+#pragma unroll
+                for (int i = 0; i < KPL; ++i) v[i] = L[i] & 0xff;  // beyond D: never read
+                LaneBytes<KPL> o;
+                o.set(v);
+                o.store(o0 + t * step);
+            }
+        }
+    }
+}
+
+// The sums S(x, y, d) the search reads: the Words sum cube, or the Bytes layout's P direction
+// cubes added. A lane's sums are those of d = KPL lane + i.
+struct WordSums {
+    const u16* S;
+    int D;
+    template <int KPL>
+    __device__ __forceinline__ void lane(std::size_t p, int lane, int* s) const {
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            const int k = lane * KPL + i;
+            s[i] = k < D ? S[p * D + k] : 0;
+        }
+    }
+    __device__ __forceinline__ int at(std::size_t p, int k) const { return S[p * D + k]; }
+};
+template <int P>
+struct ByteSums {
+    const u8* v;
+    std::size_t vol;  // bytes per direction cube
+    int Dp;
+    template <int KPL>
+    __device__ __forceinline__ void lane(std::size_t p, int lane, int* s) const {
+        LaneBytes<KPL> b[P];
+#pragma unroll
+        for (int j = 0; j < P; ++j) b[j].load(v + j * vol + p * Dp + lane * KPL);
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            s[i] = 0;
+#pragma unroll
+            for (int j = 0; j < P; ++j) s[i] += b[j].at(i);
+        }
+    }
+    __device__ __forceinline__ int at(std::size_t p, int k) const {
+        int s = 0;
+#pragma unroll
+        for (int j = 0; j < P; ++j) s += v[j * vol + p * Dp + k];
+        return s;
+    }
+};
+
+// far: W x H sums (uniqueness > 0: the smallest sum two or more candidates from the winner; -1:
+// none), else null.
+template <int KPL, class Sums>
+__global__ void sgm_wta_kernel(Sums sums, int W, int H, int D, int min_d, int uniqueness,
+                               int lr_check, bool subpixel, float invalid, int* __restrict__ far,
                                Span2D<float> disparity, Span2D<float> right_disparity,
                                Span2D<std::uint8_t> valid) {
     extern __shared__ unsigned keys[];  // right keys (W), then left keys (W)
@@ -1034,24 +1237,43 @@ __global__ void sgm_wta_kernel(const u16* __restrict__ S, int W, int H, int D, i
               nw = blockDim.x >> 5;
     for (int i = tid; i < W; i += blockDim.x) rkey[i] = 0xffffffffu;
     __syncthreads();
-    const u16* row = S + static_cast<std::size_t>(y) * W * D;
+    const std::size_t row = static_cast<std::size_t>(y) * W;
+    // The warp's next pixel's sums load while this one's are searched (unconditionally: the
+    // row's last pixel again past its end).
+    int s[KPL];
+    sums.template lane<KPL>(row + min(warp, W - 1), lane, s);
     for (int x = warp; x < W; x += nw) {
         const int khi = min(D - 1, x - min_d), klo = max(0, x - min_d - (W - 1));
+        int sn[KPL];
+        sums.template lane<KPL>(row + min(x + nw, W - 1), lane, sn);
         unsigned m = 0xffffffffu;
-        for (int k = klo + lane; k <= khi; k += 32) {
-            const unsigned key =
-                (static_cast<unsigned>(row[static_cast<std::size_t>(x) * D + k]) << 16) |
-                static_cast<unsigned>(k);
-            m = min(m, key);
-            atomicMin(&rkey[x - min_d - k], key);
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) {
+            const int k = lane * KPL + i;
+            if (k >= klo && k <= khi) {
+                const unsigned key = (static_cast<unsigned>(s[i]) << 16) | static_cast<unsigned>(k);
+                m = min(m, key);
+                atomicMin(&rkey[x - min_d - k], key);
+            }
         }
-        for (int o = 16; o > 0; o >>= 1) m = min(m, __shfl_xor_sync(0xffffffffu, m, o));
+        m = __reduce_min_sync(0xffffffffu, m);
         if (lane == 0) lkey[x] = m;
+        if (far) {
+            const int kb = static_cast<int>(m & 0xffffu);
+            unsigned f = 0xffffffffu;
+#pragma unroll
+            for (int i = 0; i < KPL; ++i) {
+                const int k = lane * KPL + i;
+                if (k >= klo && k <= khi && (k < kb - 1 || k > kb + 1))
+                    f = min(f, static_cast<unsigned>(s[i]));
+            }
+            f = __reduce_min_sync(0xffffffffu, f);
+            if (lane == 0) far[row + x] = f == 0xffffffffu ? -1 : static_cast<int>(f);
+        }
+#pragma unroll
+        for (int i = 0; i < KPL; ++i) s[i] = sn[i];
     }
     __syncthreads();
-    auto at = [&](int x, int k) {
-        return static_cast<std::int32_t>(row[static_cast<std::size_t>(x) * D + k]);
-    };
     for (int x = tid; x < W; x += blockDim.x) {
         const int khi = min(D - 1, x - min_d), klo = max(0, x - min_d - (W - 1));
         stereo::Winner w;
@@ -1059,11 +1281,9 @@ __global__ void sgm_wta_kernel(const u16* __restrict__ S, int W, int H, int D, i
             const int kb = static_cast<int>(lkey[x] & 0xffffu);
             w.best = static_cast<std::int32_t>(lkey[x] >> 16);
             w.best_d = min_d + kb;
-            if (kb > klo) w.before = at(x, kb - 1);
-            if (kb < khi) w.after = at(x, kb + 1);
-            if (uniqueness > 0)
-                for (int k = klo; k <= khi; ++k)
-                    if (k < kb - 1 || k > kb + 1) w.far = stereo::min_or(w.far, at(x, k));
+            if (kb > klo) w.before = sums.at(row + x, kb - 1);
+            if (kb < khi) w.after = sums.at(row + x, kb + 1);
+            if (far) w.far = far[row + x];
         }
         bool ok = w.best >= 0 && stereo::unique_enough(w, uniqueness);
         if (ok && lr_check >= 0) {
@@ -1080,12 +1300,96 @@ __global__ void sgm_wta_kernel(const u16* __restrict__ S, int W, int H, int D, i
                 const int k = static_cast<int>(r & 0xffffu), xl = x + min_d + k;
                 o.best = static_cast<std::int32_t>(r >> 16);
                 o.best_d = min_d + k;
-                if (k > 0 && xl - 1 >= 0) o.before = at(xl - 1, k - 1);
-                if (k + 1 < D && xl + 1 < W) o.after = at(xl + 1, k + 1);
+                if (k > 0 && xl - 1 >= 0) o.before = sums.at(row + xl - 1, k - 1);
+                if (k + 1 < D && xl + 1 < W) o.after = sums.at(row + xl + 1, k + 1);
             }
             right_disparity.row(y)[x] = o.best >= 0 ? stereo::refined(o, subpixel) : invalid;
         }
     }
+}
+
+// The disparities per lane: the smallest of 1, 2, 4, ..., 32 with 32 KPL >= D (D <= 1024).
+int sgm_kpl(int D) {
+    int k = 1;
+    while (32 * k < D) k *= 2;
+    return k;
+}
+// f(std::integral_constant<int, sgm_kpl(D)>).
+template <class F>
+void with_kpl(int D, F&& f) {
+    switch (sgm_kpl(D)) {
+        case 1:
+            return f(std::integral_constant<int, 1>{});
+        case 2:
+            return f(std::integral_constant<int, 2>{});
+        case 4:
+            return f(std::integral_constant<int, 4>{});
+        case 8:
+            return f(std::integral_constant<int, 8>{});
+        case 16:
+            return f(std::integral_constant<int, 16>{});
+        default:
+            return f(std::integral_constant<int, 32>{});
+    }
+}
+
+template <class Sums>
+void launch_sgm_wta(const Sums& sums, int W, int H, const StereoPlan& plan, const Outputs& out,
+                    cudaStream_t s) {
+    DeviceTemp far;
+    if (plan.uniqueness > 0)
+        far = DeviceTemp(static_cast<std::size_t>(W) * H * sizeof(int), s,
+                         "stereo (sgm uniqueness sums)");
+    const std::size_t smem = 2 * sizeof(unsigned) * static_cast<std::size_t>(W);
+    with_kpl(plan.num_d, [&](auto kpl) {
+        constexpr int K = decltype(kpl)::value;
+        UPRES_CUDA_CHECK(cudaFuncSetAttribute(sgm_wta_kernel<K, Sums>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(smem)));
+        sgm_wta_kernel<K, Sums><<<H, 256, smem, s>>>(
+            sums, W, H, plan.num_d, plan.min_d, plan.uniqueness, plan.lr_check, plan.subpixel,
+            plan.invalid, far.as<int>(), out.disparity, out.right_disparity, out.valid);
+    });
+    UPRES_CUDA_CHECK_LAUNCH();
+}
+
+constexpr int kSgmDirs[8][2] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
+                                {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+
+int path_lines(int W, int H, int r) {
+    const int dx = kSgmDirs[r][0], dy = kSgmDirs[r][1];
+    return dy == 0 ? H : (dx == 0 ? W : W + H - 1);
+}
+
+void run_sgm_bytes(const CensusCost& src, int W, int H, const StereoPlan& plan, const Outputs& out,
+                   cudaStream_t s) {
+    constexpr int k = stereo::kCostScale;
+    const int D = plan.num_d;
+    const int Dp = 32 * sgm_kpl(D);  // a lane's KPL bytes aligned
+    const std::size_t vol = static_cast<std::size_t>(W) * H * Dp;
+    DeviceTemp cost(vol, s, "stereo (sgm cost cube)");
+    DeviceTemp paths(vol * plan.sgm_paths, s, "stereo (sgm path costs)");
+    int qshift = 0;  // Dp / 4 = 1 << qshift
+    while ((4 << qshift) < Dp) ++qshift;
+    const std::size_t smem =
+        sizeof(u64) * (Dp + 2 * kCostPixels - 1) + sizeof(unsigned) * kCostPixels * (Dp / 4 + 1);
+    const dim3 gc(static_cast<unsigned>((W + kCostPixels - 1) / kCostPixels), H);
+    sgm_cost_bytes_kernel<<<gc, 256, smem, s>>>(src, W, plan.min_d, D, Dp, qshift,
+                                                cost.as<unsigned>());
+    UPRES_CUDA_CHECK_LAUNCH();
+    for (int r = 0; r < plan.sgm_paths; ++r) {
+        const dim3 grid((path_lines(W, H, r) + 3) / 4);
+        with_kpl(D, [&](auto kpl) {
+            sgm_path_bytes_kernel<decltype(kpl)::value>
+                <<<grid, 128, 0, s>>>(cost.as<u8>(), paths.as<u8>() + r * vol, W, H, D, Dp,
+                                      kSgmDirs[r][0], kSgmDirs[r][1], plan.p1 / k, plan.p2 / k);
+        });
+        UPRES_CUDA_CHECK_LAUNCH();
+    }
+    if (plan.sgm_paths == 8)
+        launch_sgm_wta(ByteSums<8>{paths.as<u8>(), vol, Dp}, W, H, plan, out, s);
+    else
+        launch_sgm_wta(ByteSums<4>{paths.as<u8>(), vol, Dp}, W, H, plan, out, s);
 }
 
 template <class Src>
@@ -1094,6 +1398,8 @@ void run_sgm(const Src& src, int W, int H, const StereoPlan& plan, const Outputs
     const int D = plan.num_d;
     if (W > kSgmCudaMaxWidth)  // stereo.cpp refuses it first, with the message for users
         throw Error(ErrorCode::Internal, "stereo: sgm row wider than kSgmCudaMaxWidth");
+    if constexpr (std::is_same_v<Src, CensusCost>)
+        if (sgm_bytes(plan)) return run_sgm_bytes(src, W, H, plan, out, s);
     const std::size_t n = static_cast<std::size_t>(W) * H * D;
     DeviceTemp cost(n * sizeof(u16), s, "stereo (sgm cost cube)");
     DeviceTemp sums(n * sizeof(u16), s, "stereo (sgm path sums)");
@@ -1109,37 +1415,15 @@ void run_sgm(const Src& src, int W, int H, const StereoPlan& plan, const Outputs
         c = mean.as<u16>();
     }
     UPRES_CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, n * sizeof(u16), s));
-    static const int kDirs[8][2] = {{1, 0}, {-1, 0}, {0, 1},  {0, -1},
-                                    {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
-    const int kpl = (D + 31) / 32;
     for (int r = 0; r < plan.sgm_paths; ++r) {
-        const int dx = kDirs[r][0], dy = kDirs[r][1];
-        const int lines = dy == 0 ? H : (dx == 0 ? W : W + H - 1);
-        const dim3 grid((lines + 3) / 4);
-        auto launch = [&](auto kernel) {
-            kernel<<<grid, 128, 0, s>>>(c, sums.as<u16>(), W, H, D, dx, dy, plan.p1, plan.p2);
-        };
-        if (kpl <= 1)
-            launch(sgm_path_kernel<1>);
-        else if (kpl <= 2)
-            launch(sgm_path_kernel<2>);
-        else if (kpl <= 4)
-            launch(sgm_path_kernel<4>);
-        else if (kpl <= 8)
-            launch(sgm_path_kernel<8>);
-        else if (kpl <= 16)
-            launch(sgm_path_kernel<16>);
-        else
-            launch(sgm_path_kernel<32>);
+        const dim3 grid((path_lines(W, H, r) + 3) / 4);
+        with_kpl(D, [&](auto kpl) {
+            sgm_path_kernel<decltype(kpl)::value><<<grid, 128, 0, s>>>(
+                c, sums.as<u16>(), W, H, D, kSgmDirs[r][0], kSgmDirs[r][1], plan.p1, plan.p2);
+        });
         UPRES_CUDA_CHECK_LAUNCH();
     }
-    const std::size_t smem = 2 * sizeof(unsigned) * static_cast<std::size_t>(W);
-    UPRES_CUDA_CHECK(cudaFuncSetAttribute(
-        sgm_wta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    sgm_wta_kernel<<<H, 256, smem, s>>>(sums.as<u16>(), W, H, D, plan.min_d, plan.uniqueness,
-                                        plan.lr_check, plan.subpixel, plan.invalid, out.disparity,
-                                        out.right_disparity, out.valid);
-    UPRES_CUDA_CHECK_LAUNCH();
+    launch_sgm_wta(WordSums{sums.as<u16>(), D}, W, H, plan, out, s);
 }
 
 // The 3 x 3 median of valid neighbours (stereo_post.cpp's rule) from `in` / `mask` into out.
