@@ -122,6 +122,9 @@ TEST(StereoCuda, SgmCensusLayoutsEqualTheReference) {
         {140, 13, 0, 130, 8, 255.0, 10.0, 120.0, 10, "bytes, 8 a lane"},
         {300, 9, -5, 260, 4, 30.0, 7.0, 200.0, 5, "bytes, 16 a lane, truncated at 30 bits"},
         {620, 5, 3, 600, 4, 255.0, 10.0, 120.0, 0, "bytes, 32 a lane"},
+        {230, 14, 0, 200, 4, 255.0, 10.0, 120.0, 0, "bytes, 8 a lane, 4 paths (16 lanes a line)"},
+        {70, 17, 2, 20, 4, 255.0, 10.0, 120.0, 0, "bytes, 2 a lane, 4 paths (16 lanes a line)"},
+        {100, 15, -3, 64, 8, 255.0, 10.0, 120.0, 5, "bytes, 2 a lane, 8 paths"},
         {150, 11, -4, 140, 8, 255.0, 10.0, 240.0, 15, "words: 64 + 240 bits"},
         {90, 12, 0, 70, 4, 255.0, 10.5, 120.0, 5, "words: P1 not whole"},
     };

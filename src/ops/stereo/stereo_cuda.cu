@@ -676,19 +676,33 @@ __global__ void par_peak_interp_kernel(const int* __restrict__ agg, int W, int H
 
 // ---- Input preparation.
 
-template <class T>
-__global__ void intensity_kernel(Span2D<const T> img, double* __restrict__ plane) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    if (x >= img.width) return;
-    plane[static_cast<std::size_t>(y) * img.width + x] =
-        stereo::intensity(img.row(y) + static_cast<std::ptrdiff_t>(x) * img.channels, img.channels);
-}
-
-__global__ void census_kernel(const double* __restrict__ plane, int W, int H,
-                              u64* __restrict__ codes) {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    if (x >= W) return;
-    codes[static_cast<std::size_t>(y) * W + x] = stereo::census_code(plane, W, H, x, y);
+// Both images' census codes (blockIdx.z: 0 the left, 1 the right; W x H each): a block's 32 x 8
+// pixels from a shared tile of their intensities with the window's margins, rows and columns
+// clamped as census_code clamps them; each code is then census_code's inside branch on the
+// tile. P: float where the channel sums are exact in it (u8, u16), else double. One kernel for
+// both images and no intensity planes (Aloe's pair on an H200: 0.107 ms for the four kernels
+// and two double planes it replaces, 0.084 ms; with census_code's rows in 32 bits, less).
+constexpr int kCensusTx = 32, kCensusTy = 8;
+template <class T, class P>
+__global__ void census_pair_kernel(Span2D<const T> left, Span2D<const T> right,
+                                   u64* __restrict__ codes) {
+    constexpr int kRx = stereo::kCensusRx, kRy = stereo::kCensusRy;
+    constexpr int kSw = kCensusTx + 2 * kRx, kSh = kCensusTy + 2 * kRy;
+    __shared__ P tile[kSh * kSw];
+    const Span2D<const T>& img = blockIdx.z ? right : left;
+    const int W = img.width, H = img.height;
+    const int x0 = blockIdx.x * kCensusTx, y0 = blockIdx.y * kCensusTy;
+    for (int i = threadIdx.y * kCensusTx + threadIdx.x; i < kSw * kSh; i += kCensusTx * kCensusTy) {
+        const int xx = clampi(x0 - kRx + i % kSw, 0, W - 1);
+        const int yy = clampi(y0 - kRy + i / kSw, 0, H - 1);
+        tile[i] = static_cast<P>(stereo::intensity(
+            img.row(yy) + static_cast<std::ptrdiff_t>(xx) * img.channels, img.channels));
+    }
+    __syncthreads();
+    const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+    if (x < W && y < H)
+        codes[static_cast<std::size_t>(blockIdx.z) * W * H + static_cast<std::size_t>(y) * W + x] =
+            stereo::census_code(tile, kSw, kSh, threadIdx.x + kRx, threadIdx.y + kRy);
 }
 
 __global__ void gray_to_float_kernel(Span2D<const std::uint8_t> img, float* __restrict__ out) {
@@ -904,23 +918,26 @@ bool float_path(const StereoPlan& plan, StereoVariant variant, int W, int H) {
 //  bits, so that every path cost fits a byte; the default census plan): costs and penalties in
 //  whole bits (the reference's values / 16: sgm_step is homogeneous, so every path cost is
 //  the reference's / 16 exactly; the keys keep their order, and the uniqueness test and the
-//  parabola's quotient their values), the cost cube in bytes, each direction writing its own
-//  byte cube of path costs (write only; the search adds them).
+//  parabola's quotient their values), the cost cube in bytes, every direction at once in one
+//  launch, each writing its own byte cube of path costs (write only; the search adds them).
 //  Words (any other plan): the 16-bit cost cube (after its window mean), each direction adding
 //  its path costs into one 16-bit sum cube (the directions run one after another on the
 //  stream: no atomics).
 // Kernels:
 //  sgm_cost_kernel    the cost cube C (W x H x D, d fastest), then its window mean (Words);
 //  sgm_path_kernel    one warp per path line (a row, a column or a diagonal), the disparities
-//                     spread over the lanes (KPL consecutive ones each); the neighbours d -+ 1
-//                     across lanes by shuffles, the previous minimum by a warp reduction; the
-//                     costs of the line's next pixels loaded while the current one is computed
-//                     (the step's dependency chain then hides their latency);
+//  (Words), and       spread over the lanes (KPL consecutive ones each); the neighbours d -+ 1
+//  sgm_path_bytes_    across lanes by shuffles, the previous minimum by a warp reduction; the
+//  kernel (Bytes: 16  costs of the line's next pixels loaded while the current one is computed
+//  or 32 lanes a      (the step's dependency chain then hides their latency);
+//  line, in pairs)
 //  sgm_wta_kernel     one block per row: a warp per pixel finds the smallest key (S << 16) | k
 //                     over the candidates (and, with uniqueness, the smallest sum two or more
 //                     away from it) and offers each key to the right pixel x - d through a
-//                     shared-memory atomicMin (the smallest sum, then the smallest d); then the
-//                     check, the parabola from S, the outputs.
+//                     shared-memory atomicMin (the smallest sum, then the smallest d); the
+//                     winner's neighbours' sums come from the lanes that hold them; each warp's
+//                     next two pixels' sums load while it searches one; then the check, the
+//                     parabola from S, the outputs.
 using u16 = std::uint16_t;
 using u8 = std::uint8_t;
 
@@ -989,10 +1006,11 @@ __global__ void sgm_cost_kernel(Src src, int W, int H, int min_d, int D, u16* __
         static_cast<u16>(src(x, clampi(x - min_d - k, 0, W - 1), y));
 }
 
-// The Bytes cost cube: Dp bytes per pixel (the candidates d < D, then zeros). A block makes 32
-// pixels of a row (their Dp x 32 bytes are contiguous): the right codes they read into shared
-// memory once, the costs into a shared tile (rows padded by a word: no bank conflicts), then
-// the tile out in whole words.
+// The Bytes cost cube: Dp bytes per pixel (the candidates d < D, then zeros). A block (Dp
+// threads) makes 32 pixels of a row (their Dp x 32 bytes are contiguous): the right codes they
+// read into shared memory once; warp j makes candidates 32 j to 32 j + 31 of the pixel of each
+// lane into a shared tile (rows padded by a word: no bank conflicts), then the tile goes out in
+// whole words.
 constexpr int kCostPixels = 32;
 __global__ void sgm_cost_bytes_kernel(CensusCost src, int W, int min_d, int D, int Dp, int qshift,
                                       unsigned* __restrict__ cost) {
@@ -1009,19 +1027,27 @@ __global__ void sgm_cost_bytes_kernel(CensusCost src, int W, int min_d, int D, i
     if (threadIdx.x < kCostPixels) lcodes[threadIdx.x] = src.cl[row + min(x0 + threadIdx.x, W - 1)];
     __syncthreads();
     const int mc = src.max_q / stereo::kCostScale;
-    for (int it = threadIdx.x; it < kCostPixels << qshift; it += blockDim.x) {
-        const int px = it % kCostPixels, k0 = it / kCostPixels * 4;
-        const u64 l = lcodes[px];
-        unsigned v = 0;
+    const int px = threadIdx.x & 31, kb = threadIdx.x & ~31;
+    const u64 l = lcodes[px];
+    const u64* cp = codes + px + Dp - 1 - kb;  // candidate kb + i: column x - min_d - kb - i
+    unsigned* trow = tile + px * pitch + kb / 4;
+    auto make = [&](auto all) {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const int k = k0 + j;  // column x - min_d - k: codes[px + Dp - 1 - k]
-            if (k < D)
-                v |= static_cast<unsigned>(min(__popcll(l ^ codes[px + Dp - 1 - k]), mc))
-                     << (8 * j);
+        for (int w = 0; w < 8; ++w) {
+            unsigned v = 0;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int i = 4 * w + j;
+                const unsigned c = static_cast<unsigned>(min(__popcll(l ^ cp[-i]), mc));
+                v |= (decltype(all)::value || kb + i < D ? c : 0u) << (8 * j);
+            }
+            trow[w] = v;
         }
-        tile[px * pitch + k0 / 4] = v;
-    }
+    };
+    if (kb + 32 <= D)  // warp-uniform
+        make(std::true_type{});
+    else
+        make(std::false_type{});
     __syncthreads();
     const int n = min(kCostPixels, W - x0) << qshift;
     unsigned* dst = cost + ((row + x0) << qshift);
@@ -1139,62 +1165,139 @@ __global__ void sgm_path_kernel(const u16* __restrict__ cost, u16* __restrict__ 
     }
 }
 
-// Bytes: the line's costs from the byte cube (Dp bytes a pixel), kAhead pixels ahead; its path
-// costs into the direction's own byte cube. Every load is unconditional (the line's last pixel
-// is read again past its end), so that the compiler counts them on its scoreboards and waits for
-// each ring slot alone: with the loads under a branch it waited for all of them at every pixel,
-// and they cost 1.1 of 3.5 ms (4 paths, 1282 x 1110 x 256, H200; 2.47 ms once unconditional).
-// 16 pixels ahead for KPL 8: 2.37 ms against 2.39 (8) and 2.46 (4).
-template <int KPL>
+// The path directions of one launch (blockIdx.y: direction kSgmDirs[blockIdx.y]).
+struct SgmDirs {
+    signed char dx[8], dy[8];
+};
+// Bytes: the step on pairs of 16-bit path costs (disparities KPL gl + 2j and + 2j + 1 in the low
+// and high halves of word j), two at a time in the sm_90 16-bit SIMD minimum (min.u16x2) and in
+// plain 32-bit adds that never carry between the halves (every value is at most 0x3fff + 255);
+// a line of G lanes (32 / G lines a warp, G KPL = Dp); the line's costs from the byte cube (Dp
+// bytes a pixel) kAhead pixels ahead, its path costs into the direction's own byte cube. Every
+// load is unconditional (the line's last pixel is read again past its end), so that the
+// compiler counts them on its scoreboards and waits for each ring slot alone (with the loads
+// under a branch it waited for all of them at every pixel: 3.5 against 2.5 ms, 4 paths on Aloe).
+template <int KPL, int G, int kAhead>
 __global__ void sgm_path_bytes_kernel(const u8* __restrict__ cost, u8* __restrict__ out, int W,
-                                      int H, int D, int Dp, int dx, int dy, int p1, int p2) {
-    constexpr int kAhead = 128 / (KPL > 8 ? KPL : 8);  // 32 registers of ring a lane
-    const int lane = threadIdx.x & 31;
+                                      int H, int D, int Dp, SgmDirs dirs, std::size_t vol, int p1,
+                                      int p2) {
+    static_assert(KPL >= 2 && (G == 16 || G == 32), "pairs of disparities, half or whole warps");
+    constexpr int kP = KPL / 2;
+    constexpr unsigned kBig2 = 0x3fff3fffu;
+    const int lane = threadIdx.x & 31, gl = lane & (G - 1);
     const int line =
-        static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5);
+        static_cast<int>((static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / G);
+    const int r = static_cast<int>(blockIdx.y), dx = dirs.dx[r], dy = dirs.dy[r];
     PathLine pl;
-    if (!path_line(line, W, H, dx, dy, pl)) return;
+    const bool live = path_line(line, W, H, dx, dy, pl);
+    // The warp's lines run together (their lanes meet in the shuffles and reductions): a line
+    // past the last, or shorter than its partner, repeats its last pixel without storing.
+    int last = live ? pl.len - 1 : -1;
+    if (!live) pl = {0, 0, 1};
+    int steps = live ? pl.len : 0;
+    if constexpr (G == 16) steps = max(steps, __shfl_xor_sync(0xffffffffu, steps, 16));
+    if (steps == 0) return;  // warp-uniform
     const std::ptrdiff_t step = (static_cast<std::ptrdiff_t>(dy) * W + dx) * Dp;
-    const u8* const c0 = cost + (static_cast<std::size_t>(pl.y) * W + pl.x) * Dp + lane * KPL;
-    u8* const o0 = out + (static_cast<std::size_t>(pl.y) * W + pl.x) * Dp + lane * KPL;
-    const int last = pl.len - 1;
+    const u8* const c0 = cost + (static_cast<std::size_t>(pl.y) * W + pl.x) * Dp + gl * KPL;
+    u8* const o0 = out + r * vol + (static_cast<std::size_t>(pl.y) * W + pl.x) * Dp + gl * KPL;
+    const int lastc = max(last, 0);
+    const unsigned P1 = static_cast<unsigned>(p1) * 0x10001u,
+                   P2 = static_cast<unsigned>(p2) * 0x10001u;
+    unsigned beyond[kP];
+#pragma unroll
+    for (int j = 0; j < kP; ++j) {
+        const int k = gl * KPL + 2 * j;
+        beyond[j] = (k >= D ? 0x3fffu : 0u) | (k + 1 >= D ? 0x3fff0000u : 0u);
+    }
     LaneBytes<KPL> ring[kAhead];
 #pragma unroll
-    for (int j = 0; j < kAhead; ++j) ring[j].load(c0 + min(j, last) * step);
-    int L[KPL], pmin = 0;
-    for (int t0 = 0; t0 < pl.len; t0 += kAhead) {
+    for (int j = 0; j < kAhead; ++j) ring[j].load(c0 + min(j, lastc) * step);
+    unsigned L[kP], pmin2 = 0;
+    for (int t0 = 0; t0 < steps; t0 += kAhead) {
 #pragma unroll
-        for (int j = 0; j < kAhead; ++j) {
-            const int t = t0 + j;
-            int c[KPL];
+        for (int a = 0; a < kAhead; ++a) {
+            const int t = t0 + a;
+            unsigned c2[kP];
 #pragma unroll
-            for (int i = 0; i < KPL; ++i) c[i] = ring[j].at(i);
-            ring[j].load(c0 + min(t + kAhead, last) * step);
-            if (t <= last) {
-                sgm_lane_step<KPL>(c, L, pmin, t == 0, lane, D, p1, p2);
-                int v[KPL];
+            for (int j = 0; j < kP; ++j)
+                c2[j] = __byte_perm(ring[a].w[j >> 1], 0, (j & 1) ? 0x4342 : 0x4140);
+            ring[a].load(c0 + min(t + kAhead, lastc) * step);
+            if (t < steps) {  // warp-uniform
+                unsigned nl[kP];
+                if (t == 0) {
 #pragma unroll
-                for (int i = 0; i < KPL; ++i) v[i] = L[i] & 0xff;  // beyond D: never read
-                LaneBytes<KPL> o;
-                o.set(v);
-                o.store(o0 + t * step);
+                    for (int j = 0; j < kP; ++j) nl[j] = c2[j];
+                } else {
+                    unsigned fl = __shfl_up_sync(0xffffffffu, L[kP - 1], 1, G);
+                    unsigned fr = __shfl_down_sync(0xffffffffu, L[0], 1, G);
+                    if (gl == 0) fl = kBig2;
+                    if (gl == G - 1) fr = kBig2;
+                    const unsigned cap = pmin2 + P2;
+#pragma unroll
+                    for (int j = 0; j < kP; ++j) {
+                        const unsigned below = __byte_perm(j > 0 ? L[j - 1] : fl, L[j], 0x5432);
+                        const unsigned above =
+                            __byte_perm(L[j], j + 1 < kP ? L[j + 1] : fr, 0x5432);
+                        const unsigned m = __vimin3_u16x2(__vminu2(below, above) + P1, L[j], cap);
+                        nl[j] = m + c2[j] - pmin2;
+                    }
+                }
+                unsigned mm = 0xffffffffu;
+#pragma unroll
+                for (int j = 0; j < kP; ++j) {
+                    nl[j] = __vmaxu2(nl[j], beyond[j]);
+                    mm = __vminu2(mm, nl[j]);
+                    L[j] = nl[j];
+                }
+                const unsigned lm = min(mm & 0xffffu, mm >> 16);
+                unsigned pm;
+                if constexpr (G == 32) {
+                    pm = __reduce_min_sync(0xffffffffu, lm);
+                } else {
+                    const unsigned lo = __reduce_min_sync(0xffffffffu, lane < 16 ? lm : ~0u);
+                    const unsigned hi = __reduce_min_sync(0xffffffffu, lane < 16 ? ~0u : lm);
+                    pm = lane < 16 ? lo : hi;
+                }
+                pmin2 = pm * 0x10001u;
+                if (t <= last) {
+                    LaneBytes<KPL> o;
+                    if constexpr (KPL == 2) {
+                        o.w[0] = __byte_perm(nl[0], 0, 0x20);
+                    } else {
+#pragma unroll
+                        for (int w = 0; w < KPL / 4; ++w)
+                            o.w[w] = __byte_perm(nl[2 * w], nl[2 * w + 1], 0x6420);
+                    }
+                    o.store(o0 + t * step);
+                }
             }
         }
     }
 }
 
 // The sums S(x, y, d) the search reads: the Words sum cube, or the Bytes layout's P direction
-// cubes added. A lane's sums are those of d = KPL lane + i.
+// cubes added. A lane's sums come in pairs: word j holds those of d = KPL lane + 2j (low half)
+// and + 1 (high half); every sum fits 16 bits (a Words sum by its plan's check, a Bytes sum is
+// at most 8 x 255).
 struct WordSums {
     const u16* S;
     int D;
     template <int KPL>
-    __device__ __forceinline__ void lane(std::size_t p, int lane, int* s) const {
+    struct Raw {
+        unsigned s2[KPL / 2];
+    };
+    template <int KPL>
+    __device__ __forceinline__ void load(std::size_t p, int lane, Raw<KPL>& r) const {
 #pragma unroll
-        for (int i = 0; i < KPL; ++i) {
-            const int k = lane * KPL + i;
-            s[i] = k < D ? S[p * D + k] : 0;
+        for (int j = 0; j < KPL / 2; ++j) {
+            const int k = lane * KPL + 2 * j;
+            r.s2[j] = (k < D ? S[p * D + k] : 0u) | (k + 1 < D ? S[p * D + k + 1] : 0u) << 16;
         }
+    }
+    template <int KPL>
+    __device__ __forceinline__ void pairs(const Raw<KPL>& r, unsigned* s2) const {
+#pragma unroll
+        for (int j = 0; j < KPL / 2; ++j) s2[j] = r.s2[j];
     }
     __device__ __forceinline__ int at(std::size_t p, int k) const { return S[p * D + k]; }
 };
@@ -1204,15 +1307,23 @@ struct ByteSums {
     std::size_t vol;  // bytes per direction cube
     int Dp;
     template <int KPL>
-    __device__ __forceinline__ void lane(std::size_t p, int lane, int* s) const {
+    struct Raw {
         LaneBytes<KPL> b[P];
+    };
+    template <int KPL>
+    __device__ __forceinline__ void load(std::size_t p, int lane, Raw<KPL>& r) const {
 #pragma unroll
-        for (int j = 0; j < P; ++j) b[j].load(v + j * vol + p * Dp + lane * KPL);
+        for (int j = 0; j < P; ++j) r.b[j].load(v + j * vol + p * Dp + lane * KPL);
+    }
+    template <int KPL>
+    __device__ __forceinline__ void pairs(const Raw<KPL>& r, unsigned* s2) const {
 #pragma unroll
-        for (int i = 0; i < KPL; ++i) {
-            s[i] = 0;
+        for (int j = 0; j < KPL / 2; ++j) {
+            // bytes 2j, 2j + 1 of each cube widened to the halves of a word (no carries: <= 2040)
+            const int sel = (j & 1) ? 0x4342 : 0x4140;
+            s2[j] = __byte_perm(r.b[0].w[j >> 1], 0, sel);
 #pragma unroll
-            for (int j = 0; j < P; ++j) s[i] += b[j].at(i);
+            for (int c = 1; c < P; ++c) s2[j] += __byte_perm(r.b[c].w[j >> 1], 0, sel);
         }
     }
     __device__ __forceinline__ int at(std::size_t p, int k) const {
@@ -1223,55 +1334,106 @@ struct ByteSums {
     }
 };
 
-// far: W x H sums (uniqueness > 0: the smallest sum two or more candidates from the winner; -1:
-// none), else null.
+// nb: W x H words (the sums of the left winner's neighbours, before | after << 16); far: W x H
+// sums (uniqueness > 0: the smallest sum two or more candidates from the winner; -1: none), else
+// null.
 template <int KPL, class Sums>
 __global__ void sgm_wta_kernel(Sums sums, int W, int H, int D, int min_d, int uniqueness,
-                               int lr_check, bool subpixel, float invalid, int* __restrict__ far,
+                               int lr_check, bool subpixel, float invalid,
+                               unsigned* __restrict__ nb, int* __restrict__ far,
                                Span2D<float> disparity, Span2D<float> right_disparity,
                                Span2D<std::uint8_t> valid) {
+    static_assert(KPL >= 2, "pairs of candidates");
+    constexpr int kP = KPL / 2;
     extern __shared__ unsigned keys[];  // right keys (W), then left keys (W)
-    unsigned* rkey = keys;
-    unsigned* lkey = keys + W;
     const int y = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5,
               nw = blockDim.x >> 5;
+    unsigned* rkey = keys;
+    unsigned* lkey = keys + W;
     for (int i = tid; i < W; i += blockDim.x) rkey[i] = 0xffffffffu;
     __syncthreads();
     const std::size_t row = static_cast<std::size_t>(y) * W;
-    // The warp's next pixel's sums load while this one's are searched (unconditionally: the
-    // row's last pixel again past its end).
-    int s[KPL];
-    sums.template lane<KPL>(row + min(warp, W - 1), lane, s);
-    for (int x = warp; x < W; x += nw) {
-        const int khi = min(D - 1, x - min_d), klo = max(0, x - min_d - (W - 1));
-        int sn[KPL];
-        sums.template lane<KPL>(row + min(x + nw, W - 1), lane, sn);
-        unsigned m = 0xffffffffu;
+    const int k0 = lane * KPL;
+    unsigned kw[kP];  // the pairs' candidates, as the keys' low halves
 #pragma unroll
-        for (int i = 0; i < KPL; ++i) {
-            const int k = lane * KPL + i;
-            if (k >= klo && k <= khi) {
-                const unsigned key = (static_cast<unsigned>(s[i]) << 16) | static_cast<unsigned>(k);
-                m = min(m, key);
-                atomicMin(&rkey[x - min_d - k], key);
+    for (int j = 0; j < kP; ++j)
+        kw[j] = static_cast<unsigned>(k0 + 2 * j) | static_cast<unsigned>(k0 + 2 * j + 1) << 16;
+    // Pixel x's winner, its neighbours' sums and its competitor, from its sums s2 (in pairs);
+    // each candidate's key (S << 16) | k offered to the right pixel x - min_d - k.
+    auto search_pixel = [&](int x, const unsigned* s2) {
+        const int khi = min(D - 1, x - min_d), klo = max(0, x - min_d - (W - 1));
+        unsigned m = 0xffffffffu;
+        unsigned* rk = rkey + (x - min_d - k0);
+        if (k0 >= klo && k0 + KPL - 1 <= khi) {  // every candidate of the lane
+#pragma unroll
+            for (int j = 0; j < kP; ++j) {
+                const unsigned lo = __byte_perm(s2[j], kw[j], 0x1054);
+                const unsigned hi = __byte_perm(s2[j], kw[j], 0x3276);
+                m = min(m, min(lo, hi));
+                atomicMin(rk - 2 * j, lo);
+                atomicMin(rk - 2 * j - 1, hi);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < kP; ++j) {
+                const int k = k0 + 2 * j;
+                if (k >= klo && k <= khi) {
+                    const unsigned lo = __byte_perm(s2[j], kw[j], 0x1054);
+                    m = min(m, lo);
+                    atomicMin(rk - 2 * j, lo);
+                }
+                if (k + 1 >= klo && k + 1 <= khi) {
+                    const unsigned hi = __byte_perm(s2[j], kw[j], 0x3276);
+                    m = min(m, hi);
+                    atomicMin(rk - 2 * j - 1, hi);
+                }
             }
         }
         m = __reduce_min_sync(0xffffffffu, m);
+        // The sum of candidate k (warp-uniform) from the lane that holds it.
+        auto pick = [&](int k) {
+            const int j = (k & (KPL - 1)) >> 1;  // warp-uniform
+            unsigned v = s2[0];
+#pragma unroll
+            for (int i = 1; i < kP; ++i)
+                if (j == i) v = s2[i];
+            v = __shfl_sync(0xffffffffu, v, k / KPL);
+            return (k & 1) ? v >> 16 : v & 0xffffu;
+        };
+        const int kb = static_cast<int>(m & 0xffffu);
+        if (m != 0xffffffffu) {
+            const unsigned before = kb > klo ? pick(kb - 1) : 0u;
+            const unsigned after = kb < khi ? pick(kb + 1) : 0u;
+            if (lane == 0) nb[row + x] = before | after << 16;
+        }
         if (lane == 0) lkey[x] = m;
         if (far) {
-            const int kb = static_cast<int>(m & 0xffffu);
             unsigned f = 0xffffffffu;
 #pragma unroll
             for (int i = 0; i < KPL; ++i) {
-                const int k = lane * KPL + i;
+                const int k = k0 + i;
                 if (k >= klo && k <= khi && (k < kb - 1 || k > kb + 1))
-                    f = min(f, static_cast<unsigned>(s[i]));
+                    f = min(f, (s2[i >> 1] >> (16 * (i & 1))) & 0xffffu);
             }
             f = __reduce_min_sync(0xffffffffu, f);
             if (lane == 0) far[row + x] = f == 0xffffffffu ? -1 : static_cast<int>(f);
         }
+    };
+    // The warp's next kAhead pixels' sums load while this one's are searched (unconditionally:
+    // the row's last pixel again past its end); they are added when searched.
+    constexpr int kAhead = 2;
+    typename Sums::template Raw<KPL> ring[kAhead];
 #pragma unroll
-        for (int i = 0; i < KPL; ++i) s[i] = sn[i];
+    for (int a = 0; a < kAhead; ++a) sums.load(row + min(warp + a * nw, W - 1), lane, ring[a]);
+    for (int x0 = warp; x0 < W; x0 += kAhead * nw) {
+#pragma unroll
+        for (int a = 0; a < kAhead; ++a) {
+            const int x = x0 + a * nw;
+            unsigned s2[kP];
+            sums.pairs(ring[a], s2);
+            sums.load(row + min(x + kAhead * nw, W - 1), lane, ring[a]);
+            if (x < W) search_pixel(x, s2);
+        }
     }
     __syncthreads();
     for (int x = tid; x < W; x += blockDim.x) {
@@ -1281,8 +1443,8 @@ __global__ void sgm_wta_kernel(Sums sums, int W, int H, int D, int min_d, int un
             const int kb = static_cast<int>(lkey[x] & 0xffffu);
             w.best = static_cast<std::int32_t>(lkey[x] >> 16);
             w.best_d = min_d + kb;
-            if (kb > klo) w.before = sums.at(row + x, kb - 1);
-            if (kb < khi) w.after = sums.at(row + x, kb + 1);
+            if (kb > klo) w.before = static_cast<std::int32_t>(nb[row + x] & 0xffffu);
+            if (kb < khi) w.after = static_cast<std::int32_t>(nb[row + x] >> 16);
             if (far) w.far = far[row + x];
         }
         bool ok = w.best >= 0 && stereo::unique_enough(w, uniqueness);
@@ -1308,16 +1470,17 @@ __global__ void sgm_wta_kernel(Sums sums, int W, int H, int D, int min_d, int un
     }
 }
 
-// The disparities per lane: the smallest of 1, 2, 4, ..., 32 with 32 KPL >= D (D <= 1024).
-int sgm_kpl(int D) {
-    int k = 1;
+// The disparities per lane: the smallest of 1, 2, 4, ..., 32 with 32 KPL >= D (D <= 1024); the
+// Bytes layout's lanes take pairs (at least 2).
+int sgm_kpl(int D, bool bytes = false) {
+    int k = bytes ? 2 : 1;
     while (32 * k < D) k *= 2;
     return k;
 }
-// f(std::integral_constant<int, sgm_kpl(D)>).
+// f(std::integral_constant<int, kpl>).
 template <class F>
-void with_kpl(int D, F&& f) {
-    switch (sgm_kpl(D)) {
+void with_kpl(int kpl, F&& f) {
+    switch (kpl) {
         case 1:
             return f(std::integral_constant<int, 1>{});
         case 2:
@@ -1334,21 +1497,28 @@ void with_kpl(int D, F&& f) {
 }
 
 template <class Sums>
-void launch_sgm_wta(const Sums& sums, int W, int H, const StereoPlan& plan, const Outputs& out,
-                    cudaStream_t s) {
+void launch_sgm_wta(const Sums& sums, int W, int H, int kpl, const StereoPlan& plan,
+                    const Outputs& out, cudaStream_t s) {
     DeviceTemp far;
     if (plan.uniqueness > 0)
         far = DeviceTemp(static_cast<std::size_t>(W) * H * sizeof(int), s,
                          "stereo (sgm uniqueness sums)");
+    const DeviceTemp nb(static_cast<std::size_t>(W) * H * sizeof(unsigned), s,
+                        "stereo (sgm winners' neighbours)");
+    constexpr int kThreads = 256;
+    kpl = std::max(kpl, 2);
     const std::size_t smem = 2 * sizeof(unsigned) * static_cast<std::size_t>(W);
-    with_kpl(plan.num_d, [&](auto kpl) {
-        constexpr int K = decltype(kpl)::value;
-        UPRES_CUDA_CHECK(cudaFuncSetAttribute(sgm_wta_kernel<K, Sums>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(smem)));
-        sgm_wta_kernel<K, Sums><<<H, 256, smem, s>>>(
-            sums, W, H, plan.num_d, plan.min_d, plan.uniqueness, plan.lr_check, plan.subpixel,
-            plan.invalid, far.as<int>(), out.disparity, out.right_disparity, out.valid);
+    with_kpl(kpl, [&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (K >= 2) {
+            UPRES_CUDA_CHECK(cudaFuncSetAttribute(sgm_wta_kernel<K, Sums>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  static_cast<int>(smem)));
+            sgm_wta_kernel<K, Sums><<<H, kThreads, smem, s>>>(
+                sums, W, H, plan.num_d, plan.min_d, plan.uniqueness, plan.lr_check, plan.subpixel,
+                plan.invalid, nb.as<unsigned>(), far.as<int>(), out.disparity, out.right_disparity,
+                out.valid);
+        }
     });
     UPRES_CUDA_CHECK_LAUNCH();
 }
@@ -1364,8 +1534,8 @@ int path_lines(int W, int H, int r) {
 void run_sgm_bytes(const CensusCost& src, int W, int H, const StereoPlan& plan, const Outputs& out,
                    cudaStream_t s) {
     constexpr int k = stereo::kCostScale;
-    const int D = plan.num_d;
-    const int Dp = 32 * sgm_kpl(D);  // a lane's KPL bytes aligned
+    const int D = plan.num_d, kpl = sgm_kpl(D, true);
+    const int Dp = 32 * kpl;  // a lane's KPL bytes aligned
     const std::size_t vol = static_cast<std::size_t>(W) * H * Dp;
     DeviceTemp cost(vol, s, "stereo (sgm cost cube)");
     DeviceTemp paths(vol * plan.sgm_paths, s, "stereo (sgm path costs)");
@@ -1374,22 +1544,41 @@ void run_sgm_bytes(const CensusCost& src, int W, int H, const StereoPlan& plan, 
     const std::size_t smem =
         sizeof(u64) * (Dp + 2 * kCostPixels - 1) + sizeof(unsigned) * kCostPixels * (Dp / 4 + 1);
     const dim3 gc(static_cast<unsigned>((W + kCostPixels - 1) / kCostPixels), H);
-    sgm_cost_bytes_kernel<<<gc, 256, smem, s>>>(src, W, plan.min_d, D, Dp, qshift,
-                                                cost.as<unsigned>());
+    sgm_cost_bytes_kernel<<<gc, Dp, smem, s>>>(src, W, plan.min_d, D, Dp, qshift,
+                                               cost.as<unsigned>());
     UPRES_CUDA_CHECK_LAUNCH();
+    // Every direction in one launch, each into its own cube: one direction at a time left most
+    // of the H200 idle (a path line is a chain of dependent steps; Aloe has 1110 or 1282 lines a
+    // direction): 1.48 against 1.07 ms for 4 paths. Half-warp lines with 4 paths (4784 lines
+    // on Aloe then fit the H200 at once): 0.78 -> 0.76 ms; whole-warp lines with 8 (14348
+    // lines, most of them short diagonals): 2.52 against 2.56 ms in all.
+    SgmDirs dirs{};
+    int lines = 0;
     for (int r = 0; r < plan.sgm_paths; ++r) {
-        const dim3 grid((path_lines(W, H, r) + 3) / 4);
-        with_kpl(D, [&](auto kpl) {
-            sgm_path_bytes_kernel<decltype(kpl)::value>
-                <<<grid, 128, 0, s>>>(cost.as<u8>(), paths.as<u8>() + r * vol, W, H, D, Dp,
-                                      kSgmDirs[r][0], kSgmDirs[r][1], plan.p1 / k, plan.p2 / k);
-        });
-        UPRES_CUDA_CHECK_LAUNCH();
+        dirs.dx[r] = static_cast<signed char>(kSgmDirs[r][0]);
+        dirs.dy[r] = static_cast<signed char>(kSgmDirs[r][1]);
+        lines = std::max(lines, path_lines(W, H, r));
     }
+    const int p1 = plan.p1 / k, p2 = plan.p2 / k;
+    with_kpl(kpl, [&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (K >= 2) {
+            if (plan.sgm_paths == 4 && K <= 16) {  // 16 lanes a line, 2 K disparities a lane
+                const dim3 grid((lines + 7) / 8, plan.sgm_paths);
+                sgm_path_bytes_kernel<2 * K, 16, 4><<<grid, 128, 0, s>>>(
+                    cost.as<u8>(), paths.as<u8>(), W, H, D, Dp, dirs, vol, p1, p2);
+            } else {
+                const dim3 grid((lines + 3) / 4, plan.sgm_paths);
+                sgm_path_bytes_kernel<K, 32, (K > 8 ? 128 / K : 8)><<<grid, 128, 0, s>>>(
+                    cost.as<u8>(), paths.as<u8>(), W, H, D, Dp, dirs, vol, p1, p2);
+            }
+        }
+    });
+    UPRES_CUDA_CHECK_LAUNCH();
     if (plan.sgm_paths == 8)
-        launch_sgm_wta(ByteSums<8>{paths.as<u8>(), vol, Dp}, W, H, plan, out, s);
+        launch_sgm_wta(ByteSums<8>{paths.as<u8>(), vol, Dp}, W, H, kpl, plan, out, s);
     else
-        launch_sgm_wta(ByteSums<4>{paths.as<u8>(), vol, Dp}, W, H, plan, out, s);
+        launch_sgm_wta(ByteSums<4>{paths.as<u8>(), vol, Dp}, W, H, kpl, plan, out, s);
 }
 
 template <class Src>
@@ -1417,13 +1606,13 @@ void run_sgm(const Src& src, int W, int H, const StereoPlan& plan, const Outputs
     UPRES_CUDA_CHECK(cudaMemsetAsync(sums.get(), 0, n * sizeof(u16), s));
     for (int r = 0; r < plan.sgm_paths; ++r) {
         const dim3 grid((path_lines(W, H, r) + 3) / 4);
-        with_kpl(D, [&](auto kpl) {
+        with_kpl(sgm_kpl(D), [&](auto kpl) {
             sgm_path_kernel<decltype(kpl)::value><<<grid, 128, 0, s>>>(
                 c, sums.as<u16>(), W, H, D, kSgmDirs[r][0], kSgmDirs[r][1], plan.p1, plan.p2);
         });
         UPRES_CUDA_CHECK_LAUNCH();
     }
-    launch_sgm_wta(WordSums{sums.as<u16>(), D}, W, H, plan, out, s);
+    launch_sgm_wta(WordSums{sums.as<u16>(), D}, W, H, sgm_kpl(D), plan, out, s);
 }
 
 // The 3 x 3 median of valid neighbours (stereo_post.cpp's rule) from `in` / `mask` into out.
@@ -1502,17 +1691,11 @@ void stereo_matcher(Span2D<const T> left, Span2D<const T> right, const StereoPla
     const bool fast = plan.sgm_paths == 0 && float_path(plan, variant, W, H);
     const float max_c = static_cast<float>(plan.max_q / stereo::kCostScale);
     if (plan.census) {
-        DeviceTemp planes(2 * n * sizeof(double), s, "stereo (census intensities)");
         DeviceTemp codes(2 * n * sizeof(u64), s, "stereo (census codes)");
-        double* il = planes.as<double>();
         u64* cl = codes.as<u64>();
-        intensity_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(left, il);
-        UPRES_CUDA_CHECK_LAUNCH();
-        intensity_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(right, il + n);
-        UPRES_CUDA_CHECK_LAUNCH();
-        census_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(il, W, H, cl);
-        UPRES_CUDA_CHECK_LAUNCH();
-        census_kernel<<<rows_grid(W, H, 128), 128, 0, s>>>(il + n, W, H, cl + n);
+        using P = std::conditional_t<std::is_same_v<T, float>, double, float>;
+        const dim3 gc((W + kCensusTx - 1) / kCensusTx, (H + kCensusTy - 1) / kCensusTy, 2);
+        census_pair_kernel<T, P><<<gc, dim3(kCensusTx, kCensusTy), 0, s>>>(left, right, cl);
         UPRES_CUDA_CHECK_LAUNCH();
         const CensusCost ic{cl, cl + n, W, plan.max_q};
         if (fast)
