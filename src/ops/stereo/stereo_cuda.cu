@@ -1549,9 +1549,9 @@ void run_sgm_bytes(const CensusCost& src, int W, int H, const StereoPlan& plan, 
     UPRES_CUDA_CHECK_LAUNCH();
     // Every direction in one launch, each into its own cube: one direction at a time left most
     // of the H200 idle (a path line is a chain of dependent steps; Aloe has 1110 or 1282 lines a
-    // direction): 1.48 against 1.07 ms for 4 paths. Half-warp lines with 4 paths (4784 lines
-    // on Aloe then fit the H200 at once): 0.78 -> 0.76 ms; whole-warp lines with 8 (14348
-    // lines, most of them short diagonals): 2.52 against 2.56 ms in all.
+    // direction): 1.48 against 1.07 ms for 4 paths (32-bit steps). Half-warp lines with 4 paths
+    // (4784 lines on Aloe then fit the H200 at once): 0.78 -> 0.76 ms; whole-warp lines with 8
+    // (14348 lines, most of them short diagonals): 2.52 against 2.56 ms in all.
     SgmDirs dirs{};
     int lines = 0;
     for (int r = 0; r < plan.sgm_paths; ++r) {
