@@ -952,11 +952,10 @@ bool sgm_bytes(const StereoPlan& plan) {
 // KPL consecutive bytes of one lane, in words (byte i of the lane: bits 8 (i % 4) of word i / 4).
 template <int KPL>
 struct LaneBytes {
+    static_assert(KPL >= 2, "the Bytes layout's lanes hold pairs");
     unsigned w[(KPL + 3) / 4];
     __device__ __forceinline__ void load(const u8* __restrict__ p) {  // KPL-aligned
-        if constexpr (KPL == 1) {
-            w[0] = p[0];
-        } else if constexpr (KPL == 2) {
+        if constexpr (KPL == 2) {
             w[0] = *reinterpret_cast<const u16*>(p);
         } else if constexpr (KPL == 4) {
             w[0] = *reinterpret_cast<const unsigned*>(p);
@@ -972,9 +971,7 @@ struct LaneBytes {
         }
     }
     __device__ __forceinline__ void store(u8* __restrict__ p) const {
-        if constexpr (KPL == 1) {
-            p[0] = static_cast<u8>(w[0]);
-        } else if constexpr (KPL == 2) {
+        if constexpr (KPL == 2) {
             *reinterpret_cast<u16*>(p) = static_cast<u16>(w[0]);
         } else if constexpr (KPL == 4) {
             *reinterpret_cast<unsigned*>(p) = w[0];
@@ -986,13 +983,6 @@ struct LaneBytes {
                 reinterpret_cast<uint4*>(p)[j] =
                     make_uint4(w[4 * j], w[4 * j + 1], w[4 * j + 2], w[4 * j + 3]);
         }
-    }
-    __device__ __forceinline__ int at(int i) const { return (w[i >> 2] >> (8 * (i & 3))) & 0xff; }
-    __device__ __forceinline__ void set(const int* v) {  // each in [0, 255]
-#pragma unroll
-        for (int j = 0; j < (KPL + 3) / 4; ++j) w[j] = 0;
-#pragma unroll
-        for (int i = 0; i < KPL; ++i) w[i >> 2] |= static_cast<unsigned>(v[i]) << (8 * (i & 3));
     }
 };
 
@@ -1364,31 +1354,26 @@ __global__ void sgm_wta_kernel(Sums sums, int W, int H, int D, int min_d, int un
         const int khi = min(D - 1, x - min_d), klo = max(0, x - min_d - (W - 1));
         unsigned m = 0xffffffffu;
         unsigned* rk = rkey + (x - min_d - k0);
-        if (k0 >= klo && k0 + KPL - 1 <= khi) {  // every candidate of the lane
-#pragma unroll
-            for (int j = 0; j < kP; ++j) {
-                const unsigned lo = __byte_perm(s2[j], kw[j], 0x1054);
-                const unsigned hi = __byte_perm(s2[j], kw[j], 0x3276);
-                m = min(m, min(lo, hi));
-                atomicMin(rk - 2 * j, lo);
-                atomicMin(rk - 2 * j - 1, hi);
-            }
-        } else {
+        auto offer = [&](auto checked) {  // checked: some candidates of the lane are out of range
 #pragma unroll
             for (int j = 0; j < kP; ++j) {
                 const int k = k0 + 2 * j;
-                if (k >= klo && k <= khi) {
+                if (!decltype(checked)::value || (k >= klo && k <= khi)) {
                     const unsigned lo = __byte_perm(s2[j], kw[j], 0x1054);
                     m = min(m, lo);
                     atomicMin(rk - 2 * j, lo);
                 }
-                if (k + 1 >= klo && k + 1 <= khi) {
+                if (!decltype(checked)::value || (k + 1 >= klo && k + 1 <= khi)) {
                     const unsigned hi = __byte_perm(s2[j], kw[j], 0x3276);
                     m = min(m, hi);
                     atomicMin(rk - 2 * j - 1, hi);
                 }
             }
-        }
+        };
+        if (k0 >= klo && k0 + KPL - 1 <= khi)
+            offer(std::false_type{});
+        else
+            offer(std::true_type{});
         m = __reduce_min_sync(0xffffffffu, m);
         // The sum of candidate k (warp-uniform) from the lane that holds it.
         auto pick = [&](int k) {
