@@ -5,10 +5,13 @@ machine (needs CuPy):
 
     python3 tools/copy_bandwidth.py                 # page-locked host buffers, 256 MiB pieces
     python3 tools/copy_bandwidth.py --pageable --mib 64
+    python3 tools/copy_bandwidth.py --distinct      # every repetition from its own host pages
 
-Each GPU copies its piece `--reps` times in one direction on its own stream, from its own host
-thread; the figure is the bytes of every GPU over the wall time of the slowest (after a warm-up
-copy). Prints one line per direction and set of GPUs.
+Each GPU copies its piece `--reps` times on its own stream(s), from its own host thread; the
+figure is the bytes of every GPU over the wall time of the slowest (after a warm-up copy).
+"down" and "up" copy one way; "both" is the tiled zoom's traffic: each GPU downloads its piece
+while it uploads a quarter of it on a second stream (the x2 zoom's source is a quarter of its
+output). Prints one line per direction and set of GPUs.
 """
 from __future__ import annotations
 
@@ -26,23 +29,33 @@ def host_buffer(n: int, pinned: bool) -> np.ndarray:
     return np.ones(n, np.uint8)  # pages touched
 
 
-def bandwidth(devs: list[int], direction: str, n: int, reps: int, pinned: bool) -> float:
-    hosts = {d: host_buffer(n, pinned) for d in devs}
-    bufs = {}
+def bandwidth(
+    devs: list[int], direction: str, n: int, reps: int, pinned: bool, distinct: bool
+) -> float:
+    copies = reps if distinct else 1
+    up_n = n // 4 if direction == "both" else n
+    down = {d: [host_buffer(n, pinned) for _ in range(copies)] for d in devs}
+    up = {d: [host_buffer(up_n, pinned) for _ in range(copies)] for d in devs}
+    bufs, up_bufs = {}, {}
     for d in devs:
         with cp.cuda.Device(d):
             bufs[d] = cp.ones(n, cp.uint8)
+            up_bufs[d] = cp.ones(up_n, cp.uint8)
             cp.cuda.Device(d).synchronize()
 
     def work(d: int, times: int) -> None:
         with cp.cuda.Device(d):
             s = cp.cuda.Stream(non_blocking=True)
-            for _ in range(times):
-                if direction == "down":
-                    bufs[d].get(stream=s, out=hosts[d])
-                else:
-                    bufs[d].set(hosts[d], stream=s)
+            s2 = cp.cuda.Stream(non_blocking=True)
+            for i in range(times):
+                if direction in ("down", "both"):
+                    bufs[d].get(stream=s, out=down[d][i % copies])
+                if direction == "up":
+                    up_bufs[d].set(up[d][i % copies], stream=s)
+                if direction == "both":
+                    up_bufs[d].set(up[d][i % copies], stream=s2)
             s.synchronize()
+            s2.synchronize()
 
     for d in devs:
         work(d, 1)
@@ -52,7 +65,8 @@ def bandwidth(devs: list[int], direction: str, n: int, reps: int, pinned: bool) 
         t.start()
     for t in threads:
         t.join()
-    return len(devs) * reps * n / (time.perf_counter() - t0) / 1e9
+    moved = n + (up_n if direction == "both" else 0)
+    return len(devs) * reps * moved / (time.perf_counter() - t0) / 1e9
 
 
 def main() -> None:
@@ -60,14 +74,19 @@ def main() -> None:
     ap.add_argument("--pageable", action="store_true", help="ordinary host memory")
     ap.add_argument("--mib", type=int, default=256, help="piece size in MiB")
     ap.add_argument("--reps", type=int, default=8)
+    ap.add_argument("--distinct", action="store_true", help="a host buffer per repetition")
     a = ap.parse_args()
     ngpu = cp.cuda.runtime.getDeviceCount()
     sets = [[d] for d in range(ngpu)] + ([list(range(ngpu))] if ngpu > 1 else [])
     kind = "pageable" if a.pageable else "page-locked"
-    for direction in ("down", "up"):
+    pages = ", distinct host pages" if a.distinct else ""
+    for direction in ("down", "up", "both"):
         for devs in sets:
-            gbs = bandwidth(devs, direction, a.mib << 20, a.reps, not a.pageable)
-            print(f"{direction:4s} GPUs {devs}: {gbs:.1f} GB/s ({kind}, {a.mib} MiB x {a.reps})")
+            gbs = bandwidth(devs, direction, a.mib << 20, a.reps, not a.pageable, a.distinct)
+            print(
+                f"{direction:4s} GPUs {devs}: {gbs:.1f} GB/s "
+                f"({kind}, {a.mib} MiB x {a.reps}{pages})"
+            )
 
 
 if __name__ == "__main__":

@@ -649,16 +649,33 @@ void warp_impl(Span2D<const S> src, Span2D<D> dst, const WarpPlan& p, int thread
 
 }  // namespace
 
-std::pair<int, int> resize_band_rows(const WarpPlan& plan, int span_h, int y0, int y1) {
-    const AxisTable ty = axis_table(y1 - y0, span_h, plan.m[4], plan.m[5], plan.pad,
-                                    span_h - 2 * plan.pad, plan, y0);
-    int lo = span_h, hi = -1;
-    for (std::size_t i = 0; i < ty.idx.size(); ++i) {
-        if (!ty.valid[i / static_cast<std::size_t>(ty.taps)]) continue;
-        lo = std::min(lo, ty.idx[i]);
-        hi = std::max(hi, ty.idx[i]);
+ResizeRowReach::ResizeRowReach(const WarpPlan& plan, int span_h, int y0, int y1)
+    : y0_(y0), span_h_(span_h) {
+    const int n = std::max(0, y1 - y0);
+    lo_.assign(static_cast<std::size_t>(n), span_h);
+    hi_.assign(static_cast<std::size_t>(n), -1);
+    // In pieces: the tables of a piece stay in cache.
+    constexpr int kPiece = 4096;
+    for (int a = 0; a < n; a += kPiece) {
+        const int m = std::min(kPiece, n - a);
+        const AxisTable ty = axis_table(m, span_h, plan.m[4], plan.m[5], plan.pad,
+                                        span_h - 2 * plan.pad, plan, y0 + a);
+        const auto taps = static_cast<std::size_t>(ty.taps);
+        for (int i = 0; i < m; ++i) {
+            if (!ty.valid[static_cast<std::size_t>(i)]) continue;
+            const int* t = &ty.idx[static_cast<std::size_t>(i) * taps];
+            const auto r = static_cast<std::size_t>(a + i);
+            lo_[r] = *std::min_element(t, t + taps);
+            hi_[r] = *std::max_element(t, t + taps);
+        }
     }
-    return {lo, hi};
+}
+
+std::pair<int, int> ResizeRowReach::rows(int a, int b) const {
+    const auto first = static_cast<std::size_t>(a - y0_), last = static_cast<std::size_t>(b - y0_);
+    if (a >= b) return {span_h_, -1};
+    return {*std::min_element(lo_.begin() + first, lo_.begin() + last),
+            *std::max_element(hi_.begin() + first, hi_.begin() + last)};
 }
 
 template <class S, class D>

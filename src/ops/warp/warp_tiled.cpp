@@ -4,7 +4,7 @@
 // bands:
 //
 // Each band of output rows [y0, y1) needs the source rows its vertical taps name, [lo, hi]
-// (cpu::resize_band_rows, from the whole call's tap tables). With the B-spline, those rows'
+// (cpu::ResizeRowReach, from the whole call's tap tables). With the B-spline, those rows'
 // coefficients come from a band of the source extended by kBandWarmup rows at each cut end,
 // aligned to kBandAlign rows, and prefiltered on its own (cpu::bspline_prefilter_band): the rows
 // the taps read are then the whole image's coefficients bit for bit, and so is every output row
@@ -48,8 +48,8 @@ struct Geometry {
 };
 
 // The span rows a band [y0, y1) reads, extended by the warm-up and aligned: [a, b).
-std::pair<int, int> band_span(const WarpPlan& p, const Geometry& g, int y0, int y1) {
-    auto [lo, hi] = cpu::resize_band_rows(p, g.span_h, y0, y1);
+std::pair<int, int> band_span(const cpu::ResizeRowReach& reach, const Geometry& g, int y0, int y1) {
+    auto [lo, hi] = reach.rows(y0, y1);
     if (lo > hi) lo = hi = 0;  // Constant: every row outside, nothing is read
     if (g.prefilter) return cpu::prefilter_band_span(g.span_h, g.warm, lo, hi + 1);
     return {std::max(0, lo - g.warm), std::min(g.span_h, hi + 1 + g.warm)};
@@ -74,11 +74,12 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
     // The band height: the largest whose buffers fit the budget. A band's span rows, measured
     // at the top, the middle and the bottom of the output (the middle one has warm-up at both
     // ends), stand for all; bands elsewhere differ by a row or an aligned group at most.
+    const cpu::ResizeRowReach reach(p, g.span_h, 0, g.oh);
     const auto need = [&](int rows) {
         rows = std::min(g.oh, rows);
         int span = 0;
         for (int y0 : {0, (g.oh - rows) / 2, g.oh - rows}) {
-            const auto [a, b] = band_span(p, g, y0, y0 + rows);
+            const auto [a, b] = band_span(reach, g, y0, y0 + rows);
             span = std::max(span, b - a);
         }
         return band_bytes(g, rows, std::min(g.span_h, span + 2 * cpu::kBandAlign), sizeof(T));
@@ -104,7 +105,7 @@ TiledStats run(RowSource& src, RowSink& dst, const Geometry& g, const WarpPlan& 
     const int end = tiled::end_row(to, g.oh);
     for (int y0 = to.first_row; y0 < end; y0 += band) {
         const int y1 = std::min(end, y0 + band);
-        const auto [a, b] = band_span(p, g, y0, y1);
+        const auto [a, b] = band_span(reach, g, y0, y1);
         const RowRange rr = image_rows(g, {a, b});
         const int ia = rr.first, ib = rr.last - 1;
         // The source rows and the output rows in place when the source and the sink hold
@@ -411,14 +412,15 @@ RowRange warp_tiled_source_rows(int src_width, int src_height, int out_width, in
              to_string(backend));
     WarpPlan p;
     const Geometry g = check_and_plan(src_width, src_height, 1, out_width, out_height, t, opts, p);
-    if (backend != Backend::Cuda || !g.prefilter) return image_rows(g, band_span(p, g, y0, y1));
+    const cpu::ResizeRowReach reach(p, g.span_h, y0, y1);
+    if (backend != Backend::Cuda || !g.prefilter) return image_rows(g, band_span(reach, g, y0, y1));
     // The cuda prefilter's units depend on the device (its SM count) and the caller may have
     // none: the rows of two units of the largest size beyond the taps at each cut end (or the
     // whole span where the prefilter does not cut, under 32 samples across) hold every band
     // the devices run.
     if (opts.prefilter == 0 && std::min(g.span_w, g.span_h) < 2 * bspline::kMaxFirRadius + 2)
         return image_rows(g, {0, g.span_h});
-    auto [lo, hi] = cpu::resize_band_rows(p, g.span_h, y0, y1);
+    auto [lo, hi] = reach.rows(y0, y1);
     if (lo > hi) lo = hi = 0;
     constexpr int kReach = 2 * cpu::kCudaMaxBandUnit;
     return image_rows(g, {std::max(0, lo - kReach), std::min(g.span_h, hi + 1 + kReach)});
