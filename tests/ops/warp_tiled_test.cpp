@@ -15,6 +15,7 @@
 #include <upres/io.hpp>
 #include <upres/tiled.hpp>
 #include <upres/warp.hpp>
+#include "ops/warp/warp_backends.hpp"
 #include "test_util.hpp"
 
 namespace upres {
@@ -312,6 +313,54 @@ TEST(WarpTiled, RangesFromTheirSourceRowsOnly) {
             o.border = b;
             check_ranges(random_image<std::uint16_t>(37, 211, 2, 3), 80, 433, o);
             check_ranges(random_image<float>(29, 301, 1, 4, -1.0, 2.0), 17, 97, o);
+        }
+    }
+}
+
+// The rows a range of output rows reads (cpu::ResizeRowReach, built once per call over the whole
+// output in pieces of 4096 rows) are the rows its rows read one by one, and the rows from tables
+// built for that range alone: across the pieces' seams, for magnifications and reductions
+// (antialiased: wider tables), every border's edge rows.
+TEST(WarpTiled, RowReachOfARangeIsItsRows) {
+    struct RowCase {
+        int sh, oh;
+        Interp interp;
+        Border border;
+        bool antialias;
+    };
+    const RowCase cases[] = {{3001, 9007, Interp::BSpline, Border::Mirror, false},
+                             {9000, 4999, Interp::Cubic, Border::Reflect, true},
+                             {5000, 8200, Interp::Linear, Border::Constant, false}};
+    std::mt19937 rng(11);
+    for (const RowCase& k : cases) {
+        WarpOptions o;
+        o.interp = k.interp;
+        o.border = k.border;
+        o.antialias = k.antialias;
+        const WarpPlan p = make_warp_plan(Transform::make_resize(), o, 40, k.sh, 50, k.oh);
+        const int span_h = k.sh + 2 * p.pad;
+        const cpu::ResizeRowReach all(p, span_h, 0, k.oh);
+        std::vector<std::pair<int, int>> one(static_cast<std::size_t>(k.oh));
+        for (int y = 0; y < k.oh; ++y)
+            one[static_cast<std::size_t>(y)] =
+                cpu::ResizeRowReach(p, span_h, y, y + 1).rows(y, y + 1);
+        for (int n = 0; n < 60; ++n) {
+            const int a = std::uniform_int_distribution<int>(0, k.oh - 1)(rng);
+            const int b = n % 3 == 0 ? k.oh
+                                     : std::uniform_int_distribution<int>(
+                                           a + 1, std::min(k.oh, a + 5000))(rng);
+            int lo = span_h, hi = -1;
+            for (int y = a; y < b; ++y) {
+                lo = std::min(lo, one[static_cast<std::size_t>(y)].first);
+                hi = std::max(hi, one[static_cast<std::size_t>(y)].second);
+            }
+            const auto got = all.rows(a, b);
+            const auto own = cpu::ResizeRowReach(p, span_h, a, b).rows(a, b);
+            ASSERT_EQ(got, std::make_pair(lo, hi)) << "rows [" << a << ", " << b << ")";
+            ASSERT_EQ(own, got) << "rows [" << a << ", " << b << ")";
+            ASSERT_LE(lo, hi);
+            EXPECT_GE(lo, 0);
+            EXPECT_LT(hi, span_h);
         }
     }
 }
