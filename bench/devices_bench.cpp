@@ -16,6 +16,12 @@
 //   Cuda_ZoomTiledDevicesPinned/<n>  the same with the image and the output in upres's
 //       page-locked frame memory (alloc_host_frame_memory): the copies then run at the bus's
 //       speed, not through the driver's staging of pageable memory, which two GPUs share.
+//   Cuda_RotateTiledDevices/<n>  a 16384 x 16384 RGB u8 image in page-locked host memory rotated
+//       by 30 degrees with the exact B-spline (mirror) by warp_tiled on the cuda backend (the
+//       point maps' boxes, "Point maps on the GPU" in docs/scale.md), bands over devices 0 ..
+//       n-1, into an output in page-locked memory. Time: wall clock of the call.
+//   Cpu_RotateTiled             the same call on the cpu backend, every core of the host: the
+//       GPU path's peer on the same machine.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -172,6 +178,56 @@ void zoom_devices(benchmark::State& state, bool pinned) {
                    ", 16000^2 u16 -> x2 B-spline, " + (pinned ? "page-locked" : "pageable") +
                    " host memory to host memory");
 }
+
+// The 16384^2 RGB u8 rotation by warp_tiled, on the cuda backend over devices 0 .. n-1 (n > 0)
+// or on the cpu backend (n = 0), page-locked host memory to page-locked host memory.
+void rotate_tiled(benchmark::State& state, int n) {
+    constexpr int side = 16384, c = 3;
+    const std::size_t count = std::size_t{side} * side * c;
+    const auto in_mem = host_block<std::uint8_t>(count, n > 0);
+    const auto out_mem = host_block<std::uint8_t>(count, n > 0);
+    fill_random(in_mem.get(), count, 17);
+    fill_random(out_mem.get(), count, 18);  // pages touched
+    const ImageView<const std::uint8_t> in(in_mem.get(), side, side, c);
+    const ImageView<std::uint8_t> out(out_mem.get(), side, side, c);
+    ViewRowSource src(in);
+    TiledOptions to;
+    for (int d = 0; d < n; ++d) to.devices.push_back(d);
+    Context ctx;
+    ctx.backend = n > 0 ? Backend::Cuda : Backend::Cpu;
+    const Transform t = Transform::make_rotation(30.0, side, side);
+    const auto run = [&] {
+        ViewRowSink dst(out);
+        return warp_tiled(src, dst, side, side, t, {}, to, ctx);
+    };
+    run();  // first use: the devices, the pools, the page faults
+    TiledStats st;
+    for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        st = run();
+        state.SetIterationTime(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    state.counters["bands"] = st.bands;
+    state.SetLabel(
+        (n > 0 ? std::to_string(n) + (n == 1 ? " GPU" : " GPUs")
+               : std::to_string(std::thread::hardware_concurrency()) + " CPU threads") +
+        ", 16384^2 RGB u8 rotated 30 degrees, exact B-spline, host memory to host memory");
+}
+
+void Cuda_RotateTiledDevices(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    const int n = static_cast<int>(state.range(0));
+    if (!enough_devices(state, n)) return;
+    rotate_tiled(state, n);
+}
+BENCHMARK(Cuda_RotateTiledDevices)
+    ->DenseRange(1, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+void Cpu_RotateTiled(benchmark::State& state) { rotate_tiled(state, 0); }
+BENCHMARK(Cpu_RotateTiled)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void Cuda_ZoomTiledDevices(benchmark::State& state) { zoom_devices(state, false); }
 void Cuda_ZoomTiledDevicesPinned(benchmark::State& state) { zoom_devices(state, true); }

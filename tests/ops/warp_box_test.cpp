@@ -18,6 +18,7 @@
 
 #include <upres/tiled.hpp>
 #include <upres/warp.hpp>
+#include "ops/warp/warp_backends.hpp"
 #include "test_util.hpp"
 
 namespace upres {
@@ -394,6 +395,44 @@ TEST(WarpBoxCuda, TiledBitIdenticalToTheWholeCudaCall) {
         warp_tiled(src, dst, 420, 260, t, o, to, ctx_of(Backend::Cuda));
         EXPECT_TRUE(same_bytes(out, ref)) << to_string(interp);
     }
+}
+
+// The cuda point maps keep each column of boxes' source pixels on the device for the next
+// band's box in that column, which then reads only what it lacks: a rotation in bands of 64 rows
+// and boxes of 128 columns reads less than with one window for all boxes, with the
+// same bytes as the whole cuda call either way (the exact B-spline through the streaming
+// prefilter's kernel, and bilinear, which reads the boxes raw).
+TEST(WarpBoxCuda, BoxWindowsReadLessAndGiveTheSameBytes) {
+    UPRES_REQUIRE_GPU();
+#if UPRES_HAVE_CUDA
+    const Image<std::uint16_t> in = random_image<std::uint16_t>(700, 620, 3, 39);
+    Image<float> none;
+    const Transform t = make_map(0, 700, 620, 723, 609, none);
+    for (Interp interp : {Interp::BSpline, Interp::Linear}) {
+        WarpOptions o;
+        o.interp = interp;
+        const Image<std::uint16_t> ref = whole(in.view(), 723, 609, 0, o, Backend::Cuda);
+        std::int64_t read[2] = {0, 0};
+        for (int per_column = 0; per_column < 2; ++per_column) {
+            cuda::set_point_box_windows(per_column != 0);
+            Image<std::uint16_t> out(723, 609, 3);
+            ViewRowSource src(in.view());
+            ViewRowSink dst(out.view());
+            TiledOptions to;
+            to.band_rows = 64;
+            to.tile_columns = 128;
+            const TiledStats st = warp_tiled(src, dst, 723, 609, t, o, to, ctx_of(Backend::Cuda));
+            read[per_column] = st.pixels_read;
+            EXPECT_TRUE(same_bytes(out, ref))
+                << to_string(interp) << (per_column ? ", a window per column" : ", one window");
+        }
+        cuda::set_point_box_windows(true);
+        // A box 64 rows further down overlaps its column's last more than its row's neighbour.
+        EXPECT_LT(read[1] * 4, read[0] * 3) << to_string(interp) << ": pixels read with a window "
+                                            << "per column " << read[1] << ", with one " << read[0];
+        EXPECT_GE(read[1], std::int64_t{700} * 620 / 2) << to_string(interp);
+    }
+#endif
 }
 
 // upres::warp_box on the cuda backend, as a task of upres.dask runs it: each tile (awkward

@@ -208,6 +208,10 @@ TiledStats warp_resize_tiled(RowSource& src, RowSink& dst, int out_width, int ou
 TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int out_height,
                              const Transform& t, const WarpOptions& opts, const TiledOptions& to,
                              const Context& ctx, const std::vector<int>& devices);
+// Test hook: false makes warp_points_tiled keep one box window for all columns of boxes (what it
+// does when a window per column does not fit the devices' memory); true (the default) restores
+// the choice by memory.
+void set_point_box_windows(bool per_column);
 // warp_source_box's units on the cuda backend for a source of sw x sh x c, without a device
 // (the client of upres.dask may have none): the boxes hold what any device's run reads (the
 // prefilter's box whether or not the device runs the recursive fused kernel, which reads less;

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -528,33 +529,149 @@ struct PointCall {
     PrefilterOptions po;
     PrefilterBandPlan pb;
     CudaBoxUnits units;
-    int tile = 0;  // box width (a multiple of kCudaBoxAlign)
+    int tile = 0;          // box width (a multiple of kCudaBoxAlign)
+    bool windows = false;  // a BoxWindow per column of boxes (else one for all)
+};
+
+// The row stride of a box of source pixels `width` wide on the device: the whole image's
+// alignment class, which the kernels' vector paths depend on.
+std::ptrdiff_t box_stride(const PointCall& k, int width) {
+    return stride_like(std::ptrdiff_t{width} * k.c, std::ptrdiff_t{k.sw} * k.c);
+}
+
+std::atomic<bool> g_box_windows{true};  // set_point_box_windows
+
+// A box's source pixels kept on the device for the box of the next band in the same column of
+// boxes, which then reads from the source only the pixels this one did not hold: a rotation's
+// box moves by about a band's height, and the rest of it (80 to 90 % at the default sizes) is
+// copied over on the device. Reading and uploading whole boxes took 1.87 of the 2.2 s of a
+// 16384^2 RGB u8 rotation on an H200 (each source pixel read 4 times).
+struct BoxWindow {
+    DeviceTemp buf;
+    Box region{0, 0, 0, 0};  // the image box it holds (empty: none)
+    std::ptrdiff_t stride = 0;
+    std::size_t bytes = 0;
 };
 
 template <class T>
 struct PointState {
     Stream stream;
-    std::vector<T> box;  // a box's source pixels
+    std::vector<BoxWindow> windows;  // one per column of boxes (or one for all)
+    DeviceTemp spare;                // the next box's buffer, traded with its window's
+    std::size_t spare_bytes = 0;
+    HostBuffer staging;  // page-locked: the pixels a box reads from the source, uploaded from here
+    std::size_t staging_bytes = 0;
+    cudaEvent_t staged = nullptr;  // the staging's last upload
     tiled::Rows<T> rows;
+    PointState() = default;
+    PointState(const PointState&) = delete;
+    PointState& operator=(const PointState&) = delete;
+    ~PointState() {
+        if (!stream.s) return;
+        cudaSetDevice(stream.device);
+        cudaStreamSynchronize(stream.s);
+        windows.clear();
+        spare = DeviceTemp();
+        if (staged) cudaEventDestroy(staged);
+    }
+    std::size_t device_bytes() const {
+        std::size_t n = spare_bytes;
+        for (const BoxWindow& w : windows) n += w.bytes;
+        return n;
+    }
 };
+
+// The source pixels of image box ib into window w on st's stream, with the row stride
+// box_stride(k, ib.width()): the part of ib that w holds is copied on the device, the rest (up to
+// four rectangles around it) read from src into st's page-locked staging and uploaded. Adds the
+// pixels read to stats.
+template <class T>
+void fetch_box(const PointCall& k, RowSource& src, std::mutex& reading, Box ib, BoxWindow& w,
+               PointState<T>& st, TiledStats& stats) {
+    const cudaStream_t s = st.stream.s;
+    const int c = k.c;
+    const std::ptrdiff_t rs = box_stride(k, ib.width());
+    const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(rs) * ib.height();
+    if (st.spare_bytes < bytes) {
+        st.spare = DeviceTemp();
+        st.spare_bytes = 0;
+        st.spare = DeviceTemp(bytes, s, "warp_tiled (box source)");
+        st.spare_bytes = bytes;
+    }
+    T* const to = st.spare.template as<T>();
+    const auto at = [&](T* base, const Box& region, std::ptrdiff_t stride, int x, int y) {
+        return base + std::ptrdiff_t{y - region.y0} * stride + std::ptrdiff_t{x - region.x0} * c;
+    };
+    const Box keep{std::max(w.region.x0, ib.x0), std::max(w.region.y0, ib.y0),
+                   std::min(w.region.x1, ib.x1), std::min(w.region.y1, ib.y1)};
+    Box parts[4];
+    int n = 0;
+    if (keep.empty()) {
+        parts[n++] = ib;
+    } else {
+        UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
+            at(to, ib, rs, keep.x0, keep.y0), sizeof(T) * rs,
+            at(w.buf.template as<T>(), w.region, w.stride, keep.x0, keep.y0), sizeof(T) * w.stride,
+            sizeof(T) * keep.width() * c, keep.height(), cudaMemcpyDeviceToDevice, s));
+        if (keep.y0 > ib.y0) parts[n++] = {ib.x0, ib.y0, ib.x1, keep.y0};
+        if (keep.y1 < ib.y1) parts[n++] = {ib.x0, keep.y1, ib.x1, ib.y1};
+        if (keep.x0 > ib.x0) parts[n++] = {ib.x0, keep.y0, keep.x0, keep.y1};
+        if (keep.x1 < ib.x1) parts[n++] = {keep.x1, keep.y0, ib.x1, keep.y1};
+    }
+    std::size_t need = 0;
+    for (int i = 0; i < n; ++i)
+        need += sizeof(T) * static_cast<std::size_t>(parts[i].width()) * c * parts[i].height();
+    if (need > 0) {
+        if (st.staged) {
+            UPRES_CUDA_CHECK(cudaEventSynchronize(st.staged));  // the staging is free again
+        } else {
+            UPRES_CUDA_CHECK(cudaEventCreateWithFlags(&st.staged, cudaEventDisableTiming));
+        }
+        if (st.staging_bytes < need) {
+            free_host_frame_memory(st.staging.p);
+            st.staging.p = nullptr;
+            st.staging_bytes = 0;
+            st.staging.allocate(need);
+            st.staging_bytes = need;
+        }
+        T* h = static_cast<T*>(st.staging.get());
+        for (int i = 0; i < n; ++i) {
+            const Box& b = parts[i];
+            const int bw = b.width(), bh = b.height();
+            {
+                const std::lock_guard<std::mutex> l(reading);
+                src.read_box(b.x0, b.y0, bw, bh, h, std::ptrdiff_t{bw} * c);
+            }
+            if constexpr (std::is_same_v<T, float>)
+                if (k.coef || k.rec)
+                    tiled::check_finite(kOp, h, bw, c, b.y0, bh, std::ptrdiff_t{bw} * c, 0);
+            UPRES_CUDA_CHECK(cudaMemcpy2DAsync(at(to, ib, rs, b.x0, b.y0), sizeof(T) * rs, h,
+                                               sizeof(T) * bw * c, sizeof(T) * bw * c, bh,
+                                               cudaMemcpyHostToDevice, s));
+            h += std::ptrdiff_t{bw} * bh * c;
+            stats.rows_read += bh;
+            stats.pixels_read += std::int64_t{bw} * bh;
+        }
+        UPRES_CUDA_CHECK(cudaEventRecord(st.staged, s));
+    }
+    std::swap(w.buf, st.spare);
+    std::swap(w.bytes, st.spare_bytes);
+    w.region = ib;
+    w.stride = rs;
+}
 
 // Box ob of outputs (whole kernel tiles) on stream s into dv (its data pointer offset so that
 // whole-output coordinates address the box's buffer), from the source pixels of pb.image (its
-// CudaPointBox, not empty) at `pixels` (host memory, rows of `pixel_row` elements). tt: the map,
-// with ob's field for a remap or flow. Queued on s (the pixels and the field are copied before
-// this returns); the device bytes it holds, the output's apart.
+// CudaPointBox, not empty) on the device at `raw` (rows of box_stride(k, width) elements). tt:
+// the map, with ob's field for a remap or flow. Queued on s (the field is copied before this
+// returns); the device bytes of its temporaries.
 template <class T>
-std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const CudaPointBox& pb,
-                      const T* pixels, std::ptrdiff_t pixel_row, Span2D<T> dv, cudaStream_t s) {
+std::size_t box_compute(const PointCall& k, const Transform& tt, Box ob, const CudaPointBox& pb,
+                        const T* raw, Span2D<T> dv, cudaStream_t s) {
     const int c = k.c;
     const Box& ib = pb.image;
-    const int iw = ib.width(), ih = ib.height();
-    // The raw box, with the whole image's alignment class when the kernels read it.
-    const std::ptrdiff_t rs = stride_like(std::ptrdiff_t{iw} * c, std::ptrdiff_t{k.sw} * c);
-    std::size_t box_bytes = sizeof(T) * static_cast<std::size_t>(rs) * ih;
-    DeviceTemp d_raw(box_bytes, s, "warp_tiled (box source)");
-    UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_raw.get(), sizeof(T) * rs, pixels, sizeof(T) * pixel_row,
-                                       sizeof(T) * iw * c, ih, cudaMemcpyHostToDevice, s));
+    const std::ptrdiff_t rs = box_stride(k, ib.width());
+    std::size_t box_bytes = 0;
     WarpPlan p = k.plan;
     p.box_x0 = ob.x0, p.box_y0 = ob.y0, p.out_w = k.ow, p.out_h = k.oh;
     DeviceTemp d_field;
@@ -571,8 +688,7 @@ std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const Cud
     }
     if (k.rec) {
         const Span2D<const float> sv{
-            shifted(reinterpret_cast<const float*>(d_raw.get()), ib.y0 * rs + ib.x0), k.sw, k.sh, 1,
-            rs};
+            shifted(reinterpret_cast<const float*>(raw), ib.y0 * rs + ib.x0), k.sw, k.sh, 1, rs};
         warp_bspline_rec(
             sv, Span2D<float>{reinterpret_cast<float*>(dv.data), dv.width, dv.height, 1, dv.stride},
             p, 0, s);
@@ -582,16 +698,15 @@ std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const Cud
         const int span_w = k.sw + 2 * p.pad, span_h = k.sh + 2 * p.pad;
         const std::ptrdiff_t fs = stride_like(std::ptrdiff_t{bw} * c, std::ptrdiff_t{span_w} * c);
         DeviceTemp d_stage, d_coef;
-        const float* in = reinterpret_cast<const float*>(d_raw.get());
+        const float* in = reinterpret_cast<const float*>(raw);
         std::ptrdiff_t in_row = rs;
         if (k.stage) {
             d_stage = DeviceTemp(sizeof(float) * static_cast<std::size_t>(fs) * bh, s,
                                  "warp_tiled (box staging)");
             const dim3 grid(static_cast<unsigned>((std::ptrdiff_t{bw} * c + 255) / 256),
                             static_cast<unsigned>(bh));
-            stage_box_kernel<T><<<grid, 256, 0, s>>>(d_raw.as<T>(), rs, ib.x0, ib.y0, k.sw, k.sh, c,
-                                                     p.pad, sb.x0, sb.y0, bw, bh,
-                                                     d_stage.as<float>(), fs);
+            stage_box_kernel<T><<<grid, 256, 0, s>>>(raw, rs, ib.x0, ib.y0, k.sw, k.sh, c, p.pad,
+                                                     sb.x0, sb.y0, bw, bh, d_stage.as<float>(), fs);
             UPRES_CUDA_CHECK_LAUNCH();
             in = d_stage.as<float>(), in_row = fs;
             box_bytes += sizeof(float) * static_cast<std::size_t>(fs) * bh;
@@ -610,12 +725,26 @@ std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const Cud
                                      span_w, span_h, c, cf_row};
         warp(sv, dv, p, s);
     } else {
-        const Span2D<const T> sv{
-            shifted(d_raw.as<const T>(), ib.y0 * rs + std::ptrdiff_t{ib.x0} * c), k.sw, k.sh, c,
-            rs};
+        const Span2D<const T> sv{shifted(raw, ib.y0 * rs + std::ptrdiff_t{ib.x0} * c), k.sw, k.sh,
+                                 c, rs};
         warp(sv, dv, p, s);
     }
     return box_bytes;
+}
+
+// box_compute from the source pixels of pb.image at `pixels` (host memory, rows of `pixel_row`
+// elements), uploaded first (copied before this returns); the device bytes it holds.
+template <class T>
+std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const CudaPointBox& pb,
+                      const T* pixels, std::ptrdiff_t pixel_row, Span2D<T> dv, cudaStream_t s) {
+    const Box& ib = pb.image;
+    const std::ptrdiff_t rs = box_stride(k, ib.width());
+    const std::size_t raw_bytes = sizeof(T) * static_cast<std::size_t>(rs) * ib.height();
+    DeviceTemp d_raw(raw_bytes, s, "warp_tiled (box source)");
+    UPRES_CUDA_CHECK(cudaMemcpy2DAsync(d_raw.get(), sizeof(T) * rs, pixels, sizeof(T) * pixel_row,
+                                       sizeof(T) * ib.width() * k.c, ib.height(),
+                                       cudaMemcpyHostToDevice, s));
+    return raw_bytes + box_compute<T>(k, tt, ob, pb, d_raw.as<T>(), dv, s);
 }
 
 // Band [y0, y1)'s boxes on the worker's device into st.rows.
@@ -632,6 +761,7 @@ void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0,
     const std::ptrdiff_t out_row = std::ptrdiff_t{k.ow} * c;
     const std::size_t out_bytes = sizeof(T) * static_cast<std::size_t>(yb - ya) * out_row;
     DeviceTemp d_out(out_bytes, s, "warp_tiled (band output)");
+    st.windows.resize(k.windows ? static_cast<std::size_t>((k.ow + k.tile - 1) / k.tile) : 1);
     std::vector<std::pair<int, int>> fills;  // boxes whose outputs are all the fill
     std::size_t dev_bytes = out_bytes;
     const bool field = k.t.kind == Transform::Kind::Remap || k.t.kind == Transform::Kind::Flow;
@@ -645,23 +775,13 @@ void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0,
             fills.emplace_back(x0, x1);
             continue;
         }
-        const Box& ib = pb.image;
-        const int iw = ib.width(), ih = ib.height();
-        st.box.resize(static_cast<std::size_t>(iw) * ih * c);
-        {
-            const std::lock_guard<std::mutex> l(reading);
-            src.read_box(ib.x0, ib.y0, iw, ih, st.box.data(), std::ptrdiff_t{iw} * c);
-        }
-        stats.rows_read += ih;
-        stats.pixels_read += std::int64_t{iw} * ih;
-        if constexpr (std::is_same_v<T, float>)
-            if (k.coef || k.rec)
-                tiled::check_finite(kOp, st.box.data(), iw, c, ib.y0, ih, std::ptrdiff_t{iw} * c,
-                                    0);
+        BoxWindow& w = st.windows[k.windows ? static_cast<std::size_t>(x0 / k.tile) : 0];
+        fetch_box<T>(k, src, reading, pb.image, w, st, stats);
         const Span2D<T> dv{shifted(d_out.as<T>(), ya * out_row), x1, yb, c, out_row};
-        dev_bytes = std::max(dev_bytes, out_bytes + point_box<T>(k, tt, ob, pb, st.box.data(),
-                                                                 std::ptrdiff_t{iw} * c, dv, s));
+        dev_bytes =
+            std::max(dev_bytes, out_bytes + box_compute<T>(k, tt, ob, pb, w.buf.as<T>(), dv, s));
     }
+    dev_bytes += st.device_bytes();
     st.rows.reset(y1 - y0, out_row);
     UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
         st.rows.at(0), sizeof(T) * out_row, d_out.as<T>() + std::ptrdiff_t{y0 - ya} * out_row,
@@ -686,11 +806,14 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
     // units at each cut (up to 256 rows for the streaming kernel), so narrow boxes cost more in
     // launches and warm-up than in interpolation (16384^2 RGB rotation on an H200, boxes of 256
     // columns: 7.0 s, against 2.6 s for the cpu backend on 32 cores).
+    TiledOptions ta = to;
+    if (ta.band_align < kCudaBoxAlign) ta.band_align = kCudaBoxAlign;
     const auto tile_of = [&](int rows) {
-        const int want = to.tile_columns > 0 ? to.tile_columns : std::max(rows, 2048);
+        const int want = ta.tile_columns > 0 ? ta.tile_columns : std::max(rows, 2048);
         return std::max(kCudaBoxAlign, (want + kCudaBoxAlign - 1) / kCudaBoxAlign * kCudaBoxAlign);
     };
-    const auto need = [&](int rows) {
+    // The most samples of a box of a band of `rows` rows.
+    const auto largest_box = [&](int rows) {
         rows = std::min(k.oh, rows);
         const int side = tile_of(rows);
         std::size_t box = 0;
@@ -707,17 +830,36 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
                     cuda_point_box(k.sw, k.sh, k.ow, k.oh, tt, k.o, ob, k.units);
                 box = std::max(box, static_cast<std::size_t>(pb.span.width()) * pb.span.height());
             }
+        return box;
+    };
+    const auto need = [&](int rows) {
+        rows = std::min(k.oh, rows);
+        const std::size_t box = largest_box(rows);
         const std::size_t band =
             static_cast<std::size_t>(rows + kCudaBoxAlign) * k.ow * c * sizeof(T);
         return devices.size() * (2 * band + box * c * (2 * sizeof(T) + 2 * sizeof(float)));
     };
     std::size_t budget = to.max_memory;
     if (budget == 0) budget = std::max((std::size_t{256} << 20) * devices.size(), need(256));
-    TiledOptions ta = to;
-    if (ta.band_align < kCudaBoxAlign) ta.band_align = kCudaBoxAlign;
     PointCall kk = k;
     const int band = tiled::band_rows(kOp, ta, k.ow, k.oh, c, budget, need);
     kk.tile = tile_of(band);
+    // A window per column of boxes where they fit in a quarter of every device's free memory
+    // (the band's buffers, a fraction of that, come on top); else one window for all boxes, which
+    // keeps what neighbouring boxes share.
+    {
+        const std::size_t columns = static_cast<std::size_t>((k.ow + kk.tile - 1) / kk.tile);
+        const std::size_t windows = (columns + 1) * largest_box(band) * c * sizeof(T);
+        std::size_t free_dev = ~std::size_t{0};
+        for (int d : devices) {
+            std::size_t f = 0, total = 0;
+            UPRES_CUDA_CHECK(cudaSetDevice(d));
+            UPRES_CUDA_CHECK(cudaMemGetInfo(&f, &total));
+            free_dev = std::min(free_dev, f);
+        }
+        UPRES_CUDA_CHECK(cudaSetDevice(devices.front()));
+        kk.windows = g_box_windows.load() && windows <= free_dev / 4;
+    }
     const int end = tiled::end_row(to, k.oh);
     const int bands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
     std::mutex reading;
@@ -731,8 +873,8 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
         wk.state.stream.open(dev);
         point_band<T>(kk, src, reading, y0_of(b), y1_of(b), wk.state, wk.stats);
         wk.stats.buffer_bytes =
-            std::max(wk.stats.buffer_bytes, wk.state.rows.buf.capacity() * sizeof(T) +
-                                                wk.state.box.capacity() * sizeof(T));
+            std::max(wk.stats.buffer_bytes,
+                     wk.state.rows.buf.capacity() * sizeof(T) + wk.state.staging_bytes);
     };
     const auto write = [&](int b, Worker& wk) {
         dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.rows.at(0), wk.state.rows.row);
@@ -851,6 +993,8 @@ TiledStats warp_points_tiled(RowSource& src, RowSink& dst, int out_width, int ou
     }
     throw Error(ErrorCode::InvalidArgument, std::string(kOp) + ": unknown pixel type");
 }
+
+void set_point_box_windows(bool per_column) { g_box_windows = per_column; }
 
 CudaBoxUnits point_units_any(int sw, int sh, int c, const Transform& t, const WarpOptions& opts) {
     CudaBoxUnits u;
