@@ -147,6 +147,11 @@ TABLES = {
         ("the same zoom, the image and the output in page-locked host memory "
          "(alloc_host_frame_memory): 1 GPU", "Cuda_ZoomTiledDevicesPinned/1/", []),
         ("the same, page-locked, bands spread over 2 GPUs", "Cuda_ZoomTiledDevicesPinned/2/", []),
+        ("exact B-spline rotation by 30 degrees of a 16384^2 RGB u8 image, page-locked host "
+         "memory to host memory (warp_tiled, boxes on the device): 1 GPU",
+         "Cuda_RotateTiledDevices/1/", []),
+        ("the same rotation, bands spread over 2 GPUs", "Cuda_RotateTiledDevices/2/", []),
+        ("the same rotation on the cpu backend, every core of the host", "Cpu_RotateTiled/", []),
     ]),
     "warp-cpu": (("cpu",), ["docs/ops/warp.md", "docs/benchmarks.md"], [
         (f"{ROT}, exact B-spline, 2 threads", "Warp_CpuRotate/size:2048/threads:0/interp:3/fir:0/",
