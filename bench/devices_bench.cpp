@@ -144,6 +144,21 @@ std::unique_ptr<T, void (*)(T*)> host_block(std::size_t n, bool pinned) {
     return {new T[n], [](T* p) { delete[] p; }};
 }
 
+// The wall clock of each call of run (a warp_tiled call) after a first one (the devices, the
+// pools, the page faults), and its bands.
+template <class Run>
+void time_calls(benchmark::State& state, const Run& run) {
+    run();
+    TiledStats st;
+    for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        st = run();
+        state.SetIterationTime(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    state.counters["bands"] = st.bands;
+}
+
 void zoom_devices(benchmark::State& state, bool pinned) {
     if (!require_cuda(state)) return;
     const int n = static_cast<int>(state.range(0));
@@ -165,15 +180,7 @@ void zoom_devices(benchmark::State& state, bool pinned) {
         ViewRowSink dst(out);
         return warp_tiled(src, dst, 2 * side, 2 * side, Transform::make_resize(), {}, to, ctx);
     };
-    run();  // the devices' first use
-    TiledStats st;
-    for (auto _ : state) {
-        const auto t0 = std::chrono::steady_clock::now();
-        st = run();
-        state.SetIterationTime(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    state.counters["bands"] = st.bands;
+    time_calls(state, run);
     state.SetLabel(std::to_string(n) + (n == 1 ? " GPU" : " GPUs") +
                    ", 16000^2 u16 -> x2 B-spline, " + (pinned ? "page-locked" : "pageable") +
                    " host memory to host memory");
@@ -200,15 +207,7 @@ void rotate_tiled(benchmark::State& state, int n) {
         ViewRowSink dst(out);
         return warp_tiled(src, dst, side, side, t, {}, to, ctx);
     };
-    run();  // first use: the devices, the pools, the page faults
-    TiledStats st;
-    for (auto _ : state) {
-        const auto t0 = std::chrono::steady_clock::now();
-        st = run();
-        state.SetIterationTime(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    state.counters["bands"] = st.bands;
+    time_calls(state, run);
     state.SetLabel(
         (n > 0 ? std::to_string(n) + (n == 1 ? " GPU" : " GPUs")
                : std::to_string(std::thread::hardware_concurrency()) + " CPU threads") +

@@ -78,6 +78,19 @@ __global__ void stage_box_kernel(const T* in, std::ptrdiff_t in_row, int ix, int
     out[r * out_row + e] = static_cast<float>(in[sy * in_row + std::ptrdiff_t{sx} * c + ch]);
 }
 
+// The least free memory of the devices; leaves the first one current.
+std::size_t least_free_memory(const std::vector<int>& devices) {
+    std::size_t least = ~std::size_t{0};
+    for (int d : devices) {
+        std::size_t f = 0, total = 0;
+        UPRES_CUDA_CHECK(cudaSetDevice(d));
+        UPRES_CUDA_CHECK(cudaMemGetInfo(&f, &total));
+        least = std::min(least, f);
+    }
+    UPRES_CUDA_CHECK(cudaSetDevice(devices.front()));
+    return least;
+}
+
 // Host buffers for a band's transfers: upres's host frame memory (page-locked where a CUDA
 // device is present, so the copies run asynchronously at full speed).
 struct HostBuffer {
@@ -208,13 +221,7 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     // much again (the float staging and coefficients), which must fit its free memory.
     // Automatic: 512 MiB of host buffers per device, or what bands of 256 source rows of their
     // own need (the 2 units of prefilter warm-up per band are then a small part of its work).
-    std::size_t free_dev = ~std::size_t{0};
-    for (int d : devices) {
-        std::size_t f = 0, total = 0;
-        UPRES_CUDA_CHECK(cudaSetDevice(d));
-        UPRES_CUDA_CHECK(cudaMemGetInfo(&f, &total));
-        free_dev = std::min(free_dev, f);
-    }
+    const std::size_t free_dev = least_free_memory(devices);
     const auto host_bytes = [&](const Sizes& z) {
         return std::size_t{kSlots} * nd * (z.in + z.out);
     };
@@ -850,15 +857,7 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
     {
         const std::size_t columns = static_cast<std::size_t>((k.ow + kk.tile - 1) / kk.tile);
         const std::size_t windows = (columns + 1) * largest_box(band) * c * sizeof(T);
-        std::size_t free_dev = ~std::size_t{0};
-        for (int d : devices) {
-            std::size_t f = 0, total = 0;
-            UPRES_CUDA_CHECK(cudaSetDevice(d));
-            UPRES_CUDA_CHECK(cudaMemGetInfo(&f, &total));
-            free_dev = std::min(free_dev, f);
-        }
-        UPRES_CUDA_CHECK(cudaSetDevice(devices.front()));
-        kk.windows = g_box_windows.load() && windows <= free_dev / 4;
+        kk.windows = g_box_windows.load() && windows <= least_free_memory(devices) / 4;
     }
     const int end = tiled::end_row(to, k.oh);
     const int bands = end > to.first_row ? (end - to.first_row + band - 1) / band : 0;
