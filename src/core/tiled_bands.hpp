@@ -127,14 +127,14 @@ int band_rows(const char* op, const TiledOptions& to, int out_width, int out_hei
 
 // A NaN or an infinity reaches every row of its column through the whole image's IIR
 // prefilter but only its band's rows in a band: refused, as bspline_prefilter refuses it.
-// `rows` rows of width x channels floats from source row `first` on.
+// `rows` rows of width x channels floats from source row `first` and column `first_x` on.
 inline void check_finite(const char* op, const float* data, int width, int channels, int first,
-                         int rows, std::ptrdiff_t stride, int threads) {
+                         int rows, std::ptrdiff_t stride, int threads, int first_x = 0) {
     const std::ptrdiff_t n = std::ptrdiff_t{width} * channels;
     const std::int64_t bad = find_nonfinite_host(data, n, rows, stride, threads);
     if (bad < 0) return;
     const std::int64_t y = bad / n, i = bad % n;
-    fail(op, "the source value at (x " + std::to_string(i / channels) + ", y " +
+    fail(op, "the source value at (x " + std::to_string(first_x + i / channels) + ", y " +
                  std::to_string(first + y) + ", channel " + std::to_string(i % channels) + ") is " +
                  (std::isnan(data[y * stride + i]) ? "NaN" : "infinite") +
                  "; the B-spline prefilter needs finite values");

@@ -607,22 +607,39 @@ TEST(WarpBox, BadArguments) {
                             Transform::make_remap(std::as_const(field).sub(0, 0, 29, 20)), {}, ob);
         },
         ErrorCode::InvalidArgument, "field");
-    Image<float> bad = random_image<float>(100, 80, 1, 2, 0.0, 1.0);
-    bad.view()(ib.x0 + 5, ib.y0 + 5) = INFINITY;
-    expect_error(
-        [&] {
-            warp_box(std::as_const(bad).sub(ib.x0, ib.y0, ib.width(), ib.height()), ib, 100, 80,
-                     out.view(), ob, 100, 80, rot, {}, {});
-        },
-        ErrorCode::InvalidArgument, "infinite");
-    // The same from warp_tiled, whose tiles run in parallel: the error reaches the caller.
-    ViewRowSource vs(bad.view());
-    Image<float> whole_out(100, 80, 1);
-    ViewRowSink vd(whole_out.view());
-    TiledOptions to;
-    to.band_rows = 16;
-    expect_error([&] { warp_tiled(vs, vd, 100, 80, rot, {}, to, {}); }, ErrorCode::InvalidArgument,
-                 "infinite");
+    // A non-finite source value: the message names the pixel in the image's coordinates,
+    // whatever box holds it (a box far from the origin, so that its offset shows).
+    Image<float> bad = random_image<float>(400, 300, 1, 2, 0.0, 1.0);
+    const Transform rot4 = Transform::make_rotation(10, 400, 300);
+    const Box ob4{300, 200, 330, 220};
+    const Box ib4 = warp_source_box(400, 300, 400, 300, rot4, {}, ob4);
+    ASSERT_GT(ib4.x0, 0);
+    ASSERT_GT(ib4.y0, 0);
+    bad.view()(ib4.x0 + 5, ib4.y0 + 5) = INFINITY;
+    const std::string where = "(x " + std::to_string(ib4.x0 + 5) + ", y " +
+                              std::to_string(ib4.y0 + 5) + ", channel 0) is infinite";
+    std::vector<Backend> backends = {Backend::Cpu};
+    if (cuda_available()) backends.push_back(Backend::Cuda);
+    for (Backend be : backends) {
+        const Box from = be == Backend::Cuda
+                             ? warp_source_box(400, 300, 400, 300, rot4, {}, ob4, Backend::Cuda, 1)
+                             : ib4;
+        Image<float> out4(30, 20, 1);
+        expect_error(
+            [&] {
+                warp_box(std::as_const(bad).sub(from.x0, from.y0, from.width(), from.height()),
+                         from, 400, 300, out4.view(), ob4, 400, 300, rot4, {}, ctx_of(be));
+            },
+            ErrorCode::InvalidArgument, where);
+        // The same from warp_tiled, whose tiles run in parallel: the error reaches the caller.
+        ViewRowSource vs(bad.view());
+        Image<float> whole_out(400, 300, 1);
+        ViewRowSink vd(whole_out.view());
+        TiledOptions to;
+        to.band_rows = 16;
+        expect_error([&] { warp_tiled(vs, vd, 400, 300, rot4, {}, to, ctx_of(be)); },
+                     ErrorCode::InvalidArgument, where);
+    }
 }
 
 }  // namespace

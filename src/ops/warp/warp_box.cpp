@@ -286,7 +286,7 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
         if constexpr (std::is_same_v<T, float>)
             if (b.prefilter && !in.empty())  // the whole call's check, on the pixels it has
                 tiled::check_finite(kOp, src.data(), src.width(), c, in.y0, src.height(),
-                                    src.stride(), ctx.threads);
+                                    src.stride(), ctx.threads, in.x0);
 #if UPRES_HAVE_CUDA
         const DeviceScope on(ctx, Backend::Cuda, kOp);
         cuda::warp_box(src, in, sw, sh, dst, out, ow, oh, t, o, ctx);
@@ -342,8 +342,10 @@ void run(ImageView<const T> src, Box in, int sw, int sh, ImageView<T> dst, Box o
         std::fill_n(buf.get() + row * h, cpu::kBoxSlack, 0.0f);
         const Span2D<float> sb{buf.get(), w, h, c, row};
         if (b.prefilter) {
-            if constexpr (std::is_same_v<T, float>)
-                tiled::check_finite(kOp, buf.get(), w, c, b.span.y0, h, row, threads);
+            if constexpr (std::is_same_v<T, float>)  // the pixels the span is staged from
+                tiled::check_finite(
+                    kOp, src.row(need.y0 - in.y0) + std::ptrdiff_t{need.x0 - in.x0} * c,
+                    need.width(), c, need.y0, need.height(), src.stride(), threads, need.x0);
             PrefilterOptions po;
             po.border = b.p.pad > 0 ? Border::Mirror : tap_border(o.border);
             po.fir_length = o.prefilter;

@@ -651,7 +651,7 @@ void fetch_box(const PointCall& k, RowSource& src, std::mutex& reading, Box ib, 
             }
             if constexpr (std::is_same_v<T, float>)
                 if (k.coef || k.rec)
-                    tiled::check_finite(kOp, h, bw, c, b.y0, bh, std::ptrdiff_t{bw} * c, 0);
+                    tiled::check_finite(kOp, h, bw, c, b.y0, bh, std::ptrdiff_t{bw} * c, 0, b.x0);
             UPRES_CUDA_CHECK(cudaMemcpy2DAsync(at(to, ib, rs, b.x0, b.y0), sizeof(T) * rs, h,
                                                sizeof(T) * bw * c, sizeof(T) * bw * c, bh,
                                                cudaMemcpyHostToDevice, s));
