@@ -33,29 +33,31 @@ def bandwidth(
     devs: list[int], direction: str, n: int, reps: int, pinned: bool, distinct: bool
 ) -> float:
     copies = reps if distinct else 1
-    up_n = n // 4 if direction == "both" else n
-    down = {d: [host_buffer(n, pinned) for _ in range(copies)] for d in devs}
-    up = {d: [host_buffer(up_n, pinned) for _ in range(copies)] for d in devs}
+    down_n = 0 if direction == "up" else n
+    up_n = {"down": 0, "up": n, "both": n // 4}[direction]
+    # Only the buffers the direction copies.
+    down = {d: [host_buffer(down_n, pinned) for _ in range(copies if down_n else 0)] for d in devs}
+    up = {d: [host_buffer(up_n, pinned) for _ in range(copies if up_n else 0)] for d in devs}
     bufs, up_bufs = {}, {}
     for d in devs:
         with cp.cuda.Device(d):
-            bufs[d] = cp.ones(n, cp.uint8)
-            up_bufs[d] = cp.ones(up_n, cp.uint8)
+            if down_n:
+                bufs[d] = cp.ones(down_n, cp.uint8)
+            if up_n:
+                up_bufs[d] = cp.ones(up_n, cp.uint8)
             cp.cuda.Device(d).synchronize()
 
     def work(d: int, times: int) -> None:
         with cp.cuda.Device(d):
-            s = cp.cuda.Stream(non_blocking=True)
-            s2 = cp.cuda.Stream(non_blocking=True)
+            s_down = cp.cuda.Stream(non_blocking=True)
+            s_up = cp.cuda.Stream(non_blocking=True)
             for i in range(times):
-                if direction in ("down", "both"):
-                    bufs[d].get(stream=s, out=down[d][i % copies])
-                if direction == "up":
-                    up_bufs[d].set(up[d][i % copies], stream=s)
-                if direction == "both":
-                    up_bufs[d].set(up[d][i % copies], stream=s2)
-            s.synchronize()
-            s2.synchronize()
+                if down_n:
+                    bufs[d].get(stream=s_down, out=down[d][i % copies])
+                if up_n:
+                    up_bufs[d].set(up[d][i % copies], stream=s_up)
+            s_down.synchronize()
+            s_up.synchronize()
 
     for d in devs:
         work(d, 1)
@@ -65,8 +67,7 @@ def bandwidth(
         t.start()
     for t in threads:
         t.join()
-    moved = n + (up_n if direction == "both" else 0)
-    return len(devs) * reps * moved / (time.perf_counter() - t0) / 1e9
+    return len(devs) * reps * (down_n + up_n) / (time.perf_counter() - t0) / 1e9
 
 
 def main() -> None:

@@ -97,10 +97,18 @@ struct HostBuffer {
     HostBuffer() = default;
     HostBuffer(const HostBuffer&) = delete;
     HostBuffer& operator=(const HostBuffer&) = delete;
-    void* p = nullptr;
-    void allocate(std::size_t bytes) { p = bytes ? alloc_host_frame_memory(bytes) : nullptr; }
     ~HostBuffer() { free_host_frame_memory(p); }
+    // At least n bytes (a smaller buffer is replaced, its contents lost).
+    void reserve(std::size_t n) {
+        if (n <= bytes) return;
+        free_host_frame_memory(p);
+        p = nullptr, bytes = 0;
+        p = alloc_host_frame_memory(n);
+        bytes = n;
+    }
     void* get() const { return p; }
+    void* p = nullptr;
+    std::size_t bytes = 0;
 };
 
 struct Shape {
@@ -323,7 +331,7 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                     const auto t0 = Clock::now();
                     held = static_cast<const T*>(src.rows_in_memory(ia, n, &held_stride));
                     if (!held) {
-                        if (!sl.in.get()) sl.in.allocate(z.in);
+                        sl.in.reserve(z.in);
                         src.read_rows(ia, n, sl.in.get(), in_row);
                         held = static_cast<const T*>(sl.in.get());
                         held_stride = in_row;
@@ -378,7 +386,7 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                         sizeof(T) * sink_row, ob.data, sizeof(T) * out_row, sizeof(T) * out_row,
                         y1 - y0, cudaMemcpyDeviceToHost, sl.down));
                 } else {
-                    if (!sl.out.get()) sl.out.allocate(z.out);
+                    sl.out.reserve(z.out);
                     UPRES_CUDA_CHECK(
                         cudaMemcpyAsync(sl.out.get(), ob.data,
                                         sizeof(T) * static_cast<std::size_t>(y1 - y0) * out_row,
@@ -567,7 +575,6 @@ struct PointState {
     DeviceTemp spare;                // the next box's buffer, traded with its window's
     std::size_t spare_bytes = 0;
     HostBuffer staging;  // page-locked: the pixels a box reads from the source, uploaded from here
-    std::size_t staging_bytes = 0;
     cudaEvent_t staged = nullptr;  // the staging's last upload
     tiled::Rows<T> rows;
     PointState() = default;
@@ -634,13 +641,7 @@ void fetch_box(const PointCall& k, RowSource& src, std::mutex& reading, Box ib, 
         } else {
             UPRES_CUDA_CHECK(cudaEventCreateWithFlags(&st.staged, cudaEventDisableTiming));
         }
-        if (st.staging_bytes < need) {
-            free_host_frame_memory(st.staging.p);
-            st.staging.p = nullptr;
-            st.staging_bytes = 0;
-            st.staging.allocate(need);
-            st.staging_bytes = need;
-        }
+        st.staging.reserve(need);
         T* h = static_cast<T*>(st.staging.get());
         for (int i = 0; i < n; ++i) {
             const Box& b = parts[i];
@@ -873,7 +874,7 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
         point_band<T>(kk, src, reading, y0_of(b), y1_of(b), wk.state, wk.stats);
         wk.stats.buffer_bytes =
             std::max(wk.stats.buffer_bytes,
-                     wk.state.rows.buf.capacity() * sizeof(T) + wk.state.staging_bytes);
+                     wk.state.rows.buf.capacity() * sizeof(T) + wk.state.staging.bytes);
     };
     const auto write = [&](int b, Worker& wk) {
         dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.rows.at(0), wk.state.rows.row);
