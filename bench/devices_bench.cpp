@@ -12,7 +12,9 @@
 //       exact B-spline (a 32000 x 32000 output: a gigapixel, 2 GB) by warp_tiled on the
 //       cuda backend, bands over devices 0 .. n-1 (TiledOptions::devices), from the image's
 //       rows straight into the output's (no files), the image and the output in pageable
-//       memory. Time: wall clock of the call. n = 2 needs two devices.
+//       memory (staged through the bands' page-locked buffers by several threads). Time: wall
+//       clock of the call after a first call (counter first_ms: that call's time, which
+//       page-locks the staging buffers). n = 2 needs two devices.
 //   Cuda_ZoomTiledDevicesPinned/<n>  the same with the image and the output in upres's
 //       page-locked frame memory (alloc_host_frame_memory): the copies then run at the bus's
 //       speed, not through the driver's staging of pageable memory, which two GPUs share.
@@ -145,10 +147,14 @@ std::unique_ptr<T, void (*)(T*)> host_block(std::size_t n, bool pinned) {
 }
 
 // The wall clock of each call of run (a warp_tiled call) after a first one (the devices, the
-// pools, the page faults), and its bands.
+// pools, the page faults, page-locking the staging buffers), and its bands; counter first_ms:
+// the first call's time.
 template <class Run>
 void time_calls(benchmark::State& state, const Run& run) {
+    const auto t_first = std::chrono::steady_clock::now();
     run();
+    state.counters["first_ms"] =
+        1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t_first).count();
     TiledStats st;
     for (auto _ : state) {
         const auto t0 = std::chrono::steady_clock::now();

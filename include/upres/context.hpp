@@ -68,8 +68,9 @@ void free_host_frame_memory(void* p) noexcept;  // nullptr: nothing
 void cuda_release_cached_memory();
 // Operations that need very large host scratch memory on every call (the semi-global stereo
 // matcher's cost and path-sum cubes: 3 x W x H x D x 2 bytes) keep one such block for the next
-// call instead of faulting in fresh memory each time. This frees it (a block in use by a call
-// in progress is kept). Never throws.
+// call instead of faulting in fresh memory each time, and tiled calls on the cuda backend keep
+// the page-locked buffers their bands travel through (up to 2 GiB) instead of page-locking
+// fresh ones. This frees them (blocks in use by a call in progress are kept). Never throws.
 void host_release_cached_memory() noexcept;
 
 struct BuildInfo {

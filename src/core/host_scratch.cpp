@@ -9,6 +9,8 @@
 #include <upres/context.hpp>
 #include <upres/error.hpp>
 
+#include "core/host_staging.hpp"
+
 namespace upres {
 
 namespace {
@@ -70,6 +72,7 @@ HostScratch::~HostScratch() {
 }
 
 void host_release_cached_memory() noexcept {
+    release_staging_cache();
     Cache& c = cache();
     std::lock_guard<std::mutex> lock(c.m);
     if (c.busy) return;  // in use: kept until a later call

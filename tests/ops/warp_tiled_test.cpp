@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include <upres/io.hpp>
 #include <upres/tiled.hpp>
 #include <upres/warp.hpp>
+#include "core/host_staging.hpp"
 #include "ops/warp/warp_backends.hpp"
 #include "test_util.hpp"
 
@@ -263,6 +265,68 @@ TEST(WarpTiledCuda, SeveralDevicesGiveTheSameBytes) {
         EXPECT_TRUE(same_bytes(got, ref)) << "devices " << devs[0] << ", " << devs[1];
         EXPECT_EQ(st.bands, 16);
     }
+}
+
+// Rows in pageable memory (sub-image views, rows wider than the image) are staged through the
+// slots' page-locked buffers, rows in page-locked memory (alloc_host_frame_memory) copied
+// straight to and from the device, one band per device through the driver: the same bytes, the
+// whole cuda call's, either way in or out.
+TEST(WarpTiledCuda, PageableAndPageLockedRowsGiveTheSameBytes) {
+    UPRES_REQUIRE_GPU();
+    const int w = 211, h = 733, c = 3, ow = 2 * w + 1, oh = 2 * h;
+    const Image<std::uint16_t> big = random_image<std::uint16_t>(w + 9, h + 4, c, 31, 0.0, 65535.0);
+    const ImageView<const std::uint16_t> pageable_in = big.sub(5, 3, w, h);
+    const std::size_t in_n = std::size_t{w} * h * c, out_n = std::size_t{ow} * oh * c;
+    const std::shared_ptr<void> locked_in(alloc_host_frame_memory(sizeof(std::uint16_t) * in_n),
+                                          free_host_frame_memory);
+    const std::shared_ptr<void> locked_out(alloc_host_frame_memory(sizeof(std::uint16_t) * out_n),
+                                           free_host_frame_memory);
+    ASSERT_TRUE(host_page_locked(locked_in.get(), sizeof(std::uint16_t) * in_n));
+    ASSERT_FALSE(host_page_locked(pageable_in.data(), sizeof(std::uint16_t) * w * c));
+    const ImageView<std::uint16_t> in_locked(static_cast<std::uint16_t*>(locked_in.get()), w, h, c);
+    for (int y = 0; y < h; ++y)
+        std::memcpy(in_locked.row(y), pageable_in.row(y), sizeof(std::uint16_t) * w * c);
+    Image<std::uint16_t> dense(w, h, c);
+    for (int y = 0; y < h; ++y)
+        std::memcpy(dense.view().row(y), pageable_in.row(y), sizeof(std::uint16_t) * w * c);
+    const Image<std::uint16_t> ref = whole(dense, ow, oh, {}, Backend::Cuda);
+    const ImageView<std::uint16_t> out_locked(static_cast<std::uint16_t*>(locked_out.get()), ow, oh,
+                                              c);
+    Image<std::uint16_t> wide(ow + 7, oh + 2, c);
+    for (int y = 0; y < oh + 2; ++y)
+        std::fill(wide.view().row(y), wide.view().row(y) + std::ptrdiff_t{ow + 7} * c,
+                  std::uint16_t{5});
+    const ImageView<std::uint16_t> out_pageable = wide.sub(4, 1, ow, oh);
+    for (const ImageView<const std::uint16_t>& in :
+         {ImageView<const std::uint16_t>(in_locked), pageable_in})
+        for (const ImageView<std::uint16_t>& out : {out_locked, out_pageable})
+            for (int band : {37, 256, oh}) {
+                SCOPED_TRACE(
+                    std::string(in.data() == in_locked.data() ? "page-locked" : "pageable") +
+                    " in, " + (out.data() == out_locked.data() ? "page-locked" : "pageable") +
+                    " out, band " + std::to_string(band));
+                for (int y = 0; y < oh; ++y)
+                    std::fill(out.row(y), out.row(y) + std::ptrdiff_t{ow} * c, std::uint16_t{9});
+                ViewRowSource src(in);
+                ViewRowSink dst(out);
+                TiledOptions to;
+                to.band_rows = band;
+                const TiledStats st = warp_tiled(src, dst, ow, oh, Transform::make_resize(), {}, to,
+                                                 ctx_of(Backend::Cuda));
+                EXPECT_EQ(st.bands, (oh + band - 1) / band);
+                bool same = true;
+                for (int y = 0; y < oh && same; ++y)
+                    same = std::memcmp(out.row(y), ref.view().row(y),
+                                       sizeof(std::uint16_t) * ow * c) == 0;
+                EXPECT_TRUE(same);
+            }
+    // The pixels around the sub-image are untouched.
+    int touched = 0;
+    for (int y = 0; y < oh + 2; ++y)
+        for (int x = 0; x < ow + 7; ++x)
+            if (y == 0 || y == oh + 1 || x < 4 || x >= 4 + ow)
+                for (int k = 0; k < c; ++k) touched += wide.view().row(y)[x * c + k] != 5;
+    EXPECT_EQ(touched, 0);
 }
 
 // A task of a cluster (upres.dask): output rows [y0, y1) from only the source rows

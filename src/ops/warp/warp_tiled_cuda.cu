@@ -2,16 +2,18 @@
 // full rows, each computed on the device from the source rows its taps read, bit-identical to
 // upres::warp with the cuda backend on the whole image.
 //
-// Per band: the source rows are read into pinned host memory (or taken where an in-memory source
-// keeps them), uploaded, staged as float (the B-spline: converted and edge-padded as warp.cpp's
-// edge_padded does), prefiltered by the kernel the whole image's prefilter runs
-// (cuda::prefilter_band_plan: its tiles or segments fall on the same rows, so every unit not at a
-// cut end holds the whole call's coefficients), interpolated by the separable kernel with the
-// band's row offsets (WarpPlan::out_row0, src_row0, src_rows) and downloaded into pinned memory (or
-// straight into an in-memory sink's rows). Each device has a thread that feeds it bands (device d
-// of n takes bands d, d + n, ...) through three slots with their own streams and buffers, and the
-// caller's thread writes the bands to the sink in order as they come back: reading the source, the
-// device's work and writing the sink overlap, and the devices share the bands.
+// Per band: the source rows are read into page-locked host memory (or taken where an in-memory
+// source keeps them: straight from there where they are page-locked, else copied into
+// page-locked memory by several threads first), uploaded, staged as float (the B-spline:
+// converted and edge-padded as warp.cpp's edge_padded does), prefiltered by the kernel the whole
+// image's prefilter runs (cuda::prefilter_band_plan: its tiles or segments fall on the same rows,
+// so every unit not at a cut end holds the whole call's coefficients), interpolated by the
+// separable kernel with the band's row offsets (WarpPlan::out_row0, src_row0, src_rows) and
+// downloaded into page-locked memory (or straight into an in-memory sink's rows where those are
+// page-locked). Each device has a thread that feeds it bands (device d of n takes bands d, d + n,
+// ...) through three slots with their own streams and buffers, and the caller's thread writes the
+// bands to the sink in order as they come back: reading the source, the device's work and writing
+// the sink overlap, and the devices share the bands.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -33,6 +35,7 @@
 #include "core/convert_math.hpp"
 #include "core/cuda_check.hpp"
 #include "core/device_temp.hpp"
+#include "core/host_staging.hpp"
 #include "core/tiled_bands.hpp"
 #include "core/tiled_devices.hpp"
 #include "ops/bspline/bspline_backends.hpp"
@@ -91,26 +94,6 @@ std::size_t least_free_memory(const std::vector<int>& devices) {
     return least;
 }
 
-// Host buffers for a band's transfers: upres's host frame memory (page-locked where a CUDA
-// device is present, so the copies run asynchronously at full speed).
-struct HostBuffer {
-    HostBuffer() = default;
-    HostBuffer(const HostBuffer&) = delete;
-    HostBuffer& operator=(const HostBuffer&) = delete;
-    ~HostBuffer() { free_host_frame_memory(p); }
-    // At least n bytes (a smaller buffer is replaced, its contents lost).
-    void reserve(std::size_t n) {
-        if (n <= bytes) return;
-        free_host_frame_memory(p);
-        p = nullptr, bytes = 0;
-        p = alloc_host_frame_memory(n);
-        bytes = n;
-    }
-    void* get() const { return p; }
-    void* p = nullptr;
-    std::size_t bytes = 0;
-};
-
 struct Shape {
     int sw, sh, c, ow, oh, pad, span_w, span_h;
     bool bspline, prefilter, stage;
@@ -148,7 +131,7 @@ struct Slot {
     int device = 0;
     cudaStream_t s = nullptr, down = nullptr;
     cudaEvent_t computed = nullptr, done = nullptr;
-    HostBuffer in, out;
+    HostStaging in, out;  // page-locked (host_staging.hpp)
     DeviceTemp d_in, d_stage, d_coef, d_out;
     bool busy = false;  // a band is in it, not yet written to the sink (Shared::mu)
     explicit Slot(int dev) : device(dev) {
@@ -273,10 +256,9 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     const int per = std::clamp((nbands + nd - 1) / nd, 1, kSlots);
     st.buffer_bytes = host_bytes(z) / kSlots * per;
     st.device_bytes = device_bytes(z) / kSlots * per;
-    // A sink that keeps the whole range in host memory (an image, a task's band) takes each
-    // band's rows straight from the device, and a source whose rows are in memory gives them
-    // straight to it: no copy through the slots' host buffers (those are then not allocated;
-    // page-locking them cost a task of upres.dask more than its band's work).
+    // A sink that keeps the whole range in page-locked host memory takes each band's rows
+    // straight from the device, and a source whose rows are in page-locked memory gives them
+    // straight to it: no copy through the slots' host buffers (those are then not allocated).
     std::ptrdiff_t sink_row = 0;
     T* const sink_mem =
         end > to.first_row
@@ -295,6 +277,26 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     const std::ptrdiff_t in_row = std::ptrdiff_t{g.sw} * g.c;
     const std::ptrdiff_t out_row = std::ptrdiff_t{g.ow} * g.c;
     const std::ptrdiff_t span_row = std::ptrdiff_t{g.span_w} * g.c;
+    // Rows in pageable memory are copied through the slots' page-locked buffers by several
+    // threads: the driver copies pageable memory through its own staging, one thread per copy,
+    // and the feeding thread waits for a download into pageable memory to finish. A 16000^2 u16
+    // zoom x2 on an H200 (16 cores), pageable memory to pageable memory: 279 ms through the
+    // driver, 86-91 ms staged, 40 ms from and to page-locked memory. The host's memory bounds the
+    // staged copies (each byte crosses it three times, not once): 8, 12 or 16 writing threads
+    // all took 84-93 ms, 4 took 121-133 ms. Not where a device has one band (a task of
+    // upres.dask): its copies could not overlap the device's work, and page-locking its buffers
+    // cost such a task more than its band's work; the driver copies those rows.
+    const bool stage = per > 1;
+    // The bytes from the first of `rows` rows `stride` elements apart to the end of the last.
+    const auto extent = [](int rows, std::ptrdiff_t stride, std::ptrdiff_t row) {
+        return sizeof(T) * static_cast<std::size_t>(std::ptrdiff_t{rows - 1} * stride + row);
+    };
+    const bool stage_out =
+        stage && sink_mem &&
+        !host_page_locked(sink_mem, extent(end - to.first_row, sink_row, out_row));
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int write_threads = std::min(hw, 8 * nd);  // the writer copies every device's bands
+    const int feed_threads = std::clamp(hw / (2 * nd), 1, 4);
     Shared sh;
     sh.band_slot.assign(static_cast<std::size_t>(nbands), nullptr);
     std::int64_t rows_read = 0;  // both under sh.reading
@@ -339,6 +341,15 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                     read_seconds += seconds_since(t0);
                     rows_read += n;
                 }
+                if (stage && held != sl.in.get() &&
+                    !host_page_locked(held, extent(n, held_stride, in_row))) {
+                    sl.in.reserve(z.in);
+                    copy_rows_parallel(sl.in.get(), sizeof(T) * in_row, held,
+                                       sizeof(T) * held_stride, sizeof(T) * in_row, n,
+                                       feed_threads);
+                    held = static_cast<const T*>(sl.in.get());
+                    held_stride = in_row;
+                }
                 if constexpr (std::is_same_v<T, float>)
                     if (g.prefilter)
                         tiled::check_finite(kOp, held, g.sw, g.c, ia, n, held_stride, 0);
@@ -380,7 +391,7 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                 // released the slot), so the compute above did not overwrite rows in flight.
                 UPRES_CUDA_CHECK(cudaEventRecord(sl.computed, sl.s));
                 UPRES_CUDA_CHECK(cudaStreamWaitEvent(sl.down, sl.computed, 0));
-                if (sink_mem) {
+                if (sink_mem && !stage_out) {
                     UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
                         sink_mem + std::ptrdiff_t{y0 - to.first_row} * sink_row,
                         sizeof(T) * sink_row, ob.data, sizeof(T) * out_row, sizeof(T) * out_row,
@@ -422,11 +433,16 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
             st.wait_seconds += seconds_since(t0);
             const int y0 = to.first_row + k * band, y1 = std::min(end, y0 + band);
             t0 = Clock::now();
-            if (sink_mem)  // the rows are in place: write_rows then copies nothing
-                dst.write_rows(y0, y1 - y0, sink_mem + std::ptrdiff_t{y0 - to.first_row} * sink_row,
-                               sink_row);
-            else
+            if (sink_mem) {  // the rows are in place: write_rows then copies nothing
+                T* const rows = sink_mem + std::ptrdiff_t{y0 - to.first_row} * sink_row;
+                if (stage_out)
+                    copy_rows_parallel(rows, sizeof(T) * sink_row, sl->out.get(),
+                                       sizeof(T) * out_row, sizeof(T) * out_row, y1 - y0,
+                                       write_threads);
+                dst.write_rows(y0, y1 - y0, rows, sink_row);
+            } else {
                 dst.write_rows(y0, y1 - y0, sl->out.get(), out_row);
+            }
             st.write_seconds += seconds_since(t0);
             ++st.bands;
             if (to.progress) to.progress(y1, g.oh);
@@ -574,7 +590,7 @@ struct PointState {
     std::vector<BoxWindow> windows;  // one per column of boxes (or one for all)
     DeviceTemp spare;                // the next box's buffer, traded with its window's
     std::size_t spare_bytes = 0;
-    HostBuffer staging;  // page-locked: the pixels a box reads from the source, uploaded from here
+    HostStaging staging;  // page-locked: the pixels a box reads from the source, uploaded from here
     cudaEvent_t staged = nullptr;  // the staging's last upload
     tiled::Rows<T> rows;
     PointState() = default;
@@ -874,7 +890,7 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
         point_band<T>(kk, src, reading, y0_of(b), y1_of(b), wk.state, wk.stats);
         wk.stats.buffer_bytes =
             std::max(wk.stats.buffer_bytes,
-                     wk.state.rows.buf.capacity() * sizeof(T) + wk.state.staging.bytes);
+                     wk.state.rows.buf.capacity() * sizeof(T) + wk.state.staging.bytes());
     };
     const auto write = [&](int b, Worker& wk) {
         dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.rows.at(0), wk.state.rows.row);
