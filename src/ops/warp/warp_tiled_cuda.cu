@@ -592,7 +592,13 @@ struct PointState {
     std::size_t spare_bytes = 0;
     HostStaging staging;  // page-locked: the pixels a box reads from the source, uploaded from here
     cudaEvent_t staged = nullptr;  // the staging's last upload
-    tiled::Rows<T> rows;
+    // Page-locked: the band's output rows, downloaded here (a download into pageable memory runs
+    // through the driver's staging, 9.5 GB/s on an H200 against 54).
+    HostStaging band;
+    std::ptrdiff_t band_row = 0;  // elements
+    T* band_at(int y) const {
+        return static_cast<T*>(band.get()) + static_cast<std::ptrdiff_t>(y) * band_row;
+    }
     PointState() = default;
     PointState(const PointState&) = delete;
     PointState& operator=(const PointState&) = delete;
@@ -771,7 +777,7 @@ std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const Cud
     return raw_bytes + box_compute<T>(k, tt, ob, pb, d_raw.as<T>(), dv, s);
 }
 
-// Band [y0, y1)'s boxes on the worker's device into st.rows.
+// Band [y0, y1)'s boxes on the worker's device into st.band.
 template <class T>
 void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0, int y1,
                 PointState<T>& st, TiledStats& stats) {
@@ -806,15 +812,16 @@ void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0,
             std::max(dev_bytes, out_bytes + box_compute<T>(k, tt, ob, pb, w.buf.as<T>(), dv, s));
     }
     dev_bytes += st.device_bytes();
-    st.rows.reset(y1 - y0, out_row);
+    st.band.reserve(sizeof(T) * static_cast<std::size_t>(y1 - y0) * out_row);
+    st.band_row = out_row;
     UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
-        st.rows.at(0), sizeof(T) * out_row, d_out.as<T>() + std::ptrdiff_t{y0 - ya} * out_row,
+        st.band_at(0), sizeof(T) * out_row, d_out.as<T>() + std::ptrdiff_t{y0 - ya} * out_row,
         sizeof(T) * out_row, sizeof(T) * out_row, y1 - y0, cudaMemcpyDeviceToHost, s));
     UPRES_CUDA_CHECK(cudaStreamSynchronize(s));
     const T fill = saturate_from_float<T>(k.o.fill);
     for (const auto& [a, b] : fills)
         for (int y = 0; y < y1 - y0; ++y)
-            std::fill(st.rows.at(y) + std::ptrdiff_t{a} * c, st.rows.at(y) + std::ptrdiff_t{b} * c,
+            std::fill(st.band_at(y) + std::ptrdiff_t{a} * c, st.band_at(y) + std::ptrdiff_t{b} * c,
                       fill);
     stats.device_bytes = std::max(stats.device_bytes, dev_bytes);
 }
@@ -889,11 +896,10 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
         wk.state.stream.open(dev);
         point_band<T>(kk, src, reading, y0_of(b), y1_of(b), wk.state, wk.stats);
         wk.stats.buffer_bytes =
-            std::max(wk.stats.buffer_bytes,
-                     wk.state.rows.buf.capacity() * sizeof(T) + wk.state.staging.bytes());
+            std::max(wk.stats.buffer_bytes, wk.state.band.bytes() + wk.state.staging.bytes());
     };
     const auto write = [&](int b, Worker& wk) {
-        dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.rows.at(0), wk.state.rows.row);
+        dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.band_at(0), wk.state.band_row);
         ++wk.stats.bands;
         if (to.progress) to.progress(y1_of(b), k.oh);
     };
