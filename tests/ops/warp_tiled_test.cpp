@@ -267,10 +267,10 @@ TEST(WarpTiledCuda, SeveralDevicesGiveTheSameBytes) {
     }
 }
 
-// Rows in pageable memory (sub-image views, rows wider than the image) are staged through the
-// slots' page-locked buffers, rows in page-locked memory (alloc_host_frame_memory) copied
-// straight to and from the device, one band per device through the driver: the same bytes, the
-// whole cuda call's, either way in or out.
+// Rows in pageable memory (sub-image views, rows wider than the image) are staged through
+// page-locked buffers, rows in page-locked memory (alloc_host_frame_memory) copied straight to and
+// from the device, one band per device through the driver: the same bytes, the whole cuda call's,
+// either way in or out, for the zoom's bands and a rotation's boxes.
 TEST(WarpTiledCuda, PageableAndPageLockedRowsGiveTheSameBytes) {
     UPRES_REQUIRE_GPU();
     const int w = 211, h = 733, c = 3, ow = 2 * w + 1, oh = 2 * h;
@@ -289,7 +289,6 @@ TEST(WarpTiledCuda, PageableAndPageLockedRowsGiveTheSameBytes) {
     Image<std::uint16_t> dense(w, h, c);
     for (int y = 0; y < h; ++y)
         std::memcpy(dense.view().row(y), pageable_in.row(y), sizeof(std::uint16_t) * w * c);
-    const Image<std::uint16_t> ref = whole(dense, ow, oh, {}, Backend::Cuda);
     const ImageView<std::uint16_t> out_locked(static_cast<std::uint16_t*>(locked_out.get()), ow, oh,
                                               c);
     Image<std::uint16_t> wide(ow + 7, oh + 2, c);
@@ -297,29 +296,36 @@ TEST(WarpTiledCuda, PageableAndPageLockedRowsGiveTheSameBytes) {
         std::fill(wide.view().row(y), wide.view().row(y) + std::ptrdiff_t{ow + 7} * c,
                   std::uint16_t{5});
     const ImageView<std::uint16_t> out_pageable = wide.sub(4, 1, ow, oh);
-    for (const ImageView<const std::uint16_t>& in :
-         {ImageView<const std::uint16_t>(in_locked), pageable_in})
-        for (const ImageView<std::uint16_t>& out : {out_locked, out_pageable})
-            for (int band : {37, 256, oh}) {
-                SCOPED_TRACE(
-                    std::string(in.data() == in_locked.data() ? "page-locked" : "pageable") +
-                    " in, " + (out.data() == out_locked.data() ? "page-locked" : "pageable") +
-                    " out, band " + std::to_string(band));
-                for (int y = 0; y < oh; ++y)
-                    std::fill(out.row(y), out.row(y) + std::ptrdiff_t{ow} * c, std::uint16_t{9});
-                ViewRowSource src(in);
-                ViewRowSink dst(out);
-                TiledOptions to;
-                to.band_rows = band;
-                const TiledStats st = warp_tiled(src, dst, ow, oh, Transform::make_resize(), {}, to,
-                                                 ctx_of(Backend::Cuda));
-                EXPECT_EQ(st.bands, (oh + band - 1) / band);
-                bool same = true;
-                for (int y = 0; y < oh && same; ++y)
-                    same = std::memcmp(out.row(y), ref.view().row(y),
-                                       sizeof(std::uint16_t) * ow * c) == 0;
-                EXPECT_TRUE(same);
-            }
+    for (const Transform& t : {Transform::make_resize(), Transform::make_rotation(17.0, w, h)}) {
+        Image<std::uint16_t> ref(ow, oh, c);
+        warp(dense.view(), ref.view(), t, {}, ctx_of(Backend::Cuda));
+        for (const ImageView<const std::uint16_t>& in :
+             {ImageView<const std::uint16_t>(in_locked), pageable_in})
+            for (const ImageView<std::uint16_t>& out : {out_locked, out_pageable})
+                for (int band : {37, 256, oh}) {
+                    SCOPED_TRACE(
+                        std::string(t.kind == Transform::Kind::Resize ? "zoom" : "rotation") +
+                        ", " + (in.data() == in_locked.data() ? "page-locked" : "pageable") +
+                        " in, " + (out.data() == out_locked.data() ? "page-locked" : "pageable") +
+                        " out, band " + std::to_string(band));
+                    for (int y = 0; y < oh; ++y)
+                        std::fill(out.row(y), out.row(y) + std::ptrdiff_t{ow} * c,
+                                  std::uint16_t{9});
+                    ViewRowSource src(in);
+                    ViewRowSink dst(out);
+                    TiledOptions to;
+                    to.band_rows = band;
+                    const TiledStats st =
+                        warp_tiled(src, dst, ow, oh, t, {}, to, ctx_of(Backend::Cuda));
+                    ASSERT_GT(st.band_rows, 0);
+                    EXPECT_EQ(st.bands, (oh + st.band_rows - 1) / st.band_rows);
+                    bool same = true;
+                    for (int y = 0; y < oh && same; ++y)
+                        same = std::memcmp(out.row(y), ref.view().row(y),
+                                           sizeof(std::uint16_t) * ow * c) == 0;
+                    EXPECT_TRUE(same);
+                }
+    }
     // The pixels around the sub-image are untouched.
     int touched = 0;
     for (int y = 0; y < oh + 2; ++y)

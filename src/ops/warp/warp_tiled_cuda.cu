@@ -562,6 +562,7 @@ struct PointCall {
     CudaBoxUnits units;
     int tile = 0;          // box width (a multiple of kCudaBoxAlign)
     bool windows = false;  // a BoxWindow per column of boxes (else one for all)
+    int copy_threads = 1;  // threads that copy a box's pixels out of a pageable in-memory source
 };
 
 // The row stride of a box of source pixels `width` wide on the device: the whole image's
@@ -668,17 +669,36 @@ void fetch_box(const PointCall& k, RowSource& src, std::mutex& reading, Box ib, 
         for (int i = 0; i < n; ++i) {
             const Box& b = parts[i];
             const int bw = b.width(), bh = b.height();
+            const std::ptrdiff_t row = std::ptrdiff_t{bw} * c;
+            // An in-memory source's pixels are uploaded from where they are if page-locked (no
+            // copy on the host), else copied into the staging by several threads; other sources
+            // read the box into the staging.
+            std::ptrdiff_t mem_row = 0;
+            const T* mem = nullptr;
             {
                 const std::lock_guard<std::mutex> l(reading);
-                src.read_box(b.x0, b.y0, bw, bh, h, std::ptrdiff_t{bw} * c);
+                mem = static_cast<const T*>(src.rows_in_memory(b.y0, bh, &mem_row));
+                if (!mem) src.read_box(b.x0, b.y0, bw, bh, h, row);
+            }
+            const T* from = h;
+            std::ptrdiff_t from_row = row;
+            if (mem) {
+                mem += std::ptrdiff_t{b.x0} * c;
+                const std::size_t extent =
+                    sizeof(T) * static_cast<std::size_t>(std::ptrdiff_t{bh - 1} * mem_row + row);
+                if (host_page_locked(mem, extent))
+                    from = mem, from_row = mem_row;
+                else
+                    copy_rows_parallel(h, sizeof(T) * row, mem, sizeof(T) * mem_row,
+                                       sizeof(T) * row, bh, k.copy_threads);
             }
             if constexpr (std::is_same_v<T, float>)
                 if (k.coef || k.rec)
-                    tiled::check_finite(kOp, h, bw, c, b.y0, bh, std::ptrdiff_t{bw} * c, 0, b.x0);
-            UPRES_CUDA_CHECK(cudaMemcpy2DAsync(at(to, ib, rs, b.x0, b.y0), sizeof(T) * rs, h,
-                                               sizeof(T) * bw * c, sizeof(T) * bw * c, bh,
+                    tiled::check_finite(kOp, from, bw, c, b.y0, bh, from_row, 0, b.x0);
+            UPRES_CUDA_CHECK(cudaMemcpy2DAsync(at(to, ib, rs, b.x0, b.y0), sizeof(T) * rs, from,
+                                               sizeof(T) * from_row, sizeof(T) * row, bh,
                                                cudaMemcpyHostToDevice, s));
-            h += std::ptrdiff_t{bw} * bh * c;
+            if (from == h) h += row * bh;
             stats.rows_read += bh;
             stats.pixels_read += std::int64_t{bw} * bh;
         }
@@ -777,10 +797,11 @@ std::size_t point_box(const PointCall& k, const Transform& tt, Box ob, const Cud
     return raw_bytes + box_compute<T>(k, tt, ob, pb, d_raw.as<T>(), dv, s);
 }
 
-// Band [y0, y1)'s boxes on the worker's device into st.band.
+// Band [y0, y1)'s boxes on the worker's device into host rows `to` (`to_row` elements apart;
+// nullptr: st.band), there when this returns.
 template <class T>
 void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0, int y1,
-                PointState<T>& st, TiledStats& stats) {
+                PointState<T>& st, TiledStats& stats, T* to, std::ptrdiff_t to_row) {
     const int c = k.c;
     const cudaStream_t s = st.stream.s;
     // Whole tiles of the kernels, as the whole call computes them: from the aligned row at or
@@ -812,17 +833,21 @@ void point_band(const PointCall& k, RowSource& src, std::mutex& reading, int y0,
             std::max(dev_bytes, out_bytes + box_compute<T>(k, tt, ob, pb, w.buf.as<T>(), dv, s));
     }
     dev_bytes += st.device_bytes();
-    st.band.reserve(sizeof(T) * static_cast<std::size_t>(y1 - y0) * out_row);
-    st.band_row = out_row;
+    if (!to) {
+        st.band.reserve(sizeof(T) * static_cast<std::size_t>(y1 - y0) * out_row);
+        st.band_row = out_row;
+        to = st.band_at(0), to_row = out_row;
+    }
     UPRES_CUDA_CHECK(cudaMemcpy2DAsync(
-        st.band_at(0), sizeof(T) * out_row, d_out.as<T>() + std::ptrdiff_t{y0 - ya} * out_row,
+        to, sizeof(T) * to_row, d_out.as<T>() + std::ptrdiff_t{y0 - ya} * out_row,
         sizeof(T) * out_row, sizeof(T) * out_row, y1 - y0, cudaMemcpyDeviceToHost, s));
     UPRES_CUDA_CHECK(cudaStreamSynchronize(s));
     const T fill = saturate_from_float<T>(k.o.fill);
     for (const auto& [a, b] : fills)
-        for (int y = 0; y < y1 - y0; ++y)
-            std::fill(st.band_at(y) + std::ptrdiff_t{a} * c, st.band_at(y) + std::ptrdiff_t{b} * c,
-                      fill);
+        for (int y = 0; y < y1 - y0; ++y) {
+            T* const r = to + std::ptrdiff_t{y} * to_row;
+            std::fill(r + std::ptrdiff_t{a} * c, r + std::ptrdiff_t{b} * c, fill);
+        }
     stats.device_bytes = std::max(stats.device_bytes, dev_bytes);
 }
 
@@ -873,6 +898,8 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
     std::size_t budget = to.max_memory;
     if (budget == 0) budget = std::max((std::size_t{256} << 20) * devices.size(), need(256));
     PointCall kk = k;
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    kk.copy_threads = std::clamp(hw / static_cast<int>(2 * devices.size()), 1, 8);
     const int band = tiled::band_rows(kOp, ta, k.ow, k.oh, c, budget, need);
     kk.tile = tile_of(band);
     // A window per column of boxes where they fit in a quarter of every device's free memory
@@ -889,17 +916,45 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
     using Worker = tiled::StateWorker<PointState<T>>;
     const auto y0_of = [&](int b) { return to.first_row + b * band; };
     const auto y1_of = [&](int b) { return std::min(end, y0_of(b) + band); };
+    // A sink that keeps the rows in page-locked memory takes each band's rows straight from the
+    // device; one in pageable memory gets them from the band's page-locked block by several
+    // threads (a band is written before its device computes the next); others from the block.
+    std::ptrdiff_t sink_row = 0;
+    T* const sink_mem =
+        bands > 0 ? static_cast<T*>(dst.rows_in_memory(to.first_row, end - to.first_row, &sink_row))
+                  : nullptr;
+    const auto sink_at = [&](int y) {
+        return sink_mem + std::ptrdiff_t{y - to.first_row} * sink_row;
+    };
+    const bool direct =
+        sink_mem &&
+        host_page_locked(
+            sink_mem,
+            sizeof(T) * static_cast<std::size_t>(std::ptrdiff_t{end - to.first_row - 1} * sink_row +
+                                                 std::ptrdiff_t{k.ow} * c));
+    const int write_threads = std::min(hw, 8 * static_cast<int>(devices.size()));
     const auto compute = [&](int b, Worker& wk) {
         int dev = wk.ctx.device;
         if (dev < 0) UPRES_CUDA_CHECK(cudaGetDevice(&dev));
         UPRES_CUDA_CHECK(cudaSetDevice(dev));
         wk.state.stream.open(dev);
-        point_band<T>(kk, src, reading, y0_of(b), y1_of(b), wk.state, wk.stats);
+        point_band<T>(kk, src, reading, y0_of(b), y1_of(b), wk.state, wk.stats,
+                      direct ? sink_at(y0_of(b)) : nullptr, sink_row);
         wk.stats.buffer_bytes =
             std::max(wk.stats.buffer_bytes, wk.state.band.bytes() + wk.state.staging.bytes());
     };
     const auto write = [&](int b, Worker& wk) {
-        dst.write_rows(y0_of(b), y1_of(b) - y0_of(b), wk.state.band_at(0), wk.state.band_row);
+        const int y0 = y0_of(b), n = y1_of(b) - y0;
+        if (sink_mem) {  // the rows in place: write_rows then copies nothing
+            if (!direct)
+                copy_rows_parallel(sink_at(y0), sizeof(T) * sink_row, wk.state.band_at(0),
+                                   sizeof(T) * wk.state.band_row,
+                                   sizeof(T) * static_cast<std::size_t>(k.ow) * c, n,
+                                   write_threads);
+            dst.write_rows(y0, n, sink_at(y0), sink_row);
+        } else {
+            dst.write_rows(y0, n, wk.state.band_at(0), wk.state.band_row);
+        }
         ++wk.stats.bands;
         if (to.progress) to.progress(y1_of(b), k.oh);
     };
