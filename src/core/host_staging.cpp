@@ -30,9 +30,11 @@ struct StagingCache {
     std::size_t bytes = 0;
 };
 
+// Never destroyed: its blocks stay reachable (and page-locked) until the process ends, where
+// freeing them after the CUDA runtime has shut down would fail.
 StagingCache& staging_cache() {
-    static StagingCache c;
-    return c;
+    static StagingCache* const c = new StagingCache;
+    return *c;
 }
 
 // The smallest cached block of at least n bytes, taken out of the cache; {nullptr, 0} if none.
