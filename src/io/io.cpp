@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -111,6 +112,42 @@ void store_f32(unsigned char* p, float v, bool little) {
     std::uint32_t u;
     std::memcpy(&u, &v, 4);
     store_u32(p, u, little);
+}
+
+int open_temporary_file() noexcept {
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env && *env ? env : "/tmp";
+#ifdef O_TMPFILE
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    std::string name = dir + "/upres-scratch-XXXXXX";
+    const int named = ::mkostemp(name.data(), O_CLOEXEC);
+    if (named < 0) return -1;
+    ::unlink(name.c_str());
+    return named;
+}
+
+bool pread_all(int fd, void* dst, std::size_t n, std::int64_t offset) noexcept {
+    auto* p = static_cast<unsigned char*>(dst);
+    while (n > 0) {
+        const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        p += got, n -= static_cast<std::size_t>(got), offset += got;
+    }
+    return true;
+}
+
+bool pwrite_all(int fd, const void* src, std::size_t n, std::int64_t offset) noexcept {
+    const auto* p = static_cast<const unsigned char*>(src);
+    while (n > 0) {
+        const ssize_t put = ::pwrite(fd, p, n, static_cast<off_t>(offset));
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) return false;
+        p += put, n -= static_cast<std::size_t>(put), offset += put;
+    }
+    return true;
 }
 
 namespace {

@@ -32,6 +32,20 @@ std::int64_t bytes_left(std::FILE* f);
 // file claiming a large size never causes a large allocation.
 void check_bytes_left(const std::string& path, std::FILE* f, std::int64_t needed);
 
+// A temporary file for scratch data, open for reading and writing, with no name (created in
+// TMPDIR or /tmp and unlinked at once, or made with O_TMPFILE): it is gone when closed or when
+// the process ends, however it ends. -1 if it cannot be made.
+int open_temporary_file() noexcept;
+// Exactly n bytes at `offset` of fd, retrying short transfers and EINTR; false on any error
+// (a full disk, an I/O error, end of file).
+bool pread_all(int fd, void* dst, std::size_t n, std::int64_t offset) noexcept;
+bool pwrite_all(int fd, const void* src, std::size_t n, std::int64_t offset) noexcept;
+
+// Test hooks of TiffRowReader: the bytes each of a reader's caches keeps (0: the default,
+// 64 MiB), and the strips and tiles every reader has decoded so far.
+void set_tiff_cache_bytes(std::size_t bytes) noexcept;
+std::int64_t tiff_blocks_decoded() noexcept;
+
 // Reads exactly n bytes or throws CorruptData ("truncated ...") / IoError (read error).
 void read_exact(const std::string& path, std::FILE* f, void* dst, std::size_t n, const char* what);
 // Writes exactly n bytes or throws IoError.

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 
 #include <upres/io.hpp>
 
+#include "io/io_internal.hpp"
 #include "test_util.hpp"
 
 #include <png.h>
@@ -721,6 +723,63 @@ TEST_F(IoTest, TiffBoxes) {
         expect_error([&] { r.read_box(200, 0, 4, 4, one.view().row(0), one.view().stride()); },
                      ErrorCode::InvalidArgument, path(name), {"not inside"});
     }
+}
+
+// Compressed strips and tiles that boxes read are kept in the reader's scratch file once
+// decoded, so boxes that go back over them (a rotation's tiles, with a cache far smaller than
+// their rows) decode each at most once; without a usable TMPDIR they are decoded again, and the
+// pixels are the same either way.
+TEST_F(IoTest, TiffBoxesDecodeCompressedBlocksOnce) {
+    const Image<std::uint16_t> img = test_image<std::uint16_t>(203, 150, 3, 321);
+    TiffRowWriterOptions o;
+    o.tile = 32;
+    o.deflate = true;
+    {
+        TiffRowWriter w(path("ztiles.tif"), 203, 150, 3, PixelType::U16, o);
+        w.write_rows(0, 150, img.view().row(0), img.view().stride());
+        w.commit();
+    }
+    write_image(path("zstrips.tif"), img.view());  // stripped, Deflate
+    const auto blocks_of = [&](const std::string& p) {
+        TIFF* t = TIFFOpen(p.c_str(), "r");
+        EXPECT_NE(t, nullptr);
+        const std::int64_t n = TIFFIsTiled(t) ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
+        TIFFClose(t);
+        return n;
+    };
+    const char* tmpdir = std::getenv("TMPDIR");
+    const std::string saved = tmpdir ? tmpdir : "";
+    io_detail::set_tiff_cache_bytes(1);  // the fewest the reader keeps: 2 strips, 8 tiles
+    for (bool scratch : {true, false}) {
+        if (!scratch) setenv("TMPDIR", path("no such folder").c_str(), 1);
+        for (const char* name : {"ztiles.tif", "zstrips.tif"}) {
+            const std::int64_t blocks = blocks_of(path(name));
+            ASSERT_GT(blocks, 8);
+            TiffRowReader r(path(name));
+            const std::int64_t before = io_detail::tiff_blocks_decoded();
+            std::mt19937 rng(10);
+            for (int k = 0; k < 80; ++k) {
+                const int x0 = static_cast<int>(rng() % 180), y0 = static_cast<int>(rng() % 120);
+                const int w = 1 + static_cast<int>(rng() % (203 - x0));
+                const int h = 1 + static_cast<int>(rng() % (150 - y0));
+                Image<std::uint16_t> box(w, h, 3);
+                r.read_box(x0, y0, w, h, box.view().row(0), box.view().stride());
+                ASSERT_TRUE(same_pixels(box.view(), img.view().sub(x0, y0, w, h)))
+                    << name << (scratch ? "" : " without TMPDIR") << " box " << w << " x " << h
+                    << " at (" << x0 << ", " << y0 << ")";
+            }
+            const std::int64_t decoded = io_detail::tiff_blocks_decoded() - before;
+            if (scratch)
+                EXPECT_LE(decoded, blocks) << name;
+            else
+                EXPECT_GT(decoded, 2 * blocks) << name;
+        }
+    }
+    if (tmpdir)
+        setenv("TMPDIR", saved.c_str(), 1);
+    else
+        unsetenv("TMPDIR");
+    io_detail::set_tiff_cache_bytes(0);
 }
 
 // Sides past kMaxDimension: read_image refuses them and points to the tiled paths, which read
