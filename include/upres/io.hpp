@@ -125,10 +125,10 @@ class PgmRowWriter {
 // TIFF and BigTIFF read by rows (a RowSource for tiled execution): stripped or tiled files,
 // contiguous samples, the layouts read_image reads, sides up to kMaxTiledDimension and no limit
 // on the pixel count. Only the strips or tiles that the rows asked for are decoded (about 64 MiB
-// of the latest are kept for the next calls); compressed ones that read_box decodes, or that
-// read_rows decodes a second time, are also kept decoded in an unnamed scratch file in TMPDIR
-// (gone with the process), so boxes that go back over them do not decode them again (without a
-// usable TMPDIR they are decoded again). Error(IoError / CorruptData /
+// of the latest are kept for the next calls); compressed ones that read_box decodes once that
+// cache is full, or that are decoded a second time, are also kept decoded in an unnamed scratch
+// file in TMPDIR (gone with the process), so boxes that go back over them do not decode them
+// again (without a usable TMPDIR they are decoded again). Error(IoError / CorruptData /
 // UnsupportedFormat) naming the file, also for a strip or tile that is missing or corrupt (when
 // it is read). Needs libtiff (format_supported(FileFormat::Tiff)).
 class TiffRowReader final : public RowSource {

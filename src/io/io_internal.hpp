@@ -42,9 +42,11 @@ bool pread_all(int fd, void* dst, std::size_t n, std::int64_t offset) noexcept;
 bool pwrite_all(int fd, const void* src, std::size_t n, std::int64_t offset) noexcept;
 
 // Test hooks of TiffRowReader: the bytes each of a reader's caches keeps (0: the default,
-// 64 MiB), and the strips and tiles every reader has decoded so far.
+// 64 MiB), and the strips and tiles every reader has decoded, and written to its scratch file,
+// so far.
 void set_tiff_cache_bytes(std::size_t bytes) noexcept;
 std::int64_t tiff_blocks_decoded() noexcept;
+std::int64_t tiff_blocks_spilled() noexcept;
 
 // Reads exactly n bytes or throws CorruptData ("truncated ...") / IoError (read error).
 void read_exact(const std::string& path, std::FILE* f, void* dst, std::size_t n, const char* what);

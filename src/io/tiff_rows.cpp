@@ -38,10 +38,12 @@ using io_detail::libtiff_says;
 namespace {
 std::atomic<std::size_t> g_cache_bytes{0};  // io_detail::set_tiff_cache_bytes
 std::atomic<std::int64_t> g_decoded{0};     // io_detail::tiff_blocks_decoded
+std::atomic<std::int64_t> g_spilled{0};     // io_detail::tiff_blocks_spilled
 }  // namespace
 
 void io_detail::set_tiff_cache_bytes(std::size_t bytes) noexcept { g_cache_bytes = bytes; }
 std::int64_t io_detail::tiff_blocks_decoded() noexcept { return g_decoded; }
+std::int64_t io_detail::tiff_blocks_spilled() noexcept { return g_spilled; }
 
 struct TiffRowReader::Impl {
     std::string path;
@@ -67,20 +69,23 @@ struct TiffRowReader::Impl {
     struct Lru {
         std::vector<Cached> entries;
         std::unordered_map<std::int64_t, std::size_t> where;  // index -> entry
+        bool full = false;                                    // an entry has been replaced
     };
     Lru blocks, cache;
     std::vector<unsigned char> tile;
     std::uint64_t clock = 0;
 
-    // A compressed block or tile that read_box decodes, or that read_rows decodes a second time
-    // (the cache had dropped it), is written to a temporary file (in TMPDIR, unnamed: gone with
-    // the process) and read back from there afterwards. The boxes of a rotation's band span far
-    // more rows than the cache holds, and the next band's boxes read most of them again: a
-    // stripped Deflate 8192^2 RGB input (one row per strip) took 5.0 s to rotate by 30 degrees
-    // in tiles on 2 cores, every row decoded 17 times on average; 1.55 s with blocks written
-    // on their second decode, 1.24-1.38 s on their first (a tiled uncompressed input: 0.5 s). Rows
-    // read once by bands (a zoom) are never written. Where the file cannot be made or written
-    // (no TMPDIR, a full disk), blocks are decoded again.
+    // A compressed block or tile decoded a second time (the cache had dropped it), or that
+    // read_box decodes once the cache is full, is written to a temporary file (in TMPDIR,
+    // unnamed: gone with the process) and read back from there afterwards. The boxes of a
+    // rotation's band span far more rows than the cache holds, and the next band's boxes read
+    // most of them again: a stripped Deflate 8192^2 RGB input (one row per strip) took 5.0 s to
+    // rotate by 30 degrees in tiles on 2 cores, every row decoded 17 times on average; now
+    // 1.41-1.49 s (a tiled uncompressed input: 0.58-0.73 s). Writing every block a box decodes
+    // took 1.24-1.38 s, but wrote the box of a task of upres.dask, read once, for nothing;
+    // writing only blocks decoded twice, 1.55 s. Rows read once by bands (a zoom), and a box
+    // read once within the cache, are never written. Where the file cannot be made or
+    // written (no TMPDIR, a full disk), blocks are decoded again.
     struct Spill {
         std::size_t unit = 0;             // bytes of one entry
         std::vector<std::uint8_t> state;  // per index: 0 not decoded, 1 decoded, 2 in the file
@@ -101,8 +106,8 @@ struct TiffRowReader::Impl {
             state[static_cast<std::size_t>(i)] = 1;  // decode it again
             return false;
         }
-        // Entry i was just decoded into data; `boxes`: for a box (read_box), whose neighbours
-        // read it again.
+        // Entry i was just decoded into data; `boxes`: for a box (read_box) once the cache is
+        // full, whose neighbours will read it again.
         void decoded(std::int64_t i, const unsigned char* data, bool boxes) {
             if (state.empty()) return;
             std::uint8_t& s = state[static_cast<std::size_t>(i)];
@@ -119,10 +124,13 @@ struct TiffRowReader::Impl {
                 return;
             }
             if (io_detail::pwrite_all(
-                    fd, data, unit, static_cast<std::int64_t>(i) * static_cast<std::int64_t>(unit)))
+                    fd, data, unit,
+                    static_cast<std::int64_t>(i) * static_cast<std::int64_t>(unit))) {
                 s = 2;
-            else
+                ++g_spilled;
+            } else {
                 writing = false;
+            }
         }
     };
     Spill spilled_blocks, spilled_tiles;
@@ -146,6 +154,7 @@ struct TiffRowReader::Impl {
             for (std::size_t i = 1; i < c.entries.size(); ++i)
                 if (c.entries[i].used < c.entries[k].used) k = i;
             c.where.erase(c.entries[k].index);
+            c.full = true;
         }
         Cached& e = c.entries[k];
         e.index = -1;
@@ -206,7 +215,7 @@ struct TiffRowReader::Impl {
                         tile.data() + r * trow, n);
             }
         }
-        spilled_blocks.decoded(b, block.data(), boxes);
+        spilled_blocks.decoded(b, block.data(), boxes && blocks.full);
         mark(blocks, slot, b);
         return block.data();
     }
@@ -231,7 +240,7 @@ struct TiffRowReader::Impl {
                  "cannot read the TIFF tile at (x " + std::to_string(x) + ", y " +
                      std::to_string(y) + "): it is missing, truncated or corrupt" +
                      libtiff_says(msgs));
-        spilled_tiles.decoded(index, slot->data.data(), true);
+        spilled_tiles.decoded(index, slot->data.data(), cache.full);
         mark(cache, slot, index);
         return slot->data.data();
     }
