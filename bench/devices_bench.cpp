@@ -22,6 +22,9 @@
 //       by 30 degrees with the exact B-spline (mirror) by warp_tiled on the cuda backend (the
 //       point maps' boxes, "Point maps on the GPU" in docs/scale.md), bands over devices 0 ..
 //       n-1, into an output in page-locked memory. Time: wall clock of the call.
+//   Cuda_RotateTiledDevicesPageable/<n>  the same with the image and the output in pageable
+//       memory (the boxes' pixels and the bands' rows copied by several threads through
+//       page-locked blocks).
 //   Cpu_RotateTiled             the same call on the cpu backend, every core of the host: the
 //       GPU path's peer on the same machine.
 #include <benchmark/benchmark.h>
@@ -193,12 +196,13 @@ void zoom_devices(benchmark::State& state, bool pinned) {
 }
 
 // The 16384^2 RGB u8 rotation by warp_tiled, on the cuda backend over devices 0 .. n-1 (n > 0)
-// or on the cpu backend (n = 0), page-locked host memory to page-locked host memory.
-void rotate_tiled(benchmark::State& state, int n) {
+// or on the cpu backend (n = 0), host memory to host memory (page-locked for the cuda backend
+// unless `pageable`).
+void rotate_tiled(benchmark::State& state, int n, bool pageable = false) {
     constexpr int side = 16384, c = 3;
     const std::size_t count = std::size_t{side} * side * c;
-    const auto in_mem = host_block<std::uint8_t>(count, n > 0);
-    const auto out_mem = host_block<std::uint8_t>(count, n > 0);
+    const auto in_mem = host_block<std::uint8_t>(count, n > 0 && !pageable);
+    const auto out_mem = host_block<std::uint8_t>(count, n > 0 && !pageable);
     fill_random(in_mem.get(), count, 17);
     fill_random(out_mem.get(), count, 18);  // pages touched
     const ImageView<const std::uint8_t> in(in_mem.get(), side, side, c);
@@ -214,10 +218,11 @@ void rotate_tiled(benchmark::State& state, int n) {
         return warp_tiled(src, dst, side, side, t, {}, to, ctx);
     };
     time_calls(state, run);
-    state.SetLabel(
-        (n > 0 ? std::to_string(n) + (n == 1 ? " GPU" : " GPUs")
-               : std::to_string(std::thread::hardware_concurrency()) + " CPU threads") +
-        ", 16384^2 RGB u8 rotated 30 degrees, exact B-spline, host memory to host memory");
+    state.SetLabel((n > 0 ? std::to_string(n) + (n == 1 ? " GPU" : " GPUs")
+                          : std::to_string(std::thread::hardware_concurrency()) + " CPU threads") +
+                   ", 16384^2 RGB u8 rotated 30 degrees, exact B-spline, " +
+                   (n > 0 && !pageable ? "page-locked" : "pageable") +
+                   " host memory to host memory");
 }
 
 void Cuda_RotateTiledDevices(benchmark::State& state) {
@@ -227,6 +232,17 @@ void Cuda_RotateTiledDevices(benchmark::State& state) {
     rotate_tiled(state, n);
 }
 BENCHMARK(Cuda_RotateTiledDevices)
+    ->DenseRange(1, 2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+void Cuda_RotateTiledDevicesPageable(benchmark::State& state) {
+    if (!require_cuda(state)) return;
+    const int n = static_cast<int>(state.range(0));
+    if (!enough_devices(state, n)) return;
+    rotate_tiled(state, n, true);
+}
+BENCHMARK(Cuda_RotateTiledDevicesPageable)
     ->DenseRange(1, 2)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
