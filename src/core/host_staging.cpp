@@ -119,6 +119,13 @@ bool host_page_locked(const void* p, std::size_t bytes) noexcept {
 #endif
 }
 
+bool host_rows_page_locked(const void* p, int rows, std::ptrdiff_t stride,
+                           std::size_t row_bytes) noexcept {
+    if (rows <= 0) return false;
+    return host_page_locked(
+        p, static_cast<std::size_t>(std::ptrdiff_t{rows - 1} * stride) + row_bytes);
+}
+
 void copy_rows_parallel(void* dst, std::ptrdiff_t dst_stride, const void* src,
                         std::ptrdiff_t src_stride, std::size_t row_bytes, int rows, int threads) {
     if (rows <= 0 || row_bytes == 0) return;

@@ -42,6 +42,10 @@ void release_staging_cache() noexcept;
 // True when the host bytes [p, p + bytes) are page-locked memory the CUDA driver knows (its first
 // and last byte; false without CUDA).
 bool host_page_locked(const void* p, std::size_t bytes) noexcept;
+// The same for `rows` rows of `row_bytes` bytes, `stride` bytes apart (from the first byte of the
+// first to the last byte of the last).
+bool host_rows_page_locked(const void* p, int rows, std::ptrdiff_t stride,
+                           std::size_t row_bytes) noexcept;
 
 // Copies `rows` rows of `row_bytes` bytes from src (rows `src_stride` bytes apart) to dst (rows
 // `dst_stride` bytes apart) with up to `threads` threads, each copying at least 1 MiB.

@@ -128,26 +128,30 @@ int open_temporary_file() noexcept {
     return named;
 }
 
-bool pread_all(int fd, void* dst, std::size_t n, std::int64_t offset) noexcept {
-    auto* p = static_cast<unsigned char*>(dst);
+namespace {
+// Exactly n bytes at `offset` through `step` (pread or pwrite), retrying short transfers and EINTR.
+template <class Byte, class Step>
+bool transfer_all(Byte* p, std::size_t n, std::int64_t offset, Step step) noexcept {
     while (n > 0) {
-        const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(offset));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        p += got, n -= static_cast<std::size_t>(got), offset += got;
+        const ssize_t done = step(p, n, static_cast<off_t>(offset));
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) return false;
+        p += done, n -= static_cast<std::size_t>(done), offset += done;
     }
     return true;
 }
+}  // namespace
+
+bool pread_all(int fd, void* dst, std::size_t n, std::int64_t offset) noexcept {
+    return transfer_all(
+        static_cast<unsigned char*>(dst), n, offset,
+        [fd](unsigned char* p, std::size_t k, off_t at) { return ::pread(fd, p, k, at); });
+}
 
 bool pwrite_all(int fd, const void* src, std::size_t n, std::int64_t offset) noexcept {
-    const auto* p = static_cast<const unsigned char*>(src);
-    while (n > 0) {
-        const ssize_t put = ::pwrite(fd, p, n, static_cast<off_t>(offset));
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) return false;
-        p += put, n -= static_cast<std::size_t>(put), offset += put;
-    }
-    return true;
+    return transfer_all(
+        static_cast<const unsigned char*>(src), n, offset,
+        [fd](const unsigned char* p, std::size_t k, off_t at) { return ::pwrite(fd, p, k, at); });
 }
 
 namespace {

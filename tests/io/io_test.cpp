@@ -105,6 +105,17 @@ Image<T> test_image(int w, int h, int c, std::uint32_t seed) {
     }
 }
 
+// img as a tiled TIFF through TiffRowWriter (tiles of `tile`, Deflate-compressed if `deflate`).
+template <class T>
+void write_tiled_tiff(const std::string& p, const Image<T>& img, int tile, bool deflate) {
+    TiffRowWriterOptions o;
+    o.tile = tile;
+    o.deflate = deflate;
+    TiffRowWriter w(p, img.width(), img.height(), img.channels(), PixelTraits<T>::type, o);
+    w.write_rows(0, img.height(), img.view().row(0), img.view().stride());
+    w.commit();
+}
+
 // A smooth image (gradients plus mild noise): what JPEG is meant for.
 Image<std::uint8_t> smooth_image(int w, int h, int c, std::uint32_t seed) {
     Image<std::uint8_t> img(w, h, c);
@@ -698,13 +709,7 @@ TEST_F(IoTest, TiffRowsRoundTrip) {
 // outside is refused.
 TEST_F(IoTest, TiffBoxes) {
     const Image<std::uint16_t> img = test_image<std::uint16_t>(203, 150, 3, 320);
-    TiffRowWriterOptions o;
-    o.tile = 48;
-    {
-        TiffRowWriter w(path("tiles.tif"), 203, 150, 3, PixelType::U16, o);
-        w.write_rows(0, 150, img.view().row(0), img.view().stride());
-        w.commit();
-    }
+    write_tiled_tiff(path("tiles.tif"), img, 48, false);
     write_image(path("strips.tif"), img.view());
     std::mt19937 rng(9);
     for (const char* name : {"tiles.tif", "strips.tif"}) {
@@ -732,14 +737,7 @@ TEST_F(IoTest, TiffBoxes) {
 // nothing to the file.
 TEST_F(IoTest, TiffBoxesDecodeCompressedBlocksOnce) {
     const Image<std::uint16_t> img = test_image<std::uint16_t>(203, 150, 3, 321);
-    TiffRowWriterOptions o;
-    o.tile = 32;
-    o.deflate = true;
-    {
-        TiffRowWriter w(path("ztiles.tif"), 203, 150, 3, PixelType::U16, o);
-        w.write_rows(0, 150, img.view().row(0), img.view().stride());
-        w.commit();
-    }
+    write_tiled_tiff(path("ztiles.tif"), img, 32, true);
     write_image(path("zstrips.tif"), img.view());  // stripped, Deflate
     const auto blocks_of = [&](const std::string& p) {
         TIFF* t = TIFFOpen(p.c_str(), "r");
@@ -917,14 +915,7 @@ TEST_F(IoTest, TiffRowsErrors) {
                  path("planar.tif"), {"contiguous"});
     // A corrupt tile is found when its rows are read; rows before it read fine.
     const Image<std::uint8_t> g = test_image<std::uint8_t>(64, 64, 1, 321);
-    TiffRowWriterOptions o;
-    o.tile = 32;
-    o.deflate = true;
-    {
-        TiffRowWriter w(path("c.tif"), 64, 64, 1, PixelType::U8, o);
-        w.write_rows(0, 64, g.view().row(0), g.view().stride());
-        w.commit();
-    }
+    write_tiled_tiff(path("c.tif"), g, 32, true);
     std::string bytes = read_bytes(path("c.tif"));
     const std::size_t half = bytes.size() / 2;
     for (std::size_t i = half; i < half + 600 && i < bytes.size(); ++i)

@@ -287,13 +287,9 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
     // upres.dask): its copies could not overlap the device's work, and page-locking its buffers
     // cost such a task more than its band's work; the driver copies those rows.
     const bool stage = per > 1;
-    // The bytes from the first of `rows` rows `stride` elements apart to the end of the last.
-    const auto extent = [](int rows, std::ptrdiff_t stride, std::ptrdiff_t row) {
-        return sizeof(T) * static_cast<std::size_t>(std::ptrdiff_t{rows - 1} * stride + row);
-    };
-    const bool stage_out =
-        stage && sink_mem &&
-        !host_page_locked(sink_mem, extent(end - to.first_row, sink_row, out_row));
+    const bool stage_out = stage && sink_mem &&
+                           !host_rows_page_locked(sink_mem, end - to.first_row,
+                                                  sizeof(T) * sink_row, sizeof(T) * out_row);
     const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int write_threads = std::min(hw, 8 * nd);  // the writer copies every device's bands
     const int feed_threads = std::clamp(hw / (2 * nd), 1, 4);
@@ -342,7 +338,7 @@ TiledStats run(RowSource& src, RowSink& dst, const WarpPlan& plan, const Shape& 
                     rows_read += n;
                 }
                 if (stage && held != sl.in.get() &&
-                    !host_page_locked(held, extent(n, held_stride, in_row))) {
+                    !host_rows_page_locked(held, n, sizeof(T) * held_stride, sizeof(T) * in_row)) {
                     sl.in.reserve(z.in);
                     copy_rows_parallel(sl.in.get(), sizeof(T) * in_row, held,
                                        sizeof(T) * held_stride, sizeof(T) * in_row, n,
@@ -684,9 +680,7 @@ void fetch_box(const PointCall& k, RowSource& src, std::mutex& reading, Box ib, 
             std::ptrdiff_t from_row = row;
             if (mem) {
                 mem += std::ptrdiff_t{b.x0} * c;
-                const std::size_t extent =
-                    sizeof(T) * static_cast<std::size_t>(std::ptrdiff_t{bh - 1} * mem_row + row);
-                if (host_page_locked(mem, extent))
+                if (host_rows_page_locked(mem, bh, sizeof(T) * mem_row, sizeof(T) * row))
                     from = mem, from_row = mem_row;
                 else
                     copy_rows_parallel(h, sizeof(T) * row, mem, sizeof(T) * mem_row,
@@ -927,11 +921,8 @@ TiledStats run_points(RowSource& src, RowSink& dst, const PointCall& k, const Ti
         return sink_mem + std::ptrdiff_t{y - to.first_row} * sink_row;
     };
     const bool direct =
-        sink_mem &&
-        host_page_locked(
-            sink_mem,
-            sizeof(T) * static_cast<std::size_t>(std::ptrdiff_t{end - to.first_row - 1} * sink_row +
-                                                 std::ptrdiff_t{k.ow} * c));
+        sink_mem && host_rows_page_locked(sink_mem, end - to.first_row, sizeof(T) * sink_row,
+                                          sizeof(T) * static_cast<std::size_t>(k.ow) * c);
     const int write_threads = std::min(hw, 8 * static_cast<int>(devices.size()));
     const auto compute = [&](int b, Worker& wk) {
         int dev = wk.ctx.device;
